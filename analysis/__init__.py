@@ -1,0 +1,1 @@
+"""kalooki-lab analysis: load a run's dataset, compute balance metrics with intervals, report."""

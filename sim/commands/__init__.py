@@ -1,0 +1,1 @@
+"""One module per `kalooki` subcommand; each defines ``register(subparsers)``."""

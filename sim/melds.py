@@ -1,0 +1,200 @@
+"""Melds on the table: runs and groups with declared joker representations, and their rules.
+
+A meld is a kind (RUN or GROUP), its physical cards in order, and for each slot the natural card
+that slot represents (``reps``).  Runs are ordered low to high and carry ``low``, the extended rank
+of their first slot: 0 is a low ace, 1..12 are the ranks 2..K, 13 is a high ace.  Groups carry their
+rank in ``low``; an all-joker group (``joker_melds``) has rank -1 and represents nothing (-1).
+This module is the single place where meld validity and meld value are defined.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import ACE, JOKER, N_RANKS, card_str, rank_of, rank_value, suit_of, SUIT_CHARS
+
+RUN = 0
+GROUP = 1
+KIND_NAMES = {RUN: "run", GROUP: "group"}
+ACE_LOW_EXT = 0
+ACE_HIGH_EXT = 13
+
+
+def ext_rank_to_rank(e: int) -> int:
+    return ACE if e in (ACE_LOW_EXT, ACE_HIGH_EXT) else e - 1
+
+
+def rank_to_ext(r: int) -> int:
+    return ACE_HIGH_EXT if r == ACE else r + 1
+
+
+def ext_value(e: int, profile) -> int:
+    if e == ACE_LOW_EXT:
+        return profile.ace_low_value
+    return rank_value(ext_rank_to_rank(e), profile.ace_value)
+
+
+@dataclass(frozen=True)
+class Meld:
+    kind: int
+    cards: tuple  # physical card ids (JOKER for a joker), runs ordered low -> high
+    reps: tuple  # represented natural card per slot; -1 only in an all-joker group
+    low: int  # runs: extended rank of the first slot; groups: rank (-1 for all jokers)
+
+    def __len__(self):
+        return len(self.cards)
+
+    @property
+    def n_jokers(self) -> int:
+        return sum(1 for c in self.cards if c == JOKER)
+
+    @property
+    def suit(self) -> int:
+        return suit_of(self.reps[0]) if self.kind == RUN else -1
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.cards) - 1
+
+    def slot_ext(self, i: int) -> int:
+        return self.low + i
+
+    def __str__(self):
+        parts = []
+        for c, r in zip(self.cards, self.reps):
+            parts.append(f"JK={card_str(r)}" if c == JOKER and r >= 0 else card_str(c))
+        return f"{KIND_NAMES[self.kind]}[{' '.join(parts)}]"
+
+
+def run(suit: int, low: int, cards) -> Meld:
+    """A run of ``suit`` whose first slot is extended rank ``low``; jokers represent their slot."""
+    cards = tuple(int(c) for c in cards)
+    reps = tuple(suit * N_RANKS + ext_rank_to_rank(low + i) for i in range(len(cards)))
+    return Meld(RUN, cards, reps, low)
+
+
+def group(rank: int, cards, joker_suits=()) -> Meld:
+    """A group of ``rank``; each joker (in order) represents the suit given in ``joker_suits``."""
+    cards = tuple(int(c) for c in cards)
+    js = list(joker_suits)
+    reps = []
+    for c in cards:
+        if c == JOKER:
+            reps.append(js.pop(0) * N_RANKS + rank if rank >= 0 else -1)
+        else:
+            reps.append(c)
+    return Meld(GROUP, cards, tuple(reps), rank)
+
+
+def joker_group(n: int) -> Meld:
+    return Meld(GROUP, (JOKER,) * n, (-1,) * n, -1)
+
+
+def check(m: Meld, profile) -> str | None:
+    """None if ``m`` is a valid meld under ``profile``, else the reason (naming the rule)."""
+    n = len(m.cards)
+    if len(m.reps) != n:
+        return "meld: one declared card per slot"
+    nj = m.n_jokers
+    if nj > profile.max_jokers_per_meld and not (m.kind == GROUP and nj == n):
+        return f"max_jokers_per_meld: {nj} jokers in {m}, at most {profile.max_jokers_per_meld} allowed"
+    for c, r in zip(m.cards, m.reps):
+        if c != JOKER and c != r:
+            return f"meld: natural card {card_str(c)} declared as {card_str(r) if r >= 0 else '-'}"
+    if m.kind == RUN:
+        if n < 3:
+            return f"run: {m} has {n} cards, a run needs 3 or more"
+        if nj == n:
+            return f"run: {m} has no natural card"
+        lo, hi = m.low, m.low + n - 1
+        if lo < 0 or hi > ACE_HIGH_EXT:
+            return f"run: {m} runs past the ace"
+        if lo == ACE_LOW_EXT and not profile.ace_low:
+            return f"ace_low: {m} uses a low ace (A-2-3), not allowed in this profile"
+        if lo == ACE_LOW_EXT and hi == ACE_HIGH_EXT:
+            return f"run: {m} uses the ace at both ends (K-A-2 is never a run)"
+        s = suit_of(m.reps[0])
+        for i, r in enumerate(m.reps):
+            if r < 0 or suit_of(r) != s or rank_of(r) != ext_rank_to_rank(lo + i):
+                return f"run: {m} is not consecutive ranks of one suit"
+        return None
+    if m.kind == GROUP:
+        if not 3 <= n <= 4:
+            return f"group: {m} has {n} cards, a group has 3 or 4"
+        if nj == n:
+            if not profile.joker_melds:
+                return f"joker_melds: {m} is all jokers; a meld needs a natural card in this profile"
+            if any(r != -1 for r in m.reps) or m.low != -1:
+                return f"group: an all-joker group represents no card"
+            return None
+        if any(r < 0 or rank_of(r) != m.low for r in m.reps):
+            return f"group: {m} mixes ranks"
+        suits = [suit_of(r) for r in m.reps]
+        if len(set(suits)) != n:
+            return f"group: {m} repeats a suit; a group's cards are all of different suits"
+        return None
+    return f"meld: unknown kind {m.kind}"
+
+
+def value(m: Meld, profile) -> int:
+    """Points of a meld for the opening minimum: jokers count as the card they represent."""
+    if m.kind == RUN:
+        return sum(ext_value(m.low + i, profile) for i in range(len(m.cards)))
+    if m.low < 0:
+        return profile.joker_meld_value * len(m.cards)
+    return rank_value(m.low, profile.ace_value) * len(m.cards)
+
+
+def declare_run(cards, profile) -> Meld | None:
+    """Best valid run declaration for a set of physical cards (jokers fill gaps or ends), or None."""
+    cards = [int(c) for c in cards]
+    naturals = sorted(c for c in cards if c != JOKER)
+    nj = len(cards) - len(naturals)
+    if not naturals:
+        return None
+    s = suit_of(naturals[0])
+    if any(suit_of(c) != s for c in naturals):
+        return None
+    n = len(cards)
+    best = None
+    for low in range(0, ACE_HIGH_EXT + 1):
+        if low + n - 1 > ACE_HIGH_EXT:
+            break
+        slots = [s * N_RANKS + ext_rank_to_rank(low + i) for i in range(n)]
+        pool = list(naturals)
+        seq = []
+        for rep in slots:
+            if rep in pool:
+                pool.remove(rep)
+                seq.append(rep)
+            else:
+                seq.append(JOKER)
+        if pool or seq.count(JOKER) != nj:
+            continue
+        m = run(s, low, seq)
+        if check(m, profile) is None and (best is None or value(m, profile) > value(best, profile)):
+            best = m
+    return best
+
+
+def declare_group(cards, profile) -> Meld | None:
+    cards = [int(c) for c in cards]
+    naturals = [c for c in cards if c != JOKER]
+    if not naturals:
+        m = joker_group(len(cards))
+        return m if check(m, profile) is None else None
+    r = rank_of(naturals[0])
+    used = {suit_of(c) for c in naturals}
+    missing = [s for s in range(4) if s not in used]
+    nj = len(cards) - len(naturals)
+    m = group(r, naturals + [JOKER] * nj, missing[:nj]) if nj <= len(missing) else None
+    return m if m is not None and check(m, profile) is None else None
+
+
+def declare(cards, profile) -> Meld | None:
+    """The most valuable valid meld made of exactly these physical cards, or None."""
+    options = [m for m in (declare_run(cards, profile), declare_group(cards, profile)) if m is not None]
+    return max(options, key=lambda m: value(m, profile)) if options else None
+
+
+def suit_name(s: int) -> str:
+    return SUIT_CHARS[s]
