@@ -1,0 +1,665 @@
+"""One hand of Kalooki as an explicit phase machine with fully validated turns (RULES.md 1-6).
+
+Phases: DRAW (take the stock or the discard), PLAY (a whole ``Play``: table operations, then one
+discard), OVER.  ``apply_draw`` and ``apply_play`` check every rule of the profile and raise
+``IllegalTurn`` naming the rule; a rejected play leaves the state exactly as it was.  Every random
+choice (shuffles, reshuffles) comes from the numpy Generator passed in.
+
+Table operations in a play are applied in order to a working copy of the table:
+``NewMeld`` (a meld from hand or harvested cards), ``LayOff`` (one card onto an end of a run or
+into a group), ``Take`` (harvest a card from a table meld: run ends, a four-card group, a shift),
+``Split`` (insert a card into a run, splitting it) and ``SwapJoker`` (a natural card for a joker).
+At the end every harvested card must be on the table again and every table meld valid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import melds as M
+from .cards import ACE, JOKER, N_KINDS, N_RANKS, card_str, cards_str, from_counts, full_deck, hand_values, rank_of, suit_of
+from .melds import GROUP, RUN, Meld
+
+DRAW_STOCK = 0
+DRAW_DISCARD = 1
+LOW = 0
+HIGH = 1
+
+PHASE_DRAW = "draw"
+PHASE_PLAY = "play"
+PHASE_OVER = "over"
+
+
+class IllegalTurn(ValueError):
+    """A draw or play the rules forbid; ``rule`` names the rule (a profile parameter where one applies)."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(f"[{rule}] {message}")
+        self.rule = rule
+
+
+# --------------------------------------------------------------------------- table operations
+@dataclass(frozen=True)
+class NewMeld:
+    meld: Meld
+
+
+@dataclass(frozen=True)
+class LayOff:
+    target: int  # index of the table meld
+    card: int
+    end: int = HIGH  # runs: LOW or HIGH end
+    rep: int = -1  # a joker's declared card in a group (-1: first missing suit)
+
+
+@dataclass(frozen=True)
+class Take:
+    target: int
+    position: int  # slot index in the meld (a run end, or any slot of a four-card group)
+
+
+@dataclass(frozen=True)
+class Split:
+    target: int
+    card: int  # natural card (or joker with rep) inserted
+    position: int  # the run is cut after slot position-1; the new card ends the first part and starts the second
+    rep: int = -1
+
+
+@dataclass(frozen=True)
+class SwapJoker:
+    target: int
+    position: int  # the joker's slot
+    card: int  # the natural card it stands for
+
+
+@dataclass
+class Play:
+    ops: list = field(default_factory=list)
+    discard: int | None = None
+
+
+@dataclass
+class HandResult:
+    winner: int = -1  # -1: nobody (void or stalled)
+    win_type: str | None = None  # "call" | "kalooki"
+    void: bool = False
+    stalled: bool = False
+    penalties: list = field(default_factory=list)
+    cards_left: list = field(default_factory=list)
+    jokers_left: list = field(default_factory=list)
+
+
+class HandState:
+    """The state of one hand.  Read by bots (their own hand, the table, the discard pile, counts)."""
+
+    def __init__(self, profile, n_players: int, dealer: int, rng: np.random.Generator, record: bool = False):
+        self.profile = profile
+        self.n = n_players
+        self.dealer = dealer
+        self.rng = rng
+        self.record = record
+        self.log: list[tuple] = []
+        self.values = hand_values(profile.ace_value, profile.joker_penalty)
+        self.hands = np.zeros((n_players, N_KINDS), dtype=np.int8)
+        self.table: list[Meld] = []
+        self.opened = [False] * n_players
+        self.turns_taken = [0] * n_players
+        self.stats = [dict(melds_laid=0, cards_laid_off=0, jokers_taken=0, open_round=None, open_value=None,
+                           open_with_discard=False) for _ in range(n_players)]
+        self.pickups: list[list[int]] = [[] for _ in range(n_players)]  # public: cards each took from the discard
+        self.discards_by: list[list[int]] = [[] for _ in range(n_players)]
+        self.reshuffles = 0
+        self.turn_no = 0
+        self.result: HandResult | None = None
+        self.drawn_card = -1
+        self.drawn_from = -1
+        self.held_before_draw = 0
+        self.phase = PHASE_DRAW
+        self._deal()
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self):
+        p = self.profile
+        deck = full_deck(p.jokers)
+        self.rng.shuffle(deck)
+        deck = [int(c) for c in deck]  # deck[0] is the top card
+        size = p.hand_size_for(self.n)
+        sizes = [size] * self.n
+        order = [(self.dealer + 1 + i) % self.n for i in range(self.n)]
+        if p.cut_card_joker and deck[-1] == JOKER:
+            cutter = (self.dealer - 1) % self.n  # the player right of the dealer cuts
+            self.hands[cutter, JOKER] += 1
+            deck.pop()
+            sizes[cutter] -= 1
+            self._log("cut_joker", cutter)
+        pos = 0
+        packets = list(p.deal_pattern) if p.deal_pattern else [1] * size
+        for k in packets:
+            for seat in order:
+                take = min(k, sizes[seat])
+                for c in deck[pos:pos + take]:
+                    self.hands[seat, c] += 1
+                pos += take
+                sizes[seat] -= take
+        # a cut-joker hand is one card short of the pattern; finish one at a time
+        for seat in order:
+            for c in deck[pos:pos + sizes[seat]]:
+                self.hands[seat, c] += 1
+            pos += sizes[seat]
+            sizes[seat] = 0
+        self.discard = [deck[pos]]
+        self.stock = deck[pos + 1:][::-1]  # stock[-1] is the top
+        self.current = (self.dealer + 1) % self.n
+        self._log("deal", self.dealer, [from_counts(h) for h in self.hands], self.discard[-1])
+
+    @classmethod
+    def scripted(cls, profile, hands, stock="", discard="", dealer=None, current=0, opened=None, table=(),
+                 rng=None, record=False):
+        """A hand set up card by card (tests, examples): ``hands`` as card strings per player.
+
+        ``stock`` is listed top card first; ``discard`` bottom first (its last card is the top).
+        """
+        from .cards import parse_cards
+        self = cls.__new__(cls)
+        n = len(hands)
+        self.profile, self.n = profile, n
+        self.dealer = (current - 1) % n if dealer is None else dealer
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.record, self.log = record, []
+        self.values = hand_values(profile.ace_value, profile.joker_penalty)
+        self.hands = np.zeros((n, N_KINDS), dtype=np.int8)
+        for i, h in enumerate(hands):
+            for c in parse_cards(h):
+                self.hands[i, c] += 1
+        self.table = list(table)
+        self.opened = list(opened) if opened is not None else [False] * n
+        self.turns_taken = [1 if o else 0 for o in self.opened]
+        self.stats = [dict(melds_laid=0, cards_laid_off=0, jokers_taken=0, open_round=None, open_value=None,
+                           open_with_discard=False) for _ in range(n)]
+        self.pickups = [[] for _ in range(n)]
+        self.discards_by = [[] for _ in range(n)]
+        self.reshuffles = 0
+        self.turn_no = 0
+        self.result = None
+        self.drawn_card = self.drawn_from = -1
+        self.held_before_draw = 0
+        self.phase = PHASE_DRAW
+        self.stock = parse_cards(stock)[::-1]
+        self.discard = parse_cards(discard)
+        self.current = current
+        return self
+
+    def dealer_swap(self, card: int | None):
+        """East Coast: right after the deal the dealer may take the upcard and discard another."""
+        if card is None:
+            return
+        if not self.profile.dealer_upcard_swap:
+            raise IllegalTurn("dealer_upcard_swap", "this profile has no dealer swap of the upcard")
+        d = self.dealer
+        up = self.discard[-1]
+        h = self.hands[d].copy()
+        h[up] += 1
+        if h[card] <= 0:
+            raise IllegalTurn("dealer_upcard_swap", f"dealer does not hold {card_str(card)}")
+        if card == up:
+            return
+        h[card] -= 1
+        self.hands[d] = h
+        self.discard[-1] = card
+        self._log("dealer_swap", d, up, card)
+
+    def _log(self, *event):
+        if self.record:
+            self.log.append(event)
+
+    # ------------------------------------------------------------------ views
+    def hand(self, seat: int) -> np.ndarray:
+        return self.hands[seat]
+
+    def hand_size(self, seat: int) -> int:
+        return int(self.hands[seat].sum())
+
+    @property
+    def discard_top(self) -> int:
+        return self.discard[-1] if self.discard else -1
+
+    def first_round(self, seat: int) -> bool:
+        return self.turns_taken[seat] == 0
+
+    def table_counts(self) -> np.ndarray:
+        c = np.zeros(N_KINDS, dtype=np.int16)
+        for m in self.table:
+            for x in m.cards:
+                c[x] += 1
+        return c
+
+    def total_cards(self) -> int:
+        return int(self.hands.sum()) + len(self.stock) + len(self.discard) + sum(len(m) for m in self.table)
+
+    # ------------------------------------------------------------------ draw
+    def start_turn(self):
+        """Handle an exhausted stock before the player chooses (reshuffle once, or void)."""
+        if self.phase != PHASE_DRAW or self.stock:
+            return
+        p = self.profile
+        if p.stock_exhausted == "reshuffle_once" and self.reshuffles == 0 and len(self.discard) >= 2:
+            pile = np.array(self.discard, dtype=np.int16)
+            self.rng.shuffle(pile)
+            pile = [int(c) for c in pile]
+            self.discard = [pile[0]]
+            self.stock = pile[1:][::-1]
+            self.reshuffles += 1
+            self._log("reshuffle", len(self.stock), self.discard[-1])
+        else:
+            self._finish(HandResult(void=True))
+            self._log("void", "stock exhausted")
+
+    def legal_draws(self) -> list[int]:
+        out = []
+        for src in (DRAW_STOCK, DRAW_DISCARD):
+            try:
+                self._check_draw(src)
+                out.append(src)
+            except IllegalTurn:
+                pass
+        return out
+
+    def discard_obligation(self, seat: int) -> str | None:
+        """What a player who takes the discard now must do with it: None, 'open' or 'meld'."""
+        p = self.profile
+        if p.discard_pickup == "meld_at_once":
+            return "open" if not self.opened[seat] else "meld"
+        if self.opened[seat] or (self.first_round(seat) and p.first_round_free_draw):
+            return None
+        return "open"
+
+    def _check_draw(self, source: int):
+        if self.phase != PHASE_DRAW:
+            raise IllegalTurn("phase", f"not the draw phase ({self.phase})")
+        seat = self.current
+        if source == DRAW_STOCK:
+            if not self.stock:
+                raise IllegalTurn("stock_exhausted", "the stock is empty")
+            return
+        if source != DRAW_DISCARD:
+            raise IllegalTurn("draw", f"unknown draw source {source}")
+        if not self.discard:
+            raise IllegalTurn("draw", "the discard pile is empty")
+        p = self.profile
+        if not self.opened[seat] and not p.discard_pickup_before_opening:
+            raise IllegalTurn("discard_pickup_before_opening", "a player who has not opened may not take the discard")
+
+    def apply_draw(self, source: int) -> int:
+        self._check_draw(source)
+        seat = self.current
+        if source == DRAW_STOCK:
+            c = self.stock.pop()
+        else:
+            c = self.discard.pop()
+            self.pickups[seat].append(c)
+        self.held_before_draw = int(self.hands[seat, c])
+        self.hands[seat, c] += 1
+        self.drawn_card, self.drawn_from = c, source
+        self.phase = PHASE_PLAY
+        self._log("draw", seat, "stock" if source == DRAW_STOCK else "discard", c)
+        return c
+
+    # ------------------------------------------------------------------ play
+    def apply_play(self, play: Play):
+        """Validate the whole play against a working copy; commit only if every rule holds."""
+        if self.phase != PHASE_PLAY:
+            raise IllegalTurn("phase", f"not the play phase ({self.phase})")
+        seat = self.current
+        p = self.profile
+        hand = self.hands[seat].copy()
+        table = list(self.table)
+        work = _TableWork(table, p)
+        was_open = self.opened[seat]
+        new_value = 0
+        layoff_value = 0
+        new_melds = []
+        n_layoff = 0
+        freed_jokers = 0
+        jokers_taken = 0
+        touched_old = False
+        for op in play.ops:
+            if isinstance(op, NewMeld):
+                m = op.meld
+                reason = M.check(m, p)
+                if reason:
+                    raise IllegalTurn("meld", reason)
+                from_hand = work.spend(m.cards, hand)
+                if work.freed_jokers_pending:
+                    work.place_freed_jokers(m, from_hand)
+                table.append(m)
+                work.new_indices.add(len(table) - 1)
+                new_melds.append(m)
+                new_value += M.value(m, p)
+            else:
+                if not (was_open or new_melds or isinstance(op, SwapJoker)):
+                    raise IllegalTurn("not_opened", "a player who has not opened may not build on the table; "
+                                      "lay the opening melds first")
+                if isinstance(op, LayOff):
+                    before = table[op.target] if 0 <= op.target < len(table) else None
+                    added = work.lay_off(op, hand)
+                    if op.target not in work.new_indices:
+                        touched_old = True
+                        n_layoff += 1
+                        layoff_value += added
+                elif isinstance(op, Take):
+                    work.take(op)
+                    touched_old = True
+                elif isinstance(op, Split):
+                    work.split(op, hand)
+                    touched_old = True
+                    n_layoff += 1
+                elif isinstance(op, SwapJoker):
+                    if not was_open and not p.joker_take_at_opening:
+                        raise IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a joker")
+                    work.swap_joker(op, hand)
+                    jokers_taken += 1
+                    touched_old = True
+                else:
+                    raise IllegalTurn("play", f"unknown operation {op!r}")
+        work.finish()
+        # the opening
+        melded_all = False
+        if play.discard is None:
+            raise IllegalTurn("discard", "every turn ends with a discard; melding every card without one is not a way out")
+        if hand[play.discard] <= 0:
+            raise IllegalTurn("discard", f"discard {card_str(play.discard)} is not in the hand")
+        if (self.drawn_from == DRAW_DISCARD and play.discard == self.drawn_card and self.held_before_draw == 0
+                and _count_on(table, self.drawn_card) == _count_on(self.table, self.drawn_card)):
+            raise IllegalTurn("discard", f"{card_str(play.discard)} was taken from the discard pile this turn "
+                              "and may not be discarded in the same turn")
+        hand[play.discard] -= 1
+        going_out = int(hand.sum()) == 0
+        kalooki = going_out and not was_open
+        opening_now = not was_open and bool(play.ops)
+        if opening_now:
+            if not new_melds:
+                raise IllegalTurn("opening_min", "the first meld must include a new meld from hand")
+            counted = new_value + (layoff_value if p.layoffs_count_for_opening else 0)
+            exempt = kalooki and p.kalooki_exempt_from_minimum
+            if counted < p.opening_min and not exempt:
+                extra = " (lay-offs counted)" if p.layoffs_count_for_opening and layoff_value else \
+                    (" (lay-offs do not count)" if layoff_value else "")
+                raise IllegalTurn("opening_min", f"opening melds are worth {counted}{extra}; "
+                                  f"at least {p.opening_min} are needed")
+        # what a player who took the discard must do with it
+        if self.drawn_from == DRAW_DISCARD:
+            obligation = self._obligation_for_taken(seat)
+            c = self.drawn_card
+            if obligation == "open":
+                if not (opening_now and any(c in m.cards for m in new_melds)):
+                    raise IllegalTurn("discard_pickup", f"{card_str(c)} taken from the discard pile must be used at "
+                                      "once in the player's initial meld")
+            elif obligation == "meld":
+                if _count_on(table, c) <= _count_on(self.table, c):
+                    raise IllegalTurn("discard_pickup", f"{card_str(c)} taken from the discard pile must be melded at once")
+        if going_out and self.first_round(seat) and not p.go_out_first_round:
+            raise IllegalTurn("go_out_first_round", "nobody may go out in the first round")
+        # commit
+        self.hands[seat] = hand
+        self.table = table
+        st = self.stats[seat]
+        if opening_now:
+            self.opened[seat] = True
+            st["open_round"] = self.turns_taken[seat] + 1
+            st["open_value"] = new_value + (layoff_value if p.layoffs_count_for_opening else 0)
+            st["open_with_discard"] = self.drawn_from == DRAW_DISCARD and any(self.drawn_card in m.cards for m in new_melds)
+        st["melds_laid"] += len(new_melds)
+        st["cards_laid_off"] += n_layoff
+        st["jokers_taken"] += jokers_taken
+        for op in play.ops:
+            self._log("op", seat, op, table)
+        self.discard.append(play.discard)
+        self.discards_by[seat].append(play.discard)
+        self._log("discard", seat, play.discard)
+        self.turns_taken[seat] += 1
+        self.turn_no += 1
+        left = int(hand.sum())
+        if 1 <= left <= 3:
+            self._log("announce", seat, left)
+        if going_out:
+            self._finish(HandResult(winner=seat, win_type="kalooki" if kalooki else "call"))
+            return
+        self.current = (seat + 1) % self.n
+        self.phase = PHASE_DRAW
+        self.drawn_card = self.drawn_from = -1
+        if self.turn_no >= p.turn_cap:
+            self._finish(HandResult(stalled=True))
+            self._log("stalled", self.turn_no)
+
+    def _obligation_for_taken(self, seat):
+        p = self.profile
+        if p.discard_pickup == "meld_at_once":
+            return "open" if not self.opened[seat] else "meld"
+        if self.opened[seat] or (self.first_round(seat) and p.first_round_free_draw):
+            return None
+        return "open"
+
+    # ------------------------------------------------------------------ end of hand
+    def _finish(self, result: HandResult):
+        p = self.profile
+        result.cards_left = [self.hand_size(s) for s in range(self.n)]
+        result.jokers_left = [int(self.hands[s, JOKER]) for s in range(self.n)]
+        if result.winner >= 0:
+            mult = 2 if (result.win_type == "kalooki" and p.kalooki_double_penalty) else 1
+            result.penalties = [0 if s == result.winner else mult * int(self.hands[s].astype(np.int32) @ self.values)
+                                for s in range(self.n)]
+        else:
+            result.penalties = [0] * self.n
+        self.result = result
+        self.phase = PHASE_OVER
+        self._log("end", result)
+
+    # ------------------------------------------------------------------ checks (tests, soak)
+    def check_invariants(self):
+        p = self.profile
+        deck = 2 * 52 + p.jokers
+        total = self.total_cards()
+        assert total == deck, f"card count {total} != {deck}"
+        counts = self.hands.sum(axis=0).astype(np.int32)
+        for c in self.stock + self.discard:
+            counts[c] += 1
+        counts += self.table_counts()
+        assert (counts[:52] == 2).all() and counts[JOKER] == p.jokers, "a card is missing or duplicated"
+        assert (self.hands >= 0).all(), "negative count in a hand"
+        for m in self.table:
+            r = M.check(m, p)
+            assert r is None, f"invalid table meld {m}: {r}"
+
+
+def _count_on(table, c) -> int:
+    return sum(m.cards.count(c) for m in table)
+
+
+class _TableWork:
+    """A working copy of the table during one play: applies operations and tracks what they imply."""
+
+    def __init__(self, table: list, profile):
+        self.table = table
+        self.p = profile
+        self.floating: list[int] = []  # harvested cards not yet played again
+        self.freed_jokers = 0
+        self.freed_jokers_pending = 0
+        self.added_low: dict[int, int] = {}
+        self.added_high: dict[int, int] = {}
+        self.added_total: dict[int, int] = {}
+        self.new_indices: set[int] = set()
+        self.id_map = {}
+
+    def spend(self, cards, hand) -> int:
+        """Take cards from the harvested pool first, then the hand; return how many came from hand."""
+        from_hand = 0
+        floating = list(self.floating)
+        h = hand.copy()
+        for c in cards:
+            if c in floating:
+                floating.remove(c)
+            elif h[c] > 0:
+                h[c] -= 1
+                from_hand += 1
+            else:
+                raise IllegalTurn("cards", f"{card_str(c)} is neither in the hand nor taken from the table this turn")
+        self.floating = floating
+        hand[:] = h
+        return from_hand
+
+    def place_freed_jokers(self, m: Meld, from_hand: int):
+        njk = m.cards.count(JOKER)
+        if njk and from_hand >= 2:
+            used = min(njk, self.freed_jokers_pending)
+            self.freed_jokers_pending -= used
+
+    def _meld(self, idx) -> Meld:
+        if not 0 <= idx < len(self.table):
+            raise IllegalTurn("table", f"there is no table meld {idx}")
+        return self.table[idx]
+
+    def _count_add(self, idx, end, m):
+        lim = self.p.run_end_limit
+        if idx in self.new_indices:
+            return
+        if m.kind == RUN:
+            d = self.added_low if end == LOW else self.added_high
+            d[idx] = d.get(idx, 0) + 1
+            if self.p.run_add_limit == "two_total":
+                self.added_total[idx] = self.added_total.get(idx, 0) + 1
+                if self.added_total[idx] > 2:
+                    raise IllegalTurn("run_add_limit", f"at most two cards in total may be added to {m} in one turn")
+            elif d[idx] > lim:
+                raise IllegalTurn("run_end_limit", f"at most {lim} cards may be added to the same end of {m} in "
+                                  "one turn; lay longer additions as a new run")
+
+    def lay_off(self, op: LayOff, hand) -> int:
+        m = self._meld(op.target)
+        c = op.card
+        if m.kind == RUN:
+            if op.end == LOW:
+                e = m.low - 1
+                if e < 0:
+                    raise IllegalTurn("meld", f"nothing below the low end of {m}")
+            else:
+                e = m.low + len(m)
+                if e > M.ACE_HIGH_EXT:
+                    raise IllegalTurn("meld", f"nothing above the high end of {m}")
+            rep = m.suit * N_RANKS + M.ext_rank_to_rank(e)
+            if c != JOKER and c != rep:
+                raise IllegalTurn("meld", f"{card_str(c)} does not extend {m} at the {'low' if op.end == LOW else 'high'} end")
+            if op.end == LOW:
+                new = Meld(RUN, (c,) + m.cards, (rep,) + m.reps, e)
+            else:
+                new = Meld(RUN, m.cards + (c,), m.reps + (rep,), m.low)
+            added = M.ext_value(e, self.p)
+        else:
+            if m.low < 0:
+                if c != JOKER:
+                    raise IllegalTurn("meld", f"only a joker joins the all-joker group {m}")
+                new = Meld(GROUP, m.cards + (c,), m.reps + (-1,), -1)
+                added = self.p.joker_meld_value
+            else:
+                suits = {suit_of(r) for r in m.reps}
+                if c == JOKER:
+                    rep = op.rep if op.rep >= 0 else next((s * N_RANKS + m.low for s in range(4) if s not in suits), -1)
+                    if rep < 0:
+                        raise IllegalTurn("meld", f"{m} is already complete")
+                else:
+                    rep = c
+                if rank_of(rep) != m.low or suit_of(rep) in suits:
+                    raise IllegalTurn("meld", f"{card_str(c)} cannot join {m}: a group has one card of each suit")
+                new = Meld(GROUP, m.cards + (c,), m.reps + (rep,), m.low)
+                added = M.value(new, self.p) - M.value(m, self.p)
+        reason = M.check(new, self.p)
+        if reason:
+            raise IllegalTurn("meld", reason)
+        self.spend((c,), hand)
+        self.table[op.target] = new
+        self._count_add(op.target, op.end, m)
+        return added
+
+    def take(self, op: Take):
+        m = self._meld(op.target)
+        i = op.position
+        if not 0 <= i < len(m):
+            raise IllegalTurn("take", f"{m} has no slot {i}")
+        c = m.cards[i]
+        if c == JOKER:
+            raise IllegalTurn("take", "a joker is taken only by substituting the natural card it stands for")
+        if m.kind == RUN:
+            if i not in (0, len(m) - 1):
+                raise IllegalTurn("take", f"only the end cards of a run may be taken ({m})")
+            if i == 0:
+                new = Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1)
+            else:
+                new = Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
+        else:
+            new = Meld(GROUP, m.cards[:i] + m.cards[i + 1:], m.reps[:i] + m.reps[i + 1:], m.low)
+            if len(m) != 4:
+                raise IllegalTurn("take", f"a card is taken from a group only when it has four ({m})")
+        if len(new) < 3 or not any(x != JOKER for x in new.cards):
+            raise IllegalTurn("take", f"taking {card_str(c)} would leave {new}, not a valid meld")
+        self.table[op.target] = new
+        self.floating.append(c)
+
+    def split(self, op: Split, hand):
+        m = self._meld(op.target)
+        if m.kind != RUN:
+            raise IllegalTurn("split", f"only runs are split ({m})")
+        i = op.position
+        if not 3 <= i <= len(m) - 2:
+            raise IllegalTurn("split", f"splitting {m} at {i} would leave a part shorter than three")
+        rep = m.reps[i - 1]
+        if op.card != JOKER and op.card != rep:
+            raise IllegalTurn("split", f"{card_str(op.card)} must duplicate {card_str(rep)} to split {m} there")
+        first = Meld(RUN, m.cards[:i], m.reps[:i], m.low)
+        second = Meld(RUN, (op.card,) + m.cards[i:], (rep,) + m.reps[i:], m.low + i - 1)
+        for part in (first, second):
+            r = M.check(part, self.p)
+            if r:
+                raise IllegalTurn("split", r)
+        self.spend((op.card,), hand)
+        self.table[op.target] = first
+        self.table.append(second)
+        self.new_indices.add(len(self.table) - 1)
+
+    def swap_joker(self, op: SwapJoker, hand):
+        p = self.p
+        m = self._meld(op.target)
+        i = op.position
+        if not 0 <= i < len(m) or m.cards[i] != JOKER:
+            raise IllegalTurn("joker", f"slot {i} of {m} holds no joker")
+        rep = m.reps[i]
+        if op.card != rep:
+            raise IllegalTurn("joker", f"the joker in {m} stands for {card_str(rep) if rep >= 0 else 'nothing'}; "
+                              f"{card_str(op.card)} cannot replace it")
+        if m.kind == RUN:
+            if i in (0, len(m) - 1) and not p.joker_take_from_run_end:
+                raise IllegalTurn("joker_take_from_run_end", f"a joker at the end of a run cannot be taken ({m})")
+            new = Meld(RUN, m.cards[:i] + (op.card,) + m.cards[i + 1:], m.reps, m.low)
+        else:
+            if len(m) == 4:
+                raise IllegalTurn("joker_from_group", f"a joker in a four-card group is never released ({m})")
+            if p.joker_from_group == "both_missing_suits":
+                raise IllegalTurn("joker_from_group", f"a joker leaves the three-card group {m} only when both "
+                                  "missing suits are added (use add_both via two lay-offs of naturals)")
+            new = Meld(GROUP, m.cards[:i] + (op.card,) + m.cards[i + 1:], m.reps, m.low)
+        self.spend((op.card,), hand)
+        self.table[op.target] = new
+        self.floating.append(JOKER)
+        self.freed_jokers += 1
+        self.freed_jokers_pending += 1
+
+    def finish(self):
+        if self.floating:
+            raise IllegalTurn("harvest", f"{cards_str(self.floating)} taken from the table must be played again in "
+                              "the same turn, never kept in hand")
+        if self.freed_jokers_pending:
+            raise IllegalTurn("joker", "a freed joker must be laid in a new meld with at least two cards from the hand")
+        for m in self.table:
+            r = M.check(m, self.p)
+            if r:
+                raise IllegalTurn("table", f"at the end of the turn every table meld must be valid: {r}")

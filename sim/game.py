@@ -1,0 +1,253 @@
+"""A game of Kalooki: a series of hands with penalties, elimination, buy-ins and money (RULES.md 6-8).
+
+``Ledger`` is the score sheet and owns every game-level rule (who pays whom, who is eliminated, who
+may buy back in, when the game ends); it takes hand results and buy-in decisions and knows nothing
+of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger.
+Payments and the pool always sum to zero.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .engine import DRAW_DISCARD, HandResult, HandState, IllegalTurn
+
+
+class BotError(RuntimeError):
+    """A bot submitted an illegal turn (bots must only make legal turns)."""
+
+
+@dataclass
+class SheetRow:
+    hand_no: int
+    winner: int
+    win_type: str | None
+    penalties: list
+    totals: list
+    balances: list
+    pool: int
+    payments: list
+    eliminated: list
+    bought_in: list
+
+
+class Ledger:
+    """The score sheet of one game: penalty totals (or points), payment balances and the pool."""
+
+    def __init__(self, profile, n_players: int):
+        self.p = profile
+        self.n = n_players
+        self.totals = [0] * n_players
+        self.balances = [0] * n_players
+        self.pool = 0
+        self.in_game = [True] * n_players
+        self.buy_ins = [0] * n_players
+        self.eliminations = [0] * n_players
+        self.kalookis = [0] * n_players
+        self.out_order: list[int] = []  # seats in the order they left the game for good
+        self.hands_played = 0
+        self.over = False
+        self.winner = -1
+        self.stalled = False
+        self.sheet: list[SheetRow] = []
+        self.pending_payments = [0] * n_players
+        if profile.game_end == "elimination" and profile.stake_initial:
+            for s in range(n_players):
+                self._pay_pool(s, profile.stake_initial)
+
+    def _pay_pool(self, seat, amount):
+        self.balances[seat] -= amount
+        self.pending_payments[seat] -= amount
+        self.pool += amount
+
+    def _transfer(self, payer, payee, amount):
+        self.balances[payer] -= amount
+        self.balances[payee] += amount
+        self.pending_payments[payer] -= amount
+        self.pending_payments[payee] += amount
+
+    def players_in(self) -> list[int]:
+        return [s for s in range(self.n) if self.in_game[s]]
+
+    def record_hand(self, result: HandResult, buy_in_decider=None) -> SheetRow:
+        """Apply one finished hand.  ``buy_in_decider(seat, ledger) -> bool`` is asked in turn."""
+        p = self.p
+        self.hands_played += 1
+        eliminated_now = [False] * self.n
+        bought = [False] * self.n
+        w = result.winner
+        if w >= 0:
+            if result.win_type == "kalooki":
+                self.kalookis[w] += 1
+            if p.game_end == "elimination":
+                stake = p.stake_kalooki if result.win_type == "kalooki" else p.stake_call
+                for s in self.players_in():
+                    if s != w:
+                        self._transfer(s, w, stake)
+                        self.totals[s] += result.penalties[s]
+                over = [s for s in self.players_in() if self.totals[s] > p.eliminate_above]
+                for s in over:
+                    self.in_game[s] = False
+                    self.eliminations[s] += 1
+                    eliminated_now[s] = True
+                order = [(w + 1 + k) % self.n for k in range(self.n)]
+                for s in order:
+                    if not eliminated_now[s]:
+                        continue
+                    still_in = self.players_in()
+                    if (self.buy_ins[s] < p.max_buy_ins and len(still_in) >= 2 and buy_in_decider is not None
+                            and buy_in_decider(s, self)):
+                        self._pay_pool(s, p.stake_buy_in)
+                        self.buy_ins[s] += 1
+                        self.totals[s] = max(self.totals[x] for x in still_in)
+                        self.in_game[s] = True
+                        bought[s] = True
+                for s in order[::-1]:
+                    if eliminated_now[s] and not self.in_game[s]:
+                        self.out_order.append(s)
+                if len(self.players_in()) <= 1:
+                    self._end(self.players_in()[0] if self.players_in() else w)
+            elif p.game_end == "target":
+                self.totals[w] += sum(result.penalties)
+                if self.totals[w] >= p.target_score:
+                    self._end(w)
+            else:  # single_hand
+                mult = 2 if (result.win_type == "kalooki" and p.pay_double_on_kalooki) else 1
+                for s in range(self.n):
+                    if s != w:
+                        naturals = result.cards_left[s] - result.jokers_left[s]
+                        amount = mult * (p.pay_per_card * naturals + p.pay_per_joker * result.jokers_left[s])
+                        self._transfer(s, w, amount)
+                        self.totals[s] += result.penalties[s]
+                self._end(w)
+        if not self.over and self.hands_played >= p.hand_cap:
+            self.stalled = True
+            best = min(self.players_in(), key=lambda s: (self.totals[s], s)) if p.game_end != "target" else \
+                max(range(self.n), key=lambda s: (self.totals[s], -s))
+            self._end(best)
+        row = SheetRow(self.hands_played, w, result.win_type, list(result.penalties), list(self.totals),
+                       list(self.balances), self.pool, list(self.pending_payments), eliminated_now, bought)
+        self.sheet.append(row)
+        self.pending_payments = [0] * self.n
+        return row
+
+    def _end(self, winner: int):
+        self.over = True
+        self.winner = winner
+        if self.pool:
+            self.balances[winner] += self.pool
+            self.pending_payments[winner] += self.pool
+            self.pool = 0
+
+    def finish_ranks(self) -> list[int]:
+        """1 = winner; then the others, those who stayed longest (or scored best) first."""
+        rank = [0] * self.n
+        if self.p.game_end == "elimination":
+            order = [self.winner] + [s for s in self.players_in() if s != self.winner]
+            order += [s for s in reversed(self.out_order) if s not in order]
+            order += [s for s in range(self.n) if s not in order]
+        elif self.p.game_end == "target":
+            order = [self.winner] + sorted((s for s in range(self.n) if s != self.winner), key=lambda s: (-self.totals[s], s))
+        else:
+            order = [self.winner] + sorted((s for s in range(self.n) if s != self.winner), key=lambda s: (self.totals[s], s))
+        for r, s in enumerate(order, 1):
+            rank[s] = r
+        return rank
+
+
+@dataclass
+class HandRecord:
+    hand_no: int
+    redeal_no: int
+    dealer: int
+    n_players: int
+    seats: list  # seats dealt in
+    dealt_jokers: list
+    dealt_counts: list  # count vectors at the deal, for dealt_max_meld_value
+    state: HandState
+    sheet: SheetRow | None
+
+
+@dataclass
+class GameRecord:
+    hands: list = field(default_factory=list)
+    ledger: Ledger | None = None
+    transcript: list = field(default_factory=list)
+
+
+def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandResult:
+    """Play a dealt hand to its end; ``bots[i]`` plays hand position i (seat ``seats[i]``)."""
+    if state.profile.dealer_upcard_swap:
+        d = state.dealer
+        swap = bots[d].dealer_swap(state, d)
+        if swap is not None:
+            state.dealer_swap(swap)
+    while state.result is None:
+        state.start_turn()
+        if state.result is not None:
+            break
+        me = state.current
+        bot = bots[me]
+        src = bot.draw(state, me)
+        try:
+            state.apply_draw(src)
+        except IllegalTurn as e:
+            raise BotError(f"{bot.name} in position {me}: illegal draw: {e}") from None
+        play = bot.play(state, me)
+        try:
+            state.apply_play(play)
+        except IllegalTurn as e:
+            raise BotError(f"{bot.name} in position {me}: illegal play: {e}") from None
+        if on_turn is not None:
+            on_turn(state)
+    return state.result
+
+
+def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None) -> GameRecord:
+    """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``."""
+    n = len(bots)
+    ledger = Ledger(profile, n)
+    game = GameRecord(ledger=ledger)
+    dealer = int(rng.integers(n))
+    hand_no = 0
+    while not ledger.over:
+        hand_no += 1
+        redeal = 0
+        while True:
+            seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
+            pos_dealer = seats.index(dealer) if dealer in seats else 0
+            state = HandState(profile, len(seats), pos_dealer, rng, record=record)
+            dealt = state.hands.copy()
+            hand_bots = [bots[s] for s in seats]
+            for b, s in zip(hand_bots, seats):
+                b.seat_in_game = s
+            result = play_hand(state, hand_bots, seats, on_turn)
+            rec = HandRecord(hand_no, redeal, seats[pos_dealer], len(seats), seats,
+                             [int(h[52]) for h in dealt], dealt, state, None)
+            if record:
+                game.transcript.append(state.log)
+            if result.void:
+                game.hands.append(rec)
+                if on_hand:
+                    on_hand(rec)
+                redeal += 1
+                continue
+            break
+        # map hand positions back to seats
+        full = HandResult(winner=seats[result.winner] if result.winner >= 0 else -1, win_type=result.win_type,
+                          stalled=result.stalled, penalties=[0] * n, cards_left=[0] * n, jokers_left=[0] * n)
+        for i, s in enumerate(seats):
+            full.penalties[s] = result.penalties[i]
+            full.cards_left[s] = result.cards_left[i]
+            full.jokers_left[s] = result.jokers_left[i]
+        rec.sheet = ledger.record_hand(full, lambda s, lg: bots[s].buy_in(lg, s))
+        game.hands.append(rec)
+        if on_hand:
+            on_hand(rec)
+        # the deal passes clockwise to the next seat still in
+        nxt = (seats[pos_dealer] + 1) % n
+        while profile.game_end == "elimination" and not ledger.in_game[nxt] and not ledger.over:
+            nxt = (nxt + 1) % n
+        dealer = nxt
+    return game
