@@ -71,7 +71,8 @@ class Split:
 class SwapJoker:
     target: int
     position: int  # the joker's slot
-    card: int  # the natural card it stands for
+    card: int  # the natural card it stands for (groups: a natural of a missing suit)
+    extra: int = -1  # groups under both_missing_suits: the second missing suit's natural
 
 
 @dataclass
@@ -415,6 +416,7 @@ class HandState:
         st["jokers_taken"] += jokers_taken
         for op in play.ops:
             self._log("op", seat, op, table)
+        self.last_turn = (seat, self.drawn_from, self.drawn_card, play)
         self.discard.append(play.discard)
         self.discards_by[seat].append(play.discard)
         self._log("discard", seat, play.discard)
@@ -633,21 +635,48 @@ class _TableWork:
         if not 0 <= i < len(m) or m.cards[i] != JOKER:
             raise IllegalTurn("joker", f"slot {i} of {m} holds no joker")
         rep = m.reps[i]
-        if op.card != rep:
-            raise IllegalTurn("joker", f"the joker in {m} stands for {card_str(rep) if rep >= 0 else 'nothing'}; "
-                              f"{card_str(op.card)} cannot replace it")
         if m.kind == RUN:
+            if op.card != rep:
+                raise IllegalTurn("joker", f"the joker in {m} stands for {card_str(rep)}; "
+                                  f"{card_str(op.card)} cannot replace it")
             if i in (0, len(m) - 1) and not p.joker_take_from_run_end:
                 raise IllegalTurn("joker_take_from_run_end", f"a joker at the end of a run cannot be taken ({m})")
             new = Meld(RUN, m.cards[:i] + (op.card,) + m.cards[i + 1:], m.reps, m.low)
+            spent = (op.card,)
         else:
+            if m.low < 0:
+                raise IllegalTurn("joker_from_group", f"a joker in the all-joker group {m} is never released")
             if len(m) == 4:
                 raise IllegalTurn("joker_from_group", f"a joker in a four-card group is never released ({m})")
+            naturals = [c for c in m.cards if c != JOKER]
+            present = {suit_of(c) for c in naturals}
+            missing = [s for s in range(4) if s not in present]
+            added = [op.card] + ([op.extra] if op.extra >= 0 else [])
+            for c in added:
+                if c == JOKER or rank_of(c) != m.low or suit_of(c) not in missing:
+                    raise IllegalTurn("joker_from_group", f"{card_str(c)} is not a natural of a missing suit of {m}")
+            if len({suit_of(c) for c in added}) != len(added):
+                raise IllegalTurn("joker_from_group", "the added cards must be of different suits")
             if p.joker_from_group == "both_missing_suits":
-                raise IllegalTurn("joker_from_group", f"a joker leaves the three-card group {m} only when both "
-                                  "missing suits are added (use add_both via two lay-offs of naturals)")
-            new = Meld(GROUP, m.cards[:i] + (op.card,) + m.cards[i + 1:], m.reps, m.low)
-        self.spend((op.card,), hand)
+                if len(added) != 2:
+                    raise IllegalTurn("joker_from_group", f"a joker leaves the three-card group {m} only when two "
+                                      "missing suits are added (both missing suits, or two of three with two jokers)")
+                left_suits = [s for s in missing if s not in {suit_of(c) for c in added}]
+                cards_new = naturals + added
+                reps_new = list(cards_new)
+                if m.n_jokers == 2:
+                    cards_new.append(JOKER)
+                    reps_new.append(left_suits[0] * N_RANKS + m.low)
+            else:  # one_card: a single natural of a missing suit takes the joker
+                if len(added) != 1:
+                    raise IllegalTurn("joker_from_group", "one natural card of a missing suit takes a joker here")
+                others = [k for k, c in enumerate(m.cards) if c == JOKER and k != i]
+                cards_new = naturals + added + [JOKER] * len(others)
+                left = [s for s in missing if s != suit_of(op.card)]
+                reps_new = naturals + added + [left[k] * N_RANKS + m.low for k in range(len(others))]
+            new = Meld(GROUP, tuple(cards_new), tuple(reps_new), m.low)
+            spent = tuple(added)
+        self.spend(spent, hand)
         self.table[op.target] = new
         self.floating.append(JOKER)
         self.freed_jokers += 1

@@ -41,6 +41,7 @@ class Ledger:
         self.totals = [0] * n_players
         self.balances = [0] * n_players
         self.pool = 0
+        self.pool_collected = 0  # every stake and buy-in paid in (the pool the winner takes)
         self.in_game = [True] * n_players
         self.buy_ins = [0] * n_players
         self.eliminations = [0] * n_players
@@ -60,6 +61,7 @@ class Ledger:
         self.balances[seat] -= amount
         self.pending_payments[seat] -= amount
         self.pool += amount
+        self.pool_collected += amount
 
     def _transfer(self, payer, payee, amount):
         self.balances[payer] -= amount
@@ -204,7 +206,8 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
     return state.result
 
 
-def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None) -> GameRecord:
+def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None,
+              hand_ctx: dict | None = None) -> GameRecord:
     """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``."""
     n = len(bots)
     ledger = Ledger(profile, n)
@@ -218,6 +221,8 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
             seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
             pos_dealer = seats.index(dealer) if dealer in seats else 0
             state = HandState(profile, len(seats), pos_dealer, rng, record=record)
+            if hand_ctx is not None:
+                hand_ctx.update(hand_no=hand_no, redeal_no=redeal, seats=seats)
             dealt = state.hands.copy()
             hand_bots = [bots[s] for s in seats]
             for b, s in zip(hand_bots, seats):

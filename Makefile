@@ -1,0 +1,53 @@
+# kalooki-lab: `make run` (default batch + report) and `make test` are all a fresh clone needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+RUN_CONFIG ?= configs/runs/default.toml
+OUT ?= runs/default
+GAMES ?= 10000
+PROFILE ?= kalooki40
+SEED ?= 1
+A ?= runs/default
+B ?=
+
+.PHONY: run test soak bench simulate report compare sweep profiles clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
+	$(BIN)/kalooki report $(OUT) --out reports/default
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+soak: $(STAMP)
+	KALOOKI_SOAK_HANDS=100000 $(BIN)/python -m pytest -q -m slow -s
+
+bench: $(STAMP)
+	$(BIN)/kalooki bench
+
+simulate: $(STAMP)
+	$(BIN)/kalooki simulate --profile $(PROFILE) --games $(GAMES) --seed $(SEED) --out runs/$(PROFILE)-$(GAMES)
+
+report: $(STAMP)
+	$(BIN)/kalooki report $(OUT) --out reports/$(notdir $(OUT))
+
+compare: $(STAMP)
+	$(BIN)/kalooki compare $(A) $(B)
+
+sweep: $(STAMP)
+	$(BIN)/kalooki sweep --profile $(PROFILE) --param opening_min=30,35,40,45,50,55,60 --games 2000 --seed $(SEED)
+
+profiles: $(STAMP)
+	$(BIN)/kalooki profiles
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

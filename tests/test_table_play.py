@@ -1,0 +1,186 @@
+"""Table play (RULES.md section 3): every example of the rules, hands written out."""
+import pytest
+
+from sim import melds as M
+from sim import profiles
+from sim.cards import JOKER, parse_card as C, parse_cards
+from sim.engine import (DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play, Split, SwapJoker,
+                        Take)
+
+K40 = profiles.load("kalooki40")
+K51 = profiles.load("kalooki51")
+
+
+def R(text, p=K40):
+    m = M.declare_run(parse_cards(text), p)
+    assert m is not None
+    return m
+
+
+def G(text, p=K40):
+    m = M.declare_group(parse_cards(text), p)
+    assert m is not None
+    return m
+
+
+def opened_state(hand, table, p=K40, draw="KD"):
+    st = HandState.scripted(p, [hand, "2C 3C 4C 5C 6C"], stock=draw, discard="2D", current=0, table=table,
+                            opened=[True, True])
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def refuse(st, play, rule):
+    before = (st.hands.copy().tolist(), list(st.table))
+    with pytest.raises(IllegalTurn) as e:
+        st.apply_play(play)
+    assert e.value.rule == rule, str(e.value)
+    assert (st.hands.tolist(), st.table) == before
+    return str(e.value)
+
+
+def table_str(st):
+    return sorted(str(m) for m in st.table)
+
+
+def test_lay_off_and_take_gives_234_and_555():
+    # 3-4-5 on the table, 2, 5, 5 in hand: 2-3-4 and 5-5-5
+    st = opened_state("2H 5S 5D 9C", [R("3H 4H 5H")])
+    st.apply_play(Play([LayOff(0, C("2H"), LOW), Take(0, 3), NewMeld(G("5H 5S 5D"))], C("9C")))
+    assert table_str(st) == ["group[5H 5S 5D]", "run[2H 3H 4H]"]
+
+
+def test_shift_a_run_frees_the_low_card():
+    # 3-4-5 + 6 frees the 3, used at once in 3-3-3
+    st = opened_state("6H 3S 3D 9C", [R("3H 4H 5H")])
+    st.apply_play(Play([LayOff(0, C("6H"), HIGH), Take(0, 0), NewMeld(G("3H 3S 3D"))], C("9C")))
+    assert table_str(st) == ["group[3H 3S 3D]", "run[4H 5H 6H]"]
+
+
+def test_split_a_run_by_inserting_a_card():
+    st = opened_state("8S 9C", [R("6S 7S 8S 9S TS")])
+    st.apply_play(Play([Split(0, C("8S"), 3)], C("9C")))
+    assert table_str(st) == ["run[6S 7S 8S]", "run[8S 9S TS]"]
+
+
+def test_split_refused_when_a_part_is_too_short():
+    st = opened_state("7S 9C", [R("6S 7S 8S 9S TS")])
+    refuse(st, Play([Split(0, C("7S"), 2)], C("9C")), "split")
+
+
+def test_group_substitution_takes_a_fourth_suit_and_gives_one_up():
+    st = opened_state("7C 7D 8S 9S KD", [G("7S 7H 7D"), R("4H 5H 6H")])
+    # add 7C to the group, take 7H, and use it in a new group? use it on the run 4-5-6 -> 4-5-6-7
+    st.apply_play(Play([LayOff(0, C("7C"), HIGH), Take(0, 1), LayOff(1, C("7H"), HIGH)], C("KD")))
+    assert table_str(st) == ["group[7S 7D 7C]", "run[4H 5H 6H 7H]"]
+
+
+def test_harvested_card_left_in_hand_is_refused():
+    st = opened_state("6H 9C", [R("3H 4H 5H")])
+    msg = refuse(st, Play([LayOff(0, C("6H"), HIGH), Take(0, 0)], C("9C")), "harvest")
+    assert "3H" in msg
+
+
+def test_remove_only_from_run_ends_and_four_card_groups():
+    st = opened_state("9C", [R("3H 4H 5H 6H"), G("7S 7H 7D")])
+    refuse(st, Play([Take(0, 1)], C("9C")), "take")
+    refuse(st, Play([Take(1, 0)], C("9C")), "take")
+
+
+def test_joker_from_run_end_refused_by_default_and_allowed_in_variant():
+    # 3-4-JK (the joker stands for 5): taken with the 5 and laid with 7-7
+    table = [M.run(1, 2, [C("3H"), C("4H"), JOKER])]
+    assert table[0].reps[2] == C("5H")
+    st = opened_state("5H 7S 7C 9C", table)
+    msg = refuse(st, Play([SwapJoker(0, 2, C("5H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")),
+                 "joker_take_from_run_end")
+    p = K40.replace(joker_take_from_run_end=True)
+    st = opened_state("5H 7S 7C 9C", table, p)
+    st.apply_play(Play([SwapJoker(0, 2, C("5H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")))
+    assert table_str(st) == ["group[7S 7C JK=7H]", "run[3H 4H 5H]"]
+    assert st.stats[0]["jokers_taken"] == 1
+
+
+def test_interior_joker_taken_and_must_go_into_a_new_meld_with_two_hand_cards():
+    table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
+    st = opened_state("4H 7S 7C 9C", table)
+    # keeping the joker is refused
+    refuse(st, Play([SwapJoker(0, 1, C("4H"))], C("9C")), "harvest")
+    # laying it off onto a meld is refused: it must go in a new meld with two cards from the hand
+    st2 = opened_state("4H 9C 2S", table + [R("6S 7S 8S")])
+    refuse(st2, Play([SwapJoker(0, 1, C("4H")), LayOff(1, JOKER, HIGH)], C("9C")), "joker")
+    st.apply_play(Play([SwapJoker(0, 1, C("4H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")))
+    assert table_str(st) == ["group[7S 7C JK=7H]", "run[3H 4H 5H]"]
+
+
+def test_swap_needs_the_exact_card():
+    table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
+    st = opened_state("4S 7S 7C 9C", table)
+    refuse(st, Play([SwapJoker(0, 1, C("4S")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")), "joker")
+
+
+def test_group_joker_needs_both_missing_suits():
+    table = [M.group(5, [C("7S"), C("7H"), JOKER], [2])]  # joker = 7D
+    st = opened_state("7D 7C 9S 9H 2C", table)
+    refuse(st, Play([SwapJoker(0, 2, C("7D")), NewMeld(M.group(7, [C("9S"), C("9H"), JOKER], [2]))], C("2C")),
+           "joker_from_group")
+    st.apply_play(Play([SwapJoker(0, 2, C("7D"), C("7C")), NewMeld(M.group(7, [C("9S"), C("9H"), JOKER], [2]))],
+                       C("2C")))
+    assert table_str(st) == ["group[7S 7H 7D 7C]", "group[9S 9H JK=9D]"]
+
+
+def test_two_joker_group_frees_one_joker():
+    table = [M.group(5, [C("7S"), JOKER, JOKER], [1, 2])]  # jokers = 7H, 7D
+    st = opened_state("7H 7C 9S 9H 2C", table)
+    st.apply_play(Play([SwapJoker(0, 1, C("7H"), C("7C")), NewMeld(M.group(7, [C("9S"), C("9H"), JOKER], [2]))],
+                       C("2C")))
+    assert table_str(st) == ["group[7S 7H 7C JK=7D]", "group[9S 9H JK=9D]"]
+
+
+def test_four_card_group_joker_never_released():
+    table = [M.group(5, [C("7S"), C("7H"), C("7C"), JOKER], [2])]
+    st = opened_state("7D 9S 9H 2C", table)
+    refuse(st, Play([SwapJoker(0, 3, C("7D")), NewMeld(M.group(7, [C("9S"), C("9H"), JOKER], [2]))], C("2C")),
+           "joker_from_group")
+
+
+def test_one_card_takes_a_group_joker_in_north_america():
+    table = [M.group(5, [C("7S"), C("7H"), JOKER], [2], )]
+    st = opened_state("7C 9S 9H 2C", table, K51)
+    st.apply_play(Play([SwapJoker(0, 2, C("7C")), NewMeld(M.group(7, [C("9S"), C("9H"), JOKER], [2]))], C("2C")))
+    assert table_str(st) == ["group[7S 7H 7C]", "group[9S 9H JK=9D]"]
+
+
+def test_joker_take_at_opening_north_america():
+    table = [M.run(1, 2, [C("3H"), JOKER, C("5H")], )]
+    hand = "4H QS KS AS QD KD 2C"
+    st = HandState.scripted(K51, [hand, "2S 3S"], stock="9C", discard="2D", current=0, table=table,
+                            opened=[False, True])
+    st.turns_taken = [2, 2]
+    st.apply_draw(DRAW_STOCK)
+    # 35 (Q-K-A spades) + Q-K-JK diamonds (10+10+15) = 70 >= 51, the joker taken while opening
+    jk_run = M.run(2, 11, [C("QD"), C("KD"), JOKER])
+    st.apply_play(Play([SwapJoker(0, 1, C("4H")), NewMeld(R("QS KS AS", K51)), NewMeld(jk_run)], C("2C")))
+    assert st.opened[0]
+    st40 = HandState.scripted(K40, [hand, "2S 3S"], stock="9C", discard="2D", current=0, table=table,
+                              opened=[False, True])
+    st40.turns_taken = [2, 2]
+    st40.apply_draw(DRAW_STOCK)
+    refuse(st40, Play([SwapJoker(0, 1, C("4H")), NewMeld(R("QS KS AS")), NewMeld(jk_run)], C("2C")),
+           "joker_take_at_opening")
+
+
+def test_scala40_one_joker_per_meld_and_no_going_out_in_first_round():
+    s40 = profiles.load("scala40")
+    two = M.run(0, 5, [C("6S"), JOKER, JOKER])
+    assert "max_jokers_per_meld" in M.check(two, s40)
+    st = HandState.scripted(s40, ["7S 7H 7D QS KS AS", "2C 3C"], stock="9C", discard="3D", current=0)
+    st.apply_draw(DRAW_STOCK)
+    refuse(st, Play([NewMeld(G("7S 7H 7D", s40)), NewMeld(R("QS KS AS", s40))], C("9C")), "go_out_first_round")
+
+
+def test_east_coast_joker_group():
+    ec = profiles.load("east_coast")
+    jg = M.joker_group(3)
+    assert M.check(jg, ec) is None and M.check(jg, K40) is not None
+    assert M.value(jg, ec) == 45
