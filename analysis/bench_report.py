@@ -1,0 +1,249 @@
+"""Benchmark of `kalooki report`: synthesise a large schema-valid run, time the report, measure memory.
+
+The synthetic run is random but shaped like a real one (games of several hands, void re-deals,
+one winner per played hand, the deal rotating clockwise, eliminations and buy-ins, Kalookis), and is
+written in the runner's layout with a manifest, so the report verifies, loads and analyses it as it
+would a real run.  The report runs in a child process so its peak RSS is its own.
+
+    python -m analysis.bench_report [ROWS]
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim import schema
+
+DEFAULT_PROFILES = {
+    "kalooki40": {"n_players": 4, "bots": ["greedy", "greedy", "cautious", "cautious"], "mean_hands": 12,
+                  "void_rate": 0.03, "stall_rate": 0.002, "kalooki_rate": 0.04, "eliminate_rate": 0.03,
+                  "opening_min": 40},
+    "kalooki51": {"n_players": 4, "bots": ["greedy", "greedy", "cautious", "cautious"], "mean_hands": 9,
+                  "void_rate": 0.02, "stall_rate": 0.002, "kalooki_rate": 0.0, "eliminate_rate": 0.0,
+                  "opening_min": 51},
+}
+
+
+def _strings(value_or_values, indices=None, n=None) -> pa.Array:
+    """A string column built from a dictionary (fast for millions of repeated values)."""
+    if indices is None:
+        indices = np.zeros(n, dtype=np.int8)
+        value_or_values = [value_or_values]
+    mask = indices < 0
+    codes = pa.array(np.where(mask, 0, indices).astype(np.int8), mask=mask if mask.any() else None)
+    return pa.DictionaryArray.from_arrays(codes, pa.array(value_or_values, pa.string())).cast(pa.string())
+
+
+def _within(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c-1 for each count c, concatenated."""
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.arange(counts.sum()) - starts
+
+
+def synthesize_profile(rng: np.random.Generator, name: str, spec: dict, rows: int, run_id: str) -> tuple[dict, dict]:
+    """Columns of `hands` (about `rows` rows) and `games` for one profile, as numpy arrays by name."""
+    n = spec["n_players"]
+    mean_deals = spec["mean_hands"] * (1 + spec["void_rate"])
+    n_games = max(1, int(round(rows / (n * mean_deals))))
+    hands_played = 1 + rng.poisson(spec["mean_hands"] - 1, n_games)
+    hand_game = np.repeat(np.arange(n_games), hands_played)
+    hand_no = _within(hands_played) + 1
+    redeals = rng.geometric(1 - spec["void_rate"], hand_game.size) - 1
+    deal_hand = np.repeat(np.arange(hand_game.size), 1 + redeals)
+    redeal_no = _within(1 + redeals)
+    void = redeal_no < redeals[deal_hand]
+    deal_game = hand_game[deal_hand]
+    deal_hand_no = hand_no[deal_hand]
+    n_deals = deal_hand.size
+    stalled = ~void & (rng.random(n_deals) < spec["stall_rate"])
+    played = ~void & ~stalled
+    first_dealer = rng.integers(0, n, n_games)
+    dealer = (first_dealer[deal_game] + deal_hand_no - 1) % n
+    weights = np.ones(n)
+    weights[-1] = 1.05  # a small dealer's edge, for the fairness section to find
+    winner_sfd = rng.choice(np.arange(1, n + 1), size=n_deals, p=weights / weights.sum())
+    winner = (dealer + winner_sfd) % n
+    rounds = np.where(void, 15 + rng.poisson(5, n_deals), np.where(stalled, 60, 2 + rng.poisson(7, n_deals)))
+    reshuffles = np.where(void, 2, (rng.random(n_deals) < 0.05).astype(int))
+    kalooki_deal = played & (rng.random(n_deals) < spec["kalooki_rate"])
+
+    row_deal = np.repeat(np.arange(n_deals), n)
+    seat = np.tile(np.arange(n), n_deals)
+    size = row_deal.size
+    row_dealer = dealer[row_deal]
+    sfd = (seat - row_dealer - 1) % n + 1
+    won = played[row_deal] & (seat == winner[row_deal])
+    jokers = rng.binomial(2, 13 / 108, size)
+    max_meld = np.minimum(rng.gamma(4.0, 9.0, size).astype(int) + 10 * jokers, 300)
+    can_open = max_meld >= spec["opening_min"]
+    row_rounds = rounds[row_deal]
+    opened = won | (rng.random(size) < np.where(can_open, 0.9, 0.55))
+    open_round = np.where(can_open, 1 + rng.geometric(0.6, size) - 1,
+                          rng.integers(1, np.maximum(row_rounds, 1) + 1))
+    open_round = np.minimum(open_round, np.maximum(row_rounds, 1))
+    open_value = spec["opening_min"] + rng.geometric(0.12, size) - 1
+    win_type = np.where(won, np.where(kalooki_deal[row_deal], 1, 0), -1)
+    eliminated = played[row_deal] & ~won & (rng.random(size) < spec["eliminate_rate"])
+    bought_in = eliminated & (rng.random(size) < 0.5)
+    cards_left = np.where(won, 0, rng.integers(1, 14, size))
+    penalty = np.where(won, 0, rng.integers(2, 90, size))
+
+    hands = {
+        "run_id": _strings(run_id, n=size), "profile": _strings(name, n=size),
+        "rules_hash": _strings(f"rules-{name}", n=size), "engine_version": _strings(schema.ENGINE_VERSION, n=size),
+        "game_id": deal_game[row_deal], "hand_no": deal_hand_no[row_deal], "redeal_no": redeal_no[row_deal],
+        "seat": seat, "seat_from_dealer": sfd, "n_players": np.full(size, n),
+        "bot": _strings(spec["bots"], indices=seat), "dealt_jokers": jokers, "dealt_max_meld_value": max_meld,
+        "can_open_at_deal": can_open, "opened": opened,
+        "open_round": pa.array(open_round.astype(np.int16), mask=~opened),
+        "open_value": pa.array(open_value.astype(np.int16), mask=~opened),
+        "open_with_discard": opened & (rng.random(size) < 0.2), "melds_laid": rng.integers(0, 5, size),
+        "cards_laid_off": rng.integers(0, 4, size), "jokers_taken": rng.integers(0, 2, size), "won": won,
+        "win_type": _strings(["call", "kalooki"], indices=win_type), "rounds": row_rounds,
+        "cards_left": cards_left, "penalty": penalty, "penalty_total": rng.integers(0, 160, size),
+        "eliminated": eliminated, "bought_in": bought_in, "buy_ins_total": rng.integers(0, 3, size),
+        "payment": rng.integers(-10, 11, size), "stock_reshuffles": reshuffles[row_deal], "void": void[row_deal],
+        "stalled": stalled[row_deal],
+    }
+
+    game_rows = n_games * n
+    game = np.repeat(np.arange(n_games), n)
+    game_seat = np.tile(np.arange(n), n_games)
+    per_seat = lambda flags: np.bincount(deal_game[row_deal] * n + seat, weights=flags, minlength=game_rows).astype(np.int64)
+    game_stalled = rng.random(n_games) < spec["stall_rate"]
+    game_winner = rng.integers(0, n, n_games)
+    game_won = (game_seat == game_winner[game]) & ~game_stalled[game]
+    keys = rng.random(game_rows) + np.where(game_won, -1.0, 0.0)
+    rank = np.argsort(np.argsort(keys.reshape(n_games, n), axis=1), axis=1).ravel() + 1
+    games = {
+        "run_id": _strings(run_id, n=game_rows), "profile": _strings(name, n=game_rows),
+        "rules_hash": _strings(f"rules-{name}", n=game_rows),
+        "engine_version": _strings(schema.ENGINE_VERSION, n=game_rows),
+        "game_id": game, "seat": game_seat, "n_players": np.full(game_rows, n),
+        "bot": _strings(spec["bots"], indices=game_seat), "hands_played": hands_played[game], "won": game_won,
+        "finish_rank": rank, "eliminated_count": per_seat(eliminated), "buy_ins": per_seat(bought_in),
+        "final_penalty_total": rng.integers(0, 200, game_rows), "net_payment": rng.integers(-30, 31, game_rows),
+        "kalookis": per_seat(won & (win_type == 1)), "pool": np.repeat(rng.integers(20, 60, n_games), n),
+        "stalled": game_stalled[game],
+    }
+    return hands, games
+
+
+def _arrow(table: str, columns: dict, rows: slice) -> pa.Table:
+    arrow_schema = schema.arrow_schema(table)
+    arrays = []
+    for f in arrow_schema:
+        column = columns[f.name][rows]
+        arrays.append(column.cast(f.type) if isinstance(column, pa.Array) else pa.array(column, type=f.type))
+    return pa.Table.from_arrays(arrays, schema=arrow_schema)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = None,
+                   shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION) -> Path:
+    """Write a synthetic run of about `rows` hands rows (split evenly over `profiles`) to `run_dir`."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    profiles = DEFAULT_PROFILES if profiles is None else profiles
+    rng = np.random.default_rng(seed)
+    run_id = f"synthetic-{seed}-{rows}"
+    manifest_profiles, shards = {}, []
+    for name, spec in profiles.items():
+        hands, games = synthesize_profile(rng, name, spec, rows // len(profiles), run_id)
+        n = spec["n_players"]
+        n_games = games["game_id"].size // n
+        rows_per_game = np.bincount(hands["game_id"], minlength=n_games)
+        cut = np.searchsorted(np.cumsum(rows_per_game), np.arange(shard_rows, rows_per_game.sum(), shard_rows))
+        bounds = np.unique(np.concatenate([[0], cut + 1, [n_games]]))
+        bounds = bounds[bounds <= n_games]
+        row_bounds = np.concatenate([[0], np.cumsum(rows_per_game)])
+        for index, (g0, g1) in enumerate(zip(bounds[:-1], bounds[1:])):
+            files = {}
+            for table, columns, part in (("hands", hands, slice(row_bounds[g0], row_bounds[g1])),
+                                         ("games", games, slice(g0 * n, g1 * n))):
+                rel = f"{table}/profile={name}/part-{index:05d}.parquet"
+                (run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+                arrow = _arrow(table, columns, part)
+                pq.write_table(arrow, run_dir / rel)
+                files[table] = {"path": rel, "rows": arrow.num_rows, "sha256": _sha256(run_dir / rel)}
+            shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
+                           "files": files})
+        manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": {"opening_min": spec["opening_min"]},
+                                   "games": int(n_games), "n_players": n, "bots": spec["bots"],
+                                   "shards_planned": int(len(bounds) - 1)}
+    manifest = {"format": "kalooki-lab run", "schema_version": schema.SCHEMA_VERSION,
+                "engine_version": engine_version, "run_id": run_id, "created": "synthetic",
+                "command": f"python -m analysis.bench_report {rows}", "seed": seed, "config": {"synthetic": True},
+                "package_versions": {"numpy": np.__version__, "pyarrow": pa.__version__},
+                "profiles": manifest_profiles, "shards": shards, "complete": True}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return run_dir
+
+
+def _report_child(run_dir: str, out_dir: str) -> None:
+    from .report import write_report
+    start = time.perf_counter()
+    write_report(run_dir, out_dir)
+    wall = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    print(json.dumps({"report_wall_s": round(wall, 2), "report_peak_rss_mb": round(peak_mb, 1)}))
+
+
+def _child(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "analysis.bench_report", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"bench child {args[0]} failed:\n{done.stderr}")
+    return done.stdout
+
+
+def run(rows: int = 10_000_000, seed: int = 0, keep: str | None = None) -> dict:
+    """Synthesise `rows` hands rows, run write_report on them; its wall time and peak RSS.
+
+    Synthesis and report each run in a fresh child process: Linux keeps a process's peak RSS across
+    exec, so a child forked from a big parent would report the parent's memory as its own.
+    """
+    with tempfile.TemporaryDirectory(prefix="kalooki-bench-") as tmp:
+        run_dir = Path(keep) if keep else Path(tmp) / "run"
+        start = time.perf_counter()
+        _child("--synthesize", str(run_dir), str(rows), str(seed))
+        synth = time.perf_counter() - start
+        result = json.loads(_child("--report-only", str(run_dir), str(Path(tmp) / "report")).splitlines()[-1])
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        hand_rows = sum(s["files"]["hands"]["rows"] for s in manifest["shards"])
+        return {"rows": hand_rows, "synthesis_s": round(synth, 2), **result,
+                "parquet_mb": round(sum(p.stat().st_size for p in run_dir.rglob("*.parquet")) / 2**20, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--report-only"]:
+        _report_child(argv[1], argv[2])
+        return 0
+    if argv[:1] == ["--synthesize"]:
+        synthesize_run(argv[1], int(argv[2]), int(argv[3]))
+        return 0
+    rows = int(float(argv[0])) if argv else 10_000_000
+    for key, value in run(rows).items():
+        print(f"{key:20s} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
