@@ -28,6 +28,62 @@ def _loose_discard(hand, values, forbidden: int, prefer=None) -> int:
     return pool[0]
 
 
+def go_out(hand, p, forbid: int, kalooki: bool = False):
+    """(ok, discard, melds) to go out this turn, never discarding the forbidden card."""
+    ok, d, ms = (MS.can_kalooki if kalooki else MS.can_go_out)(hand, p)
+    if not ok or d != forbid:
+        return ok, d, ms
+    for c in range(N_KINDS - 1, -1, -1):
+        if hand[c] <= 0 or c == forbid:
+            continue
+        h = hand.copy()
+        h[c] -= 1
+        res = MS.analyse(h, p)
+        if res.min_loose == 0 and res.deadwood and not res.deadwood_left:
+            if kalooki and not p.kalooki_exempt_from_minimum and sum(M.value(m, p) for m in res.deadwood) < p.opening_min:
+                continue
+            return True, c, res.deadwood
+    return False, None, []
+
+
+def best_discard(hand, p, forbid: int):
+    """(card, deadwood after) of the best discard other than the forbidden card."""
+    c, d = MS.best_discard(hand, p)
+    if c != forbid or hand[c] > 1:
+        return c, d
+    best = None
+    for x in range(N_KINDS):
+        if hand[x] <= 0 or x == forbid:
+            continue
+        h = hand.copy()
+        h[x] -= 1
+        dd = MS.analyse(h, p).min_deadwood
+        if best is None or dd < best[1]:
+            best = (x, dd)
+    return best if best is not None else (c, d)
+
+
+def meld_taken_card(state, hand, taken: int):
+    """A play (ops, discard) from ``hand`` (the taken card included) that puts ``taken`` on the table
+    with a card left to discard, or None: for profiles where a taken discard must be melded at once."""
+    p = state.profile
+    for d in sorted({c for c in range(N_KINDS) if hand[c] > 0 and c != taken}, key=lambda c: -state.values[c]):
+        h = hand.copy()
+        h[d] -= 1
+        res = MS.analyse(h, p)
+        ms = [m for m in res.deadwood if taken in m.cards]
+        if ms:
+            return [NewMeld(ms[0])], d
+    for i, m in enumerate(state.table):
+        h = hand.copy()
+        ops = find_layoffs(state, h, [m], keep=1)
+        if any(op.card == taken for op in ops):
+            rest = [c for c in range(N_KINDS) if h[c] > 0 and c != taken]
+            if rest:
+                return [LayOff(i, op.card, op.end, op.rep) for op in ops], max(rest, key=lambda c: state.values[c])
+    return None
+
+
 def forbidden_discard(state) -> int:
     return state.drawn_card if state.drawn_from == DRAW_DISCARD and state.held_before_draw == 0 else -1
 
@@ -43,6 +99,8 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
     low_adds: dict[int, int] = {}
     high_adds: dict[int, int] = {}
     total_adds: dict[int, int] = {}
+    if protect >= 0 and hand[protect] == 1:
+        keep += 1  # the protected card cannot be the discard: keep another one
     changed = True
     while changed and len(ops) < max_ops:
         changed = False
@@ -137,6 +195,8 @@ class GreedyBot(Bot):
             if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < hand.sum():
                 return DRAW_DISCARD
             return DRAW_STOCK
+        if obligation == "meld":
+            return DRAW_DISCARD if (state.opened[me] and meld_taken_card(state, hand, top) is not None) else DRAW_STOCK
         after = MS.analyse(hand, p)
         if top in after.deadwood_left:
             return DRAW_STOCK
@@ -151,8 +211,8 @@ class GreedyBot(Bot):
         taken = state.drawn_card if state.drawn_from == DRAW_DISCARD else -1
         ops: list = []
         if not state.opened[me]:
-            ok, disc, ms = MS.can_kalooki(hand, p)
-            if ok and disc != forbid and (p.go_out_first_round or not state.first_round(me)):
+            ok, disc, ms = go_out(hand, p, forbid, kalooki=True)
+            if ok and (p.go_out_first_round or not state.first_round(me)):
                 return Play([NewMeld(m) for m in ms], disc)
             ok, ms = MS.can_open(hand, p)
             if ok:
@@ -167,8 +227,8 @@ class GreedyBot(Bot):
             if not ops:
                 return Play([], _loose_discard(hand, values, forbid, MS.analyse(hand, p).deadwood_left))
         else:
-            ok, disc, ms = MS.can_go_out(hand, p)
-            if ok and disc != forbid and (p.go_out_first_round or not state.first_round(me)):
+            ok, disc, ms = go_out(hand, p, forbid)
+            if ok and (p.go_out_first_round or not state.first_round(me)):
                 return Play([NewMeld(m) for m in ms], disc)
         table = list(state.table) + [op.meld for op in ops]
         # lay down every meld held (keeping a card to discard), then lay off
@@ -180,7 +240,7 @@ class GreedyBot(Bot):
                 ops.append(NewMeld(m))
                 table.append(m)
         elif res.deadwood:
-            disc, _ = MS.best_discard(hand, p)
+            disc, _ = best_discard(hand, p, forbid)
             h2 = hand.copy()
             h2[disc] -= 1
             for m in MS.analyse(h2, p).deadwood:
@@ -191,7 +251,9 @@ class GreedyBot(Bot):
         ops += find_layoffs(state, hand, table, keep=1, protect=forbid)
         if state.discard_obligation(me) == "meld" and taken >= 0 and not any(
                 getattr(op, "card", None) == taken or (isinstance(op, NewMeld) and taken in op.meld.cards) for op in ops):
-            pass  # engine will refuse; greedy only takes a card it can meld, so this does not happen
+            fallback = meld_taken_card(state, state.hands[me].copy(), taken)
+            if fallback is not None:
+                return Play(*fallback)
         left = [c for c in range(N_KINDS) for _ in range(int(hand[c]))]
         return Play(ops, _loose_discard(hand, values, forbid, left))
 
@@ -255,3 +317,297 @@ def make_bot(name: str, rng: np.random.Generator, params: dict | None = None) ->
     if name not in BOTS:
         raise UserError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
     return BOTS[name](rng, **(params or {}))
+
+
+def kalooki_within_reach(state, me, res, max_missing: int, min_draws: int, danger_cards: int, max_risk: int) -> bool:
+    """Is holding back the opening for a Kalooki worth it?  (meld search + the table's state)
+
+    Holding is worth it while few cards are missing (loose cards beyond the one discard), the stock
+    still offers enough draws, no opponent who has opened is close to going out, and the penalty
+    held in hand is not too high.
+    """
+    if state.opened[me]:
+        return False
+    missing = max(res.min_loose - 1, 0)
+    draws_left = len(state.stock) // max(state.n, 1)
+    danger = any(state.opened[s] and state.hand_size(s) <= danger_cards for s in range(state.n) if s != me)
+    return missing <= max_missing and draws_left >= min_draws + missing and not danger and res.min_deadwood <= max_risk
+
+
+class PatientBot(GreedyBot):
+    """Patient: plays like greedy, but holds its melds while a Kalooki is within reach.
+
+    Before opening, it judges from the meld search how many cards its hand is missing from melding
+    completely, how many draws the stock still offers, whether an opponent who has opened is close to
+    going out, and how much penalty it risks holding; while the Kalooki looks reachable it does not
+    open (it only draws and discards its worst loose card) and aims to go out in one go.  Otherwise it
+    plays exactly like greedy.
+    """
+
+    name = "patient"
+
+    def __init__(self, rng=None, max_missing=2, min_draws=3, danger_cards=5, max_risk=60, **params):
+        super().__init__(rng, **params)
+        self.max_missing, self.min_draws, self.danger_cards, self.max_risk = max_missing, min_draws, danger_cards, max_risk
+
+    def _waiting(self, state, me, hand) -> bool:
+        res = MS.analyse(hand, state.profile)
+        return kalooki_within_reach(state, me, res, self.max_missing, self.min_draws, self.danger_cards, self.max_risk)
+
+    def draw(self, state, me) -> int:
+        if not state.opened[me] and self._waiting(state, me, state.hands[me]):
+            top = state.discard_top
+            if top >= 0 and DRAW_DISCARD in state.legal_draws() and state.discard_obligation(me) is None:
+                h = state.hands[me].copy()
+                h[top] += 1
+                if MS.analyse(h, state.profile).min_loose < MS.analyse(state.hands[me], state.profile).min_loose + 1:
+                    return DRAW_DISCARD
+            return DRAW_STOCK
+        return super().draw(state, me)
+
+    def play(self, state, me) -> Play:
+        p = state.profile
+        hand = state.hands[me]
+        if not state.opened[me]:
+            forbid = forbidden_discard(state)
+            ok, disc, ms = go_out(hand, p, forbid, kalooki=True)
+            if ok and (p.go_out_first_round or not state.first_round(me)):
+                return Play([NewMeld(m) for m in ms], disc)
+            taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
+            if not taken_needs_open and self._waiting(state, me, hand):
+                res = MS.analyse(hand, p)
+                return Play([], _loose_discard(hand.copy(), state.values, forbid, res.deadwood_left))
+        return super().play(state, me)
+
+
+class ExpertBot(PatientBot):
+    """Expert: the whole repertoire of table play, careful draws and discards, and money sense.
+
+    Each turn it searches table rearrangements within a budget: it considers harvesting every card the
+    rules let it take (end cards of runs of four or more, any card of a four-card group, a joker it can
+    replace with the natural card it stands for) and keeps the harvest that lowers its deadwood most
+    with every harvested card melded again (shifts, substitutions and joker releases all arise this
+    way), then lays down its melds and lays off.  It takes the discard when that lowers its deadwood
+    or lets it open; it chooses the discard that keeps its own deadwood low and avoids feeding the
+    next player (cards matching what that player picked up, or that extend the table for them); it
+    holds back its opening for a Kalooki like `patient` while that is within reach and opponents are
+    far from going out; it keeps jokers; and it buys back in only when the pool is worth the stake.
+    """
+
+    name = "expert"
+
+    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, **params):
+        super().__init__(rng, **params)
+        self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
+
+    # ---------------------------------------------------------------- draw
+    def draw(self, state, me) -> int:
+        p = state.profile
+        top = state.discard_top
+        if top < 0 or DRAW_DISCARD not in state.legal_draws():
+            return DRAW_STOCK
+        obligation = state.discard_obligation(me)
+        h = state.hands[me].copy()
+        h[top] += 1
+        if obligation == "open":
+            ok, ms = MS.can_open(h, p)
+            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < h.sum() \
+                    and not self._waiting(state, me, state.hands[me]):
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        if not state.opened[me] and self._waiting(state, me, state.hands[me]):
+            return super().draw(state, me)
+        before = MS.analyse(state.hands[me], p).min_deadwood
+        _, after = best_discard(h, p, top)
+        if obligation == "meld":
+            res = MS.analyse(h, p)
+            if top in res.deadwood_left:
+                return DRAW_STOCK
+        return DRAW_DISCARD if after <= before - self.draw_gain else DRAW_STOCK
+
+    # ---------------------------------------------------------------- play
+    def play(self, state, me) -> Play:
+        p = state.profile
+        if not state.opened[me]:
+            return self._discard_smartly(state, me, super().play(state, me))
+        hand = state.hands[me].copy()
+        forbid = forbidden_discard(state)
+        ok, disc, ms = go_out(hand, p, forbid)
+        if ok and (p.go_out_first_round or not state.first_round(me)):
+            return Play([NewMeld(m) for m in ms], disc)
+        table = list(state.table)
+        ops: list = []
+        for _ in range(self.max_harvests):
+            best = self._best_harvest(state, me, hand, table, forbid)
+            if best is None:
+                break
+            h_ops, hand, table, out = best
+            ops += h_ops
+            if out is not None:  # the harvest lets it go out
+                return Play(ops + [NewMeld(m) for m in out[1]], out[0])
+        res = MS.analyse(hand, p)
+        if res.deadwood and hand.sum() - sum(len(m) for m in res.deadwood) >= 1:
+            for m in res.deadwood:
+                for c in m.cards:
+                    hand[c] -= 1
+                ops.append(NewMeld(m))
+                table.append(m)
+        ops += find_layoffs(state, hand, table, keep=1, protect=forbid)
+        return Play(ops, self._choose_discard(state, me, hand, forbid, table))
+
+    def _harvestable(self, state, me, hand, table):
+        p = state.profile
+        for i, m in enumerate(table):
+            if m.kind == RUN and len(m) >= 4:
+                for pos in (0, len(m) - 1):
+                    if m.cards[pos] != JOKER:
+                        yield ("take", i, pos, m.cards[pos])
+            if m.kind == GROUP and len(m) == 4 and m.low >= 0:
+                for pos in range(4):
+                    if m.cards[pos] != JOKER:
+                        yield ("take", i, pos, m.cards[pos])
+            if m.kind == RUN:
+                for pos, c in enumerate(m.cards):
+                    if c == JOKER and hand[m.reps[pos]] > 0 and (
+                            0 < pos < len(m) - 1 or p.joker_take_from_run_end):
+                        yield ("swap", i, pos, m.reps[pos])
+
+    def _best_harvest(self, state, me, hand, table, forbid):
+        from .engine import SwapJoker, Take
+        p = state.profile
+        base = MS.analyse(hand, p).min_deadwood
+        best = None
+        for kind, i, pos, c in self._harvestable(state, me, hand, table):
+            h = hand.copy()
+            if kind == "take":
+                h[c] += 1
+                got = c
+            else:
+                h[c] -= 1
+                h[JOKER] += 1
+                got = JOKER
+            ok, disc, ms = MS.can_go_out(h, p)
+            if ok and disc != forbid and (kind == "take" or got != disc):
+                if got == disc:
+                    continue
+                if kind == "swap" and not _joker_in_meld_with_two(ms):
+                    continue
+                score = (-1, 0)
+            else:
+                res = MS.analyse(h, p)
+                if got in res.deadwood_left or not res.deadwood:
+                    continue
+                if kind == "swap" and not _joker_in_meld_with_two(res.deadwood):
+                    continue
+                if h.sum() - sum(len(m) for m in res.deadwood) < 1:
+                    continue
+                gain = base - res.min_deadwood + (p.joker_penalty if kind == "swap" else 0) * 0
+                if gain <= 0:
+                    continue
+                score = (0, -gain)
+                ms = res.deadwood
+            if best is None or score < best[0]:
+                best = (score, kind, i, pos, c, h, ms, ok and score[0] == -1, disc)
+        if best is None:
+            return None
+        score, kind, i, pos, c, h, ms, going_out, disc = best
+        table = list(table)
+        m = table[i]
+        if kind == "take":
+            op = Take(i, pos)
+            if m.kind == RUN:
+                table[i] = M.Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1) if pos == 0 else \
+                    M.Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
+            else:
+                table[i] = M.Meld(GROUP, m.cards[:pos] + m.cards[pos + 1:], m.reps[:pos] + m.reps[pos + 1:], m.low)
+        else:
+            op = SwapJoker(i, pos, c)
+            table[i] = M.Meld(RUN, m.cards[:pos] + (c,) + m.cards[pos + 1:], m.reps, m.low)
+        if going_out:
+            return [op], h, table, (disc, ms)
+        # lay the melds that re-use the harvested card now (so it is not kept)
+        ops = [op]
+        got = c if kind == "take" else JOKER
+        for mm in ms:
+            if got in mm.cards:
+                for x in mm.cards:
+                    h[x] -= 1
+                ops.append(NewMeld(mm))
+                table.append(mm)
+                break
+        return ops, h, table, None
+
+    # ---------------------------------------------------------------- discards
+    def _feed_risk(self, state, me, c, table) -> int:
+        nxt = (me + 1) % state.n
+        risk = 0
+        if c == JOKER:
+            return 10
+        r, s = c % N_RANKS, c // N_RANKS
+        for q in state.pickups[nxt]:
+            if q == JOKER:
+                continue
+            if q % N_RANKS == r:
+                risk += 1
+            if q // N_RANKS == s and abs(q % N_RANKS - r) <= 2:
+                risk += 1
+        if state.opened[nxt]:
+            for m in table:
+                if m.kind == RUN and m.suit == s:
+                    for e in (m.low - 1, m.low + len(m)):
+                        if 0 <= e <= M.ACE_HIGH_EXT and M.ext_rank_to_rank(e) == r:
+                            risk += 2
+                elif m.kind == GROUP and m.low == r and len(m) < 4 and s not in {x // N_RANKS for x in m.reps}:
+                    risk += 2
+        return risk
+
+    def _choose_discard(self, state, me, hand, forbid, table) -> int:
+        p = state.profile
+        res = MS.analyse(hand, p)
+        loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+        best, best_score = None, None
+        for c in loose:
+            if c == forbid and hand[c] == 1:
+                continue
+            h = hand.copy()
+            h[c] -= 1
+            after = MS.analyse(h, p).min_deadwood
+            score = (after + self.feed_weight * self._feed_risk(state, me, c, table) + (50 if c == JOKER else 0), -c)
+            if best_score is None or score < best_score:
+                best, best_score = c, score
+        if best is None:
+            return _loose_discard(hand, state.values, forbid)
+        return best
+
+    def _discard_smartly(self, state, me, play: Play) -> Play:
+        """Replace an unopened player's discard with the expert's choice (same cards melded)."""
+        hand = state.hands[me].copy()
+        table = list(state.table)
+        for op in play.ops:
+            if isinstance(op, NewMeld):
+                for c in op.meld.cards:
+                    hand[c] -= 1
+                table.append(op.meld)
+            elif isinstance(op, LayOff):
+                hand[op.card] -= 1
+        if hand.sum() == 1 or (play.ops and hand.sum() == 0):
+            return play
+        if hand.sum() <= 1:
+            return play
+        return Play(play.ops, self._choose_discard(state, me, hand, forbidden_discard(state), table))
+
+    # ---------------------------------------------------------------- money
+    def buy_in(self, ledger, seat) -> bool:
+        p = ledger.p
+        still_in = ledger.players_in()
+        pool_after = ledger.pool + p.stake_buy_in
+        # a re-entrant starts at the highest total: give it a little less than an equal share
+        p_win = 0.75 / (len(still_in) + 1)
+        return pool_after * p_win > p.stake_buy_in
+
+
+def _joker_in_meld_with_two(ms) -> bool:
+    return any(JOKER in m.cards and len(m) >= 3 for m in ms)
+
+
+BOTS.update({"patient": PatientBot, "expert": ExpertBot})

@@ -9,7 +9,8 @@ def _op(op, table) -> str:
     if isinstance(op, NewMeld):
         return f"lays {op.meld}"
     if isinstance(op, LayOff):
-        return f"lays off {card_str(op.card)} on meld #{op.target} ({'low' if op.end == 0 else 'high'} end)"
+        now = f", now {table[op.target]}" if 0 <= op.target < len(table) else ""
+        return f"lays off {card_str(op.card)} on meld #{op.target}{now}"
     if isinstance(op, Take):
         return f"takes slot {op.position} of meld #{op.target}"
     if isinstance(op, Split):

@@ -1,0 +1,66 @@
+"""`kalooki tournament`: bots at one table, seats rotated; shares of hands and games won, net payment."""
+from __future__ import annotations
+
+import json
+
+from tqdm import tqdm
+
+from ..errors import UserError
+from ..tournament import play_tournament
+from .common import add_profile_args, profile_from_args
+from .play import parse_bots
+
+
+def register(sub):
+    p = sub.add_parser("tournament", help="play bots against each other with seats rotated and rank them")
+    add_profile_args(p)
+    p.add_argument("--bots", required=True, help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy")
+    p.add_argument("--games", type=int, required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def summarise(tables) -> "pd.DataFrame":
+    import pandas as pd
+
+    from analysis.stats import mean, proportion
+    hands = tables["hands"].to_pandas()
+    hands = hands[~hands["void"] & ~hands["stalled"]]
+    games = tables["games"].to_pandas()
+    rows = []
+    for bot in sorted(set(hands["bot"])):
+        h = hands[hands["bot"] == bot]
+        g = games[games["bot"] == bot]
+        hw = proportion(int(h["won"].sum()), len(h)).iloc[0]
+        gw = proportion(int(g["won"].sum()), len(g)).iloc[0]
+        pay = mean(g["net_payment"].to_numpy()).iloc[0]
+        kal = proportion(int((h["win_type"] == "kalooki").sum()), len(h)).iloc[0]
+        rows.append(dict(bot=bot, player_hands=len(h), hand_win=hw.estimate, hand_win_lo=hw.ci_low,
+                         hand_win_hi=hw.ci_high, player_games=len(g), game_win=gw.estimate, game_win_lo=gw.ci_low,
+                         game_win_hi=gw.ci_high, net_payment=pay.estimate, net_payment_lo=pay.ci_low,
+                         net_payment_hi=pay.ci_high, kalooki_rate=kal.estimate))
+    return pd.DataFrame(rows)
+
+
+def run(args):
+    prof = profile_from_args(args)
+    bots = parse_bots(args.bots, prof)
+    if args.games <= 0:
+        raise UserError(f"--games {args.games}: must be a positive integer")
+    with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
+        tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update)
+    df = summarise(tables)
+    if args.json:
+        print(json.dumps(df.to_dict(orient="records")))
+        return 0
+    n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
+                   tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
+    print(f"Tournament: profile {prof.name}, bots {','.join(bots)} (seats rotated), {args.games} games, "
+          f"{n_hands} hands, seed {args.seed}; 95% intervals (Wilson for shares, t for means)")
+    print(f"{'bot':<10} {'hands won':>26} {'games won':>26} {'mean net payment':>28}")
+    for r in df.itertuples():
+        print(f"{r.bot:<10} {r.hand_win:>8.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}] n={r.player_hands:<6d}"
+              f" {r.game_win:>6.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}] n={r.player_games:<5d}"
+              f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
+    return 0
