@@ -12,7 +12,7 @@ import numpy as np
 from . import meldsearch as MS
 from . import melds as M
 from .cards import JOKER, N_KINDS, N_RANKS, suit_of
-from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play
+from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play, SwapJoker, Take
 from .melds import GROUP, RUN
 
 
@@ -82,6 +82,26 @@ def meld_taken_card(state, hand, taken: int):
             if rest:
                 return [LayOff(i, op.card, op.end, op.rep) for op in ops], max(rest, key=lambda c: state.values[c])
     return None
+
+
+def discardable(hand, forbid: int) -> list[int]:
+    return [c for c in range(N_KINDS) if hand[c] > 0 and not (c == forbid and hand[c] == 1)]
+
+
+def keep_cards(state, me) -> int:
+    """Cards to keep in hand before the discard: two where nobody may go out in the first round."""
+    return 2 if (state.first_round(me) and not state.profile.go_out_first_round) else 1
+
+
+def repair(ops: list, hand, forbid: int, keep: int = 1) -> list:
+    """Undo trailing lay-downs and lay-offs until a card other than the forbidden one is left to
+    discard (and ``keep`` cards in all)."""
+    ops = list(ops)
+    while (not discardable(hand, forbid) or hand.sum() < keep) and ops and isinstance(ops[-1], (NewMeld, LayOff)):
+        op = ops.pop()
+        for c in (op.meld.cards if isinstance(op, NewMeld) else (op.card,)):
+            hand[c] += 1
+    return ops
 
 
 def forbidden_discard(state) -> int:
@@ -248,7 +268,9 @@ class GreedyBot(Bot):
                     hand[c] -= 1
                 ops.append(NewMeld(m))
                 table.append(m)
-        ops += find_layoffs(state, hand, table, keep=1, protect=forbid)
+        keep = keep_cards(state, me)
+        ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
+        ops = repair(ops, hand, forbid, keep)
         if state.discard_obligation(me) == "meld" and taken >= 0 and not any(
                 getattr(op, "card", None) == taken or (isinstance(op, NewMeld) and taken in op.meld.cards) for op in ops):
             fallback = meld_taken_card(state, state.hands[me].copy(), taken)
@@ -302,11 +324,79 @@ class RandomBot(Bot):
                         hand[c] -= 1
                     ops.append(NewMeld(m))
                     table.append(m)
+        if state.opened[me] and not ops and self.rng.random() < 0.5:
+            ops += self._random_harvest(state, me, hand, table, forbid)
         if (state.opened[me] or ops) and self.rng.random() < 0.5:
             ops += find_layoffs(state, hand, table, keep=1, protect=forbid, max_ops=int(self.rng.integers(1, 4)))
+        if not discardable(hand, forbid) or hand.sum() < keep_cards(state, me):
+            ops, hand = [], state.hands[me].copy()  # nothing would be left to discard: meld nothing
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if not (c == forbid and hand[c] == 1)]
-        disc = cards[int(self.rng.integers(len(cards)))] if cards else forbid
-        return Play(ops, disc)
+        return Play(ops, cards[int(self.rng.integers(len(cards)))])
+
+
+    def _random_harvest(self, state, me, hand, table, forbid) -> list:
+        """Try one table move at random (a shift, a take from a four-card group, a joker swap) whose
+        harvested card can be melded again with cards from the hand; [] if the chosen one cannot."""
+        options = list(harvest_options(state, hand, table))
+        if not options:
+            return []
+        kind, i, pos, c = options[int(self.rng.integers(len(options)))]
+        return apply_harvest(state, hand, table, kind, i, pos, c, forbid)
+
+
+def harvest_options(state, hand, table):
+    """Cards a player may harvest: run ends (runs of four or more), any natural of a four-card group,
+    and run jokers whose natural card is in hand (interior only unless joker_take_from_run_end)."""
+    p = state.profile
+    for i, m in enumerate(table):
+        if m.kind == RUN and len(m) >= 4:
+            for pos in (0, len(m) - 1):
+                if m.cards[pos] != JOKER:
+                    yield ("take", i, pos, m.cards[pos])
+        if m.kind == GROUP and len(m) == 4 and m.low >= 0:
+            for pos in range(4):
+                if m.cards[pos] != JOKER:
+                    yield ("take", i, pos, m.cards[pos])
+        if m.kind == RUN:
+            for pos, c in enumerate(m.cards):
+                if c == JOKER and hand[m.reps[pos]] > 0 and (0 < pos < len(m) - 1 or p.joker_take_from_run_end):
+                    yield ("swap", i, pos, m.reps[pos])
+
+
+def apply_harvest(state, hand, table, kind, i, pos, c, forbid) -> list:
+    """Harvest one card and lay it again in a new meld from the hand (mutating hand and table), or
+    return [] and change nothing if that is not possible with a card left to discard."""
+    p = state.profile
+    h = hand.copy()
+    got = c if kind == "take" else JOKER
+    if kind == "take":
+        h[c] += 1
+    else:
+        h[c] -= 1
+        h[JOKER] += 1
+    res = MS.analyse(h, p)
+    ms = [m for m in res.deadwood if got in m.cards and len(m) >= 3]
+    if not ms:
+        return []
+    rest = h.copy()
+    for x in ms[0].cards:
+        rest[x] -= 1
+    if not discardable(rest, forbid) or rest.sum() < keep_cards(state, state.current):
+        return []
+    m = table[i]
+    if kind == "take":
+        op = Take(i, pos)
+        if m.kind == RUN:
+            table[i] = M.Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1) if pos == 0 else \
+                M.Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
+        else:
+            table[i] = M.Meld(GROUP, m.cards[:pos] + m.cards[pos + 1:], m.reps[:pos] + m.reps[pos + 1:], m.low)
+    else:
+        op = SwapJoker(i, pos, c)
+        table[i] = M.Meld(RUN, m.cards[:pos] + (c,) + m.cards[pos + 1:], m.reps, m.low)
+    table.append(ms[0])
+    hand[:] = rest
+    return [op, NewMeld(ms[0])]
 
 
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
@@ -417,12 +507,10 @@ class ExpertBot(PatientBot):
             return DRAW_STOCK
         if not state.opened[me] and self._waiting(state, me, state.hands[me]):
             return super().draw(state, me)
+        if obligation == "meld":
+            return DRAW_DISCARD if meld_taken_card(state, h, top) is not None else DRAW_STOCK
         before = MS.analyse(state.hands[me], p).min_deadwood
         _, after = best_discard(h, p, top)
-        if obligation == "meld":
-            res = MS.analyse(h, p)
-            if top in res.deadwood_left:
-                return DRAW_STOCK
         return DRAW_DISCARD if after <= before - self.draw_gain else DRAW_STOCK
 
     # ---------------------------------------------------------------- play
@@ -452,32 +540,22 @@ class ExpertBot(PatientBot):
                     hand[c] -= 1
                 ops.append(NewMeld(m))
                 table.append(m)
-        ops += find_layoffs(state, hand, table, keep=1, protect=forbid)
+        keep = keep_cards(state, me)
+        ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
+        ops = repair(ops, hand, forbid, keep)
+        taken = state.drawn_card if state.drawn_from == DRAW_DISCARD else -1
+        if state.discard_obligation(me) == "meld" and not any(
+                getattr(op, "card", None) == taken or (isinstance(op, NewMeld) and taken in op.meld.cards) for op in ops):
+            fallback = meld_taken_card(state, state.hands[me].copy(), taken)
+            if fallback is not None:
+                return Play(*fallback)
         return Play(ops, self._choose_discard(state, me, hand, forbid, table))
 
-    def _harvestable(self, state, me, hand, table):
-        p = state.profile
-        for i, m in enumerate(table):
-            if m.kind == RUN and len(m) >= 4:
-                for pos in (0, len(m) - 1):
-                    if m.cards[pos] != JOKER:
-                        yield ("take", i, pos, m.cards[pos])
-            if m.kind == GROUP and len(m) == 4 and m.low >= 0:
-                for pos in range(4):
-                    if m.cards[pos] != JOKER:
-                        yield ("take", i, pos, m.cards[pos])
-            if m.kind == RUN:
-                for pos, c in enumerate(m.cards):
-                    if c == JOKER and hand[m.reps[pos]] > 0 and (
-                            0 < pos < len(m) - 1 or p.joker_take_from_run_end):
-                        yield ("swap", i, pos, m.reps[pos])
-
     def _best_harvest(self, state, me, hand, table, forbid):
-        from .engine import SwapJoker, Take
         p = state.profile
         base = MS.analyse(hand, p).min_deadwood
         best = None
-        for kind, i, pos, c in self._harvestable(state, me, hand, table):
+        for kind, i, pos, c in harvest_options(state, hand, table):
             h = hand.copy()
             if kind == "take":
                 h[c] += 1
@@ -499,9 +577,13 @@ class ExpertBot(PatientBot):
                     continue
                 if kind == "swap" and not _joker_in_meld_with_two(res.deadwood):
                     continue
-                if h.sum() - sum(len(m) for m in res.deadwood) < 1:
+                rest = h.copy()
+                for mm in res.deadwood:
+                    for x in mm.cards:
+                        rest[x] -= 1
+                if not discardable(rest, forbid):
                     continue
-                gain = base - res.min_deadwood + (p.joker_penalty if kind == "swap" else 0) * 0
+                gain = base - res.min_deadwood
                 if gain <= 0:
                     continue
                 score = (0, -gain)
@@ -511,31 +593,12 @@ class ExpertBot(PatientBot):
         if best is None:
             return None
         score, kind, i, pos, c, h, ms, going_out, disc = best
-        table = list(table)
-        m = table[i]
-        if kind == "take":
-            op = Take(i, pos)
-            if m.kind == RUN:
-                table[i] = M.Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1) if pos == 0 else \
-                    M.Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
-            else:
-                table[i] = M.Meld(GROUP, m.cards[:pos] + m.cards[pos + 1:], m.reps[:pos] + m.reps[pos + 1:], m.low)
-        else:
-            op = SwapJoker(i, pos, c)
-            table[i] = M.Meld(RUN, m.cards[:pos] + (c,) + m.cards[pos + 1:], m.reps, m.low)
         if going_out:
+            op = Take(i, pos) if kind == "take" else SwapJoker(i, pos, c)
             return [op], h, table, (disc, ms)
-        # lay the melds that re-use the harvested card now (so it is not kept)
-        ops = [op]
-        got = c if kind == "take" else JOKER
-        for mm in ms:
-            if got in mm.cards:
-                for x in mm.cards:
-                    h[x] -= 1
-                ops.append(NewMeld(mm))
-                table.append(mm)
-                break
-        return ops, h, table, None
+        hand, table = hand.copy(), list(table)
+        ops = apply_harvest(state, hand, table, kind, i, pos, c, forbid)
+        return (ops, hand, table, None) if ops else None
 
     # ---------------------------------------------------------------- discards
     def _feed_risk(self, state, me, c, table) -> int:
