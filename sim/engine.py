@@ -492,7 +492,7 @@ class _TableWork:
         self.added_high: dict[int, int] = {}
         self.added_total: dict[int, int] = {}
         self.new_indices: set[int] = set()
-        self.id_map = {}
+        self.touched: set[int] = set()  # table melds changed this turn (new ones are checked when laid)
 
     def spend(self, cards, hand) -> int:
         """Take cards from the harvested pool first, then the hand; return how many came from hand."""
@@ -580,6 +580,7 @@ class _TableWork:
             raise IllegalTurn("meld", reason)
         self.spend((c,), hand)
         self.table[op.target] = new
+        self.touched.add(op.target)
         self._count_add(op.target, op.end, m)
         return added
 
@@ -605,6 +606,7 @@ class _TableWork:
         if len(new) < 3 or not any(x != JOKER for x in new.cards):
             raise IllegalTurn("take", f"taking {card_str(c)} would leave {new}, not a valid meld")
         self.table[op.target] = new
+        self.touched.add(op.target)
         self.floating.append(c)
 
     def split(self, op: Split, hand):
@@ -625,6 +627,7 @@ class _TableWork:
                 raise IllegalTurn("split", r)
         self.spend((op.card,), hand)
         self.table[op.target] = first
+        self.touched.add(op.target)
         self.table.append(second)
         self.new_indices.add(len(self.table) - 1)
 
@@ -678,6 +681,7 @@ class _TableWork:
             spent = tuple(added)
         self.spend(spent, hand)
         self.table[op.target] = new
+        self.touched.add(op.target)
         self.floating.append(JOKER)
         self.freed_jokers += 1
         self.freed_jokers_pending += 1
@@ -688,7 +692,7 @@ class _TableWork:
                               "the same turn, never kept in hand")
         if self.freed_jokers_pending:
             raise IllegalTurn("joker", "a freed joker must be laid in a new meld with at least two cards from the hand")
-        for m in self.table:
-            r = M.check(m, self.p)
+        for i in sorted(self.touched):
+            r = M.check(self.table[i], self.p)
             if r:
                 raise IllegalTurn("table", f"at the end of the turn every table meld must be valid: {r}")
