@@ -1,0 +1,1095 @@
+"""Exact meld search: the best melds a hand can make, for the opening and for deadwood.
+
+For a hand (count vector of naturals plus jokers) under a profile this module computes exactly
+
+- ``max_meld_value``: the largest total value of disjoint valid melds (jokers worth the card they
+  are declared as, a low ace ``ace_low_value``, an all-joker group ``joker_meld_value`` a joker);
+  the opening minimum is checked against it;
+- ``min_deadwood``: the smallest penalty (``cards.hand_values``) of the cards left out;
+- ``min_loose``: the fewest cards left out (0: everything melds);
+
+and, for one hand at a time, partitions achieving them as ``sim.melds.Meld`` objects.
+
+Method (decomposition, see /work/shared/NOTES.md).  Groups with two or more naturals are the only
+melds that couple suits, so the search enumerates every choice of such groups (plus an all-joker
+group where ``joker_melds``), and scores what is left suit by suit from a per-suit table indexed by
+the suit's base-3 count pattern (3**13 patterns).  A table entry holds, for each objective (value,
+melded penalty, melded cards) and each number of jokers 0..4 the suit may use, the best the suit's
+runs and one-natural groups (natural + 2 or 3 jokers) can do.  The jokers are then split between the
+suits by a small max-plus convolution.  Table entries are filled lazily (a self-recursive exact
+recursion: the lowest card of the suit is loose, in a one-natural group, or in a run, where every
+other slot of the run is a natural or a joker) and kept for the life of the process.
+
+The table lives inside the parameter vector (``params_array``): the kernels receive nothing but the
+hand and that vector, which holds the profile's parameters in its first ``HDR`` int32 words and the
+lazily filled table (int16 entries) after them.  ``params_array`` returns one shared vector per
+parameter set, so every caller in a process fills and reuses the same table (about 50 MB of zero
+pages reserved; 35-50 MB get touched by random deals).  Build it in the process that uses it.
+
+Compiled kernels (arrays and scalars only, callable from other ``@njit`` code; counts = 53 counts,
+params = ``params_array(profile)``):
+
+- ``search_kernel(counts, params) -> (max_meld_value, min_deadwood, min_loose)``
+- ``max_meld_value_kernel``, ``min_deadwood_kernel``, ``min_loose_kernel`` (one number each)
+- ``batch_kernel(hands, params, out)``: ``out[i] = search_kernel(hands[i], params)``
+- ``best_discard_kernel(counts, params) -> (card, deadwood after)``
+- ``go_out_kernel(counts, params, kalooki) -> discard card or -1``
+
+Cost grows with the hand: random 13-15 card deals take about a microsecond; a hand of 20+ cards of
+one suit takes seconds the first time its suit patterns are met.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+from numba.typed import Dict
+from numba import types
+
+from . import cards as C
+from . import melds as M
+
+N_PAT = 3 ** 13  # base-3 count patterns of one suit
+MAX_JOKERS = 4  # the table's joker axis: 0..4 jokers
+ENTRY = 16  # int16 words per table entry: 3 objectives x 5 joker counts + a filled flag
+HDR = 64  # int32 words of parameters before the table
+
+# header layout (int32 word offsets)
+P_ACE_LOW = 0
+P_ACE_VALUE = 1
+P_ACE_LOW_VALUE = 2
+P_JOKER_PENALTY = 3
+P_JOKER_MELDS = 4
+P_JOKER_MELD_VALUE = 5
+P_MAX_JOKERS_PER_MELD = 6
+P_KMAX = 7  # min(max_jokers_per_meld, 4): most jokers one meld can take here
+P_OPENING_MIN = 8
+P_KALOOKI_EXEMPT = 9
+P_FORMAT = 10
+P_EXTV = 16  # 14 words: value of extended rank 0 (low ace) .. 13 (high ace) in a run
+P_HV = 32  # 13 words: value of each rank in hand and in a group (ace = ace_value)
+FORMAT = 1
+
+TAB = 2 * HDR  # int16 offset of the table inside params.view(int16)
+OBJ_VALUE, OBJ_MELDED_PENALTY, OBJ_MELDED_CARDS = 0, 1, 2
+NEG = -(1 << 40)
+
+POW3 = np.array([3 ** i for i in range(14)], dtype=np.int64)
+BITS = np.array([bin(i).count("1") for i in range(16)], dtype=np.int64)
+
+# workspace layout for the search (int64 words)
+W_CNT = 0  # 52 natural counts, updated as groups are chosen
+W_P = 56  # 4 suit patterns
+W_OFF = 60  # 4 table offsets
+W_ACC = 64  # 5 convolution accumulators
+W_G = 72  # 3 objective totals of the chosen groups
+W_BEST = 76  # 3 best totals
+W_CH = 80  # chosen move indices (stack)
+MAX_GROUPS = 40  # more than any hand can lay (108 cards / 3)
+W_SIZE = W_CH + MAX_GROUPS
+MAX_MOVES = 13 * 21
+REC_W = 2 + 3 * MAX_GROUPS  # recorded choice: n groups, all-joker group size, (rank, suit mask, jokers) each
+OUT_W = 32  # a meld row: kind, low, n, 14 physical cards, 14 declared cards
+MAX_OUT = 40
+
+
+# ---------------------------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------------------------
+
+_PARAMS_CACHE: dict[tuple, np.ndarray] = {}  # header -> params vector, least recently used first
+_PARAMS_CACHE_MAX = 8  # each vector's table grows to at most 51 MB as it fills
+_KEY_BY_PROFILE: dict[int, tuple] = {}  # id(profile) -> (profile, header key)
+
+
+def _header(profile) -> np.ndarray:
+    h = np.zeros(HDR, dtype=np.int32)
+    h[P_ACE_LOW] = int(bool(profile.ace_low))
+    h[P_ACE_VALUE] = profile.ace_value
+    h[P_ACE_LOW_VALUE] = profile.ace_low_value
+    h[P_JOKER_PENALTY] = profile.joker_penalty
+    h[P_JOKER_MELDS] = int(bool(profile.joker_melds))
+    h[P_JOKER_MELD_VALUE] = profile.joker_meld_value
+    h[P_MAX_JOKERS_PER_MELD] = profile.max_jokers_per_meld
+    h[P_KMAX] = min(profile.max_jokers_per_meld, MAX_JOKERS)
+    h[P_OPENING_MIN] = profile.opening_min
+    h[P_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
+    h[P_FORMAT] = FORMAT
+    for e in range(14):
+        h[P_EXTV + e] = profile.ace_low_value if e == M.ACE_LOW_EXT else C.rank_value(M.ext_rank_to_rank(e), profile.ace_value)
+    for r in range(13):
+        h[P_HV + r] = C.rank_value(r, profile.ace_value)
+    return h
+
+
+def params_array(profile) -> np.ndarray:
+    """The int32 vector the kernels take: the profile's search parameters, then the lazy table.
+
+    Profiles with the same search parameters share one vector, so a process fills each table once.
+    Treat it as opaque and read-only outside this module; build it where it is used (it is large
+    to send to another process).
+    """
+    hit = _KEY_BY_PROFILE.get(id(profile))
+    if hit is not None and hit[0] is profile:
+        key = hit[1]
+    else:
+        key = tuple(int(x) for x in _header(profile))
+        if len(_KEY_BY_PROFILE) >= 256:
+            _KEY_BY_PROFILE.clear()
+        _KEY_BY_PROFILE[id(profile)] = (profile, key)  # holding the profile keeps its id from being reused
+    arr = _PARAMS_CACHE.pop(key, None)
+    if arr is None:
+        if len(_PARAMS_CACHE) >= _PARAMS_CACHE_MAX:
+            _PARAMS_CACHE.pop(next(iter(_PARAMS_CACHE)))
+        arr = np.zeros(HDR + N_PAT * ENTRY // 2, dtype=np.int32)  # zero pages: memory used as filled
+        arr[:HDR] = key
+    _PARAMS_CACHE[key] = arr
+    return arr
+
+
+# ---------------------------------------------------------------------------------------------
+# one suit: candidate melds containing the lowest card, and the lazily filled table
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _add_option(buf, n, sub, k, v, d, l, desc):
+    if n < buf.shape[0]:
+        buf[n, 0] = sub
+        buf[n, 1] = k
+        buf[n, 2] = v
+        buf[n, 3] = d
+        buf[n, 4] = l
+        buf[n, 5] = desc
+    return n + 1
+
+
+@njit(cache=True)
+def _suit_options(P, prm, buf, d, opt):
+    """Every meld of one suit (pattern P > 0) holding the suit's lowest natural, as rows of buf:
+    (pattern left, jokers used, value, melded penalty, melded cards, description).
+
+    Description: bit 0 = one-natural group; runs: bits 1-4 low extended rank, 5-8 high, 9-22 the
+    slots (by extended rank) filled by jokers.  Returns how many there are (rows beyond buf's
+    length are counted, not written).  d (13) and opt (14) are scratch.
+    """
+    kmax = prm[P_KMAX]
+    jp = prm[P_JOKER_PENALTY]
+    x = P
+    for r in range(13):
+        d[r] = x % 3
+        x //= 3
+    r0 = 0
+    while d[r0] == 0:
+        r0 += 1
+    hv0 = prm[P_HV + r0]
+    base = P - POW3[r0]
+    n = 0
+    for k in range(2, 4):  # the natural with 2 or 3 jokers as a group
+        if k <= kmax:
+            n = _add_option(buf, n, base, k, (k + 1) * hv0, hv0 + k * jp, k + 1, 1)
+    if r0 == 12:  # only aces left: runs of an ace and jokers
+        v = prm[P_EXTV + 13]
+        jm = 0
+        for lo in range(12, 0, -1):  # high: jokers at lo..12, the ace at 13
+            v += prm[P_EXTV + lo]
+            jm |= 1 << lo
+            k = 13 - lo
+            if k > kmax:
+                break
+            if k >= 2:
+                n = _add_option(buf, n, base, k, v, hv0 + k * jp, k + 1, (lo << 1) | (13 << 5) | (jm << 9))
+        if prm[P_ACE_LOW] != 0:  # low: the ace at 0, jokers at 1..hi
+            v = prm[P_EXTV + 0]
+            jm = 0
+            for hi in range(1, 13):
+                v += prm[P_EXTV + hi]
+                jm |= 1 << hi
+                k = hi
+                if k > kmax:
+                    break
+                if k >= 2:
+                    n = _add_option(buf, n, base, k, v, hv0 + k * jp, k + 1, (0 << 1) | (hi << 5) | (jm << 9))
+        return n
+    e0 = r0 + 1
+    lo_min = 0 if prm[P_ACE_LOW] != 0 else 1
+    for lo in range(e0, lo_min - 1, -1):
+        ace_opt = lo == 0 and d[12] > 0
+        f = e0 - lo
+        fmask = 0
+        vbelow = 0
+        for e in range(lo, e0):
+            fmask |= 1 << e
+            vbelow += prm[P_EXTV + e]
+        nopt = 0
+        if ace_opt:
+            f -= 1
+            fmask &= ~1
+            opt[0] = 0
+            nopt = 1
+        if f > kmax:
+            break
+        v = vbelow
+        top = min(13, lo + 12)
+        for hi in range(e0, top + 1):
+            v += prm[P_EXTV + hi]
+            if hi > e0:
+                av = d[hi - 1] > 0 if hi <= 12 else d[12] > 0
+                if av:
+                    opt[nopt] = hi
+                    nopt += 1
+                else:
+                    f += 1
+                    fmask |= 1 << hi
+            if f > kmax:
+                break
+            length = hi - lo + 1
+            if length < 3:
+                continue
+            tmax = min(kmax - f, nopt)
+            sm = 0
+            t = 0
+            while True:  # subsets sm of the optional slots that take a joker, |sm| <= tmax
+                sub = base
+                natd = hv0
+                jm = fmask
+                for i in range(nopt):
+                    e = opt[i]
+                    rk = 12 if (e == 0 or e == 13) else e - 1
+                    if (sm >> i) & 1:
+                        jm |= 1 << e
+                    else:
+                        sub -= POW3[rk]
+                        natd += prm[P_HV + rk]
+                k = f + t
+                n = _add_option(buf, n, sub, k, v, natd + k * jp, length, (lo << 1) | (hi << 5) | (jm << 9))
+                if t == 0:
+                    if tmax == 0:
+                        break
+                    t = 1
+                    sm = 1
+                else:
+                    c = sm & -sm
+                    rr = sm + c
+                    nx = (((rr ^ sm) >> 2) // c) | rr
+                    if nx >= (1 << nopt):
+                        t += 1
+                        if t > tmax:
+                            break
+                        sm = (1 << t) - 1
+                    else:
+                        sm = nx
+    return n
+
+
+@njit(cache=True)
+def _options_into(P, prm, buf, d, opt):
+    """(rows, count) of _suit_options, in buf when it is large enough, else in a new array."""
+    n = _suit_options(P, prm, buf, d, opt)
+    if n > buf.shape[0]:
+        buf = np.empty((n, 6), np.int64)
+        _suit_options(P, prm, buf, d, opt)
+    return buf, n
+
+
+@njit(cache=True)
+def _options(P, prm):
+    return _options_into(P, prm, np.empty((48, 6), np.int64), np.empty(13, np.int64), np.empty(14, np.int64))
+
+
+@njit(cache=True)
+def _suit_entry(tab, P, prm):
+    """Offset (int16 words) of the filled table entry of suit pattern P."""
+    off = TAB + P * ENTRY
+    if tab[off + 15] != 0:
+        return off
+    best = np.zeros(15, np.int64)
+    if P != 0:
+        x = P
+        r0 = 0
+        while x % 3 == 0:
+            x //= 3
+            r0 += 1
+        soff = _suit_entry(tab, P - POW3[r0], prm)  # the lowest card loose
+        for i in range(15):
+            best[i] = tab[soff + i]
+        buf, n = _options(P, prm)
+        for i in range(n):
+            soff = _suit_entry(tab, buf[i, 0], prm)
+            k = buf[i, 1]
+            for o in range(3):
+                g = buf[i, 2 + o]
+                for j in range(k, MAX_JOKERS + 1):
+                    v = g + tab[soff + o * 5 + j - k]
+                    if v > best[o * 5 + j]:
+                        best[o * 5 + j] = v
+    for i in range(15):
+        tab[off + i] = best[i]
+    tab[off + 15] = 1
+    return off
+
+
+@njit(cache=True)
+def _suit_full(P, prm, memo):
+    """Exact joker counts 0..4: best value of partitions of suit pattern P that meld every card."""
+    if P in memo:
+        return memo[P]
+    out = np.full(MAX_JOKERS + 1, NEG, np.int64)
+    if P == 0:
+        out[0] = 0
+    else:
+        buf, n = _options(P, prm)
+        for i in range(n):
+            fs = _suit_full(buf[i, 0], prm, memo)
+            k = buf[i, 1]
+            for j in range(k, MAX_JOKERS + 1):
+                if fs[j - k] > NEG:
+                    v = buf[i, 2] + fs[j - k]
+                    if v > out[j]:
+                        out[j] = v
+    memo[P] = out
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the whole hand: groups with two or more naturals, then the suits
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _gen_moves(counts, prm, mv):
+    """Every group of two or more naturals (distinct suits) plus jokers the hand could lay:
+    rows (rank, suit mask, jokers, value, melded penalty, melded cards)."""
+    kmax = prm[P_KMAX]
+    jp = prm[P_JOKER_PENALTY]
+    J = counts[52]
+    nm = 0
+    for r in range(13):
+        m = 0
+        for s in range(4):
+            if counts[s * 13 + r] > 0:
+                m |= 1 << s
+        if BITS[m] < 2:
+            continue
+        h = prm[P_HV + r]
+        for g in range(3, 16):
+            if (g & ~m) != 0:
+                continue
+            nn = BITS[g]
+            if nn < 2:
+                continue
+            for k in range(0, 5 - nn):
+                if nn + k < 3 or k > kmax or k > J:
+                    continue
+                mv[nm, 0] = r
+                mv[nm, 1] = g
+                mv[nm, 2] = k
+                mv[nm, 3] = (nn + k) * h
+                mv[nm, 4] = nn * h + k * jp
+                mv[nm, 5] = nn + k
+                nm += 1
+    return nm
+
+
+@njit(cache=True)
+def _conv(tab, ws, o, jr):
+    """Best total of objective o over the 4 suits using at most jr jokers (entries at ws[W_OFF:])."""
+    if jr == 0:
+        return (tab[ws[W_OFF] + o * 5] + tab[ws[W_OFF + 1] + o * 5]
+                + tab[ws[W_OFF + 2] + o * 5] + tab[ws[W_OFF + 3] + o * 5])
+    b = ws[W_OFF] + o * 5
+    for j in range(jr + 1):
+        ws[W_ACC + j] = tab[b + j]
+    for s in range(1, 4):
+        b = ws[W_OFF + s] + o * 5
+        for j in range(jr, -1, -1):
+            m = ws[W_ACC + j] + tab[b]
+            for i in range(j):
+                v = ws[W_ACC + i] + tab[b + j - i]
+                if v > m:
+                    m = v
+            ws[W_ACC + j] = m
+    return ws[W_ACC + jr]
+
+
+@njit(cache=True)
+def _evaluate(tab, prm, ws, mv, jb, sp, rec, record):
+    for s in range(4):
+        p = ws[W_P + s]
+        off = TAB + p * ENTRY
+        if tab[off + 15] == 0:
+            off = _suit_entry(tab, p, prm)
+        ws[W_OFF + s] = off
+    aj = 0
+    while aj <= jb:
+        for o in range(3):
+            if o == 0:
+                ga = aj * prm[P_JOKER_MELD_VALUE]
+            elif o == 1:
+                ga = aj * prm[P_JOKER_PENALTY]
+            else:
+                ga = aj
+            v = ws[W_G + o] + ga + _conv(tab, ws, o, jb - aj)
+            if v > ws[W_BEST + o]:
+                ws[W_BEST + o] = v
+                if record:
+                    rec[o, 0] = sp
+                    rec[o, 1] = aj
+                    for i in range(sp):
+                        m = ws[W_CH + i]
+                        rec[o, 2 + 3 * i] = mv[m, 0]
+                        rec[o, 3 + 3 * i] = mv[m, 1]
+                        rec[o, 4 + 3 * i] = mv[m, 2]
+        if prm[P_JOKER_MELDS] == 0:
+            break
+        aj = 3 if aj == 0 else aj + 1
+
+
+@njit(cache=True)
+def _search_ws(counts, prm, mv, ws, rec, record):
+    """Best (value, melded penalty, melded cards) of the hand; with record, the best group choice
+    of each objective goes to rec."""
+    tab = prm.view(np.int16)
+    for s in range(4):
+        p = 0
+        for r in range(12, -1, -1):
+            p = p * 3 + counts[s * 13 + r]
+        ws[W_P + s] = p
+    for c in range(52):
+        ws[W_CNT + c] = counts[c]
+    for o in range(3):
+        ws[W_G + o] = 0
+        ws[W_BEST + o] = NEG
+    nm = _gen_moves(counts, prm, mv)
+    jb = np.int64(counts[52])
+    _evaluate(tab, prm, ws, mv, jb, 0, rec, record)
+    sp = 0
+    nxt = 0
+    while True:
+        found = False
+        while nxt < nm:
+            r = mv[nxt, 0]
+            g = mv[nxt, 1]
+            ok = mv[nxt, 2] <= jb
+            if ok:
+                for s in range(4):
+                    if (g >> s) & 1 and ws[W_CNT + s * 13 + r] == 0:
+                        ok = False
+                        break
+            if ok:
+                found = True
+                break
+            nxt += 1
+        if found:
+            r = mv[nxt, 0]
+            g = mv[nxt, 1]
+            for s in range(4):
+                if (g >> s) & 1:
+                    ws[W_CNT + s * 13 + r] -= 1
+                    ws[W_P + s] -= POW3[r]
+            jb -= mv[nxt, 2]
+            for o in range(3):
+                ws[W_G + o] += mv[nxt, 3 + o]
+            ws[W_CH + sp] = nxt
+            sp += 1
+            _evaluate(tab, prm, ws, mv, jb, sp, rec, record)
+        else:
+            if sp == 0:
+                break
+            sp -= 1
+            m = ws[W_CH + sp]
+            r = mv[m, 0]
+            g = mv[m, 1]
+            for s in range(4):
+                if (g >> s) & 1:
+                    ws[W_CNT + s * 13 + r] += 1
+                    ws[W_P + s] += POW3[r]
+            jb += mv[m, 2]
+            for o in range(3):
+                ws[W_G + o] -= mv[m, 3 + o]
+            nxt = m + 1
+    return ws[W_BEST], ws[W_BEST + 1], ws[W_BEST + 2]
+
+
+@njit(cache=True)
+def _totals(counts, prm):
+    """(cards in hand, their total penalty)."""
+    n = 0
+    t = 0
+    for c in range(52):
+        k = counts[c]
+        n += k
+        t += k * prm[P_HV + c % 13]
+    n += counts[52]
+    t += counts[52] * prm[P_JOKER_PENALTY]
+    return n, t
+
+
+@njit(cache=True)
+def _workspace():
+    return np.empty((MAX_MOVES, 6), np.int64), np.empty(W_SIZE, np.int64), np.zeros((3, REC_W), np.int64)
+
+
+@njit(cache=True)
+def _answers(counts, prm, mv, ws, rec):
+    bv, bd, bl = _search_ws(counts, prm, mv, ws, rec, False)
+    n, t = _totals(counts, prm)
+    return bv, t - bd, n - bl
+
+
+@njit(cache=True)
+def search_kernel(counts, params):
+    """(max_meld_value, min_deadwood, min_loose) of one hand (counts: 53 counts)."""
+    mv, ws, rec = _workspace()
+    return _answers(counts, params, mv, ws, rec)
+
+
+@njit(cache=True)
+def max_meld_value_kernel(counts, params):
+    return search_kernel(counts, params)[0]
+
+
+@njit(cache=True)
+def min_deadwood_kernel(counts, params):
+    return search_kernel(counts, params)[1]
+
+
+@njit(cache=True)
+def min_loose_kernel(counts, params):
+    return search_kernel(counts, params)[2]
+
+
+@njit(cache=True)
+def batch_kernel(hands, params, out):
+    """out[i] = (max_meld_value, min_deadwood, min_loose) of hands[i]; one core, one call."""
+    mv, ws, rec = _workspace()
+    for i in range(hands.shape[0]):
+        v, d, l = _answers(hands[i], params, mv, ws, rec)
+        out[i, 0] = v
+        out[i, 1] = d
+        out[i, 2] = l
+
+
+# ---------------------------------------------------------------------------------------------
+# melding every card (going out, Kalooki): best value over the partitions that leave nothing
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _full_search(counts, prm, rec):
+    """Largest value of a partition of the whole hand into melds (NEG if none); best choice of
+    groups to rec[0]."""
+    mv = np.empty((MAX_MOVES, 6), np.int64)
+    nm = _gen_moves(counts, prm, mv)
+    memo = Dict.empty(key_type=types.int64, value_type=types.int64[:])
+    cnt = np.empty(52, np.int64)
+    P = np.zeros(4, np.int64)
+    for c in range(52):
+        cnt[c] = counts[c]
+        P[c // 13] += counts[c] * POW3[c % 13]
+    ch = np.empty(MAX_GROUPS, np.int64)
+    vals = np.empty((4, MAX_JOKERS + 1), np.int64)
+    jb = np.int64(counts[52])
+    gv = np.int64(0)
+    best = NEG
+    sp = 0
+    nxt = 0
+    evaluate = True
+    while True:
+        if evaluate:
+            for s in range(4):
+                f = _suit_full(P[s], prm, memo)
+                for j in range(MAX_JOKERS + 1):
+                    vals[s, j] = f[j]
+            aj = 0
+            while aj <= jb:
+                bsum, split = _split_jokers(vals, jb - aj, True)
+                if bsum > NEG:
+                    v = gv + aj * prm[P_JOKER_MELD_VALUE] + bsum
+                    if v > best:
+                        best = v
+                        rec[0, 0] = sp
+                        rec[0, 1] = aj
+                        for i in range(sp):
+                            m = ch[i]
+                            rec[0, 2 + 3 * i] = mv[m, 0]
+                            rec[0, 3 + 3 * i] = mv[m, 1]
+                            rec[0, 4 + 3 * i] = mv[m, 2]
+                if prm[P_JOKER_MELDS] == 0:
+                    break
+                aj = 3 if aj == 0 else aj + 1
+        evaluate = False
+        found = False
+        while nxt < nm:
+            r = mv[nxt, 0]
+            g = mv[nxt, 1]
+            ok = mv[nxt, 2] <= jb
+            for s in range(4):
+                if (g >> s) & 1 and cnt[s * 13 + r] == 0:
+                    ok = False
+            if ok:
+                found = True
+                break
+            nxt += 1
+        if found:
+            r = mv[nxt, 0]
+            g = mv[nxt, 1]
+            for s in range(4):
+                if (g >> s) & 1:
+                    cnt[s * 13 + r] -= 1
+                    P[s] -= POW3[r]
+            jb -= mv[nxt, 2]
+            gv += mv[nxt, 3]
+            ch[sp] = nxt
+            sp += 1
+            evaluate = True
+        else:
+            if sp == 0:
+                break
+            sp -= 1
+            m = ch[sp]
+            r = mv[m, 0]
+            g = mv[m, 1]
+            for s in range(4):
+                if (g >> s) & 1:
+                    cnt[s * 13 + r] += 1
+                    P[s] += POW3[r]
+            jb += mv[m, 2]
+            gv -= mv[m, 3]
+            nxt = m + 1
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# partitions: replay the recorded group choice, split the jokers, walk each suit's table back
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _emit_group(out, nout, rank, g, k):
+    row = out[nout]
+    row[:] = -1
+    row[0] = 1
+    row[1] = rank
+    i = 0
+    for s in range(4):
+        if (g >> s) & 1:
+            row[3 + i] = s * 13 + rank
+            row[17 + i] = s * 13 + rank
+            i += 1
+    for s in range(4):
+        if k == 0:
+            break
+        if not (g >> s) & 1:
+            row[3 + i] = 52
+            row[17 + i] = s * 13 + rank if rank >= 0 else -1
+            i += 1
+            k -= 1
+    row[2] = i
+    return nout + 1
+
+
+@njit(cache=True)
+def _emit_option(out, nout, suit, r0, k, desc):
+    row = out[nout]
+    row[:] = -1
+    if desc & 1:
+        return _emit_group(out, nout, r0, 1 << suit, k)
+    lo = (desc >> 1) & 15
+    hi = (desc >> 5) & 15
+    jm = desc >> 9
+    row[0] = 0
+    row[1] = lo
+    row[2] = hi - lo + 1
+    for e in range(lo, hi + 1):
+        rk = 12 if (e == 0 or e == 13) else e - 1
+        rep = suit * 13 + rk
+        row[17 + e - lo] = rep
+        row[3 + e - lo] = 52 if (jm >> e) & 1 else rep
+    return nout + 1
+
+
+@njit(cache=True)
+def _replay_groups(counts, rec, o, out, P):
+    """Emit the recorded groups (and all-joker group) of rec[o]; P gets the suit patterns left.
+    Returns (rows emitted, jokers left)."""
+    for s in range(4):
+        P[s] = 0
+    for c in range(52):
+        P[c // 13] += counts[c] * POW3[c % 13]
+    jb = np.int64(counts[52])
+    nout = 0
+    for i in range(rec[o, 0]):
+        r = rec[o, 2 + 3 * i]
+        g = rec[o, 3 + 3 * i]
+        k = rec[o, 4 + 3 * i]
+        for s in range(4):
+            if (g >> s) & 1:
+                P[s] -= POW3[r]
+        jb -= k
+        nout = _emit_group(out, nout, r, g, k)
+    aj = rec[o, 1]
+    if aj > 0:
+        nout = _emit_group(out, nout, -1, 0, aj)
+        jb -= aj
+    return nout, jb
+
+
+@njit(cache=True)
+def _split_jokers(vals, jb, exact):
+    """(best sum, jokers per suit): at most jb jokers in all (exactly jb if exact) maximising the
+    sum of vals[s, j] (NEG: impossible)."""
+    best = NEG
+    split = np.zeros(4, np.int64)
+    for a in range(min(jb, MAX_JOKERS) + 1):
+        for b in range(min(jb - a, MAX_JOKERS) + 1):
+            for c in range(min(jb - a - b, MAX_JOKERS) + 1):
+                for d in range(min(jb - a - b - c, MAX_JOKERS) + 1):
+                    if exact and a + b + c + d != jb:
+                        continue
+                    if vals[0, a] <= NEG or vals[1, b] <= NEG or vals[2, c] <= NEG or vals[3, d] <= NEG:
+                        continue
+                    v = vals[0, a] + vals[1, b] + vals[2, c] + vals[3, d]
+                    if v > best:
+                        best = v
+                        split[0] = a
+                        split[1] = b
+                        split[2] = c
+                        split[3] = d
+    return best, split
+
+
+@njit(cache=True)
+def _lowest_rank(p):
+    r0 = 0
+    while p % 3 == 0:
+        p //= 3
+        r0 += 1
+    return r0
+
+
+@njit(cache=True)
+def _reconstruct(counts, prm, rec, o, out):
+    """Melds (rows of out) of the best partition for objective o, from the table.  Returns the
+    number of rows."""
+    tab = prm.view(np.int16)
+    P = np.zeros(4, np.int64)
+    nout, jb = _replay_groups(counts, rec, o, out, P)
+    vals = np.empty((4, MAX_JOKERS + 1), np.int64)
+    for s in range(4):
+        off = _suit_entry(tab, P[s], prm)
+        for j in range(MAX_JOKERS + 1):
+            vals[s, j] = tab[off + o * 5 + j]
+    _, split = _split_jokers(vals, jb, False)
+    buf0 = np.empty((256, 6), np.int64)
+    d = np.empty(13, np.int64)
+    opt = np.empty(14, np.int64)
+    for s in range(4):
+        p = P[s]
+        j = split[s]
+        while p != 0:
+            r0 = _lowest_rank(p)
+            target = tab[_suit_entry(tab, p, prm) + o * 5 + j]
+            buf, n = _options_into(p, prm, buf0, d, opt)
+            found = -1
+            for i in range(n):
+                k = buf[i, 1]
+                if k <= j and buf[i, 2 + o] + tab[_suit_entry(tab, buf[i, 0], prm) + o * 5 + j - k] == target:
+                    found = i
+                    break
+            if found >= 0:
+                nout = _emit_option(out, nout, s, r0, buf[found, 1], buf[found, 5])
+                j -= buf[found, 1]
+                p = buf[found, 0]
+            else:
+                p -= POW3[r0]  # the lowest card is loose
+    return nout
+
+
+@njit(cache=True)
+def _reconstruct_full(counts, prm, rec, out):
+    """Melds of the most valuable partition melding every card (rec from _full_search)."""
+    P = np.zeros(4, np.int64)
+    nout, jb = _replay_groups(counts, rec, 0, out, P)
+    memo = Dict.empty(key_type=types.int64, value_type=types.int64[:])
+    vals = np.empty((4, MAX_JOKERS + 1), np.int64)
+    for s in range(4):
+        f = _suit_full(P[s], prm, memo)
+        for j in range(MAX_JOKERS + 1):
+            vals[s, j] = f[j]
+    _, split = _split_jokers(vals, jb, True)
+    for s in range(4):
+        p = P[s]
+        j = split[s]
+        while p != 0:
+            target = _suit_full(p, prm, memo)[j]
+            buf, n = _options(p, prm)
+            for i in range(n):
+                k = buf[i, 1]
+                if k <= j:
+                    sv = _suit_full(buf[i, 0], prm, memo)[j - k]
+                    if sv > NEG and buf[i, 2] + sv == target:
+                        nout = _emit_option(out, nout, s, _lowest_rank(p), k, buf[i, 5])
+                        j -= k
+                        p = buf[i, 0]
+                        break
+    return nout
+
+
+@njit(cache=True)
+def _analyse_kernel(counts, prm):
+    mv, ws, rec = _workspace()
+    bv, bd, bl = _search_ws(counts, prm, mv, ws, rec, True)
+    n, t = _totals(counts, prm)
+    out_v = np.empty((MAX_OUT, OUT_W), np.int64)
+    nv = _reconstruct(counts, prm, rec, 0, out_v)
+    out_d = np.empty((MAX_OUT, OUT_W), np.int64)
+    nd = _reconstruct(counts, prm, rec, 1, out_d)
+    return bv, t - bd, n - bl, out_v[:nv], out_d[:nd]
+
+
+@njit(cache=True)
+def _discard_order(counts, prm):
+    """Distinct cards of the hand, highest penalty first, then highest card id."""
+    order = np.empty(53, np.int64)
+    n = 0
+    for c in range(52, -1, -1):
+        if counts[c] > 0:
+            order[n] = c
+            n += 1
+    pen = np.empty(n, np.int64)
+    for i in range(n):
+        c = order[i]
+        pen[i] = prm[P_JOKER_PENALTY] if c == 52 else prm[P_HV + c % 13]
+    # stable insertion sort by penalty, descending (ids already descending)
+    for i in range(1, n):
+        c = order[i]
+        p = pen[i]
+        j = i - 1
+        while j >= 0 and pen[j] < p:
+            order[j + 1] = order[j]
+            pen[j + 1] = pen[j]
+            j -= 1
+        order[j + 1] = c
+        pen[j + 1] = p
+    return order[:n]
+
+
+@njit(cache=True)
+def best_discard_kernel(counts, params):
+    """(card, deadwood after) of the discard leaving the least deadwood; ties go to the higher
+    penalty card, then the higher card id.  (-1, 0) for an empty hand."""
+    mv, ws, rec = _workspace()
+    order = _discard_order(counts, params)
+    h = counts.copy()
+    best_c = -1
+    best_d = 0
+    for i in range(order.shape[0]):
+        c = order[i]
+        h[c] -= 1
+        v, d, l = _answers(h, params, mv, ws, rec)
+        h[c] += 1
+        if best_c < 0 or d < best_d:
+            best_c = c
+            best_d = d
+    return best_c, best_d
+
+
+@njit(cache=True)
+def go_out_kernel(counts, params, kalooki):
+    """The discard (-1 if none) after which every other card melds; with kalooki, also worth
+    at least opening_min (unless kalooki_exempt_from_minimum).  Discards are tried highest penalty
+    first, then highest id."""
+    mv, ws, rec = _workspace()
+    order = _discard_order(counts, params)
+    h = counts.copy()
+    rec1 = np.zeros((1, REC_W), np.int64)
+    for i in range(order.shape[0]):
+        c = order[i]
+        h[c] -= 1
+        v, d, l = _answers(h, params, mv, ws, rec)
+        ok = l == 0
+        if ok and kalooki and params[P_KALOOKI_EXEMPT] == 0:
+            ok = _full_search(h, params, rec1) >= params[P_OPENING_MIN]
+        h[c] += 1
+        if ok:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _full_partition(counts, prm):
+    rec = np.zeros((1, REC_W), np.int64)
+    best = _full_search(counts, prm, rec)
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    if best <= NEG:
+        return best, out[:0]
+    n = _reconstruct_full(counts, prm, rec, out)
+    return best, out[:n]
+
+
+# ---------------------------------------------------------------------------------------------
+# Python API
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class MeldResult:
+    max_meld_value: int
+    min_deadwood: int
+    min_loose: int
+    opening: list = field(default_factory=list)  # melds of a max-value partition
+    opening_left: list = field(default_factory=list)  # card ids left out of it
+    deadwood: list = field(default_factory=list)  # melds of a min-deadwood partition
+    deadwood_left: list = field(default_factory=list)
+
+
+@njit(cache=True)
+def _counts_ok(counts):
+    for c in range(52):
+        if counts[c] < 0 or counts[c] > 2:
+            return False
+    return 0 <= counts[52] <= MAX_JOKERS
+
+
+def as_counts(hand) -> np.ndarray:
+    """A hand as a contiguous int8 count vector (53 counts), from a count vector or card ids."""
+    if isinstance(hand, np.ndarray) and hand.shape == (C.N_KINDS,):
+        counts = np.ascontiguousarray(hand, dtype=np.int8)  # no copy when it already is one
+        if hand.dtype != np.int8 and not np.array_equal(hand, counts):
+            raise C.CardError("card counts out of range")
+    else:
+        ids = [int(c) for c in np.asarray(hand).reshape(-1)]
+        if any(not 0 <= c < C.N_KINDS for c in ids):
+            raise C.CardError(f"card ids must be 0..{C.N_KINDS - 1}")
+        counts = C.to_counts(ids, check=False)
+    if not _counts_ok(counts):
+        _check_counts(counts)
+    return counts
+
+
+def _check_counts(counts: np.ndarray) -> None:
+    if (counts < 0).any():
+        raise C.CardError("negative card count in hand")
+    if (counts[:C.N_NATURAL] > C.COPIES).any():
+        bad = [C.card_str(c) for c in range(C.N_NATURAL) if counts[c] > C.COPIES]
+        raise C.CardError(f"too many copies of {' '.join(bad)}; each card exists only {C.COPIES} times")
+    if counts[C.JOKER] > MAX_JOKERS:
+        raise C.CardError(f"{counts[C.JOKER]} jokers; the meld search handles at most {MAX_JOKERS}")
+
+
+def _melds_from_rows(rows) -> list:
+    out = []
+    for row in rows.tolist():
+        n = row[2]
+        out.append(M.Meld(row[0], tuple(row[3:3 + n]), tuple(row[17:17 + n]), row[1]))
+    return out
+
+
+def _left(counts, rows) -> list[int]:
+    """Card ids of the hand not in the melds (rows as returned by the kernels)."""
+    used = np.zeros(C.N_KINDS, dtype=np.int64)
+    for row in rows:
+        np.add.at(used, row[3:3 + row[2]], 1)
+    left = counts.astype(np.int64) - used
+    return np.repeat(np.arange(C.N_KINDS), left).tolist()
+
+
+def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, chunk: int = 50_000) -> np.ndarray:
+    """n independent random hands (n x 53 int8 counts) of hand_size cards, each dealt from a full
+    shuffled pack with ``jokers`` jokers (the first hand_size cards of a uniform random order)."""
+    deck = C.full_deck(jokers).astype(np.int64)
+    if not 0 <= hand_size <= deck.size:
+        raise ValueError(f"hand_size {hand_size} outside 0..{deck.size}")
+    out = np.empty((n, C.N_KINDS), dtype=np.int8)
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        keys = rng.random((b - a, deck.size))
+        idx = np.argpartition(keys, hand_size - 1, axis=1)[:, :hand_size] if hand_size else np.zeros((b - a, 0), np.int64)
+        flat = (np.arange(b - a, dtype=np.int64)[:, None] * C.N_KINDS + deck[idx]).ravel()
+        out[a:b] = np.bincount(flat, minlength=(b - a) * C.N_KINDS).reshape(b - a, C.N_KINDS)
+    return out
+
+
+def search(counts, profile) -> tuple[int, int, int]:
+    """(max_meld_value, min_deadwood, min_loose) of one hand."""
+    v, d, l = search_kernel(as_counts(counts), params_array(profile))
+    return int(v), int(d), int(l)
+
+
+def max_meld_value(counts, profile) -> int:
+    return search(counts, profile)[0]
+
+
+def min_deadwood(counts, profile) -> int:
+    return search(counts, profile)[1]
+
+
+def min_loose(counts, profile) -> int:
+    return search(counts, profile)[2]
+
+
+def batch(hands: np.ndarray, profile) -> dict:
+    """Both answers (and min_loose) for each row of hands (n x 53 counts), in one compiled call."""
+    hands = np.ascontiguousarray(np.asarray(hands), dtype=np.int8)
+    if hands.ndim != 2 or hands.shape[1] != C.N_KINDS:
+        raise ValueError(f"hands must have shape (n, {C.N_KINDS}), got {hands.shape}")
+    if hands.size and (hands.min() < 0 or hands[:, :C.N_NATURAL].max() > C.COPIES or hands[:, C.JOKER].max() > MAX_JOKERS):
+        raise C.CardError(f"hands hold a negative count, a natural more than {C.COPIES} times or more than "
+                          f"{MAX_JOKERS} jokers")
+    out = np.empty((hands.shape[0], 3), dtype=np.int32)
+    batch_kernel(hands, params_array(profile), out)
+    return {"max_meld_value": out[:, 0].copy(), "min_deadwood": out[:, 1].copy(), "min_loose": out[:, 2].copy()}
+
+
+def analyse(counts, profile) -> MeldResult:
+    """Both answers with a partition achieving each (melds pass ``melds.check``)."""
+    counts = as_counts(counts)
+    v, d, l, rv, rd = _analyse_kernel(counts, params_array(profile))
+    return MeldResult(int(v), int(d), int(l), _melds_from_rows(rv), _left(counts, rv),
+                      _melds_from_rows(rd), _left(counts, rd))
+
+
+def can_open(counts, profile) -> tuple[bool, list]:
+    """Whether the hand's best melds reach opening_min, and those melds."""
+    counts = as_counts(counts)
+    v, d, l, rv, rd = _analyse_kernel(counts, params_array(profile))
+    return bool(v >= profile.opening_min), _melds_from_rows(rv)
+
+
+def best_discard(counts, profile) -> tuple[int, int]:
+    """(card, deadwood after) of the discard that leaves the least deadwood (ties: higher penalty,
+    then higher card id)."""
+    counts = as_counts(counts)
+    if counts.sum() == 0:
+        raise ValueError("an empty hand has nothing to discard")
+    c, d = best_discard_kernel(counts, params_array(profile))
+    return int(c), int(d)
+
+
+def full_partition(counts, profile) -> tuple[int, list] | None:
+    """(value, melds) of the most valuable partition melding every card, or None if none does."""
+    counts = as_counts(counts)
+    v, rows = _full_partition(counts, params_array(profile))
+    if v <= NEG:
+        return None
+    return int(v), _melds_from_rows(rows)
+
+
+def _go_out(counts, profile, kalooki: bool):
+    counts = as_counts(counts)
+    c = int(go_out_kernel(counts, params_array(profile), kalooki))
+    if c < 0:
+        return False, None, []
+    rest = counts.copy()
+    rest[c] -= 1
+    v, rows = _full_partition(rest, params_array(profile))
+    return True, c, _melds_from_rows(rows)
+
+
+def can_go_out(counts, profile) -> tuple[bool, int | None, list]:
+    """Hand after the draw: (True, discard, melds) if some card can be discarded and all the rest
+    melded (the most valuable such melds); a card always remains to discard.  Discards are tried
+    highest penalty first, then highest card id."""
+    return _go_out(counts, profile, False)
+
+
+def can_kalooki(counts, profile) -> tuple[bool, int | None, list]:
+    """As can_go_out, with the melds worth at least opening_min unless kalooki_exempt_from_minimum."""
+    return _go_out(counts, profile, True)
