@@ -17,17 +17,21 @@ from sim.game import play_game, play_hand
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
-CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "2000"))
+CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "2000"))  # per profile
 
 
-def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "random", "greedy")):
-    """Play n_hands single hands, checking every invariant after every turn; return a summary."""
-    n = max(prof.min_players, min(len(bots), prof.max_players))
+def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient", "expert")):
+    """Play n_hands single hands (player counts cycling over the profile's range), checking every
+    invariant after every turn; return a summary."""
+    counts = list(range(prof.min_players, prof.max_players + 1))
     rng = np.random.default_rng(seed)
-    players = [make_bot(bots[i % len(bots)], np.random.default_rng(seed * 1000 + i)) for i in range(n)]
+    tables = {n: [make_bot(bots[i % len(bots)], np.random.default_rng(seed * 1000 + i)) for i in range(n)]
+              for n in counts}
     values = hand_values(prof.ace_value, prof.joker_penalty)
     summary = dict(hands=0, wins=0, kalookis=0, void=0, stalled=0, turns=0)
     for h in range(n_hands):
+        n = counts[h % len(counts)]
+        players = tables[n]
         st = HandState(prof, n, h % n, rng)
         st.check_invariants()
         ends = []
@@ -58,7 +62,7 @@ def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "random", 
 @pytest.mark.parametrize("name", PROFILES)
 def test_random_play_invariants(name):
     prof = profiles.load(name)
-    s = play_checked_hands(prof, CI_HANDS // len(PROFILES) + 1, seed=11)
+    s = play_checked_hands(prof, CI_HANDS, seed=11)
     assert s["wins"] > 0.5 * s["hands"], s  # most hands end with someone going out
     assert s["stalled"] == 0 or s["stalled"] < 0.05 * s["hands"], s
 
