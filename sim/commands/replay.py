@@ -1,0 +1,88 @@
+"""`kalooki replay DIR --game G --hand H`: print one recorded hand turn by turn (needs --events turns)."""
+from __future__ import annotations
+
+from ..errors import UserError
+
+
+def register(sub):
+    p = sub.add_parser("replay", help="print one hand of a run turn by turn (runs made with --events turns)")
+    p.add_argument("dir", metavar="DIR", help="run directory written by `kalooki simulate --events turns`")
+    p.add_argument("--game", type=int, required=True, metavar="G", help="game number")
+    p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1")
+    p.add_argument("--profile", metavar="P", help="profile (needed when the run has several)")
+    p.set_defaults(func=run)
+
+
+def _files(args, manifest, table, profile):
+    from pathlib import Path
+    paths = []
+    for shard in manifest["shards"]:
+        if shard.get("profile") != profile:
+            continue
+        if not shard.get("first_game", 0) <= args.game < shard.get("first_game", 0) + shard.get("n_games", 0):
+            continue
+        entry = shard.get("files", {}).get(table)
+        if entry is None:
+            raise UserError(f"run {args.dir} has no {table} table: replay needs a run made with --events turns")
+        path = Path(args.dir) / entry["path"]
+        if not path.is_file():
+            raise UserError(f"{path} is missing; `kalooki verify {args.dir}` lists what is wrong")
+        paths.append(str(path))
+    return paths
+
+
+def _rows(paths, table, game, hand):
+    import pyarrow.dataset as ds
+    from .. import schema
+    if not paths:
+        return []
+    data = ds.dataset(paths, format="parquet", schema=schema.arrow_schema(table))
+    t = data.to_table(filter=(ds.field("game_id") == game) & (ds.field("hand_no") == hand))
+    keys = ["redeal_no", "turn_no"] if table == "turns" else ["redeal_no", "seat"]
+    return t.sort_by([(k, "ascending") for k in keys]).to_pylist()
+
+
+def run(args):
+    from analysis.load import read_manifest
+    manifest = read_manifest(args.dir)
+    names = list(manifest["profiles"])
+    profile = args.profile
+    if profile is None:
+        if len(names) != 1:
+            raise UserError(f"run {args.dir} has profiles {', '.join(names)}: choose one with --profile")
+        profile = names[0]
+    if profile not in manifest["profiles"]:
+        raise UserError(f"--profile {profile!r} is not in run {args.dir}; it has {', '.join(names)}")
+    games = manifest["profiles"][profile].get("games", 0)
+    if not 0 <= args.game < games:
+        raise UserError(f"--game {args.game}: profile {profile} of this run has games 0..{games - 1}")
+    turns = _rows(_files(args, manifest, "turns", profile), "turns", args.game, args.hand)
+    hands = _rows(_files(args, manifest, "hands", profile), "hands", args.game, args.hand)
+    if not turns and not hands:
+        raise UserError(f"game {args.game} of profile {profile} has no hand {args.hand} "
+                        "(hands are numbered from 1; the game may have ended sooner)")
+    bots = {r["seat"]: r["bot"] for r in hands}
+    print(f"{profile}  game {args.game}  hand {args.hand}  (run {manifest['run_id']}, seed {manifest.get('seed')})")
+    redeal = None
+    for t in turns:
+        if t["redeal_no"] != redeal:
+            redeal = t["redeal_no"]
+            seats = sorted({r["seat"] for r in hands if r["redeal_no"] == redeal})
+            print(f"\n-- deal {redeal}" + (" (re-deal after a void hand)" if redeal else "")
+                  + ": " + ", ".join(f"seat {s} {bots.get(s, '?')}" for s in seats))
+        src = "stock  " if t["draw"] == "stock" else "discard"
+        line = f"{t['turn_no']:4d}  seat {t['seat']}  {src} drew {t['drawn']:<4s}"
+        if t["actions"]:
+            line += f"  {t['actions']}"
+        line += f"  discard {t['discard']}" if t["discard"] is not None else "  goes out"
+        print(line)
+        print(f"{'':6s}hand: {t['hand_after'] or '(empty)'}")
+    print("\nresult:")
+    for r in hands:
+        if r["redeal_no"] != (redeal if redeal is not None else r["redeal_no"]):
+            continue
+        what = (f"won ({r['win_type']})" if r["won"] else f"penalty {r['penalty']}, {r['cards_left']} cards left")
+        opened = f"opened in round {r['open_round']} with {r['open_value']}" if r["opened"] else "never opened"
+        print(f"  seat {r['seat']} {r['bot']:<8s} {what}; {opened}; total {r['penalty_total']}"
+              + ("; void hand" if r["void"] else "") + ("; stalled" if r["stalled"] else ""))
+    return 0

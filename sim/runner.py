@@ -1,0 +1,730 @@
+"""The distributed runner: a run is planned as shards of whole games, each played by the serial
+``run_shard(spec) -> tables`` and written by whoever played it; Ray is a thin layer over that.
+
+A run is a ``RunConfig`` (profiles, games, seed, out, bots, players, workers, shard_games, events,
+rule overrides, bot parameters), validated as a whole into a ``Plan`` before anything is written.
+Shard ``i`` of profile ``P`` holds games ``i*shard_games ..`` and lands in
+``OUT/{hands,games[,turns]}/profile=P/part-0000i.parquet``.  ``OUT/manifest.json`` is rewritten
+atomically after every finished shard; it lists exactly the files that make up the run, so a run
+stopped at any point resumes by redoing the shards it lacks (or whose files no longer match it), and
+no game is ever recorded twice.  ``run`` executes the shards on Ray workers (each writes its own files
+and returns a small summary); ``run_local`` executes the same ``execute_shard`` in this process.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import logging
+import math
+import os
+import resource
+import signal
+import sys
+import time
+import tomllib
+from collections import deque
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from . import profiles as PR
+from . import schema, storage
+from .errors import UserError
+
+RUN_FORMAT = "kalooki-lab run"
+DEFAULT_SHARD_GAMES = 500
+DEFAULT_BOT = "greedy"
+MAX_RETRIES = 3  # a task whose worker dies is re-run this many times before the run fails
+IN_FLIGHT_PER_WORKER = 2
+EVENT_KINDS = ("turns",)
+# Test hook: a path; the first Ray task to find it absent creates it and kills its own worker process
+# half-way through writing its shard (after its first file), so tests can show a killed worker's
+# task is retried and no game is lost or doubled.  Never set outside tests.
+FAULT_ENV = "KALOOKI_FAULT_KILL_WORKER_ONCE"
+
+CONFIG_KEYS = {
+    "profiles": "a list of profile names, e.g. [\"kalooki40\", \"scala40\"]",
+    "games": "a positive integer (games per profile)",
+    "seed": "an integer >= 0",
+    "out": "an output directory: a path or a URI such as s3://bucket/prefix",
+    "bots": "a list of bot names, one per seat (see sim.bots.BOTS)",
+    "players": "an integer, within each profile's min_players..max_players",
+    "workers": "a positive integer",
+    "shard_games": "a positive integer (games per shard)",
+    "events": "\"turns\" to record every turn, or \"none\"",
+    "sets": "a table of rule parameter = value (every profile), or profile = { parameter = value }",
+    "bot_params": "a table of bot name = { parameter = value }",
+}
+CLI_FLAGS = {"profiles": "--profile", "games": "--games", "seed": "--seed", "out": "--out", "bots": "--bots",
+             "players": "--players", "workers": "--workers", "shard_games": "--shard-games",
+             "events": "--events", "sets": "--set", "bot_params": "bot_params"}
+
+
+# ----------------------------------------------------------------------------------------------
+# configuration
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run is asked to do.  ``sets`` maps profile name -> {parameter: value}."""
+    profiles: tuple
+    games: int
+    seed: int
+    out: str
+    bots: tuple | None = None
+    players: int | None = None
+    workers: int | None = None
+    shard_games: int = DEFAULT_SHARD_GAMES
+    events: bool = False
+    sets: dict = field(default_factory=dict)
+    bot_params: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"profiles": list(self.profiles), "games": self.games, "seed": self.seed, "out": self.out,
+                "bots": list(self.bots) if self.bots else None, "players": self.players,
+                "workers": self.workers, "shard_games": self.shard_games,
+                "events": "turns" if self.events else "none",
+                "sets": {p: dict(v) for p, v in self.sets.items() if v}, "bot_params": self.bot_params}
+
+
+def read_run_config(path) -> dict:
+    """The keys of a run-config TOML file, each checked to be known (values are checked later)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise UserError(f"--config {path}: cannot read the run config: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"--config {path}: malformed TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise UserError(f"--config {path}: not a text file ({e})") from None
+    for key in data:
+        if key not in CONFIG_KEYS:
+            raise UserError(f"{path}: unknown key {key!r}; allowed keys: {', '.join(CONFIG_KEYS)}")
+    return data
+
+
+def _bot_names() -> list[str]:
+    from .bots import BOTS  # imported late: the bots pull in the compiled meld search
+    return sorted(BOTS)
+
+
+def _where(key: str, config_path) -> str:
+    return f"{config_path}: key {key!r}" if config_path else CLI_FLAGS[key]
+
+
+def _int(value, key: str, where: str, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"{where} = {value!r} must be an integer; allowed: {CONFIG_KEYS[key]}")
+    if value < lo or (hi is not None and value > hi):
+        allowed = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise UserError(f"{where} = {value!r} is not allowed; allowed: {allowed} ({CONFIG_KEYS[key]})")
+    return value
+
+
+def _check_sets_table(table: dict, where: str, profile_names) -> dict:
+    """{parameter: value} applying to every profile, or {profile: {parameter: value}} -> per profile."""
+    if not isinstance(table, dict):
+        raise UserError(f"{where} = {table!r} must be a table; allowed: {CONFIG_KEYS['sets']}")
+    common, per_profile = {}, {}
+    for key, value in table.items():
+        if key in PR.PARAM_NAMES:
+            common[key] = value
+        elif key in profile_names:
+            if not isinstance(value, dict):
+                raise UserError(f"{where}: {key} = {value!r} must be a table of rule parameter = value")
+            for k in value:
+                if k not in PR.PARAM_NAMES:
+                    raise UserError(f"{where}: {key}.{k}: unknown rule parameter {k!r}; "
+                                    f"allowed: {', '.join(PR.PARAM_NAMES)}")
+            per_profile[key] = dict(value)
+        else:
+            raise UserError(f"{where}: {key!r} is neither a rule parameter nor one of this run's profiles "
+                            f"({', '.join(profile_names)}); rule parameters: {', '.join(PR.PARAM_NAMES)}")
+    return {p: {**common, **per_profile.get(p, {})} for p in profile_names}
+
+
+def make_config(file_values: dict | None = None, config_path=None, **cli) -> RunConfig:
+    """A checked RunConfig from a run-config file's keys overridden by CLI values (None = not given).
+
+    CLI values: profiles (list), games, seed, out, bots ("a,b,c" or list), players, workers,
+    shard_games, events ("turns"/"none"), sets (list of "KEY=VALUE", applied to every profile).
+    """
+    file_values = dict(file_values or {})
+    unknown = [k for k in cli if k not in CONFIG_KEYS]
+    if unknown:
+        raise TypeError(f"make_config: unknown option(s) {unknown}")
+
+    def pick(key):
+        if cli.get(key) is not None and key != "sets":
+            return cli[key], CLI_FLAGS[key]
+        if key in file_values:
+            return file_values[key], _where(key, config_path)
+        return None, CLI_FLAGS[key]
+
+    profiles, where = pick("profiles")
+    if isinstance(profiles, str):
+        profiles = [profiles]
+    if not profiles:
+        raise UserError("no profile given: name one or more with --profile P (or profiles = [...] in the run "
+                        f"config); available: {', '.join(PR.available())}")
+    if not isinstance(profiles, list) or not all(isinstance(p, str) and p for p in profiles):
+        raise UserError(f"{where} = {profiles!r} must be {CONFIG_KEYS['profiles']}")
+    dup = sorted({p for p in profiles if profiles.count(p) > 1})
+    if dup:
+        raise UserError(f"{where}: profile {dup[0]!r} is named twice; name each profile once")
+    for p in profiles:
+        PR.load(p)  # unknown profile: ProfileError naming the available ones
+
+    values = {}
+    for key, lo, hi, required in (("games", 1, 10**9, True), ("seed", 0, 2**63 - 1, True),
+                                  ("players", 2, 6, False), ("workers", 1, 4096, False),
+                                  ("shard_games", 1, 10**9, False)):
+        v, where = pick(key)
+        if v is None:
+            if required:
+                raise UserError(f"no {CLI_FLAGS[key]} given (or {key} in the run config); "
+                                f"{key} must be {CONFIG_KEYS[key]}")
+            continue
+        values[key] = _int(v, key, where, lo, hi)
+
+    out, where = pick("out")
+    if out is None:
+        raise UserError("no --out given (or out in the run config): name the run's output directory")
+    if not isinstance(out, str) or not out.strip():
+        raise UserError(f"{where} = {out!r} must be {CONFIG_KEYS['out']}")
+
+    bots, where = pick("bots")
+    if bots is not None:
+        if isinstance(bots, str):
+            bots = [b.strip() for b in bots.split(",")]
+        if not isinstance(bots, list) or not bots or not all(isinstance(b, str) for b in bots):
+            raise UserError(f"{where} = {bots!r} must be {CONFIG_KEYS['bots']}")
+        for b in bots:
+            if b not in _bot_names():
+                raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+        bots = tuple(bots)
+
+    events, where = pick("events")
+    if events is None or events in ("none", "", []):
+        events = False
+    elif events == "turns" or events == ["turns"]:
+        events = True
+    else:
+        raise UserError(f"{where} = {events!r} is not allowed; allowed: {CONFIG_KEYS['events']}")
+
+    sets = {p: {} for p in profiles}
+    if "sets" in file_values:
+        sets = _check_sets_table(file_values["sets"], _where("sets", config_path), profiles)
+    for text in cli.get("sets") or []:
+        key, value = PR.parse_override(text)  # unknown key: ProfileError naming the allowed ones
+        for p in profiles:
+            sets[p][key] = value
+
+    bot_params = file_values.get("bot_params", {})
+    where = _where("bot_params", config_path)
+    if not isinstance(bot_params, dict):
+        raise UserError(f"{where} = {bot_params!r} must be {CONFIG_KEYS['bot_params']}")
+    for b, params in bot_params.items():
+        if b not in _bot_names():
+            raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+        if not isinstance(params, dict):
+            raise UserError(f"{where}: {b} = {params!r} must be a table of parameter = value")
+
+    return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
+                     bot_params=bot_params, **values)
+
+
+# ----------------------------------------------------------------------------------------------
+# the plan: resolved profiles, seats and shards
+
+@dataclass(frozen=True)
+class ProfilePlan:
+    profile: PR.Profile
+    n_players: int
+    bots: tuple
+    shards: tuple  # (index, first_game, n_games)
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: RunConfig
+    profiles: dict  # name -> ProfilePlan
+    run_id: str
+
+    @property
+    def tables(self) -> tuple:
+        return ("hands", "games", "turns") if self.config.events else ("hands", "games")
+
+    @property
+    def total_games(self) -> int:
+        return self.config.games * len(self.profiles)
+
+
+def _apply_sets(p: PR.Profile, sets: dict) -> PR.Profile:
+    if not sets:
+        return p
+    source = f"profile {p.name!r} with " + ", ".join(f"{k}={v!r}" for k, v in sets.items())
+    changes = {k: PR._check_value(k, v, source) for k, v in sets.items()}  # profiles' own per-key check
+    return PR.validate(dataclasses.replace(p, **changes), source)
+
+
+def data_identity(profile_entries: dict, games: int, seed: int, events: bool, bot_params: dict) -> dict:
+    """What determines the rows of a run (the run_id hashes this)."""
+    return {"engine_version": schema.ENGINE_VERSION, "schema_version": schema.SCHEMA_VERSION,
+            "games": games, "seed": seed, "events": "turns" if events else "none", "bot_params": bot_params,
+            "profiles": {n: {"params": e["params"], "n_players": e["n_players"], "bots": list(e["bots"])}
+                         for n, e in sorted(profile_entries.items())}}
+
+
+def make_plan(config: RunConfig) -> Plan:
+    """Resolve every profile, seat and shard; every bad-input error is raised here, before any write."""
+    plans = {}
+    for name in config.profiles:
+        prof = _apply_sets(PR.load(name), config.sets.get(name, {}))
+        if config.players is not None:
+            n, src = config.players, f"--players {config.players}"
+        elif config.bots:
+            n, src = len(config.bots), f"--bots lists {len(config.bots)} bots, so {len(config.bots)} players"
+        else:
+            n, src = prof.players, f"profile {name!r} default players = {prof.players}"
+        try:
+            PR.check_players(prof, n)
+        except PR.ProfileError as e:
+            raise UserError(f"{src}: {e}") from None
+        bots = tuple(config.bots) if config.bots else (DEFAULT_BOT,) * n
+        if len(bots) != n:
+            raise UserError(f"--bots lists {len(bots)} bots ({','.join(bots)}) but the games have {n} players "
+                            f"(players = {n}); give one bot per seat")
+        m = config.shard_games
+        shards = tuple((i, i * m, min(m, config.games - i * m)) for i in range(math.ceil(config.games / m)))
+        plans[name] = ProfilePlan(prof, n, bots, shards)
+    entries = {n: {"params": pp.profile.params(), "n_players": pp.n_players, "bots": pp.bots}
+               for n, pp in plans.items()}
+    ident = data_identity(entries, config.games, config.seed, config.events, config.bot_params)
+    run_id = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+    return Plan(config, plans, run_id)
+
+
+# ----------------------------------------------------------------------------------------------
+# one shard: play, write, summarise (the same code in a Ray worker and in-process)
+
+def shard_path(table: str, profile: str, index: int) -> str:
+    return f"{table}/profile={profile}/part-{index:05d}.parquet"
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    spec: object  # sim.records.ShardSpec
+    index: int
+    out: str
+    tables: tuple
+
+
+def run_shard(spec):
+    """The serial unit: play the shard's games and return its tables (sim.records.play_shard)."""
+    from .records import play_shard
+    return play_shard(spec)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _fault_point() -> None:
+    marker = os.environ.get(FAULT_ENV)
+    if not marker:
+        return
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.write(fd, f"{os.getpid()}\n".encode())
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def execute_shard(job: ShardJob, shard_fn=None, in_worker: bool = False) -> dict:
+    """Play one shard, write its files atomically, and return the small summary the driver records."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    spec = job.spec
+    try:
+        tables = (shard_fn or run_shard)(spec)
+    except Exception as e:
+        e.add_note(f"while playing shard {job.index} of profile {spec.profile.name} "
+                   f"(games {spec.first_game}..{spec.first_game + spec.n_games - 1})")
+        raise
+    played = time.perf_counter() - t0
+    fs, root = storage.resolve_out(job.out)
+    files = {}
+    for name in job.tables:
+        files[name] = storage.write_parquet_atomic(fs, root, shard_path(name, spec.profile.name, job.index),
+                                                   tables[name])
+        if in_worker:
+            _fault_point()
+    hands = tables["hands"]
+    n_hands = hands.group_by(["game_id", "hand_no", "redeal_no"]).aggregate([]).num_rows if hands.num_rows else 0
+    return {"profile": spec.profile.name, "index": job.index, "first_game": spec.first_game,
+            "n_games": spec.n_games, "files": files, "hands": n_hands,
+            "seconds": round(time.perf_counter() - t0, 3), "play_seconds": round(played, 3),
+            "cpu_seconds": round(time.process_time() - c0, 3),
+            "peak_rss_mb": round(_peak_rss_mb(), 1), "pid": os.getpid()}
+
+
+def _ray_shard(job: ShardJob, shard_fn) -> dict:
+    return execute_shard(job, shard_fn, in_worker=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# the manifest
+
+def package_versions() -> dict:
+    out = {}
+    for pkg in ("numpy", "numba", "ray", "pyarrow", "pandas", "kalooki-lab"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    out["python"] = sys.version.split()[0]
+    return out
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def manifest_entry(summary: dict) -> dict:
+    keep = ("profile", "index", "first_game", "n_games", "files", "hands", "seconds")
+    return {k: summary[k] for k in keep if k in summary}
+
+
+def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
+    c = plan.config
+    return {
+        "format": RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION, "engine_version": schema.ENGINE_VERSION,
+        "run_id": plan.run_id, "created": created or _now(), "updated": _now(), "command": command,
+        "seed": c.seed, "config": c.to_json(), "package_versions": package_versions(),
+        "profiles": {n: {"rules_hash": pp.profile.rules_hash(), "params": pp.profile.params(), "games": c.games,
+                         "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards)}
+                     for n, pp in plan.profiles.items()},
+        "shards": [], "complete": False,
+    }
+
+
+def write_manifest(fs, root: str, manifest: dict) -> None:
+    manifest["updated"] = _now()
+    manifest["shards"].sort(key=lambda s: (s["profile"], s["index"]))
+    storage.write_bytes_atomic(fs, storage.join(root, "manifest.json"),
+                               (json.dumps(manifest, indent=1) + "\n").encode())
+
+
+def _identity_of_manifest(m: dict) -> dict:
+    """The comparable settings of an existing run (flattened so a difference names its key)."""
+    cfg = m.get("config", {})
+    out = {"engine_version": m.get("engine_version"), "schema_version": m.get("schema_version"),
+           "profiles": sorted(m.get("profiles", {})), "games": cfg.get("games"), "seed": cfg.get("seed"),
+           "events": cfg.get("events"), "shard_games": cfg.get("shard_games"), "bot_params": cfg.get("bot_params")}
+    for name, e in m.get("profiles", {}).items():
+        out[f"players ({name})"] = e.get("n_players")
+        out[f"bots ({name})"] = list(e.get("bots") or [])
+        for k, v in (e.get("params") or {}).items():
+            out[f"{name}.{k}"] = v
+    return out
+
+
+def _identity_of_plan(plan: Plan) -> dict:
+    return _identity_of_manifest(new_manifest(plan, ""))
+
+
+def config_differences(old: dict, plan: Plan) -> list[str]:
+    a, b = _identity_of_manifest(old), _identity_of_plan(plan)
+    diffs = []
+    for key in list(b) + [k for k in a if k not in b]:
+        if a.get(key) != b.get(key):
+            diffs.append(f"{key}: {json.dumps(a.get(key))} there, {json.dumps(b.get(key))} now")
+    return diffs
+
+
+def read_existing(fs, root: str, out: str) -> dict | None:
+    """The manifest already at --out (None for a new or empty directory); refuses anything else."""
+    kind = storage.path_kind(fs, root)
+    if kind == storage.pafs.FileType.NotFound:
+        return None
+    if kind == storage.pafs.FileType.File:
+        raise UserError(f"--out {out!r} is a file; give a directory for the run")
+    if kind == storage.pafs.FileType.Unknown:
+        raise UserError(f"--out {out!r} cannot be read; give a directory you can read and write")
+    try:
+        data = storage.read_bytes(fs, storage.join(root, "manifest.json"))
+    except OSError as e:
+        raise UserError(f"--out {out!r}: cannot read manifest.json: {e}") from None
+    if data is None:
+        if storage.is_dir_empty_or_missing(fs, root):
+            return None
+        raise UserError(f"--out {out!r} is not empty and holds no manifest.json, so it is not a kalooki-lab run; "
+                        "give a new or empty directory (or an earlier run's directory to resume it)")
+    try:
+        manifest = json.loads(data)
+        assert isinstance(manifest, dict) and manifest.get("format") == RUN_FORMAT
+    except (ValueError, AssertionError):
+        raise UserError(f"--out {out!r}: manifest.json is not a kalooki-lab run manifest (unreadable JSON or "
+                        f"no \"format\": {RUN_FORMAT!r}); move it away to start the run again there") from None
+    if not isinstance(manifest.get("shards"), list) or not isinstance(manifest.get("profiles"), dict):
+        raise UserError(f"--out {out!r}: manifest.json lacks its shards list or profiles table; "
+                        "move it away to start the run again there")
+    return manifest
+
+
+def shard_is_intact(fs, root: str, entry: dict, tables: tuple) -> bool:
+    """Every file of the shard is there, byte for byte what the manifest says, with its rows and schema."""
+    files = entry.get("files")
+    if not isinstance(files, dict) or set(files) != set(tables):
+        return False
+    for name in tables:
+        f = files[name]
+        if not isinstance(f, dict) or f.get("path") != shard_path(name, entry["profile"], entry["index"]):
+            return False
+        path = storage.join(root, f["path"])
+        if storage.sha256_of(fs, path) != f.get("sha256"):
+            return False
+        found = storage.parquet_rows_and_schema(fs, path)
+        if found is None or found[0] != f.get("rows") or not found[1].equals(schema.arrow_schema(name)):
+            return False
+    return True
+
+
+def intact_shards(fs, root: str, old: dict | None, plan: Plan) -> list[dict]:
+    """The old manifest's shard entries that are planned and whose files are intact (one per shard)."""
+    if not old:
+        return []
+    planned = {(n, i): (first, k) for n, pp in plan.profiles.items() for i, first, k in pp.shards}
+    kept, seen = [], set()
+    for e in old["shards"]:
+        try:
+            key = (e["profile"], e["index"])
+            ok = (key not in seen and planned.get(key) == (e.get("first_game"), e.get("n_games"))
+                  and shard_is_intact(fs, root, e, plan.tables))
+        except (KeyError, TypeError):
+            ok = False
+        if ok:
+            kept.append(e)
+            seen.add(key)
+    return kept
+
+
+# ----------------------------------------------------------------------------------------------
+# running
+
+@dataclass
+class RunResult:
+    out: str
+    manifest: dict
+    games: int = 0  # games played by this invocation
+    hands: int = 0
+    hand_rows: int = 0
+    seconds: float = 0.0  # wall time of this invocation's playing, Ray's start-up included
+    startup_seconds: float = 0.0  # starting or joining Ray
+    shards_run: int = 0
+    shards_kept: int = 0
+    workers: int = 1
+    summaries: list = field(default_factory=list)
+
+    @property
+    def hands_per_s(self) -> float:
+        """Hands per second once Ray is up (its start-up is reported apart)."""
+        busy = self.seconds - self.startup_seconds
+        return self.hands / busy if busy > 0 else 0.0
+
+
+def _command_line(config: RunConfig) -> str:
+    import shlex
+    parts = ["kalooki", "simulate"]
+    for p in config.profiles:
+        parts += ["--profile", p]
+    common = None
+    for p, s in config.sets.items():
+        common = s if common is None else {k: v for k, v in common.items() if s.get(k) == v}
+    for k, v in (common or {}).items():
+        parts += ["--set", f"{k}={json.dumps(v) if not isinstance(v, bool) else str(v).lower()}"]
+    parts += ["--games", str(config.games), "--seed", str(config.seed), "--out", config.out]
+    if config.bots:
+        parts += ["--bots", ",".join(config.bots)]
+    if config.players:
+        parts += ["--players", str(config.players)]
+    parts += ["--shard-games", str(config.shard_games)]
+    if config.events:
+        parts += ["--events", "turns"]
+    return shlex.join(parts)
+
+
+def _start_ray(workers: int | None, address: str | None, out: str = "") -> tuple[bool, int]:
+    """Start (or join) Ray; (whether we started it, workers to keep busy)."""
+    import ray
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    started = False
+    if not ray.is_initialized():
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        if address:
+            try:
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            except (ConnectionError, ValueError, RuntimeError) as e:
+                raise UserError(f"cannot join the Ray cluster at {address!r} (--address or RAY_ADDRESS): {e}") from None
+        else:
+            ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                     logging_level=logging.ERROR, log_to_driver=False,
+                     object_store_memory=200 * 1024 * 1024)
+        started = True
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    if out and "://" not in out and len([n for n in ray.nodes() if n.get("Alive")]) > 1:
+        print(f"warning: --out {out!r} is a local path but the Ray cluster has several nodes; each worker writes "
+              "its shards on its own node. Use a shared filesystem or a URI (s3://..., gs://...)", file=sys.stderr)
+    return started, workers
+
+
+def _progress(total: int, initial: int, enabled: bool):
+    from tqdm import tqdm
+    return tqdm(total=total, initial=initial, unit="game", desc="simulate", file=sys.stderr,
+                disable=not enabled, dynamic_ncols=True, smoothing=0.1)
+
+
+def _execute_local(jobs, shard_fn, on_done):
+    for job in jobs:
+        on_done(execute_shard(job, shard_fn))
+
+
+_REMOTE = None
+
+
+def _execute_ray(jobs, shard_fn, on_done, workers: int):
+    """Run jobs on Ray, at most IN_FLIGHT_PER_WORKER x workers at once; errors raised after the rest finish."""
+    import ray
+    from ray.exceptions import RayError, RayTaskError
+    global _REMOTE
+    if _REMOTE is None:
+        _REMOTE = ray.remote(num_cpus=1, max_retries=MAX_RETRIES)(_ray_shard)
+    queue = deque(jobs)
+    in_flight: dict = {}
+    limit = max(1, IN_FLIGHT_PER_WORKER * workers)
+    failure = None
+    try:
+        while queue or in_flight:
+            while queue and failure is None and len(in_flight) < limit:
+                job = queue.popleft()
+                in_flight[_REMOTE.remote(job, shard_fn)] = job
+            if not in_flight:
+                break
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                job = in_flight.pop(ref)
+                try:
+                    summary = ray.get(ref)
+                except RayTaskError as e:  # a write error is the user's to fix; anything else is a bug
+                    cause = getattr(e, "cause", None)
+                    failure = failure or (job, cause if isinstance(cause, OSError) else e)
+                    continue
+                except RayError as e:  # the worker died more often than max_retries allows, etc.
+                    failure = failure or (job, e)
+                    continue
+                on_done(summary)
+    except BaseException:
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
+        raise
+    if failure is not None:
+        raise failure[1]
+
+
+def run(config: RunConfig, *, local: bool = False, address: str | None = None, progress: bool = True,
+        shard_fn=None, command: str | None = None, log=None) -> RunResult:
+    """Plan, check --out, resume what an earlier run left, play the missing shards, complete the manifest."""
+    log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
+    plan = make_plan(config)
+    fs, root = storage.resolve_out(config.out)
+    old = read_existing(fs, root, config.out)
+    if old is not None:
+        diffs = config_differences(old, plan)
+        if diffs:
+            raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
+                            f"settings that differ: {'; '.join(diffs)}. Re-run with that run's settings to resume "
+                            "it, or choose another --out")
+    storage.ensure_writable(fs, root, config.out)
+    storage.remove_temp_files(fs, root)
+    kept = intact_shards(fs, root, old, plan)
+    manifest = new_manifest(plan, command or _command_line(config), created=(old or {}).get("created"))
+    manifest["shards"] = list(kept)
+    done_keys = {(e["profile"], e["index"]) for e in kept}
+    jobs = []
+    from .records import ShardSpec
+    for name, pp in plan.profiles.items():
+        for index, first, n in pp.shards:
+            if (name, index) in done_keys:
+                continue
+            spec = ShardSpec(profile=pp.profile, bots=list(pp.bots), seed=config.seed, first_game=first,
+                             n_games=n, run_id=plan.run_id, events=config.events,
+                             bot_params=config.bot_params)
+            jobs.append(ShardJob(spec, index, config.out, plan.tables))
+    # Profiles interleaved (a steadier rate and time left), short last shards at the end.
+    jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))
+    result = RunResult(out=config.out, manifest=manifest, shards_kept=len(kept))
+    try:
+        write_manifest(fs, root, manifest)
+    except (OSError, storage.pa.ArrowException) as e:
+        raise UserError(f"--out {config.out!r}: cannot write manifest.json: {e}") from None
+    if kept and jobs:
+        log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
+    kept_games = sum(e["n_games"] for e in kept)
+    bar = _progress(plan.total_games, kept_games, progress and bool(jobs))
+    t0 = time.perf_counter()
+
+    def on_done(summary):
+        manifest["shards"].append(manifest_entry(summary))
+        write_manifest(fs, root, manifest)
+        result.summaries.append(summary)
+        result.games += summary["n_games"]
+        result.hands += summary["hands"]
+        result.hand_rows += summary["files"]["hands"]["rows"]
+        result.shards_run += 1
+        bar.update(summary["n_games"])
+        elapsed = time.perf_counter() - t0 - result.startup_seconds
+        bar.set_postfix_str(f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "")
+
+    started = False
+    try:
+        if jobs and not local:
+            started, result.workers = _start_ray(config.workers, address, config.out)
+            result.startup_seconds = time.perf_counter() - t0
+            _execute_ray(jobs, shard_fn, on_done, result.workers)
+        elif jobs:
+            _execute_local(jobs, shard_fn, on_done)
+        result.seconds = time.perf_counter() - t0
+    except OSError as e:
+        storage.remove_temp_files(fs, root)
+        raise UserError(f"writing the run to --out {config.out!r} failed: {e}. The {len(manifest['shards'])} "
+                        "shard(s) finished are kept and listed in manifest.json; free space or fix the "
+                        "location, then re-run the same command to finish") from None
+    except BaseException:
+        storage.remove_temp_files(fs, root)
+        raise
+    finally:
+        bar.close()
+        if started:
+            import ray
+            ray.shutdown()
+    manifest["complete"] = True
+    write_manifest(fs, root, manifest)
+    if jobs:
+        log(f"done: {result.games} games, {result.hands} hands ({result.hand_rows} hand rows) in "
+            f"{result.seconds:.1f} s" + (f" ({result.startup_seconds:.1f} s starting Ray)" if not local else "")
+            + f" = {result.hands_per_s:.0f} hands/s"
+            + (f" on {result.workers} worker(s)" if not local else " in-process")
+            + (f" ({len(kept)} shard(s) kept from before)" if kept else "") + f" -> {config.out}")
+    else:
+        log(f"nothing to do: all {len(kept)} shard(s) of run {plan.run_id} in {config.out} are complete and intact")
+    return result
+
+
+def run_local(config: RunConfig, **kwargs) -> RunResult:
+    """The same run, every shard played in this process (tests, debugging, bench)."""
+    return run(config, local=True, **kwargs)

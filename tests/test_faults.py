@@ -1,0 +1,123 @@
+"""Faults: a driver killed mid-run and resumed, a Ray worker killed mid-shard.  Both end with every
+game recorded exactly once and tables identical to an uninterrupted run with the same seed.
+
+Each faulty run is `kalooki simulate` in a subprocess (its own driver and local Ray cluster) in a
+session of its own, so every process it started can be reaped afterwards.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from sim import runner
+from test_runner import (GAMES, ROOT, assert_every_game_once, assert_same_tables, cli_args, config, read_tables,
+                         runner_verify, simulate_cmd)
+
+SHARD = 4
+PLANNED = 2 * -(-GAMES // SHARD)  # shards in the run
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "run"
+    runner.run_local(config(out), progress=False)
+    return read_tables(out)
+
+
+def _session_pids(sid: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid:  # field 6 of /proc/PID/stat: the session id
+                pids.append(int(entry.name))
+    return pids
+
+
+def _reap_session(sid: int) -> None:
+    """Kill what is left of the session the subprocess started (its Ray cluster, after a driver kill)."""
+    for _ in range(50):
+        pids = _session_pids(sid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+
+
+def _manifest(out: Path) -> dict | None:
+    try:
+        return json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
+    out = tmp_path / "run"
+    argv = simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "1")
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            m = _manifest(out)
+            if m and m["shards"]:
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.05)
+        else:
+            pytest.fail("no shard finished in time")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        _reap_session(proc.pid)
+        proc.stderr.close()
+    m = _manifest(out)
+    assert m["complete"] is False and 1 <= len(m["shards"]) < PLANNED, "the kill did not land mid-run"
+    done_before = {(s["profile"], s["index"]) for s in m["shards"]}
+    resumed = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(done_before)} shard(s) already done" in resumed.stderr
+    m = _manifest(out)
+    assert m["complete"] is True and len(m["shards"]) == PLANNED
+    assert done_before <= {(s["profile"], s["index"]) for s in m["shards"]}
+    assert runner_verify(out) == []
+    assert not list(out.rglob(".tmp-*"))
+    tables = read_tables(out)
+    assert_every_game_once(tables)
+    assert_same_tables(reference, tables)
+
+
+def test_worker_killed_mid_shard_is_retried(reference, tmp_path):
+    out = tmp_path / "run"
+    marker = tmp_path / "killed-once"
+    env = dict(os.environ, **{runner.FAULT_ENV: str(marker)})
+    proc = subprocess.Popen(simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "2"), cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=300)
+    finally:
+        _reap_session(proc.pid)
+    assert proc.returncode == 0, err
+    assert marker.exists(), "no worker was killed"
+    killed_pid = int(marker.read_text())
+    m = _manifest(out)
+    assert m["complete"] is True and len(m["shards"]) == PLANNED
+    assert runner_verify(out) == []
+    tables = read_tables(out)
+    assert_every_game_once(tables)
+    assert_same_tables(reference, tables)
+    assert killed_pid > 0
