@@ -1,0 +1,83 @@
+"""`kalooki sweep`: run a grid of values of one profile parameter through the runner and plot key metrics."""
+from __future__ import annotations
+
+import sys
+
+from .. import profiles
+from ..errors import UserError
+
+
+def register(sub):
+    p = sub.add_parser("sweep", help="run a grid of one rule parameter and plot the key metrics against it")
+    p.add_argument("--profile", default="kalooki40", metavar="P")
+    p.add_argument("--param", required=True, metavar="NAME=V1,V2,...", help="e.g. opening_min=30,35,40,45,50")
+    p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE")
+    p.add_argument("--games", type=int, required=True, help="games per grid value")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bots", default=None)
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--shard-games", type=int, dest="shard_games", default=None)
+    p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go (default runs/sweep-P-NAME)")
+    p.add_argument("--out", default=None, metavar="DIR", help="report folder (default reports/sweep-P-NAME)")
+    p.add_argument("--local", action="store_true", help="play in this process, without Ray")
+    p.set_defaults(func=run)
+
+
+def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
+    if "=" not in text:
+        raise UserError(f"--param {text!r}: write NAME=V1,V2,..., e.g. opening_min=30,35,40")
+    name, values = text.split("=", 1)
+    name = name.strip()
+    if name not in profiles.PARAM_NAMES:
+        raise UserError(f"--param: unknown parameter {name!r}; allowed: {', '.join(profiles.PARAM_NAMES)}")
+    default = getattr(base, name)
+    if isinstance(default, bool) or not isinstance(default, int):
+        raise UserError(f"--param {name}: only numeric (integer) parameters can be swept; {name} is "
+                        f"{type(default).__name__}")
+    grid = []
+    for v in values.split(","):
+        try:
+            grid.append(int(v))
+        except ValueError:
+            raise UserError(f"--param {name}: {v!r} is not an integer") from None
+    for v in grid:  # validate every grid point before running anything
+        profiles.with_overrides(base, [f"{name}={v}"])
+    return name, grid
+
+
+def run(args):
+    from .. import runner
+    base = profiles.resolve(args.profile, args.sets)
+    name, grid = parse_grid(args.param, base)
+    if args.games <= 0:
+        raise UserError(f"--games {args.games}: must be a positive integer")
+    runs_dir = args.runs or f"runs/sweep-{args.profile}-{name}"
+    out_dir = args.out or f"reports/sweep-{args.profile}-{name}"
+    configs = {}
+    for v in grid:
+        configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
+                                        out=f"{runs_dir}/{name}={v}", bots=args.bots, players=args.players,
+                                        workers=args.workers, shard_games=args.shard_games,
+                                        sets=list(args.sets) + [f"{name}={v}"])
+    started = False
+    try:
+        if not args.local:
+            started, _ = runner._start_ray(args.workers, None)
+        for v, cfg in configs.items():
+            print(f"sweep {name}={v}", file=sys.stderr)
+            runner.run(cfg, local=args.local, progress=sys.stderr.isatty())
+    finally:
+        if started:
+            import ray
+            ray.shutdown()
+    from analysis.sweep import sweep_table, write_sweep
+    frame = sweep_table({v: cfg.out for v, cfg in configs.items()})
+    write_sweep(frame, args.profile, name, out_dir,
+                [f"profile {args.profile}, {args.games} games per value, seed {args.seed}",
+                 f"runs in {runs_dir}", f"command: kalooki sweep --profile {args.profile} --param {args.param} "
+                 f"--games {args.games} --seed {args.seed}"])
+    show = frame[frame["metric"].isin(["p_can_open_at_deal", "mean_open_round", "kalooki_per_hand", "hands_per_game"])]
+    print(show.pivot(index="value", columns="metric", values="estimate").to_string())
+    print(f"report: {out_dir}/report.html")
+    return 0
