@@ -31,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse's usage errors: status 2, message already printed
+        return int(e.code or 0)
     try:
         rc = args.func(args)
     except (UserError, ProfileError, CardError) as e:

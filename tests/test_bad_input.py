@@ -1,0 +1,82 @@
+"""Bad input to every command but `simulate` (whose table is in test_runner.py): exit status 2, a
+message naming the problem and what is allowed, and nothing written."""
+import json
+import shutil
+
+import pytest
+
+from sim import runner
+from sim.cli import main
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("runs")
+    dirs = []
+    for name in ("a", "b"):
+        out = base / name
+        cfg = runner.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), shard_games=2)
+        runner.run_local(cfg, progress=False, log=lambda m: None)
+        dirs.append(out)
+    return dirs
+
+
+def _edit_manifest(src, dst, **changes):
+    shutil.copytree(src, dst)
+    m = json.loads((dst / "manifest.json").read_text())
+    m.update(changes)
+    (dst / "manifest.json").write_text(json.dumps(m))
+    return dst
+
+
+CASES = [
+    ("meld: rank 1", ["meld", "1H", "2H", "3H"], "bad card '1H'"),
+    ("meld: not a card", ["meld", "ZZ", "2H", "3H"], "bad card 'ZZ'"),
+    ("meld: third copy", ["meld", "7H", "7H", "7H"], "7H appears 3 times"),
+    ("meld: fifth joker (4-joker profile)", ["meld", "--profile", "kalooki51", "JK", "JK", "JK", "JK", "JK", "2H"],
+     "only 4"),
+    ("meld: third joker (2-joker profile)", ["meld", "JK", "JK", "JK", "2H"], "only 2"),
+    ("meld: unknown profile", ["meld", "--profile", "kalooki99", "2H", "3H", "4H"], "unknown profile 'kalooki99'"),
+    ("meld: bad --set", ["meld", "--set", "ace_low=maybe", "2H", "3H", "4H"], "must be true or false"),
+    ("profiles show unknown", ["profiles", "show", "nope"], "unknown profile 'nope'; available:"),
+    ("deals: negative n", ["deals", "--n", "-5", "--seed", "1"], "-5"),
+    ("deals: 7 players", ["deals", "--n", "10", "--seed", "1", "--players", "7"], "7 players is not allowed; allowed: 3-6"),
+    ("play: unknown bot", ["play", "--bots", "greedy,wizard,greedy,greedy"], "unknown bot 'wizard'"),
+    ("play: 7 bots", ["play", "--bots", ",".join(["greedy"] * 7)], "7 players is not allowed"),
+    ("tournament: 1 player", ["tournament", "--bots", "greedy", "--games", "1"], "1 players is not allowed"),
+    ("tournament: zero games", ["tournament", "--bots", "greedy,greedy,greedy", "--games", "0"], "--games 0"),
+    ("profile file: malformed TOML", ["profiles", "show", "{bad_toml}"], "malformed TOML"),
+    ("profile file: unknown key", ["profiles", "show", "{unknown_key}"], "unknown key 'colour'"),
+    ("profile file: missing key", ["profiles", "show", "{missing_key}"], "missing key"),
+    ("report: empty directory", ["report", "{empty}", "--out", "{out}"], "{empty}"),
+    ("report: not a run", ["report", "{not_a_run}", "--out", "{out}"], "manifest"),
+    ("compare: different engine versions", ["compare", "{run_a}", "{run_engine}", "--out", "{out}"], "engine"),
+    ("compare: different schemas", ["compare", "{run_a}", "{run_schema}", "--out", "{out}"], "schema"),
+    ("sweep: unknown parameter", ["sweep", "--param", "colour=1,2", "--games", "1", "--runs", "{out}"],
+     "unknown parameter 'colour'"),
+]
+
+
+@pytest.mark.parametrize("label,argv,message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(label, argv, message, tmp_path, capsys, two_runs):
+    kalooki40 = (runner.PR.PROFILE_DIR / "kalooki40.toml").read_text()
+    (tmp_path / "bad.toml").write_text("jokers = [2\n")
+    (tmp_path / "colour.toml").write_text(kalooki40 + "colour = \"red\"\n")
+    (tmp_path / "missing.toml").write_text("\n".join(l for l in kalooki40.splitlines() if not l.startswith("jokers")))
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notrun").mkdir()
+    (tmp_path / "notrun" / "hands.csv").write_text("x\n")
+    names = dict(bad_toml=tmp_path / "bad.toml", unknown_key=tmp_path / "colour.toml",
+                 missing_key=tmp_path / "missing.toml", empty=tmp_path / "empty", not_a_run=tmp_path / "notrun",
+                 out=tmp_path / "out", run_a=two_runs[0])
+    if "{run_engine}" in argv:
+        names["run_engine"] = _edit_manifest(two_runs[1], tmp_path / "eng", engine_version="0.0.1")
+    if "{run_schema}" in argv:
+        names["run_schema"] = _edit_manifest(two_runs[1], tmp_path / "sch", schema_version=99)
+    argv = [a.format(**names) for a in argv]
+    message = message.format(**names)
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2, (label, err)
+    assert message in err, err
+    assert not (tmp_path / "out").exists(), "something was written"
