@@ -68,7 +68,7 @@ def run(args):
     profile = profile_from_args(args)
     n = _int_arg("--n", args.n, 1, MAX_N)
     seed = _int_arg("--seed", args.seed, 0, 2 ** 63 - 1)
-    players = profile.players if args.players is None else _int_arg("--players", args.players, 2, 6)
+    players = profile.players if args.players is None else _int_arg("--players", args.players, 1, 1000)
     profiles.check_players(profile, players)
     st = deal_stats(profile, n, seed, players)
     if args.json:
