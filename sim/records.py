@@ -30,6 +30,12 @@ class ShardSpec:
     run_id: str = "local"
     events: bool = False
     bot_params: dict = field(default_factory=dict)  # bot name -> parameters
+    rotate: bool = False  # tournaments: game g seats bot (s + g) % n at seat s
+
+
+def seating(spec: ShardSpec, game_id: int) -> list[str]:
+    n = len(spec.bots)
+    return [spec.bots[(s + game_id) % n] for s in range(n)] if spec.rotate else list(spec.bots)
 
 
 def game_seed(seed: int, profile_name: str, game_id: int) -> np.random.SeedSequence:
@@ -42,7 +48,7 @@ def make_game(spec: ShardSpec, game_id: int):
     children = ss.spawn(1 + len(spec.bots))
     rng = np.random.default_rng(children[0])
     bots = [make_bot(name, np.random.default_rng(children[1 + i]), spec.bot_params.get(name))
-            for i, name in enumerate(spec.bots)]
+            for i, name in enumerate(seating(spec, game_id))]
     return rng, bots
 
 
@@ -70,6 +76,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
     dealt_batch: list[np.ndarray] = []
     for game_id in range(spec.first_game, spec.first_game + spec.n_games):
         rng, bots = make_game(spec, game_id)
+        names = seating(spec, game_id)
         buy_ins = [0] * len(bots)
         hand_ctx = {"totals": [0] * len(bots)}  # hand numbers for turn rows; totals for void hands
 
@@ -109,7 +116,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 rel = (i - pos_dealer) % nh
                 hands["seat_from_dealer"].append(rel if rel else nh)
                 hands["n_players"].append(nh)
-                hands["bot"].append(spec.bots[seat])
+                hands["bot"].append(names[seat])
                 hands["dealt_jokers"].append(rec.dealt_jokers[i])
                 dealt_batch.append(rec.dealt_counts[i])
                 hands["opened"].append(bool(st.opened[i]))
@@ -145,7 +152,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
             games["game_id"].append(game_id)
             games["seat"].append(seat)
             games["n_players"].append(len(bots))
-            games["bot"].append(spec.bots[seat])
+            games["bot"].append(names[seat])
             games["hands_played"].append(lg.hands_played)
             games["won"].append(lg.winner == seat)
             games["finish_rank"].append(ranks[seat])

@@ -17,6 +17,7 @@ def register(sub):
     p.add_argument("--bots", required=True, help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy")
     p.add_argument("--games", type=int, required=True)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="processes to play in (results do not depend on it)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -49,7 +50,8 @@ def run(args):
     if args.games <= 0:
         raise UserError(f"--games {args.games}: must be a positive integer")
     with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
-        tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update)
+        tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
+                                 workers=max(1, args.workers))
     df = summarise(tables)
     if args.json:
         print(json.dumps(df.to_dict(orient="records")))
