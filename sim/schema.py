@@ -98,3 +98,23 @@ def markdown(table: str) -> str:
     rows = [f"| column | type | meaning |", "|---|---|---|"]
     rows += [f"| `{n}` | {t} | {d} |" for n, t, d in TABLES[table]]
     return "\n".join(rows)
+
+
+def update_readme(path="README.md") -> bool:
+    """Rewrite the README's schema tables between ``<!-- schema:TABLE -->`` and ``<!-- /schema -->``;
+    True if the file changed.  `python -m sim.schema` runs it."""
+    import re
+    from pathlib import Path
+    p = Path(path)
+    text = p.read_text()
+    new = text
+    for table in TABLES:
+        new = re.sub(rf"(<!-- schema:{table} -->\n).*?(<!-- /schema -->)",
+                     lambda m, t=table: m.group(1) + markdown(t) + "\n" + m.group(2), new, flags=re.S)
+    if new != text:
+        p.write_text(new)
+    return new != text
+
+
+if __name__ == "__main__":
+    print("README.md updated" if update_readme() else "README.md already up to date")

@@ -1,0 +1,23 @@
+"""The README stays true: its schema tables are the code's, and its subcommands exist."""
+import re
+from pathlib import Path
+
+from sim import schema
+from sim.cli import build_parser
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_schema_tables_match_the_code():
+    text = README.read_text()
+    for table in schema.TABLES:
+        assert schema.markdown(table) in text, f"README's {table} table is stale: run python -m sim.schema"
+
+
+def test_readme_subcommands_exist():
+    text = README.read_text()
+    shown = set(re.findall(r"^\| `([a-z]+)` \|", text, flags=re.M)) & {
+        "profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay", "report", "compare",
+        "sweep", "bench"}
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert shown and shown <= set(sub.choices), shown - set(sub.choices)
