@@ -12,7 +12,7 @@ import pytest
 from sim import profiles
 from sim.bots import make_bot
 from sim.cards import hand_values
-from sim.engine import HandState
+from sim.engine import HandState, SwapJoker, Split, Take
 from sim.game import play_game, play_hand
 from sim.records import ShardSpec, play_shard
 
@@ -28,7 +28,7 @@ def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient",
     tables = {n: [make_bot(bots[i % len(bots)], np.random.default_rng(seed * 1000 + i)) for i in range(n)]
               for n in counts}
     values = hand_values(prof.ace_value, prof.joker_penalty)
-    summary = dict(hands=0, wins=0, kalookis=0, void=0, stalled=0, turns=0)
+    summary = dict(hands=0, wins=0, kalookis=0, void=0, stalled=0, turns=0, table_moves=0)
     for h in range(n_hands):
         n = counts[h % len(counts)]
         players = tables[n]
@@ -39,6 +39,7 @@ def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient",
         def check(state):
             state.check_invariants()
             summary["turns"] += 1
+            summary["table_moves"] += sum(isinstance(op, (Take, SwapJoker, Split)) for op in state.last_turn[3].ops)
 
         res = play_hand(st, players, list(range(n)), on_turn=check)
         assert st.result is not None and st.phase == "over"
@@ -65,6 +66,7 @@ def test_random_play_invariants(name):
     s = play_checked_hands(prof, CI_HANDS, seed=11)
     assert s["wins"] > 0.5 * s["hands"], s  # most hands end with someone going out
     assert s["stalled"] == 0 or s["stalled"] < 0.05 * s["hands"], s
+    assert s["table_moves"] > 0, s  # the bots rearrange the table (takes, shifts, joker swaps)
 
 
 @pytest.mark.parametrize("name", PROFILES)

@@ -184,3 +184,33 @@ def test_east_coast_joker_group():
     jg = M.joker_group(3)
     assert M.check(jg, ec) is None and M.check(jg, K40) is not None
     assert M.value(jg, ec) == 45
+
+
+def test_east_coast_cut_card_joker_goes_to_the_cutter():
+    import numpy as np
+    ec = profiles.load("east_coast")
+    found = 0
+    for seed in range(400):
+        st = HandState(ec, 4, 1, np.random.default_rng(seed), record=True)
+        sizes = [st.hand_size(s) for s in range(4)]
+        cut = [e for e in st.log if e[0] == "cut_joker"]
+        if cut:
+            found += 1
+            cutter = cut[0][1]
+            assert cutter == 0  # the player right of the dealer (seat 1)
+            assert sizes == [15, 15, 15, 15]  # a hand of 15 either way: the joker plus 14 dealt
+            assert st.hands[cutter, JOKER] >= 1
+        else:
+            assert sizes == [15] * 4
+        st.check_invariants()
+    assert 5 < found < 40  # about 4 jokers in 108: the bottom card is a joker ~3.7% of deals
+
+
+def test_east_coast_dealer_may_swap_the_upcard():
+    ec = profiles.load("east_coast")
+    st = HandState.scripted(ec, ["2C 3C", "7S 8S", "9H TH", "KD 5D"], stock="2S 3S", discard="4D", dealer=3,
+                            current=0)
+    st.dealer_swap(C("KD"))
+    assert st.discard[-1] == C("KD") and st.hands[3, C("4D")] == 1 and st.hands[3, C("KD")] == 0
+    with pytest.raises(IllegalTurn):
+        HandState.scripted(K40, ["2C 3C", "7S 8S"], stock="2S", discard="4D", dealer=1, current=0).dealer_swap(C("3C"))
