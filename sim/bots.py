@@ -7,6 +7,9 @@ the table, the discard pile, hand sizes and the public record of pickups and dis
 """
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
+
 import numpy as np
 
 from . import meldsearch as MS
@@ -402,11 +405,59 @@ def apply_harvest(state, hand, table, kind, i, pos, c, forbid) -> list:
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
 
 
+BOT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "bots.toml"
+
+
+def tunables(name: str) -> dict:
+    """A bot's tunable parameters and their defaults (from its class and its parents)."""
+    out = {}
+    for cls in BOTS[name].__mro__[::-1]:
+        if "__init__" in cls.__dict__:
+            for pname, prm in inspect.signature(cls.__init__).parameters.items():
+                if prm.default is not inspect.Parameter.empty and pname != "rng":
+                    out[pname] = prm.default
+    return out
+
+
+def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
+    from .errors import UserError
+    allowed = tunables(name)
+    for k, v in params.items():
+        if k not in allowed:
+            raise UserError(f"{where}: bot {name!r} has no parameter {k!r}; allowed: {', '.join(allowed) or 'none'}")
+        if isinstance(v, bool) or not isinstance(v, type(allowed[k])):
+            raise UserError(f"{where}: {name}.{k} = {v!r} must be {type(allowed[k]).__name__}")
+    return params
+
+
 def make_bot(name: str, rng: np.random.Generator, params: dict | None = None) -> Bot:
+    """A bot by name; ``params`` override the tunables of ``configs/bots.toml``."""
     from .errors import UserError
     if name not in BOTS:
         raise UserError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
-    return BOTS[name](rng, **(params or {}))
+    merged = dict(_file_defaults().get(name, {}))
+    merged.update(params or {})
+    return BOTS[name](rng, **check_params(name, merged))
+
+
+_DEFAULTS: dict | None = None
+
+
+def _file_defaults() -> dict:
+    global _DEFAULTS
+    if _DEFAULTS is None:
+        import tomllib
+        from .errors import UserError
+        try:
+            data = tomllib.loads(BOT_CONFIG.read_text()) if BOT_CONFIG.exists() else {}
+        except tomllib.TOMLDecodeError as e:
+            raise UserError(f"{BOT_CONFIG}: malformed TOML: {e}") from None
+        for name, params in data.items():
+            if name not in BOTS:
+                raise UserError(f"{BOT_CONFIG}: unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
+            check_params(name, params, str(BOT_CONFIG))
+        _DEFAULTS = data
+    return _DEFAULTS
 
 
 def kalooki_within_reach(state, me, res, max_missing: int, min_draws: int, danger_cards: int, max_risk: int) -> bool:

@@ -231,6 +231,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
             raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
         if not isinstance(params, dict):
             raise UserError(f"{where}: {b} = {params!r} must be a table of parameter = value")
+        from .bots import check_params
+        check_params(b, params, where)
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, **values)

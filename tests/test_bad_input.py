@@ -52,6 +52,8 @@ CASES = [
     ("report: not a run", ["report", "{not_a_run}", "--out", "{out}"], "manifest"),
     ("compare: different engine versions", ["compare", "{run_a}", "{run_engine}", "--out", "{out}"], "engine"),
     ("compare: different schemas", ["compare", "{run_a}", "{run_schema}", "--out", "{out}"], "schema"),
+    ("tournament: unknown bot parameter", ["tournament", "--bots", "expert,greedy,greedy", "--games", "1",
+                                           "--bot-params", "{bot_params}"], "has no parameter 'feed'"),
     ("sweep: unknown parameter", ["sweep", "--param", "colour=1,2", "--games", "1", "--runs", "{out}"],
      "unknown parameter 'colour'"),
 ]
@@ -63,12 +65,13 @@ def test_bad_input(label, argv, message, tmp_path, capsys, two_runs):
     (tmp_path / "bad.toml").write_text("jokers = [2\n")
     (tmp_path / "colour.toml").write_text(kalooki40 + "colour = \"red\"\n")
     (tmp_path / "missing.toml").write_text("\n".join(l for l in kalooki40.splitlines() if not l.startswith("jokers")))
+    (tmp_path / "bp.toml").write_text("[expert]\nfeed = 1\n")
     (tmp_path / "empty").mkdir()
     (tmp_path / "notrun").mkdir()
     (tmp_path / "notrun" / "hands.csv").write_text("x\n")
     names = dict(bad_toml=tmp_path / "bad.toml", unknown_key=tmp_path / "colour.toml",
                  missing_key=tmp_path / "missing.toml", empty=tmp_path / "empty", not_a_run=tmp_path / "notrun",
-                 out=tmp_path / "out", run_a=two_runs[0])
+                 out=tmp_path / "out", run_a=two_runs[0], bot_params=tmp_path / "bp.toml")
     if "{run_engine}" in argv:
         names["run_engine"] = _edit_manifest(two_runs[1], tmp_path / "eng", engine_version="0.0.1")
     if "{run_schema}" in argv:

@@ -17,9 +17,30 @@ def register(sub):
     p.add_argument("--bots", required=True, help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy")
     p.add_argument("--games", type=int, required=True)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
+                   help="TOML of [bot] parameter = value tables (see configs/bots.toml)")
     p.add_argument("--workers", type=int, default=1, help="processes to play in (results do not depend on it)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
+
+
+def read_bot_params(path) -> dict:
+    if not path:
+        return {}
+    import tomllib
+    from ..bots import BOTS, check_params
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise UserError(f"--bot-params {path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"--bot-params {path}: malformed TOML: {e}") from None
+    for name, params in data.items():
+        if name not in BOTS or not isinstance(params, dict):
+            raise UserError(f"--bot-params {path}: {name!r} is not a bot table; bots: {', '.join(sorted(BOTS))}")
+        check_params(name, params, f"--bot-params {path}")
+    return data
 
 
 def summarise(tables) -> "pd.DataFrame":
@@ -49,9 +70,10 @@ def run(args):
     bots = parse_bots(args.bots, prof)
     if args.games <= 0:
         raise UserError(f"--games {args.games}: must be a positive integer")
+    bot_params = read_bot_params(args.bot_params)
     with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
-                                 workers=max(1, args.workers))
+                                 workers=max(1, args.workers), bot_params=bot_params)
     df = summarise(tables)
     if args.json:
         print(json.dumps(df.to_dict(orient="records")))
