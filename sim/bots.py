@@ -60,7 +60,7 @@ def best_discard(hand, p, forbid: int):
             continue
         h = hand.copy()
         h[x] -= 1
-        dd = MS.analyse(h, p).min_deadwood
+        dd = MS.fast_search(h, p)[1]
         if best is None or dd < best[1]:
             best = (x, dd)
     return best if best is not None else (c, d)
@@ -460,7 +460,8 @@ def _file_defaults() -> dict:
     return _DEFAULTS
 
 
-def kalooki_within_reach(state, me, res, max_missing: int, min_draws: int, danger_cards: int, max_risk: int) -> bool:
+def kalooki_within_reach(state, me, loose: int, deadwood: int, max_missing: int, min_draws: int, danger_cards: int,
+                         max_risk: int) -> bool:
     """Is holding back the opening for a Kalooki worth it?  (meld search + the table's state)
 
     Holding is worth it while few cards are missing (loose cards beyond the one discard), the stock
@@ -469,10 +470,10 @@ def kalooki_within_reach(state, me, res, max_missing: int, min_draws: int, dange
     """
     if state.opened[me]:
         return False
-    missing = max(res.min_loose - 1, 0)
+    missing = max(loose - 1, 0)
     draws_left = len(state.stock) // max(state.n, 1)
     danger = any(state.opened[s] and state.hand_size(s) <= danger_cards for s in range(state.n) if s != me)
-    return missing <= max_missing and draws_left >= min_draws + missing and not danger and res.min_deadwood <= max_risk
+    return missing <= max_missing and draws_left >= min_draws + missing and not danger and deadwood <= max_risk
 
 
 class PatientBot(GreedyBot):
@@ -492,8 +493,9 @@ class PatientBot(GreedyBot):
         self.max_missing, self.min_draws, self.danger_cards, self.max_risk = max_missing, min_draws, danger_cards, max_risk
 
     def _waiting(self, state, me, hand) -> bool:
-        res = MS.analyse(hand, state.profile)
-        return kalooki_within_reach(state, me, res, self.max_missing, self.min_draws, self.danger_cards, self.max_risk)
+        _, deadwood, loose = MS.fast_search(hand, state.profile)
+        return kalooki_within_reach(state, me, loose, deadwood, self.max_missing, self.min_draws, self.danger_cards,
+                                    self.max_risk)
 
     def draw(self, state, me) -> int:
         if not state.opened[me] and self._waiting(state, me, state.hands[me]):
@@ -501,7 +503,7 @@ class PatientBot(GreedyBot):
             if top >= 0 and DRAW_DISCARD in state.legal_draws() and state.discard_obligation(me) is None:
                 h = state.hands[me].copy()
                 h[top] += 1
-                if MS.analyse(h, state.profile).min_loose < MS.analyse(state.hands[me], state.profile).min_loose + 1:
+                if MS.fast_search(h, state.profile)[2] < MS.fast_search(state.hands[me], state.profile)[2] + 1:
                     return DRAW_DISCARD
             return DRAW_STOCK
         return super().draw(state, me)
@@ -560,7 +562,7 @@ class ExpertBot(PatientBot):
             return super().draw(state, me)
         if obligation == "meld":
             return DRAW_DISCARD if meld_taken_card(state, h, top) is not None else DRAW_STOCK
-        before = MS.analyse(state.hands[me], p).min_deadwood
+        before = MS.fast_search(state.hands[me], p)[1]
         _, after = best_discard(h, p, top)
         return DRAW_DISCARD if after <= before - self.draw_gain else DRAW_STOCK
 
@@ -604,7 +606,7 @@ class ExpertBot(PatientBot):
 
     def _best_harvest(self, state, me, hand, table, forbid):
         p = state.profile
-        base = MS.analyse(hand, p).min_deadwood
+        base = MS.fast_search(hand, p)[1]
         best = None
         for kind, i, pos, c in harvest_options(state, hand, table):
             h = hand.copy()
@@ -615,7 +617,10 @@ class ExpertBot(PatientBot):
                 h[c] -= 1
                 h[JOKER] += 1
                 got = JOKER
-            ok, disc, ms = MS.can_go_out(h, p)
+            _, dead, loose = MS.fast_search(h, p)
+            if loose > 1 and (dead >= base or (best is not None and best[0][0] < 0)):
+                continue  # cannot go out, and no better than what the hand has (or a way out is known)
+            ok, disc, ms = MS.can_go_out(h, p) if loose <= 1 else (False, None, [])
             if ok and disc != forbid and (kind == "take" or got != disc):
                 if got == disc:
                     continue
@@ -685,7 +690,7 @@ class ExpertBot(PatientBot):
                 continue
             h = hand.copy()
             h[c] -= 1
-            after = MS.analyse(h, p).min_deadwood
+            after = MS.fast_search(h, p)[1]
             score = (after + self.feed_weight * self._feed_risk(state, me, c, table) + (50 if c == JOKER else 0), -c)
             if best_score is None or score < best_score:
                 best, best_score = c, score

@@ -1007,6 +1007,17 @@ def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, ch
     return out
 
 
+_FAST: dict = {}
+
+
+def fast_search(counts: np.ndarray, profile) -> tuple[int, int, int]:
+    """``search`` for trusted hands (the engine's own int8 count vectors): no conversion or checks."""
+    hit = _FAST.get(id(profile))
+    if hit is None or hit[0] is not profile:
+        hit = _FAST[id(profile)] = (profile, params_array(profile))
+    return search_kernel(counts, hit[1])
+
+
 def search(counts, profile) -> tuple[int, int, int]:
     """(max_meld_value, min_deadwood, min_loose) of one hand."""
     v, d, l = search_kernel(as_counts(counts), params_array(profile))
