@@ -352,11 +352,12 @@ def harvest_options(state, hand, table):
     and run jokers whose natural card is in hand (interior only unless joker_take_from_run_end)."""
     p = state.profile
     for i, m in enumerate(table):
-        if m.kind == RUN and len(m) >= 4:
+        can_take = len(m) - m.n_jokers >= 2  # what is left after a take must still hold a natural card
+        if can_take and m.kind == RUN and len(m) >= 4:
             for pos in (0, len(m) - 1):
                 if m.cards[pos] != JOKER:
                     yield ("take", i, pos, m.cards[pos])
-        if m.kind == GROUP and len(m) == 4 and m.low >= 0:
+        if can_take and m.kind == GROUP and len(m) == 4 and m.low >= 0:
             for pos in range(4):
                 if m.cards[pos] != JOKER:
                     yield ("take", i, pos, m.cards[pos])
