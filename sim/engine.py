@@ -3,7 +3,8 @@
 Phases: DRAW (take the stock or the discard), PLAY (a whole ``Play``: table operations, then one
 discard), OVER.  ``apply_draw`` and ``apply_play`` check every rule of the profile and raise
 ``IllegalTurn`` naming the rule; a rejected play leaves the state exactly as it was.  Every random
-choice (shuffles, reshuffles) comes from the numpy Generator passed in.
+choice comes from the numpy Generator passed in, all of it at the deal: the shuffle, then one key per
+card (``reshuffle_keys``) that orders the discard pile if it ever becomes the stock.
 
 Table operations in a play are applied in order to a working copy of the table:
 ``NewMeld`` (a meld from hand or harvested cards), ``LayOff`` (one card onto an end of a run or
@@ -125,6 +126,8 @@ class HandState:
         p = self.profile
         deck = full_deck(p.jokers)
         self.rng.shuffle(deck)
+        # every random draw of the hand is made here, so a compiled hand loop can replay it exactly
+        self.reshuffle_keys = self.rng.random(p.deck_size)
         deck = [int(c) for c in deck]  # deck[0] is the top card
         size = p.hand_size_for(self.n)
         sizes = [size] * self.n
@@ -190,6 +193,7 @@ class HandState:
         self.stock = parse_cards(stock)[::-1]
         self.discard = parse_cards(discard)
         self.current = current
+        self.reshuffle_keys = self.rng.random(profile.deck_size)
         return self
 
     def dealer_swap(self, card: int | None):
@@ -246,9 +250,9 @@ class HandState:
             return
         p = self.profile
         if p.stock_exhausted == "reshuffle_once" and self.reshuffles == 0 and len(self.discard) >= 2:
+            # the new order: the pile sorted by the keys drawn at the deal (stable, first len(pile) keys)
             pile = np.array(self.discard, dtype=np.int16)
-            self.rng.shuffle(pile)
-            pile = [int(c) for c in pile]
+            pile = [int(c) for c in pile[np.argsort(self.reshuffle_keys[:len(pile)], kind="stable")]]
             self.discard = [pile[0]]
             self.stock = pile[1:][::-1]
             self.reshuffles += 1

@@ -7,11 +7,17 @@ Payments and the pool always sum to zero.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .engine import DRAW_DISCARD, HandResult, HandState, IllegalTurn
+
+# Hands where every bot is a plain GreedyBot (and nobody watches the turns) run in the compiled loop
+# of sim.fastgreedy, which gives exactly the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or
+# FAST_GREEDY = False) keeps every hand on the Python path (tests, debugging).
+FAST_GREEDY = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")
 
 
 class BotError(RuntimeError):
@@ -185,6 +191,12 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
         swap = bots[d].dealer_swap(state, d)
         if swap is not None:
             state.dealer_swap(swap)
+    if FAST_GREEDY and on_turn is None and not state.record and _all_plain_greedy(bots):
+        from .fastgreedy import can_play_fast, play_hand_fast
+        if can_play_fast(state):
+            result = play_hand_fast(state)
+            if result is not None:
+                return result  # else a play broke a rule: the Python path below names it
     while state.result is None:
         state.start_turn()
         if state.result is not None:
@@ -204,6 +216,11 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
         if on_turn is not None:
             on_turn(state)
     return state.result
+
+
+def _all_plain_greedy(bots) -> bool:
+    from .bots import GreedyBot
+    return all(type(b) is GreedyBot and not b.params for b in bots)
 
 
 def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None,

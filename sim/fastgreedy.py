@@ -1,0 +1,1011 @@
+"""A compiled hand loop for all-greedy tables: the batch path of the engine.
+
+``play_hand_fast(state)`` plays a ``HandState`` (freshly dealt, or at the start of any turn) to its
+end with every seat a ``bots.GreedyBot``, in one numba call, and writes the outcome back into the
+state (hands, table, stock, discard, opened, stats, turns, result), so records and games read it
+exactly as after ``game.play_hand``, which takes this path by itself for plain all-greedy tables
+(``game.FAST_GREEDY``; ``KALOOKI_PYTHON_ENGINE=1`` turns it off).  It is an exact mirror, not an
+approximation: the Python engine with the Python ``GreedyBot`` is its reference
+(tests/test_fastgreedy.py plays every profile both ways and compares every field), and every
+decision below names the Python function it mirrors.
+
+How it stays identical:
+
+- the same meld partitions: the decisions call the compiled kernels of ``sim.meldsearch``
+  (``_search_ws``/``_reconstruct`` = ``analyse``, ``go_out_kernel``/``_full_partition`` =
+  ``can_go_out``/``can_kalooki``, ``best_discard_kernel``) with the same parameter vector (and the
+  same lazily filled table) as the Python path;
+- the same randomness: every random draw of a hand is made up front by ``HandState`` (the deck
+  shuffle and the reshuffle keys), so the kernel receives the stock order and the keys;
+- the same tie-breaks, down to Python's iteration order where the bot relies on it
+  (``meld_taken_card`` sorts a set of card ids: ``_set_order`` reproduces CPython's set order);
+- the same rules: each play is checked against the engine's rules for what greedy can do (the
+  discard, the opening minimum, what a taken discard obliges, going out in the first round); a
+  play that breaks one stops the kernel with a status, and ``play_hand_fast`` returns None so the
+  caller replays the hand on the Python path, which raises the same ``BotError``.
+
+The hand loop is cached on disk by numba (about 25 s to compile, 0.3 s to load); the cache is
+dropped when meldsearch.py changes, since numba itself only watches this file.
+
+Greedy never rearranges the table (no Take/Split/SwapJoker), so a table meld only grows at its ends;
+the table is a matrix of meld rows in the meldsearch row format (kind, low, n, 14 cards, 14 reps).
+Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and the
+log stay empty.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from . import meldsearch as MS
+from .cards import JOKER, N_KINDS
+from .engine import PHASE_DRAW, HandResult
+from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_MELD_VALUE, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
+                         P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
+                         best_discard_kernel, go_out_kernel)
+from .melds import Meld
+
+# rule vector (int64), filled by rules_array(profile)
+R_OPENING_MIN = 0
+R_GO_OUT_FIRST_ROUND = 1
+R_FIRST_ROUND_FREE_DRAW = 2
+R_MELD_AT_ONCE = 3  # discard_pickup == "meld_at_once"
+R_PICKUP_BEFORE_OPENING = 4
+R_RESHUFFLE_ONCE = 5  # stock_exhausted == "reshuffle_once"
+R_TURN_CAP = 6
+R_KALOOKI_EXEMPT = 7
+R_LAYOFFS_COUNT = 8
+R_ACE_LOW = 9
+R_RUN_END_LIMIT = 10
+R_TWO_TOTAL = 11  # run_add_limit == "two_total"
+R_SIZE = 16
+
+STOCK, DISCARD = 0, 1  # engine.DRAW_STOCK, engine.DRAW_DISCARD
+LOW, HIGH = 0, 1
+RUN, GROUP = 0, 1
+OB_NONE, OB_OPEN, OB_MELD = 0, 1, 2  # HandState.discard_obligation: None, "open", "meld"
+
+MAXT = 48  # table rows (at most 36 melds of three from 108 cards)
+MAXOPS = 160
+# op rows: kind (0 new meld, 1 lay-off), target row, card, end, value added, holds the taken card
+O_KIND, O_TARGET, O_CARD, O_END, O_VALUE, O_TAKEN = 0, 1, 2, 3, 4, 5
+OP_W = 6
+
+# per-player stats columns
+S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS = range(8)
+S_W = 8
+# hand result words
+(H_STATUS, H_RESHUFFLES, H_WINNER, H_WIN_TYPE, H_VOID, H_STALLED, H_TURN_NO, H_CURRENT, H_DRAWN_CARD,
+ H_DRAWN_FROM, H_ERR_SEAT) = range(11)
+H_W = 16
+WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
+
+# statuses (result[H_STATUS], with the seat in result[H_ERR_SEAT]): 0 = the hand was played;
+# otherwise the rule the mirrored greedy play would break
+STATUS_RULES = {1: "discard (not in hand)", 2: "discard (taken this turn)", 3: "not_opened",
+                4: "opening_min (no new meld)", 5: "opening_min", 6: "discard_pickup (open)",
+                7: "discard_pickup (meld)", 8: "go_out_first_round", 9: "table or operation buffer full"}
+
+
+# ---------------------------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _hsum(h):
+    t = 0
+    for c in range(h.shape[0]):
+        t += h[c]
+    return t
+
+
+@njit(cache=True)
+def _meld_value(row, prm):
+    """melds.value of a meld row: jokers count as the card they stand for."""
+    n = row[2]
+    if row[0] == RUN:
+        v = 0
+        for i in range(n):
+            v += prm[P_EXTV + row[1] + i]
+        return v
+    if row[1] < 0:
+        return prm[P_JOKER_MELD_VALUE] * n
+    return prm[P_HV + row[1]] * n
+
+
+@njit(cache=True)
+def _row_has(row, c):
+    for k in range(row[2]):
+        if row[3 + k] == c:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _uses(rows, nr, c):
+    """How many times card c is in the first nr meld rows."""
+    u = 0
+    for r in range(nr):
+        for k in range(rows[r, 2]):
+            if rows[r, 3 + k] == c:
+                u += 1
+    return u
+
+
+@njit(cache=True)
+def _rows_len(rows, nr):
+    t = 0
+    for r in range(nr):
+        t += rows[r, 2]
+    return t
+
+
+@njit(cache=True)
+def _count_on(tab, nt, c):
+    """engine._count_on: copies of card c on the table."""
+    u = 0
+    for r in range(nt):
+        for k in range(tab[r, 2]):
+            if tab[r, 3 + k] == c:
+                u += 1
+    return u
+
+
+@njit(cache=True)
+def _search(h, prm, mv, ws, rec, record):
+    """(max_meld_value, min_deadwood, min_loose) as meldsearch.analyse computes them; with record,
+    rec then holds what _reconstruct needs for this hand."""
+    bv, bd, bl = _search_ws(h, prm, mv, ws, rec, record)
+    n, t = _totals(h, prm)
+    return bv, t - bd, n - bl
+
+
+@njit(cache=True)
+def _no_melds(h, dead, prm):
+    """Whether the min-deadwood partition of h (min_deadwood dead) is sure to hold no meld: nothing
+    melds, and every card has a positive penalty (so no meld is worth zero and gets emitted)."""
+    _, t = _totals(h, prm)
+    return dead == t and (h[JOKER] == 0 or prm[P_JOKER_PENALTY] > 0)
+
+
+@njit(cache=True)
+def _set_insert(table, mask, h):
+    # CPython setobject.c: linear probes (9) from hash & mask, then perturbed probing
+    i = h & mask
+    perturb = h
+    while True:
+        probes = 9 if i + 9 <= mask else 0
+        j = i
+        while True:
+            if table[j] < 0:
+                table[j] = h
+                return
+            if probes == 0:
+                break
+            probes -= 1
+            j += 1
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit(cache=True)
+def _set_order(cand, k, out):
+    """The iteration order of the CPython set built by adding the small ints cand[:k] in order
+    (``{c for c in range(53) if ...}``); written to out[:k]."""
+    table = np.full(256, -1, np.int64)
+    tmp = np.empty(256, np.int64)
+    mask = 7
+    fill = 0
+    for idx in range(k):
+        _set_insert(table, mask, cand[idx])
+        fill += 1
+        if fill * 5 >= mask * 3:
+            newsize = 8
+            while newsize <= fill * 4:
+                newsize <<= 1
+            m = 0
+            for j in range(mask + 1):
+                if table[j] >= 0:
+                    tmp[m] = table[j]
+                    m += 1
+            mask = newsize - 1
+            for j in range(mask + 1):
+                table[j] = -1
+            for j in range(m):
+                _set_insert(table, mask, tmp[j])
+    m = 0
+    for j in range(mask + 1):
+        if table[j] >= 0:
+            out[m] = table[j]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _obligation(opened_me, turns_me, rp):
+    """HandState.discard_obligation (and _obligation_for_taken)."""
+    if rp[R_MELD_AT_ONCE] != 0:
+        return OB_MELD if opened_me else OB_OPEN
+    if opened_me or (turns_me == 0 and rp[R_FIRST_ROUND_FREE_DRAW] != 0):
+        return OB_NONE
+    return OB_OPEN
+
+
+@njit(cache=True)
+def _loose_discard(hand, values, forbid, pref):
+    """bots._loose_discard: the highest-value card of pref (counts; the hand if none of it is held),
+    jokers last, higher card id first on ties; never the forbidden card if avoidable."""
+    use_pref = False
+    for c in range(N_KINDS):
+        if pref[c] > 0 and hand[c] > 0:
+            use_pref = True
+            break
+    best = -1
+    bv = 0
+    top = -1
+    tv = 0
+    for c in range(N_KINDS - 1, -1, -1):  # ids descending: the first of equal values wins
+        if hand[c] <= 0 or (use_pref and pref[c] <= 0):
+            continue
+        v = values[c] if c != JOKER else -1
+        if top < 0 or v > tv:
+            top = c
+            tv = v
+        if (c != forbid or hand[c] > 1) and (best < 0 or v > bv):
+            best = c
+            bv = v
+    return best if best >= 0 else top
+
+
+# ---------------------------------------------------------------------------------------------
+# the working table of one play: operations applied in order, undone from the end
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _apply_layoff(tab, i, c, end):
+    """A natural card c onto an end of run i (or into group i); greedy lays naturals only."""
+    row = tab[i]
+    n = row[2]
+    if row[0] == RUN and end == LOW:
+        for k in range(n, 0, -1):
+            row[3 + k] = row[2 + k]
+            row[17 + k] = row[16 + k]
+        row[3] = c
+        row[17] = c
+        row[1] -= 1
+    else:
+        row[3 + n] = c
+        row[17 + n] = c
+    row[2] = n + 1
+
+
+@njit(cache=True)
+def _undo_layoff(tab, i, end):
+    row = tab[i]
+    n = row[2]
+    if row[0] == RUN and end == LOW:
+        for k in range(n - 1):
+            row[3 + k] = row[4 + k]
+            row[17 + k] = row[18 + k]
+        row[1] += 1
+    row[2 + n] = -1
+    row[16 + n] = -1
+    row[2] = n - 1
+
+
+@njit(cache=True)
+def _add_meld(wtab, ctx, ops, hand, row, taken, prm):
+    """A NewMeld: the row joins the working table, its cards leave the hand."""
+    wn = ctx[0]
+    o = ctx[1]
+    if wn >= wtab.shape[0] or o >= ops.shape[0]:
+        ctx[2] = 9
+        return
+    for k in range(OUT_W):
+        wtab[wn, k] = row[k]
+    has = 0
+    for k in range(row[2]):
+        c = row[3 + k]
+        hand[c] -= 1
+        if c == taken:
+            has = 1
+    ops[o, O_KIND] = 0
+    ops[o, O_TARGET] = wn
+    ops[o, O_CARD] = -1
+    ops[o, O_END] = HIGH
+    ops[o, O_VALUE] = _meld_value(row, prm)
+    ops[o, O_TAKEN] = has
+    ctx[0] = wn + 1
+    ctx[1] = o + 1
+
+
+@njit(cache=True)
+def _add_layoff(wtab, ctx, ops, hand, i, c, end, added):
+    o = ctx[1]
+    if o >= ops.shape[0]:
+        ctx[2] = 9
+        return
+    _apply_layoff(wtab, i, c, end)
+    hand[c] -= 1
+    ops[o, O_KIND] = 1
+    ops[o, O_TARGET] = i
+    ops[o, O_CARD] = c
+    ops[o, O_END] = end
+    ops[o, O_VALUE] = added
+    ops[o, O_TAKEN] = 0
+    ctx[1] = o + 1
+
+
+@njit(cache=True)
+def _pop_op(wtab, ctx, ops, hand):
+    o = ctx[1] - 1
+    if ops[o, O_KIND] == 0:
+        wn = ctx[0] - 1
+        row = wtab[wn]
+        for k in range(row[2]):
+            hand[row[3 + k]] += 1
+        ctx[0] = wn
+    else:
+        _undo_layoff(wtab, ops[o, O_TARGET], ops[o, O_END])
+        hand[ops[o, O_CARD]] += 1
+    ctx[1] = o
+
+
+@njit(cache=True)
+def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
+    """bots.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
+    groups by suit, repeated while anything changed; records LayOff ops (targets are rows of tab)
+    and leaves at least keep cards in hand."""
+    low_adds = np.zeros(ntab, np.int64)
+    high_adds = np.zeros(ntab, np.int64)
+    total_adds = np.zeros(ntab, np.int64)
+    if protect >= 0 and hand[protect] == 1:
+        keep += 1
+    hs = _hsum(hand)
+    made = 0
+    changed = True
+    while changed and made < 40:
+        changed = False
+        for i in range(ntab):
+            if hs <= keep:
+                return
+            row = tab[i]
+            if row[0] == RUN:
+                for end in range(2):
+                    low = row[1]
+                    n = row[2]
+                    e = low - 1 if end == LOW else low + n
+                    if e < 0 or e > 13 or (e == 0 and rp[R_ACE_LOW] == 0):
+                        continue
+                    if (low == 0 and e == 13) or (e == 0 and low + n - 1 == 13):
+                        continue
+                    if rp[R_TWO_TOTAL] != 0:
+                        if total_adds[i] >= 2:
+                            continue
+                    elif (low_adds[i] if end == LOW else high_adds[i]) >= rp[R_RUN_END_LIMIT]:
+                        continue
+                    rank = 12 if (e == 0 or e == 13) else e - 1
+                    rep = (row[17] // 13) * 13 + rank
+                    if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
+                        continue
+                    _add_layoff(tab, ctx, ops, hand, i, rep, end, prm[P_EXTV + e])
+                    hs -= 1
+                    made += 1
+                    if end == LOW:
+                        low_adds[i] += 1
+                    else:
+                        high_adds[i] += 1
+                    total_adds[i] += 1
+                    changed = True
+                    if hs <= keep:
+                        return
+            elif row[1] >= 0 and row[2] < 4:
+                suits = 0
+                for k in range(row[2]):
+                    suits |= 1 << (row[17 + k] // 13)
+                for s in range(4):
+                    c = s * 13 + row[1]
+                    if ((suits >> s) & 1) == 0 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
+                        _add_layoff(tab, ctx, ops, hand, i, c, HIGH, prm[P_HV + row[1]])
+                        hs -= 1
+                        made += 1
+                        suits |= 1 << s
+                        changed = True
+                        if hs <= keep:
+                            return
+
+
+@njit(cache=True)
+def _discardable(hand, forbid):
+    for c in range(N_KINDS):
+        if hand[c] > 0 and not (c == forbid and hand[c] == 1):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# the greedy bot's helpers (bots.py), on count vectors and meld rows
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
+    """bots.go_out: (discard, melds in out[:n], rec overwritten) to go out this turn, or (-1, 0, _).
+    loose: min_loose of the hand."""
+    if loose > 1:  # going out leaves one card loose at most: no discard can work (exact shortcut)
+        return -1, 0, False
+    c = go_out_kernel(hand, prm, kalooki)
+    if c < 0:
+        return -1, 0, False
+    if c != forbid:
+        hh[:] = hand
+        hh[c] -= 1
+        _, rows = _full_partition(hh, prm)
+        nr = rows.shape[0]
+        out[:nr] = rows
+        return c, nr, False
+    for x in range(N_KINDS - 1, -1, -1):
+        if hand[x] <= 0 or x == forbid:
+            continue
+        hh[:] = hand
+        hh[x] -= 1
+        _, _, l2 = _search(hh, prm, mv, ws, rec, True)
+        if l2 != 0:
+            continue
+        nr = _reconstruct(hh, prm, rec, 1, out)
+        if nr == 0 or _rows_len(out, nr) != _hsum(hh):
+            continue
+        if kalooki and prm[P_KALOOKI_EXEMPT] == 0:
+            v = 0
+            for r in range(nr):
+                v += _meld_value(out[r], prm)
+            if v < prm[P_OPENING_MIN]:
+                continue
+        return x, nr, True
+    return -1, 0, True
+
+
+@njit(cache=True)
+def _best_discard(hand, forbid, prm, mv, ws, rec, hh):
+    """bots.best_discard: the card only."""
+    c, _ = best_discard_kernel(hand, prm)
+    if c != forbid or hand[c] > 1:
+        return c
+    best = -1
+    bd = 0
+    for x in range(N_KINDS):
+        if hand[x] <= 0 or x == forbid:
+            continue
+        hh[:] = hand
+        hh[x] -= 1
+        _, d, _ = _search(hh, prm, mv, ws, rec, False)
+        if best < 0 or d < bd:
+            best = x
+            bd = d
+    return best if best >= 0 else c
+
+
+@njit(cache=True)
+def _opening_with_discard(hand, forbid, prm, mv, ws, rec, hh, tmp, out):
+    """GreedyBot._opening_with_discard: the most valuable opening leaving a card (rows in out)."""
+    best_val = -1
+    nbest = 0
+    for d in range(N_KINDS):
+        if hand[d] <= 0 or (d == forbid and hand[d] == 1):
+            continue
+        hh[:] = hand
+        hh[d] -= 1
+        v, _, _ = _search(hh, prm, mv, ws, rec, True)
+        if v >= prm[P_OPENING_MIN]:
+            nr = _reconstruct(hh, prm, rec, 0, tmp)
+            val = 0
+            for r in range(nr):
+                val += _meld_value(tmp[r], prm)
+            if val > best_val:
+                best_val = val
+                out[:nr] = tmp[:nr]
+                nbest = nr
+    return nbest
+
+
+@njit(cache=True)
+def _meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1):
+    """bots.meld_taken_card: (kind, discard, index): kind 1 = NewMeld(outd[index]); kind 2 = the
+    lay-offs lops[:lctx[1]] onto table meld index; kind 0 = none."""
+    cand = np.empty(N_KINDS, np.int64)
+    k = 0
+    for c in range(N_KINDS):
+        if hand[c] > 0 and c != taken:
+            cand[k] = c
+            k += 1
+    order = np.empty(N_KINDS, np.int64)
+    _set_order(cand, k, order)
+    for i in range(1, k):  # sorted(..., key=-value): stable insertion sort
+        c = order[i]
+        v = values[c]
+        j = i - 1
+        while j >= 0 and values[order[j]] < v:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = c
+    for i in range(k):
+        d = order[i]
+        hh[:] = hand
+        hh[d] -= 1
+        _search(hh, prm, mv, ws, rec, True)
+        nr = _reconstruct(hh, prm, rec, 1, outd)
+        for r in range(nr):
+            if _row_has(outd[r], taken):
+                return 1, d, r
+    for i in range(nt):
+        hh[:] = hand
+        tab1[0, :] = tab[i]
+        lctx[0] = 1
+        lctx[1] = 0
+        lctx[2] = 0
+        _find_layoffs(tab1, 1, hh, 1, -1, rp, prm, lops, lctx)
+        hit = False
+        for o in range(lctx[1]):
+            if lops[o, O_CARD] == taken:
+                hit = True
+        if hit:
+            best = -1
+            for c in range(N_KINDS):
+                if hh[c] > 0 and c != taken and (best < 0 or values[c] > values[best]):
+                    best = c
+            if best >= 0:
+                return 2, best, i
+    return 0, -1, -1
+
+
+@njit(cache=True)
+def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, ws_mv, ws_ws, ws_rec, hh, hh2,
+                 outv, outd, lops, lctx, tab1):
+    """GreedyBot.draw."""
+    if nd == 0:
+        return STOCK
+    if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
+        return STOCK
+    top = discard[nd - 1]
+    ob = _obligation(opened[me] != 0, turns[me], rp)
+    hh2[:] = hands[me]
+    hh2[top] += 1
+    if ob == OB_OPEN:
+        v, _, _ = _search(hh2, prm, ws_mv, ws_ws, ws_rec, True)
+        if v < prm[P_OPENING_MIN]:
+            return STOCK
+        nr = _reconstruct(hh2, prm, ws_rec, 0, outv)
+        if _uses(outv, nr, top) > 0 and _rows_len(outv, nr) < _hsum(hh2):
+            return DISCARD
+        return STOCK
+    if ob == OB_MELD:
+        if opened[me]:
+            kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, ws_mv, ws_ws, ws_rec, hh, outd, lops,
+                                          lctx, tab1)
+            if kind != 0:
+                return DISCARD
+        return STOCK
+    # take it if it lowers min_loose, unless the min-deadwood partition leaves it loose; the partition
+    # (the costly part) is only built when the counts say yes
+    _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, False)
+    _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, False)
+    if after >= before:
+        return STOCK
+    _search(hh2, prm, ws_mv, ws_ws, ws_rec, True)
+    nr = _reconstruct(hh2, prm, ws_rec, 1, outd)
+    return STOCK if hh2[top] - _uses(outd, nr, top) > 0 else DISCARD
+
+
+@njit(cache=True)
+def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held_before, values, rp, prm,
+                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
+    """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
+    returns the discard."""
+    forbid = drawn_card if (drawn_from == DISCARD and held_before == 0) else -1
+    taken = drawn_card if drawn_from == DISCARD else -1
+    whand[:] = hands[me]
+    wtab[:nt] = tab[:nt]
+    ctx[0] = nt
+    ctx[1] = 0
+    first = turns[me] == 0
+    may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
+    ob = _obligation(opened[me] != 0, turns[me], rp)
+    # one search of the hand as drawn serves go_out's shortcut, the opening and the lay-down, as long
+    # as rec still belongs to whand (rec_ok)
+    v, dead, loose = _search(whand, prm, mv, ws, rec, True)
+    rec_ok = True
+    if not opened[me]:
+        if may_out:
+            disc, nr, clobbered = _go_out(whand, loose, prm, True, forbid, mv, ws, rec, outv, hh)
+            if disc >= 0:
+                for r in range(nr):
+                    _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+                return disc
+            if clobbered:
+                _search(whand, prm, mv, ws, rec, True)
+        if v >= prm[P_OPENING_MIN]:
+            nr = _reconstruct(whand, prm, rec, 0, outv)
+            if _rows_len(outv, nr) >= _hsum(whand):
+                nr = _opening_with_discard(whand, forbid, prm, mv, ws, rec, hh, tmp, outv)
+                rec_ok = False
+            if nr > 0 and (taken < 0 or _uses(outv, nr, taken) > 0 or ob == OB_NONE):
+                for r in range(nr):
+                    _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+                rec_ok = False
+        if ctx[1] == 0:
+            if not rec_ok:
+                _search(whand, prm, mv, ws, rec, True)
+            nr = _reconstruct(whand, prm, rec, 1, outd)
+            pref = whand.astype(np.int64)
+            for r in range(nr):
+                for k in range(outd[r, 2]):
+                    pref[outd[r, 3 + k]] -= 1
+            return _loose_discard(whand, values, forbid, pref)
+    elif may_out:
+        disc, nr, clobbered = _go_out(whand, loose, prm, False, forbid, mv, ws, rec, outv, hh)
+        if disc >= 0:
+            for r in range(nr):
+                _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+            return disc
+        if clobbered:
+            rec_ok = False
+    # lay down every meld held (keeping a card to discard), then lay off
+    if not rec_ok:
+        v, dead, loose = _search(whand, prm, mv, ws, rec, True)
+    nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, 1, outd)
+    if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
+        for r in range(nr):
+            _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
+    elif nr > 0:
+        disc = _best_discard(whand, forbid, prm, mv, ws, rec, hh)
+        hh[:] = whand
+        hh[disc] -= 1
+        _search(hh, prm, mv, ws, rec, True)
+        nr2 = _reconstruct(hh, prm, rec, 1, outd)
+        for r in range(nr2):
+            _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
+    keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+    _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
+    # bots.repair: undo trailing operations until a card (not the forbidden one) is left to discard
+    while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > 0:
+        _pop_op(wtab, ctx, ops, whand)
+    if ob == OB_MELD and taken >= 0:
+        used = False
+        for o in range(ctx[1]):
+            if (ops[o, O_KIND] == 1 and ops[o, O_CARD] == taken) or (ops[o, O_KIND] == 0 and ops[o, O_TAKEN] != 0):
+                used = True
+        if not used:
+            hh[:] = hands[me]
+            kind, disc, idx = _meld_taken_card(hh.copy(), taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd,
+                                               lops, lctx, tab1)
+            if kind != 0:
+                whand[:] = hands[me]
+                wtab[:nt] = tab[:nt]
+                ctx[0] = nt
+                ctx[1] = 0
+                if kind == 1:
+                    _add_meld(wtab, ctx, ops, whand, outd[idx], taken, prm)
+                else:
+                    for o in range(lctx[1]):
+                        _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END], lops[o, O_VALUE])
+                return disc
+    return _loose_discard(whand, values, forbid, whand.astype(np.int64))
+
+
+# ---------------------------------------------------------------------------------------------
+# the hand
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
+                     reshuffles0, turn_no0):
+    """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
+    apply_draw / apply_play and GreedyBot.draw / play).
+
+    prm: meldsearch.params_array; rp: rules_array; values: penalty of each card; hands0 (n x 53
+    int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
+    hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table
+    meld rows; reshuffles0, turn_no0: so far.  Returns (hands, stats (n x S_W: the opening of players
+    who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
+    order, discard pile, table rows); result[H_STATUS] != 0 means a play broke a rule and the
+    outcome is not to be used.
+    """
+    n = hands0.shape[0]
+    hands = hands0.copy()
+    stats = np.zeros((n, S_W), np.int64)
+    for s in range(n):
+        stats[s, S_OPEN_ROUND] = -1
+        stats[s, S_OPEN_VALUE] = -1
+    res = np.zeros(H_W, np.int64)
+    res[H_WINNER] = -1
+    res[H_DRAWN_CARD] = -1
+    res[H_DRAWN_FROM] = -1
+    deck = stock0.shape[0] + discard0.shape[0] + 8
+    stock = np.empty(deck, np.int64)
+    ns = stock0.shape[0]
+    stock[:ns] = stock0
+    sp = 0
+    discard = np.empty(deck, np.int64)
+    nd = discard0.shape[0]
+    discard[:nd] = discard0
+    tab = np.full((MAXT, OUT_W), -1, np.int64)
+    nt = table0.shape[0]
+    tab[:nt] = table0
+    opened = opened0.copy()
+    turns = turns0.copy()
+    for s in range(n):
+        stats[s, S_TURNS] = turns[s]
+    # scratch
+    mv, ws, rec = _workspace()
+    hh = np.empty(N_KINDS, np.int8)
+    hh2 = np.empty(N_KINDS, np.int8)
+    whand = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    tmp = np.empty((MAX_OUT, OUT_W), np.int64)
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    ctx = np.zeros(4, np.int64)
+    ops = np.zeros((MAXOPS, OP_W), np.int64)
+    lops = np.zeros((MAXOPS, OP_W), np.int64)
+    lctx = np.zeros(4, np.int64)
+    tab1 = np.full((1, OUT_W), -1, np.int64)
+    turn_no = turn_no0
+    reshuffles = reshuffles0
+    cur = current
+    while True:
+        # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
+        if sp == ns:
+            if rp[R_RESHUFFLE_ONCE] != 0 and reshuffles == 0 and nd >= 2:
+                perm = np.argsort(keys[:nd], kind="mergesort")
+                pile = discard[:nd][perm]
+                discard[0] = pile[0]
+                ns = nd - 1
+                stock[:ns] = pile[1:]
+                sp = 0
+                nd = 1
+                reshuffles += 1
+            else:
+                res[H_VOID] = 1
+                break
+        me = cur
+        src = _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, mv, ws, rec, hh, hh2,
+                           outv, outd, lops, lctx, tab1)
+        if src == STOCK:
+            c = stock[sp]
+            sp += 1
+        else:
+            nd -= 1
+            c = discard[nd]
+        held_before = hands[me, c]
+        hands[me, c] += 1
+        res[H_DRAWN_CARD] = c
+        res[H_DRAWN_FROM] = src
+        ctx[2] = 0
+        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, held_before, values, rp, prm, mv, ws, rec, hh,
+                            outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+        # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
+        status = ctx[2]
+        was_open = opened[me] != 0
+        nops = ctx[1]
+        seen_meld = False
+        new_value = 0
+        layoff_value = 0
+        n_layoff = 0
+        n_melds = 0
+        with_taken = False
+        going_out = False
+        kalooki = False
+        opening_now = False
+        for o in range(nops):
+            if ops[o, O_KIND] == 0:
+                seen_meld = True
+                n_melds += 1
+                new_value += ops[o, O_VALUE]
+                if src == DISCARD and ops[o, O_TAKEN] != 0:
+                    with_taken = True
+            else:
+                if not (was_open or seen_meld):
+                    status = 3
+                if ops[o, O_TARGET] < nt:
+                    n_layoff += 1
+                    layoff_value += ops[o, O_VALUE]
+        if status == 0 and (disc < 0 or whand[disc] <= 0):
+            status = 1
+        if status == 0 and src == DISCARD and disc == c and held_before == 0 and \
+                _count_on(wtab, ctx[0], c) == _count_on(tab, nt, c):
+            status = 2
+        if status == 0:
+            whand[disc] -= 1
+            going_out = _hsum(whand) == 0
+            kalooki = going_out and not was_open
+            opening_now = not was_open and nops > 0
+            if opening_now:
+                if n_melds == 0:
+                    status = 4
+                else:
+                    counted = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
+                    exempt = kalooki and rp[R_KALOOKI_EXEMPT] != 0
+                    if counted < rp[R_OPENING_MIN] and not exempt:
+                        status = 5
+            if status == 0 and src == DISCARD:
+                ob = _obligation(was_open, turns[me], rp)
+                if ob == OB_OPEN:
+                    if not (opening_now and with_taken):
+                        status = 6
+                elif ob == OB_MELD:
+                    if _count_on(wtab, ctx[0], c) <= _count_on(tab, nt, c):
+                        status = 7
+            if status == 0 and going_out and turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0:
+                status = 8
+        if status != 0:
+            res[H_STATUS] = status
+            res[H_ERR_SEAT] = me
+            break
+        # commit
+        hands[me, :] = whand
+        nt = ctx[0]
+        tab[:nt] = wtab[:nt]
+        if opening_now:
+            opened[me] = 1
+            stats[me, S_OPENED] = 1
+            stats[me, S_OPEN_ROUND] = turns[me] + 1
+            stats[me, S_OPEN_VALUE] = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
+            stats[me, S_OPEN_WITH_DISCARD] = 1 if with_taken else 0
+        stats[me, S_MELDS] += n_melds
+        stats[me, S_LAYOFFS] += n_layoff
+        discard[nd] = disc
+        nd += 1
+        turns[me] += 1
+        stats[me, S_TURNS] = turns[me]
+        turn_no += 1
+        if going_out:
+            res[H_WINNER] = me
+            res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
+            break
+        cur = (me + 1) % n
+        res[H_DRAWN_CARD] = -1
+        res[H_DRAWN_FROM] = -1
+        if turn_no >= rp[R_TURN_CAP]:
+            res[H_STALLED] = 1
+            break
+    res[H_RESHUFFLES] = reshuffles
+    res[H_TURN_NO] = turn_no
+    res[H_CURRENT] = cur
+    return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Python entry
+# ---------------------------------------------------------------------------------------------
+
+def _drop_stale_cache():
+    """numba invalidates a cached function only when its own file changes, yet the hand loop has the
+    meld search compiled into it: when meldsearch.py changes, drop this module's cached code so the
+    fast path cannot keep an old meld search (and differ from the Python path)."""
+    import hashlib
+    from pathlib import Path
+    try:
+        stamp_text = hashlib.sha256(Path(MS.__file__).read_bytes()).hexdigest()
+        cache_dir = Path(play_hand_kernel._cache.cache_path)
+        stamp = cache_dir / "fastgreedy.meldsearch.stamp"
+        if stamp.exists() and stamp.read_text() == stamp_text:
+            return
+        for f in list(cache_dir.glob("fastgreedy.*.nbi")) + list(cache_dir.glob("fastgreedy.*.nbc")):
+            f.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(stamp_text)
+    except OSError:  # no writable cache: numba compiles in memory
+        pass
+
+
+_drop_stale_cache()
+
+_NO_TABLE = np.zeros((0, OUT_W), np.int64)
+_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values)
+
+
+def rules_array(profile) -> np.ndarray:
+    """The rule parameters the hand loop reads, as an int64 vector (R_* offsets)."""
+    r = np.zeros(R_SIZE, np.int64)
+    r[R_OPENING_MIN] = profile.opening_min
+    r[R_GO_OUT_FIRST_ROUND] = int(bool(profile.go_out_first_round))
+    r[R_FIRST_ROUND_FREE_DRAW] = int(bool(profile.first_round_free_draw))
+    r[R_MELD_AT_ONCE] = int(profile.discard_pickup == "meld_at_once")
+    r[R_PICKUP_BEFORE_OPENING] = int(bool(profile.discard_pickup_before_opening))
+    r[R_RESHUFFLE_ONCE] = int(profile.stock_exhausted == "reshuffle_once")
+    r[R_TURN_CAP] = profile.turn_cap
+    r[R_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
+    r[R_LAYOFFS_COUNT] = int(bool(profile.layoffs_count_for_opening))
+    r[R_ACE_LOW] = int(bool(profile.ace_low))
+    r[R_RUN_END_LIMIT] = profile.run_end_limit
+    r[R_TWO_TOTAL] = int(profile.run_add_limit == "two_total")
+    return r
+
+
+def _rules(state):
+    p = state.profile
+    hit = _RULES.get(id(p))
+    if hit is None or hit[0] is not p:
+        if len(_RULES) >= 64:
+            _RULES.clear()
+        hit = (p, rules_array(p), np.asarray(state.values, dtype=np.int64))
+        _RULES[id(p)] = hit
+    return hit[1], hit[2]
+
+
+def can_play_fast(state) -> bool:
+    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys."""
+    return (state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
+            and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
+
+
+def _table_rows(table) -> np.ndarray:
+    rows = np.full((len(table), OUT_W), -1, np.int64)
+    for i, m in enumerate(table):
+        k = len(m.cards)
+        rows[i, 0], rows[i, 1], rows[i, 2] = m.kind, m.low, k
+        rows[i, 3:3 + k] = m.cards
+        rows[i, 17:17 + k] = m.reps
+    return rows
+
+
+def play_hand_fast(state):
+    """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end with every seat
+    greedy, in one compiled call, and write the outcome into ``state``.  Returns the HandResult, or
+    None (state untouched) if the mirrored play would break a rule: the caller then plays the hand
+    on the Python path, which names the rule."""
+    rp, values = _rules(state)
+    prm = MS.params_array(state.profile)
+    stock = np.array(state.stock[::-1], dtype=np.int64)
+    discard = np.array(state.discard, dtype=np.int64)
+    opened0 = np.array(state.opened, dtype=np.int64)
+    turns0 = np.array(state.turns_taken, dtype=np.int64)
+    table0 = _table_rows(state.table) if state.table else _NO_TABLE
+    hands, stats, res, stock_left, pile, rows = play_hand_kernel(
+        prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
+        state.reshuffles, state.turn_no)
+    if res[H_STATUS] != 0:
+        return None
+    state.hands[:] = hands
+    state.stock = stock_left[::-1].tolist()
+    state.discard = pile.tolist()
+    state.table = [Meld(r[0], tuple(r[3:3 + r[2]]), tuple(r[17:17 + r[2]]), r[1]) for r in rows.tolist()]
+    st = stats.tolist()
+    for i in range(state.n):
+        row = st[i]
+        state.opened[i] = state.opened[i] or bool(row[S_OPENED])
+        state.turns_taken[i] = row[S_TURNS]
+        d = state.stats[i]
+        if row[S_OPENED]:  # opened in this call
+            d["open_round"] = row[S_OPEN_ROUND]
+            d["open_value"] = row[S_OPEN_VALUE]
+            d["open_with_discard"] = bool(row[S_OPEN_WITH_DISCARD])
+        d["melds_laid"] += row[S_MELDS]
+        d["cards_laid_off"] += row[S_LAYOFFS]
+        d["jokers_taken"] += row[S_JOKERS_TAKEN]
+    r = res.tolist()
+    state.reshuffles = r[H_RESHUFFLES]
+    state.turn_no = r[H_TURN_NO]
+    state.current = r[H_CURRENT]
+    state.drawn_card = r[H_DRAWN_CARD]
+    state.drawn_from = r[H_DRAWN_FROM]
+    state.phase = PHASE_DRAW
+    if r[H_VOID]:
+        result = HandResult(void=True)
+    elif r[H_STALLED]:
+        result = HandResult(stalled=True)
+    else:
+        result = HandResult(winner=r[H_WINNER], win_type="kalooki" if r[H_WIN_TYPE] == WIN_KALOOKI else "call")
+    state._finish(result)
+    return result
+
+
+def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
+    """Compile (or load from the on-disk cache) the hand loop by playing one hand; seconds taken."""
+    from . import profiles
+    from .engine import HandState
+    t0 = time.perf_counter()
+    prof = profiles.load(profile_name)
+    play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+    return time.perf_counter() - t0
