@@ -694,6 +694,10 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
 
     started = False
     try:
+        if jobs and any(all(b == "greedy" for b in pp.bots) for pp in plan.profiles.values()):
+            # compile (or load) the greedy hand loop once here, so workers load it from the disk cache
+            from .fastgreedy import warm_up
+            warm_up()
         if jobs and not local:
             started, result.workers = _start_ray(config.workers, address, config.out)
             result.startup_seconds = time.perf_counter() - t0
