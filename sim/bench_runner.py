@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     games = int(argv[0]) if argv else 120
     load = os.getloadavg()[0]
-    rows = [(f"in-process, 1 core", bench_in_process(games, games)),
+    rows = [("in-process, 1 core", bench_in_process(games, games)),
             ("Ray, 1 worker", bench_ray(1, games)),
             ("Ray, 2 workers", bench_ray(2, games))]
     base = rows[0][1]["hands_per_s"]

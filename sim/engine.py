@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import melds as M
-from .cards import ACE, JOKER, N_KINDS, N_RANKS, card_str, cards_str, from_counts, full_deck, hand_values, rank_of, suit_of
+from .cards import JOKER, N_KINDS, N_RANKS, card_str, cards_str, from_counts, full_deck, hand_values, rank_of, suit_of
 from .melds import GROUP, RUN, Meld
 
 DRAW_STOCK = 0
@@ -326,9 +326,7 @@ class HandState:
         layoff_value = 0
         new_melds = []
         n_layoff = 0
-        freed_jokers = 0
         jokers_taken = 0
-        touched_old = False
         for op in play.ops:
             if isinstance(op, NewMeld):
                 m = op.meld
@@ -347,30 +345,24 @@ class HandState:
                     raise IllegalTurn("not_opened", "a player who has not opened may not build on the table; "
                                       "lay the opening melds first")
                 if isinstance(op, LayOff):
-                    before = table[op.target] if 0 <= op.target < len(table) else None
                     added = work.lay_off(op, hand)
                     if op.target not in work.new_indices:
-                        touched_old = True
                         n_layoff += 1
                         layoff_value += added
                 elif isinstance(op, Take):
                     work.take(op)
-                    touched_old = True
                 elif isinstance(op, Split):
                     work.split(op, hand)
-                    touched_old = True
                     n_layoff += 1
                 elif isinstance(op, SwapJoker):
                     if not was_open and not p.joker_take_at_opening:
                         raise IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a joker")
                     work.swap_joker(op, hand)
                     jokers_taken += 1
-                    touched_old = True
                 else:
                     raise IllegalTurn("play", f"unknown operation {op!r}")
         work.finish()
         # the opening
-        melded_all = False
         if play.discard is None:
             raise IllegalTurn("discard", "every turn ends with a discard; melding every card without one is not a way out")
         if hand[play.discard] <= 0:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import DRAW_DISCARD, HandResult, HandState, IllegalTurn
+from .engine import HandResult, HandState, IllegalTurn
 
 # Hands where every bot is a plain GreedyBot (and nobody watches the turns) run in the compiled loop
 # of sim.fastgreedy, which gives exactly the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or

@@ -124,7 +124,7 @@ def check(m: Meld, profile) -> str | None:
             if not profile.joker_melds:
                 return f"joker_melds: {m} is all jokers; a meld needs a natural card in this profile"
             if any(r != -1 for r in m.reps) or m.low != -1:
-                return f"group: an all-joker group represents no card"
+                return "group: an all-joker group represents no card"
             return None
         if any(r < 0 or rank_of(r) != m.low for r in m.reps):
             return f"group: {m} mixes ranks"

@@ -95,7 +95,7 @@ def column_names(table: str) -> list[str]:
 
 def markdown(table: str) -> str:
     """The schema as a Markdown table (the README's dataset section is generated from this)."""
-    rows = [f"| column | type | meaning |", "|---|---|---|"]
+    rows = ["| column | type | meaning |", "|---|---|---|"]
     rows += [f"| `{n}` | {t} | {d} |" for n, t, d in TABLES[table]]
     return "\n".join(rows)
 

@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import base64
-import json
 from html.parser import HTMLParser
 
-import numpy as np
 import pytest
 
 from analysis import bench_report, compare, load, report

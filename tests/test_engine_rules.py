@@ -3,7 +3,7 @@ import pytest
 
 from sim import melds as M
 from sim import profiles
-from sim.cards import JOKER, parse_card as C, parse_cards
+from sim.cards import parse_card as C, parse_cards
 from sim.engine import (DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play,
                         PHASE_DRAW, PHASE_OVER)
 

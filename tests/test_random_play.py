@@ -34,7 +34,6 @@ def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient",
         players = tables[n]
         st = HandState(prof, n, h % n, rng)
         st.check_invariants()
-        ends = []
 
         def check(state):
             state.check_invariants()

@@ -1,6 +1,4 @@
 """`kalooki sweep`: a grid of runs through the runner, metrics against the parameter, a report."""
-import pandas as pd
-
 from sim.cli import main
 
 

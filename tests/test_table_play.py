@@ -92,8 +92,8 @@ def test_joker_from_run_end_refused_by_default_and_allowed_in_variant():
     table = [M.run(1, 2, [C("3H"), C("4H"), JOKER])]
     assert table[0].reps[2] == C("5H")
     st = opened_state("5H 7S 7C 9C", table)
-    msg = refuse(st, Play([SwapJoker(0, 2, C("5H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")),
-                 "joker_take_from_run_end")
+    refuse(st, Play([SwapJoker(0, 2, C("5H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")),
+           "joker_take_from_run_end")
     p = K40.replace(joker_take_from_run_end=True)
     st = opened_state("5H 7S 7C 9C", table, p)
     st.apply_play(Play([SwapJoker(0, 2, C("5H")), NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("9C")))

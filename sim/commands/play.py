@@ -50,7 +50,6 @@ def run(args):
         return 0
     game = play_game(prof, bots, rng, record=True)
     lg = game.ledger
-    sheet = iter(lg.sheet)
     for rec, log in zip(game.hands, game.transcript):
         hand_labels = [labels[s] for s in rec.seats]
         print(f"\n=== Hand {rec.hand_no}" + (f" (re-deal {rec.redeal_no})" if rec.redeal_no else ""))

@@ -43,7 +43,7 @@ def read_bot_params(path) -> dict:
     return data
 
 
-def summarise(tables) -> "pd.DataFrame":
+def summarise(tables):
     import pandas as pd
 
     from analysis.stats import mean, proportion
