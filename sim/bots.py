@@ -96,11 +96,12 @@ def keep_cards(state, me) -> int:
     return 2 if (state.first_round(me) and not state.profile.go_out_first_round) else 1
 
 
-def repair(ops: list, hand, forbid: int, keep: int = 1) -> list:
-    """Undo trailing lay-downs and lay-offs until a card other than the forbidden one is left to
-    discard (and ``keep`` cards in all)."""
+def repair(ops: list, hand, forbid: int, keep: int = 1, fixed: int = 0) -> list:
+    """Undo trailing lay-downs and lay-offs (never the first ``fixed`` operations: the opening) until a
+    card other than the forbidden one is left to discard (and ``keep`` cards in all)."""
     ops = list(ops)
-    while (not discardable(hand, forbid) or hand.sum() < keep) and ops and isinstance(ops[-1], (NewMeld, LayOff)):
+    while ((not discardable(hand, forbid) or hand.sum() < keep) and len(ops) > fixed
+           and isinstance(ops[-1], (NewMeld, LayOff))):
         op = ops.pop()
         for c in (op.meld.cards if isinstance(op, NewMeld) else (op.card,)):
             hand[c] += 1
@@ -242,6 +243,19 @@ class GreedyBot(Bot):
                 used = sum(len(m) for m in ms)
                 if used >= hand.sum():
                     ms = self._opening_with_discard(hand, p, forbid)
+                # the opening must leave a card to discard (two where nobody may go out yet): drop its
+                # last melds while what remains still reaches the minimum
+                ms = list(ms or [])
+                while ms:
+                    rest = hand.copy()
+                    for m in ms:
+                        for c in m.cards:
+                            rest[c] -= 1
+                    if discardable(rest, forbid) and rest.sum() >= keep_cards(state, me):
+                        break
+                    ms.pop()
+                if ms and sum(M.value(m, p) for m in ms) < p.opening_min:
+                    ms = []
                 if ms and (taken < 0 or any(taken in m.cards for m in ms) or state.discard_obligation(me) is None):
                     for m in ms:
                         for c in m.cards:
@@ -253,6 +267,7 @@ class GreedyBot(Bot):
             ok, disc, ms = go_out(hand, p, forbid)
             if ok and (p.go_out_first_round or not state.first_round(me)):
                 return Play([NewMeld(m) for m in ms], disc)
+        n_opening = len(ops)  # the opening melds (none when already open): repair never takes them back
         table = list(state.table) + [op.meld for op in ops]
         # lay down every meld held (keeping a card to discard), then lay off
         res = MS.analyse(hand, p)
@@ -273,7 +288,7 @@ class GreedyBot(Bot):
                 table.append(m)
         keep = keep_cards(state, me)
         ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
-        ops = repair(ops, hand, forbid, keep)
+        ops = repair(ops, hand, forbid, keep, fixed=n_opening)
         if state.discard_obligation(me) == "meld" and taken >= 0 and not any(
                 getattr(op, "card", None) == taken or (isinstance(op, NewMeld) and taken in op.meld.cards) for op in ops):
             fallback = meld_taken_card(state, state.hands[me].copy(), taken)

@@ -615,6 +615,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held
     # as rec still belongs to whand (rec_ok)
     v, dead, loose = _search(whand, prm, mv, ws, rec, True)
     rec_ok = True
+    n_open = 0
     if not opened[me]:
         if may_out:
             disc, nr, clobbered = _go_out(whand, loose, prm, True, forbid, mv, ws, rec, outv, hh)
@@ -629,10 +630,28 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held
             if _rows_len(outv, nr) >= _hsum(whand):
                 nr = _opening_with_discard(whand, forbid, prm, mv, ws, rec, hh, tmp, outv)
                 rec_ok = False
+            # the opening must leave a card to discard (two where nobody may go out yet): drop its last
+            # melds while what remains still reaches the minimum (GreedyBot.play)
+            need = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+            while nr > 0:
+                hh[:] = whand
+                for r in range(nr):
+                    for k in range(outv[r, 2]):
+                        hh[outv[r, 3 + k]] -= 1
+                if _discardable(hh, forbid) and _hsum(hh) >= need:
+                    break
+                nr -= 1
+            if nr > 0:
+                total = 0
+                for r in range(nr):
+                    total += _meld_value(outv[r], prm)
+                if total < prm[P_OPENING_MIN]:
+                    nr = 0
             if nr > 0 and (taken < 0 or _uses(outv, nr, taken) > 0 or ob == OB_NONE):
                 for r in range(nr):
                     _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
                 rec_ok = False
+                n_open = ctx[1]
         if ctx[1] == 0:
             if not rec_ok:
                 _search(whand, prm, mv, ws, rec, True)
@@ -666,9 +685,11 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held
         for r in range(nr2):
             _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+    n_opening = n_open
     _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
-    # bots.repair: undo trailing operations until a card (not the forbidden one) is left to discard
-    while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > 0:
+    # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one) is
+    # left to discard
+    while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
         _pop_op(wtab, ctx, ops, whand)
     if ob == OB_MELD and taken >= 0:
         used = False
