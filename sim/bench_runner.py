@@ -92,13 +92,15 @@ def bench_ray(workers: int, games: int = 120, shard_games: int = 20) -> dict:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    games = int(argv[0]) if argv else 120
+    games = int(argv[0]) if argv else 2000
+    shard = max(games // 20, 1)  # coarse tasks: 20 shards
     load = os.getloadavg()[0]
-    rows = [("in-process, 1 core", bench_in_process(games, games)),
-            ("Ray, 1 worker", bench_ray(1, games)),
-            ("Ray, 2 workers", bench_ray(2, games))]
+    rows = [("in-process, 1 core", bench_in_process(games, shard)),
+            ("Ray, 1 worker", bench_ray(1, games, shard)),
+            ("Ray, 2 workers", bench_ray(2, games, shard)),
+            (f"Ray, 2 workers, {4 * games} games", bench_ray(2, 4 * games, 4 * shard))]
     base = rows[0][1]["hands_per_s"]
-    print(f"runner benchmark: {PROFILE}, bots {','.join(BOTS)}, {games} games each; Ray shards of 20 games; "
+    print(f"runner benchmark: {PROFILE}, bots {','.join(BOTS)}, {games} games each (last row 4x); shards of {shard} games; "
           f"{os.cpu_count()} cores, load average {load:.2f} at the start (other work slows the wall-clock rates)")
     print(f"{'mode':20s} {'hands/s':>8s} {'games/s':>8s} {'x in-proc':>9s} {'hands/cpu-s':>11s} {'warm-up s':>9s} "
           f"{'ray init s':>10s} {'peak RSS MB':>11s} {'B/hand row':>10s}")

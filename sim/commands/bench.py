@@ -38,7 +38,7 @@ def run(args):
                 print(f"  failed: {out.stderr.strip()[-300:]}")
     if args.what in ("all", "meld"):
         _section("meld search (one core, batched)")
-        importlib.import_module("sim.bench_meld").main()
+        importlib.import_module("sim.bench_meld").main([])
     if args.what in ("all", "engine"):
         _section("engine: whole hands per second on one core, in-process, 4-player kalooki40")
         from ..bench_engine import hands_per_second
@@ -52,7 +52,7 @@ def run(args):
     if args.what in ("all", "runner"):
         _section("runner: in-process vs Ray, memory, bytes per row")
         try:
-            importlib.import_module("sim.bench_runner").main()
+            importlib.import_module("sim.bench_runner").main([])
         except ModuleNotFoundError as e:
             print(f"  not available: {e}")
     if args.what in ("all", "report"):
