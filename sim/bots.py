@@ -91,6 +91,15 @@ def discardable(hand, forbid: int) -> list[int]:
     return [c for c in range(N_KINDS) if hand[c] > 0 and not (c == forbid and hand[c] == 1)]
 
 
+def lay_down(melds, hand, ops: list, table: list) -> None:
+    """Lay ``melds`` from ``hand`` as new melds (mutating hand, ops and the working table)."""
+    for m in melds:
+        for c in m.cards:
+            hand[c] -= 1
+        ops.append(NewMeld(m))
+        table.append(m)
+
+
 def keep_cards(state, me) -> int:
     """Cards to keep in hand before the discard: two where nobody may go out in the first round."""
     return 2 if (state.first_round(me) and not state.profile.go_out_first_round) else 1
@@ -272,20 +281,12 @@ class GreedyBot(Bot):
         # lay down every meld held (keeping a card to discard), then lay off
         res = MS.analyse(hand, p)
         if res.deadwood and (hand.sum() - sum(len(m) for m in res.deadwood)) >= 1:
-            for m in res.deadwood:
-                for c in m.cards:
-                    hand[c] -= 1
-                ops.append(NewMeld(m))
-                table.append(m)
+            lay_down(res.deadwood, hand, ops, table)
         elif res.deadwood:
             disc, _ = best_discard(hand, p, forbid)
             h2 = hand.copy()
             h2[disc] -= 1
-            for m in MS.analyse(h2, p).deadwood:
-                for c in m.cards:
-                    hand[c] -= 1
-                ops.append(NewMeld(m))
-                table.append(m)
+            lay_down(MS.analyse(h2, p).deadwood, hand, ops, table)
         keep = keep_cards(state, me)
         ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
         ops = repair(ops, hand, forbid, keep, fixed=n_opening)
@@ -604,11 +605,7 @@ class ExpertBot(PatientBot):
                 return Play(ops + [NewMeld(m) for m in out[1]], out[0])
         res = MS.analyse(hand, p)
         if res.deadwood and hand.sum() - sum(len(m) for m in res.deadwood) >= 1:
-            for m in res.deadwood:
-                for c in m.cards:
-                    hand[c] -= 1
-                ops.append(NewMeld(m))
-                table.append(m)
+            lay_down(res.deadwood, hand, ops, table)
         keep = keep_cards(state, me)
         ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
         ops = repair(ops, hand, forbid, keep)

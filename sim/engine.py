@@ -387,7 +387,7 @@ class HandState:
                                   f"at least {p.opening_min} are needed")
         # what a player who took the discard must do with it
         if self.drawn_from == DRAW_DISCARD:
-            obligation = self._obligation_for_taken(seat)
+            obligation = self.discard_obligation(seat)
             c = self.drawn_card
             if obligation == "open":
                 if not (opening_now and any(c in m.cards for m in new_melds)):
@@ -430,14 +430,6 @@ class HandState:
         if self.turn_no >= p.turn_cap:
             self._finish(HandResult(stalled=True))
             self._log("stalled", self.turn_no)
-
-    def _obligation_for_taken(self, seat):
-        p = self.profile
-        if p.discard_pickup == "meld_at_once":
-            return "open" if not self.opened[seat] else "meld"
-        if self.opened[seat] or (self.first_round(seat) and p.first_round_free_draw):
-            return None
-        return "open"
 
     # ------------------------------------------------------------------ end of hand
     def _finish(self, result: HandResult):
