@@ -1049,19 +1049,34 @@ def batch(hands: np.ndarray, profile) -> dict:
     return {"max_meld_value": out[:, 0].copy(), "min_deadwood": out[:, 1].copy(), "min_loose": out[:, 2].copy()}
 
 
+_ANALYSED: dict = {}  # (params id, hand bytes) -> the answers and partitions; bots ask about one hand often
+_ANALYSED_MAX = 50_000
+
+
+def _analysed(counts, profile) -> tuple:
+    prm = params_array(profile)
+    key = (id(prm), counts.tobytes())
+    hit = _ANALYSED.get(key)
+    if hit is None:
+        v, d, l, rv, rd = _analyse_kernel(counts, prm)
+        opening, deadwood = tuple(_melds_from_rows(rv)), tuple(_melds_from_rows(rd))
+        hit = (int(v), int(d), int(l), opening, tuple(_left(counts, rv)), deadwood, tuple(_left(counts, rd)))
+        if len(_ANALYSED) >= _ANALYSED_MAX:
+            _ANALYSED.clear()
+        _ANALYSED[key] = hit
+    return hit
+
+
 def analyse(counts, profile) -> MeldResult:
     """Both answers with a partition achieving each (melds pass ``melds.check``)."""
-    counts = as_counts(counts)
-    v, d, l, rv, rd = _analyse_kernel(counts, params_array(profile))
-    return MeldResult(int(v), int(d), int(l), _melds_from_rows(rv), _left(counts, rv),
-                      _melds_from_rows(rd), _left(counts, rd))
+    v, d, l, opening, opening_left, deadwood, deadwood_left = _analysed(as_counts(counts), profile)
+    return MeldResult(v, d, l, list(opening), list(opening_left), list(deadwood), list(deadwood_left))
 
 
 def can_open(counts, profile) -> tuple[bool, list]:
     """Whether the hand's best melds reach opening_min, and those melds."""
-    counts = as_counts(counts)
-    v, d, l, rv, rd = _analyse_kernel(counts, params_array(profile))
-    return bool(v >= profile.opening_min), _melds_from_rows(rv)
+    hit = _analysed(as_counts(counts), profile)
+    return bool(hit[0] >= profile.opening_min), list(hit[3])
 
 
 def best_discard(counts, profile) -> tuple[int, int]:
