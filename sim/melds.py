@@ -9,6 +9,7 @@ This module is the single place where meld validity and meld value are defined.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .cards import ACE, JOKER, N_RANKS, card_str, rank_of, rank_value, suit_of, SUIT_CHARS
 
@@ -47,7 +48,7 @@ class Meld:
     def n_jokers(self) -> int:
         return sum(1 for c in self.cards if c == JOKER)
 
-    @property
+    @cached_property  # bots ask for it in their inner loops
     def suit(self) -> int:
         return suit_of(self.reps[0]) if self.kind == RUN else -1
 
