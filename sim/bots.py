@@ -621,16 +621,21 @@ class ExpertBot(PatientBot):
         p = state.profile
         base = MS.fast_search(hand, p)[1]
         best = None
-        for kind, i, pos, c in harvest_options(state, hand, table):
-            h = hand.copy()
+        options = list(harvest_options(state, hand, table))
+        if not options:
+            return None
+        hands = np.repeat(hand[None, :], len(options), axis=0)
+        for k, (kind, i, pos, c) in enumerate(options):
             if kind == "take":
-                h[c] += 1
-                got = c
+                hands[k, c] += 1
             else:
-                h[c] -= 1
-                h[JOKER] += 1
-                got = JOKER
-            _, dead, loose = MS.fast_search(h, p)
+                hands[k, c] -= 1
+                hands[k, JOKER] += 1
+        answers = MS.fast_batch(hands, p).tolist()  # one compiled search for every candidate
+        for k, (kind, i, pos, c) in enumerate(options):
+            h = hands[k].copy()
+            got = c if kind == "take" else JOKER
+            _, dead, loose = answers[k]
             if loose > 1 and (dead >= base or (best is not None and best[0][0] < 0)):
                 continue  # cannot go out, and no better than what the hand has (or a way out is known)
             ok, disc, ms = MS.can_go_out(h, p) if loose <= 1 else (False, None, [])
@@ -697,13 +702,14 @@ class ExpertBot(PatientBot):
         p = state.profile
         res = MS.analyse(hand, p)
         loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+        loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
         best, best_score = None, None
-        for c in loose:
-            if c == forbid and hand[c] == 1:
-                continue
-            h = hand.copy()
-            h[c] -= 1
-            after = MS.fast_search(h, p)[1]
+        if not loose:
+            return _loose_discard(hand, state.values, forbid)
+        after_each = np.repeat(hand[None, :], len(loose), axis=0)  # one compiled search for every candidate
+        after_each[np.arange(len(loose)), loose] -= 1
+        deadwood = MS.fast_batch(after_each, p)[:, 1]
+        for c, after in zip(loose, deadwood.tolist()):
             score = (after + self.feed_weight * self._feed_risk(state, me, c, table) + (50 if c == JOKER else 0), -c)
             if best_score is None or score < best_score:
                 best, best_score = c, score
