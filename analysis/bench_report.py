@@ -9,7 +9,6 @@ would a real run.  The report runs in a child process so its peak RSS is its own
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import resource
 import subprocess
@@ -23,6 +22,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim import schema
+
+from . import load
 
 DEFAULT_PROFILES = {
     "kalooki40": {"n_players": 4, "bots": ["greedy", "greedy", "cautious", "cautious"], "mean_hands": 12,
@@ -148,14 +149,6 @@ def _arrow(table: str, columns: dict, rows: slice) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=arrow_schema)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = None,
                    shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION) -> Path:
     """Write a synthetic run of about `rows` hands rows (split evenly over `profiles`) to `run_dir`."""
@@ -182,7 +175,7 @@ def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = No
                 (run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
                 arrow = _arrow(table, columns, part)
                 pq.write_table(arrow, run_dir / rel)
-                files[table] = {"path": rel, "rows": arrow.num_rows, "sha256": _sha256(run_dir / rel)}
+                files[table] = {"path": rel, "rows": arrow.num_rows, "sha256": load.sha256_of(run_dir / rel)}
             shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
                            "files": files})
         manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": {"opening_min": spec["opening_min"]},

@@ -63,7 +63,7 @@ class RunCheck:
     unreadable: set[str] = field(default_factory=set)  # manifest-relative paths
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while chunk := f.read(1 << 22):
@@ -94,7 +94,7 @@ def _check_file(root: Path, where: str, table: str, entry: dict, check: RunCheck
         check.problems.append(f"{where}: {table} file {rel} is missing")
         check.unreadable.add(rel)
         return
-    if "sha256" in entry and _sha256(path) != entry["sha256"]:
+    if "sha256" in entry and sha256_of(path) != entry["sha256"]:
         check.problems.append(f"{where}: {table} file {rel} does not match its sha256 in the manifest "
                               "(changed or truncated after the run wrote it)")
     try:

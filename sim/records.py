@@ -16,8 +16,9 @@ from . import meldsearch as MS
 from . import schema
 from .bots import make_bot
 from .cards import cards_str, card_str, from_counts
-from .engine import DRAW_STOCK, LayOff, NewMeld, SwapJoker, Split, Take
+from .engine import DRAW_STOCK
 from .game import play_game
+from .transcript import op_text
 
 
 @dataclass
@@ -52,20 +53,6 @@ def make_game(spec: ShardSpec, game_id: int):
     return rng, bots
 
 
-def _op_str(op) -> str:
-    if isinstance(op, NewMeld):
-        return f"meld {op.meld}"
-    if isinstance(op, LayOff):
-        return f"layoff {card_str(op.card)}->#{op.target}{'<' if op.end == 0 else '>'}"
-    if isinstance(op, Take):
-        return f"take #{op.target}[{op.position}]"
-    if isinstance(op, Split):
-        return f"split #{op.target}@{op.position} with {card_str(op.card)}"
-    if isinstance(op, SwapJoker):
-        return f"swap #{op.target}[{op.position}] {card_str(op.card)}<-JK"
-    return repr(op)
-
-
 def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
     """Play games first_game .. first_game+n_games-1 and return the hands, games (and turns) tables."""
     p = spec.profile
@@ -91,7 +78,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
             turns["seat"].append(hand_ctx["seats"][seat_pos])
             turns["draw"].append("stock" if src == DRAW_STOCK else "discard")
             turns["drawn"].append(card_str(drawn))
-            turns["actions"].append("; ".join(_op_str(o) for o in play.ops))
+            turns["actions"].append("; ".join(op_text(o) for o in play.ops))
             turns["discard"].append(card_str(play.discard) if play.discard is not None else None)
             turns["hand_after"].append(cards_str(from_counts(state.hands[seat_pos])))
 

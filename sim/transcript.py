@@ -5,7 +5,8 @@ from .cards import card_str, cards_str
 from .engine import LayOff, NewMeld, Split, SwapJoker, Take
 
 
-def _op(op, table) -> str:
+def op_text(op, table=()) -> str:
+    """One table operation in words (``table``: the table after the play, to show a lay-off's result)."""
     if isinstance(op, NewMeld):
         return f"lays {op.meld}"
     if isinstance(op, LayOff):
@@ -39,7 +40,7 @@ def hand_lines(log, names) -> list[str]:
         elif kind == "draw":
             out.append(f"{names[ev[1]]} draws {card_str(ev[3])} from the {ev[2]}")
         elif kind == "op":
-            out.append(f"    {_op(ev[2], ev[3])}")
+            out.append(f"    {op_text(ev[2], ev[3])}")
         elif kind == "discard":
             out.append(f"    discards {card_str(ev[2])}")
         elif kind == "announce":
