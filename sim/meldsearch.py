@@ -983,12 +983,12 @@ def _melds_from_rows(rows) -> list:
 
 
 def _left(counts, rows) -> list[int]:
-    """Card ids of the hand not in the melds (rows as returned by the kernels)."""
-    used = np.zeros(C.N_KINDS, dtype=np.int64)
-    for row in rows:
-        np.add.at(used, row[3:3 + row[2]], 1)
-    left = counts.astype(np.int64) - used
-    return np.repeat(np.arange(C.N_KINDS), left).tolist()
+    """Card ids of the hand not in the melds (rows as returned by the kernels), in ascending order."""
+    left = counts.tolist()
+    for row in rows.tolist():
+        for c in row[3:3 + row[2]]:
+            left[c] -= 1
+    return [c for c in range(C.N_KINDS) for _ in range(left[c])]
 
 
 def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, chunk: int = 50_000) -> np.ndarray:
