@@ -79,8 +79,10 @@ def _errorbars(ax, x, group, color, label, width=0.0):
     y = group["estimate"].to_numpy(dtype=float)
     low = y - group["ci_low"].to_numpy(dtype=float)
     high = group["ci_high"].to_numpy(dtype=float) - y
-    ax.errorbar(np.asarray(x, dtype=float) + width, y, yerr=[np.nan_to_num(low), np.nan_to_num(high)], fmt="o",
-                color=color, capsize=4, label=label)
+    # an interval can miss its estimate by rounding (a share of 0 or 1): never draw a negative bar
+    low, high = np.clip(np.nan_to_num(low), 0, None), np.clip(np.nan_to_num(high), 0, None)
+    ax.errorbar(np.asarray(x, dtype=float) + width, y, yerr=[low, high], fmt="o", color=color, capsize=4,
+                label=label)
 
 
 def kalooki_frequency(ax, frame: pd.DataFrame):

@@ -171,3 +171,14 @@ def test_bench_report_runs_end_to_end():
     result = bench_report.run(rows=20_000)
     assert result["rows"] == pytest.approx(20_000, rel=0.1)
     assert result["report_wall_s"] > 0 and result["report_peak_rss_mb"] > 0
+
+
+def test_error_bars_survive_rounding_at_zero_and_one():
+    # Wilson intervals of k = 0 or k = n can miss the estimate by ~1e-17; the figure must still draw
+    import pandas as pd
+
+    from analysis import plots
+    frame = pd.DataFrame({"profile": ["p", "p"], "dealt_jokers": [0, 4], "n": [3, 3], "k": [0, 3],
+                          "estimate": [0.0, 1.0], "ci_low": [5.5e-17, 0.43], "ci_high": [0.56, 1.0 - 1e-16]})
+    fig, ax = plots.new_figure()
+    assert plots.win_by_jokers(ax, frame) is ax
