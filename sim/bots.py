@@ -125,7 +125,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
     """Greedy lay-offs of hand cards onto table melds, respecting the per-turn run limits.
 
     Mutates ``hand`` and ``table`` (a working copy) and returns the LayOff operations, leaving at
-    least ``keep`` cards in hand.  Jokers are laid off only when nothing else can be.
+    least ``keep`` cards in hand.  Only natural cards are laid off: jokers stay in hand.
     """
     p = state.profile
     ops = []
@@ -134,11 +134,12 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
     total_adds: dict[int, int] = {}
     if protect >= 0 and hand[protect] == 1:
         keep += 1  # the protected card cannot be the discard: keep another one
+    size = int(hand.sum())
     changed = True
     while changed and len(ops) < max_ops:
         changed = False
         for i, m in enumerate(table):
-            if hand.sum() <= keep:
+            if size <= keep:
                 return ops
             if m.kind == RUN:
                 for end in (LOW, HIGH):
@@ -159,6 +160,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                     else:
                         continue
                     hand[c] -= 1
+                    size -= 1
                     if end == LOW:
                         table[i] = m = M.Meld(RUN, (c,) + m.cards, (rep,) + m.reps, e)
                     else:
@@ -167,7 +169,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                     adds[i] = adds.get(i, 0) + 1
                     total_adds[i] = total_adds.get(i, 0) + 1
                     changed = True
-                    if hand.sum() <= keep:
+                    if size <= keep:
                         return ops
             elif m.low >= 0 and len(m) < 4:
                 suits = {suit_of(r) for r in m.reps}
@@ -175,11 +177,12 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                     c = s * N_RANKS + m.low
                     if s not in suits and hand[c] > 0 and not (c == protect and hand[c] == 1) and len(m) < 4:
                         hand[c] -= 1
+                        size -= 1
                         table[i] = m = M.Meld(GROUP, m.cards + (c,), m.reps + (c,), m.low)
                         suits.add(s)
                         ops.append(LayOff(i, c, HIGH))
                         changed = True
-                        if hand.sum() <= keep:
+                        if size <= keep:
                             return ops
     return ops
 
@@ -675,27 +678,31 @@ class ExpertBot(PatientBot):
         return (ops, hand, table, None) if ops else None
 
     # ---------------------------------------------------------------- discards
-    def _feed_risk(self, state, me, c, table) -> int:
+    def _feed_risks(self, state, me, table) -> list[int]:
+        """Risk, for every card, of feeding the next player with it: it matches what that player took
+        from the discard pile (same rank, or same suit within two ranks), or extends the table for them."""
         nxt = (me + 1) % state.n
-        risk = 0
-        if c == JOKER:
-            return 10
-        r, s = c % N_RANKS, c // N_RANKS
+        risk = [0] * N_KINDS
+        risk[JOKER] = 10
         for q in state.pickups[nxt]:
             if q == JOKER:
                 continue
-            if q % N_RANKS == r:
-                risk += 1
-            if q // N_RANKS == s and abs(q % N_RANKS - r) <= 2:
-                risk += 1
+            qr, qs = q % N_RANKS, q // N_RANKS
+            for s in range(4):
+                risk[s * N_RANKS + qr] += 1
+            for r in range(max(qr - 2, 0), min(qr + 2, N_RANKS - 1) + 1):
+                risk[qs * N_RANKS + r] += 1
         if state.opened[nxt]:
             for m in table:
-                if m.kind == RUN and m.suit == s:
+                if m.kind == RUN:
                     for e in (m.low - 1, m.low + len(m)):
-                        if 0 <= e <= M.ACE_HIGH_EXT and M.ext_rank_to_rank(e) == r:
-                            risk += 2
-                elif m.kind == GROUP and m.low == r and len(m) < 4 and s not in {x // N_RANKS for x in m.reps}:
-                    risk += 2
+                        if 0 <= e <= M.ACE_HIGH_EXT:
+                            risk[m.suit * N_RANKS + M.ext_rank_to_rank(e)] += 2
+                elif m.kind == GROUP and m.low >= 0 and len(m) < 4:
+                    present = {x // N_RANKS for x in m.reps}
+                    for s in range(4):
+                        if s not in present:
+                            risk[s * N_RANKS + m.low] += 2
         return risk
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
@@ -709,8 +716,9 @@ class ExpertBot(PatientBot):
         after_each = np.repeat(hand[None, :], len(loose), axis=0)  # one compiled search for every candidate
         after_each[np.arange(len(loose)), loose] -= 1
         deadwood = MS.fast_batch(after_each, p)[:, 1]
+        risk = self._feed_risks(state, me, table)
         for c, after in zip(loose, deadwood.tolist()):
-            score = (after + self.feed_weight * self._feed_risk(state, me, c, table) + (50 if c == JOKER else 0), -c)
+            score = (after + self.feed_weight * risk[c] + (50 if c == JOKER else 0), -c)
             if best_score is None or score < best_score:
                 best, best_score = c, score
         if best is None:
