@@ -125,7 +125,7 @@ def _row_has(row, c):
 
 @njit(cache=True)
 def _uses(rows, nr, c):
-    """How many times card c is in the first nr meld rows."""
+    """How many times card c is in the first nr meld rows (engine._count_on on a table)."""
     u = 0
     for r in range(nr):
         for k in range(rows[r, 2]):
@@ -140,17 +140,6 @@ def _rows_len(rows, nr):
     for r in range(nr):
         t += rows[r, 2]
     return t
-
-
-@njit(cache=True)
-def _count_on(tab, nt, c):
-    """engine._count_on: copies of card c on the table."""
-    u = 0
-    for r in range(nt):
-        for k in range(tab[r, 2]):
-            if tab[r, 3 + k] == c:
-                u += 1
-    return u
 
 
 @njit(cache=True)
@@ -834,7 +823,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         if status == 0 and (disc < 0 or whand[disc] <= 0):
             status = 1
         if status == 0 and src == DISCARD and disc == c and held_before == 0 and \
-                _count_on(wtab, ctx[0], c) == _count_on(tab, nt, c):
+                _uses(wtab, ctx[0], c) == _uses(tab, nt, c):
             status = 2
         if status == 0:
             whand[disc] -= 1
@@ -855,7 +844,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                     if not (opening_now and with_taken):
                         status = 6
                 elif ob == OB_MELD:
-                    if _count_on(wtab, ctx[0], c) <= _count_on(tab, nt, c):
+                    if _uses(wtab, ctx[0], c) <= _uses(tab, nt, c):
                         status = 7
             if status == 0 and going_out and turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0:
                 status = 8
