@@ -41,7 +41,7 @@ def go_out(hand, p, forbid: int, kalooki: bool = False):
             continue
         h = hand.copy()
         h[c] -= 1
-        res = MS.analyse(h, p)
+        res = MS.analyse_deadwood(h, p)
         if res.min_loose == 0 and res.deadwood and not res.deadwood_left:
             if kalooki and not p.kalooki_exempt_from_minimum and sum(M.value(m, p) for m in res.deadwood) < p.opening_min:
                 continue
@@ -73,7 +73,7 @@ def meld_taken_card(state, hand, taken: int):
     for d in sorted({c for c in range(N_KINDS) if hand[c] > 0 and c != taken}, key=lambda c: -state.values[c]):
         h = hand.copy()
         h[d] -= 1
-        res = MS.analyse(h, p)
+        res = MS.analyse_deadwood(h, p)
         ms = [m for m in res.deadwood if taken in m.cards]
         if ms:
             return [NewMeld(ms[0])], d
@@ -233,10 +233,10 @@ class GreedyBot(Bot):
             return DRAW_STOCK
         if obligation == "meld":
             return DRAW_DISCARD if (state.opened[me] and meld_taken_card(state, hand, top) is not None) else DRAW_STOCK
-        after = MS.analyse(hand, p)
+        after = MS.analyse_deadwood(hand, p)
         if top in after.deadwood_left:
             return DRAW_STOCK
-        before = MS.analyse(state.hands[me], p)
+        before = MS.analyse_deadwood(state.hands[me], p)
         return DRAW_DISCARD if after.min_loose < before.min_loose else DRAW_STOCK
 
     def play(self, state, me) -> Play:
@@ -274,7 +274,7 @@ class GreedyBot(Bot):
                             hand[c] -= 1
                         ops.append(NewMeld(m))
             if not ops:
-                return Play([], _loose_discard(hand, values, forbid, MS.analyse(hand, p).deadwood_left))
+                return Play([], _loose_discard(hand, values, forbid, MS.analyse_deadwood(hand, p).deadwood_left))
         else:
             ok, disc, ms = go_out(hand, p, forbid)
             if ok and (p.go_out_first_round or not state.first_round(me)):
@@ -282,14 +282,14 @@ class GreedyBot(Bot):
         n_opening = len(ops)  # the opening melds (none when already open): repair never takes them back
         table = list(state.table) + [op.meld for op in ops]
         # lay down every meld held (keeping a card to discard), then lay off
-        res = MS.analyse(hand, p)
+        res = MS.analyse_deadwood(hand, p)
         if res.deadwood and (hand.sum() - sum(len(m) for m in res.deadwood)) >= 1:
             lay_down(res.deadwood, hand, ops, table)
         elif res.deadwood:
             disc, _ = best_discard(hand, p, forbid)
             h2 = hand.copy()
             h2[disc] -= 1
-            lay_down(MS.analyse(h2, p).deadwood, hand, ops, table)
+            lay_down(MS.analyse_deadwood(h2, p).deadwood, hand, ops, table)
         keep = keep_cards(state, me)
         ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
         ops = repair(ops, hand, forbid, keep, fixed=n_opening)
@@ -397,7 +397,7 @@ def apply_harvest(state, hand, table, kind, i, pos, c, forbid) -> list:
     else:
         h[c] -= 1
         h[JOKER] += 1
-    res = MS.analyse(h, p)
+    res = MS.analyse_deadwood(h, p)
     ms = [m for m in res.deadwood if got in m.cards and len(m) >= 3]
     if not ms:
         return []
@@ -538,7 +538,7 @@ class PatientBot(GreedyBot):
                 return Play([NewMeld(m) for m in ms], disc)
             taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
             if not taken_needs_open and self._waiting(state, me, hand):
-                res = MS.analyse(hand, p)
+                res = MS.analyse_deadwood(hand, p)
                 return Play([], _loose_discard(hand.copy(), state.values, forbid, res.deadwood_left))
         return super().play(state, me)
 
@@ -606,7 +606,7 @@ class ExpertBot(PatientBot):
             ops += h_ops
             if out is not None:  # the harvest lets it go out
                 return Play(ops + [NewMeld(m) for m in out[1]], out[0])
-        res = MS.analyse(hand, p)
+        res = MS.analyse_deadwood(hand, p)
         if res.deadwood and hand.sum() - sum(len(m) for m in res.deadwood) >= 1:
             lay_down(res.deadwood, hand, ops, table)
         keep = keep_cards(state, me)
@@ -649,7 +649,7 @@ class ExpertBot(PatientBot):
                     continue
                 score = (-1, 0)
             else:
-                res = MS.analyse(h, p)
+                res = MS.analyse_deadwood(h, p)
                 if got in res.deadwood_left or not res.deadwood:
                     continue
                 if kind == "swap" and not _joker_in_meld_with_two(res.deadwood):
@@ -707,7 +707,7 @@ class ExpertBot(PatientBot):
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         p = state.profile
-        res = MS.analyse(hand, p)
+        res = MS.analyse_deadwood(hand, p)
         loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
         loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
         best, best_score = None, None

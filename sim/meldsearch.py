@@ -41,6 +41,7 @@ one suit takes seconds the first time its suit patterns are met.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -834,15 +835,36 @@ def _reconstruct_full(counts, prm, rec, out):
 
 
 @njit(cache=True)
-def _analyse_kernel(counts, prm):
+def _partition_kernel(counts, prm, o):
+    """The three answers, the melds of a partition achieving objective o (0: the most valuable
+    melds, 1: the least deadwood) and the card ids left out of it."""
     mv, ws, rec = _workspace()
     bv, bd, bl = _search_ws(counts, prm, mv, ws, rec, True)
     n, t = _totals(counts, prm)
-    out_v = np.empty((MAX_OUT, OUT_W), np.int64)
-    nv = _reconstruct(counts, prm, rec, 0, out_v)
-    out_d = np.empty((MAX_OUT, OUT_W), np.int64)
-    nd = _reconstruct(counts, prm, rec, 1, out_d)
-    return bv, t - bd, n - bl, out_v[:nv], out_d[:nd]
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    nr = _reconstruct(counts, prm, rec, o, out)
+    return bv, t - bd, n - bl, out[:nr], _left_ids(counts, out, nr)
+
+
+@njit(cache=True)
+def _left_ids(counts, rows, nrows):
+    """Card ids of the hand not in the first nrows meld rows, ascending."""
+    left = np.empty(53, np.int64)
+    for c in range(53):
+        left[c] = counts[c]
+    for i in range(nrows):
+        for k in range(rows[i, 2]):
+            left[rows[i, 3 + k]] -= 1
+    total = 0
+    for c in range(53):
+        total += left[c]
+    out = np.empty(total, np.int64)
+    j = 0
+    for c in range(53):
+        for _ in range(left[c]):
+            out[j] = c
+            j += 1
+    return out
 
 
 @njit(cache=True)
@@ -898,6 +920,9 @@ def go_out_kernel(counts, params, kalooki):
     at least opening_min (unless kalooki_exempt_from_minimum).  Discards are tried highest penalty
     first, then highest id."""
     mv, ws, rec = _workspace()
+    v, d, l = _answers(counts, params, mv, ws, rec)
+    if l > 1:
+        return -1  # a discard frees at most one loose card: two or more loose cards cannot all meld
     order = _discard_order(counts, params)
     h = counts.copy()
     rec1 = np.zeros((1, REC_W), np.int64)
@@ -982,15 +1007,6 @@ def _melds_from_rows(rows) -> list:
     return out
 
 
-def _left(counts, rows) -> list[int]:
-    """Card ids of the hand not in the melds (rows as returned by the kernels), in ascending order."""
-    left = counts.tolist()
-    for row in rows.tolist():
-        for c in row[3:3 + row[2]]:
-            left[c] -= 1
-    return [c for c in range(C.N_KINDS) for _ in range(left[c])]
-
-
 def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, chunk: int = 50_000) -> np.ndarray:
     """n independent random hands (n x 53 int8 counts) of hand_size cards, each dealt from a full
     shuffled pack with ``jokers`` jokers (the first hand_size cards of a uniform random order)."""
@@ -1010,22 +1026,26 @@ def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, ch
 _FAST: dict = {}
 
 
-def fast_search(counts: np.ndarray, profile) -> tuple[int, int, int]:
-    """``search`` for trusted hands (the engine's own int8 count vectors): no conversion or checks."""
+def _prm(profile) -> np.ndarray:
+    """``params_array`` with one dictionary lookup (the bots ask for it hundreds of times a hand)."""
     hit = _FAST.get(id(profile))
     if hit is None or hit[0] is not profile:
-        hit = _FAST[id(profile)] = (profile, params_array(profile))
-    return search_kernel(counts, hit[1])
+        if len(_FAST) >= 256:
+            _FAST.clear()
+        hit = _FAST[id(profile)] = (profile, params_array(profile))  # holding the profile keeps its id
+    return hit[1]
+
+
+def fast_search(counts: np.ndarray, profile) -> tuple[int, int, int]:
+    """``search`` for trusted hands (the engine's own int8 count vectors): no conversion or checks."""
+    return search_kernel(counts, _prm(profile))
 
 
 def fast_batch(hands: np.ndarray, profile) -> np.ndarray:
     """``batch`` for trusted hands (a C-contiguous int8 (n, 53) array from the engine or bots):
     an (n, 3) array of max_meld_value, min_deadwood, min_loose, with no conversion or checks."""
-    hit = _FAST.get(id(profile))
-    if hit is None or hit[0] is not profile:
-        hit = _FAST[id(profile)] = (profile, params_array(profile))
     out = np.empty((hands.shape[0], 3), dtype=np.int32)
-    batch_kernel(hands, hit[1], out)
+    batch_kernel(hands, _prm(profile), out)
     return out
 
 
@@ -1060,34 +1080,64 @@ def batch(hands: np.ndarray, profile) -> dict:
     return {"max_meld_value": out[:, 0].copy(), "min_deadwood": out[:, 1].copy(), "min_loose": out[:, 2].copy()}
 
 
-_ANALYSED: dict = {}  # (params id, hand bytes) -> the answers and partitions; bots ask about one hand often
+class Deadwood(NamedTuple):
+    """``analyse`` without the opening partition (half the work): what the bots ask for."""
+    max_meld_value: int
+    min_deadwood: int
+    min_loose: int
+    deadwood: list  # melds of a min-deadwood partition
+    deadwood_left: list
+
+
+_ANALYSED: dict = {}  # (params id, objective, hand bytes) -> answers and partition; bots ask about one hand often
 _ANALYSED_MAX = 50_000
+OPENING, DEADWOOD = 0, 1  # the two objectives of a partition
 
 
-def _analysed(counts, profile) -> tuple:
-    prm = params_array(profile)
-    key = (id(prm), counts.tobytes())
-    hit = _ANALYSED.get(key)
-    if hit is None:
-        v, d, l, rv, rd = _analyse_kernel(counts, prm)
-        opening, deadwood = tuple(_melds_from_rows(rv)), tuple(_melds_from_rows(rd))
-        hit = (int(v), int(d), int(l), opening, tuple(_left(counts, rv)), deadwood, tuple(_left(counts, rd)))
-        if len(_ANALYSED) >= _ANALYSED_MAX:
-            _ANALYSED.clear()
-        _ANALYSED[key] = hit
+def _partition(counts, profile, o: int) -> tuple:
+    """(max value, min deadwood, min loose, melds, cards left) for objective o, cached.  A count
+    vector already answered skips the checks."""
+    trusted = type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,)
+    if trusted:
+        hit = _ANALYSED.get((id(_prm(profile)), o, counts.tobytes()))
+        if hit is not None:
+            return hit
+    counts = as_counts(counts)
+    prm = _prm(profile)
+    v, d, l, rows, left = _partition_kernel(counts, prm, o)
+    hit = (int(v), int(d), int(l), tuple(_melds_from_rows(rows)), tuple(left.tolist()))
+    if len(_ANALYSED) >= _ANALYSED_MAX:
+        _ANALYSED.clear()
+    _ANALYSED[(id(prm), o, counts.tobytes())] = hit
     return hit
 
 
 def analyse(counts, profile) -> MeldResult:
     """Both answers with a partition achieving each (melds pass ``melds.check``)."""
-    v, d, l, opening, opening_left, deadwood, deadwood_left = _analysed(as_counts(counts), profile)
+    v, d, l, opening, opening_left = _partition(counts, profile, OPENING)
+    deadwood, deadwood_left = _partition(counts, profile, DEADWOOD)[3:]
     return MeldResult(v, d, l, list(opening), list(opening_left), list(deadwood), list(deadwood_left))
 
 
+def analyse_deadwood(counts, profile) -> Deadwood:
+    """The answers and a least-deadwood partition, as in ``analyse``."""
+    v, d, l, deadwood, left = _partition(counts, profile, DEADWOOD)
+    return Deadwood(v, d, l, list(deadwood), list(left))
+
+
 def can_open(counts, profile) -> tuple[bool, list]:
-    """Whether the hand's best melds reach opening_min, and those melds."""
-    hit = _analysed(as_counts(counts), profile)
-    return bool(hit[0] >= profile.opening_min), list(hit[3])
+    """Whether the hand's best melds reach opening_min, and those melds ([] when they do not)."""
+    hit = None
+    if type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,):
+        hit = _ANALYSED.get((id(_prm(profile)), OPENING, counts.tobytes()))
+    if hit is None:
+        counts = as_counts(counts)
+        if search_kernel(counts, _prm(profile))[0] < profile.opening_min:
+            return False, []  # no need to lay out the melds
+        hit = _partition(counts, profile, OPENING)
+    if hit[0] < profile.opening_min:
+        return False, []
+    return True, list(hit[3])
 
 
 def best_discard(counts, profile) -> tuple[int, int]:
@@ -1096,7 +1146,7 @@ def best_discard(counts, profile) -> tuple[int, int]:
     counts = as_counts(counts)
     if counts.sum() == 0:
         raise ValueError("an empty hand has nothing to discard")
-    c, d = best_discard_kernel(counts, params_array(profile))
+    c, d = best_discard_kernel(counts, _prm(profile))
     return int(c), int(d)
 
 
@@ -1111,12 +1161,13 @@ def full_partition(counts, profile) -> tuple[int, list] | None:
 
 def _go_out(counts, profile, kalooki: bool):
     counts = as_counts(counts)
-    c = int(go_out_kernel(counts, params_array(profile), kalooki))
+    prm = _prm(profile)
+    c = int(go_out_kernel(counts, prm, kalooki))
     if c < 0:
         return False, None, []
     rest = counts.copy()
     rest[c] -= 1
-    v, rows = _full_partition(rest, params_array(profile))
+    v, rows = _full_partition(rest, prm)
     return True, c, _melds_from_rows(rows)
 
 

@@ -404,8 +404,24 @@ def test_can_go_out_matches_reference():
 def test_can_open():
     ok, melds_ = ms.can_open(hand("TH JH QH KS KD KC 2C"), K40)
     assert ok and sum(M.value(m, K40) for m in melds_) == 60
-    ok, _ = ms.can_open(hand("2H 3H 4H 9C"), K40)
-    assert not ok
+    ok, melds_ = ms.can_open(hand("2H 3H 4H 9C"), K40)
+    assert not ok and melds_ == []
+
+
+def test_analyse_deadwood_matches_analyse_and_can_open_matches_search():
+    """The bots' half-analysis and can_open's shortcut give what the full analysis gives."""
+    rng = np.random.default_rng(5)
+    for p in (K40, profiles.load("kalooki51"), profiles.load("scala40")):
+        for h in ms.deal_hands(rng, 300, 14, 4):
+            h = h.copy()
+            full = ms.analyse(h, p)
+            half = ms.analyse_deadwood(h, p)
+            assert (half.max_meld_value, half.min_deadwood, half.min_loose) == \
+                (full.max_meld_value, full.min_deadwood, full.min_loose)
+            assert half.deadwood == full.deadwood and half.deadwood_left == full.deadwood_left
+            ok, melds_ = ms.can_open(h, p)
+            assert ok == (full.max_meld_value >= p.opening_min)
+            assert melds_ == (full.opening if ok else [])
 
 
 def test_bad_hands_rejected():
