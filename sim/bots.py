@@ -51,19 +51,7 @@ def go_out(hand, p, forbid: int, kalooki: bool = False):
 
 def best_discard(hand, p, forbid: int):
     """(card, deadwood after) of the best discard other than the forbidden card."""
-    c, d = MS.best_discard(hand, p)
-    if c != forbid or hand[c] > 1:
-        return c, d
-    best = None
-    for x in range(N_KINDS):
-        if hand[x] <= 0 or x == forbid:
-            continue
-        h = hand.copy()
-        h[x] -= 1
-        dd = MS.fast_search(h, p)[1]
-        if best is None or dd < best[1]:
-            best = (x, dd)
-    return best if best is not None else (c, d)
+    return MS.best_discard(hand, p, forbid)
 
 
 def meld_taken_card(state, hand, taken: int):
@@ -710,20 +698,11 @@ class ExpertBot(PatientBot):
         res = MS.analyse_deadwood(hand, p)
         loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
         loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
-        best, best_score = None, None
         if not loose:
             return _loose_discard(hand, state.values, forbid)
-        after_each = np.repeat(hand[None, :], len(loose), axis=0)  # one compiled search for every candidate
-        after_each[np.arange(len(loose)), loose] -= 1
-        deadwood = MS.fast_batch(after_each, p)[:, 1]
-        risk = self._feed_risks(state, me, table)
-        for c, after in zip(loose, deadwood.tolist()):
-            score = (after + self.feed_weight * risk[c] + (50 if c == JOKER else 0), -c)
-            if best_score is None or score < best_score:
-                best, best_score = c, score
-        if best is None:
-            return _loose_discard(hand, state.values, forbid)
-        return best
+        extra = self.feed_weight * np.array(self._feed_risks(state, me, table), dtype=np.int64)
+        extra[JOKER] += 50
+        return MS.least_scored_discard(hand, p, loose, extra)  # one compiled search for every candidate
 
     def _discard_smartly(self, state, me, play: Play) -> Play:
         """Replace an unopened player's discard with the expert's choice (same cards melded)."""

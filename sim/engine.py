@@ -262,14 +262,7 @@ class HandState:
             self._log("void", "stock exhausted")
 
     def legal_draws(self) -> list[int]:
-        out = []
-        for src in (DRAW_STOCK, DRAW_DISCARD):
-            try:
-                self._check_draw(src)
-                out.append(src)
-            except IllegalTurn:
-                pass
-        return out
+        return [src for src in (DRAW_STOCK, DRAW_DISCARD) if self._draw_problem(src) is None]
 
     def discard_obligation(self, seat: int) -> str | None:
         """What a player who takes the discard now must do with it: None, 'open' or 'meld'."""
@@ -280,21 +273,24 @@ class HandState:
             return None
         return "open"
 
-    def _check_draw(self, source: int):
+    def _draw_problem(self, source: int) -> IllegalTurn | None:
+        """Why drawing from ``source`` is illegal now, or None."""
         if self.phase != PHASE_DRAW:
-            raise IllegalTurn("phase", f"not the draw phase ({self.phase})")
-        seat = self.current
+            return IllegalTurn("phase", f"not the draw phase ({self.phase})")
         if source == DRAW_STOCK:
-            if not self.stock:
-                raise IllegalTurn("stock_exhausted", "the stock is empty")
-            return
+            return None if self.stock else IllegalTurn("stock_exhausted", "the stock is empty")
         if source != DRAW_DISCARD:
-            raise IllegalTurn("draw", f"unknown draw source {source}")
+            return IllegalTurn("draw", f"unknown draw source {source}")
         if not self.discard:
-            raise IllegalTurn("draw", "the discard pile is empty")
-        p = self.profile
-        if not self.opened[seat] and not p.discard_pickup_before_opening:
-            raise IllegalTurn("discard_pickup_before_opening", "a player who has not opened may not take the discard")
+            return IllegalTurn("draw", "the discard pile is empty")
+        if not self.opened[self.current] and not self.profile.discard_pickup_before_opening:
+            return IllegalTurn("discard_pickup_before_opening", "a player who has not opened may not take the discard")
+        return None
+
+    def _check_draw(self, source: int):
+        problem = self._draw_problem(source)
+        if problem is not None:
+            raise problem
 
     def apply_draw(self, source: int) -> int:
         self._check_draw(source)

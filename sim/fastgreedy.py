@@ -13,7 +13,7 @@ How it stays identical:
 
 - the same meld partitions: the decisions call the compiled kernels of ``sim.meldsearch``
   (``_search_ws``/``_reconstruct`` = ``analyse``, ``go_out_kernel``/``_full_partition`` =
-  ``can_go_out``/``can_kalooki``, ``best_discard_kernel``) with the same parameter vector (and the
+  ``can_go_out``/``can_kalooki``, ``best_discard_except_kernel``) with the same parameter vector (and the
   same lazily filled table) as the Python path;
 - the same randomness: every random draw of a hand is made up front by ``HandState`` (the deck
   shuffle and the reshuffle keys), so the kernel receives the stock order and the keys;
@@ -44,7 +44,7 @@ from .cards import JOKER, N_KINDS
 from .engine import PHASE_DRAW, HandResult
 from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_MELD_VALUE, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
-                         best_discard_kernel, go_out_kernel)
+                         best_discard_except_kernel, go_out_kernel)
 from .melds import Meld
 
 # rule vector (int64), filled by rules_array(profile)
@@ -456,23 +456,9 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
 
 
 @njit(cache=True)
-def _best_discard(hand, forbid, prm, mv, ws, rec, hh):
+def _best_discard(hand, forbid, prm):
     """bots.best_discard: the card only."""
-    c, _ = best_discard_kernel(hand, prm)
-    if c != forbid or hand[c] > 1:
-        return c
-    best = -1
-    bd = 0
-    for x in range(N_KINDS):
-        if hand[x] <= 0 or x == forbid:
-            continue
-        hh[:] = hand
-        hh[x] -= 1
-        _, d, _ = _search(hh, prm, mv, ws, rec, False)
-        if best < 0 or d < bd:
-            best = x
-            bd = d
-    return best if best >= 0 else c
+    return best_discard_except_kernel(hand, prm, forbid)[0]
 
 
 @njit(cache=True)
@@ -666,7 +652,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held
         for r in range(nr):
             _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
     elif nr > 0:
-        disc = _best_discard(whand, forbid, prm, mv, ws, rec, hh)
+        disc = _best_discard(whand, forbid, prm)
         hh[:] = whand
         hh[disc] -= 1
         _search(hh, prm, mv, ws, rec, True)

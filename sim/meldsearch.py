@@ -915,6 +915,51 @@ def best_discard_kernel(counts, params):
 
 
 @njit(cache=True)
+def best_discard_except_kernel(counts, params, forbid):
+    """best_discard_kernel, but never a single copy of ``forbid``: then the other card leaving the
+    least deadwood (ties: the lowest id); the kernel's answer if no other card is left."""
+    c, d = best_discard_kernel(counts, params)
+    if c != forbid or counts[c] > 1:
+        return c, d
+    mv, ws, rec = _workspace()
+    h = counts.copy()
+    best = -1
+    best_d = 0
+    for x in range(53):
+        if counts[x] <= 0 or x == forbid:
+            continue
+        h[x] -= 1
+        v, dd, l = _answers(h, params, mv, ws, rec)
+        h[x] += 1
+        if best < 0 or dd < best_d:
+            best = x
+            best_d = dd
+    if best < 0:
+        return c, d
+    return best, best_d
+
+
+@njit(cache=True)
+def least_scored_discard_kernel(counts, params, cands, extra):
+    """The candidate card minimising (deadwood after discarding it + extra[card]); ties go to the
+    higher card id.  -1 when there are no candidates."""
+    mv, ws, rec = _workspace()
+    h = counts.copy()
+    best = -1
+    best_s = 0
+    for i in range(cands.shape[0]):
+        c = cands[i]
+        h[c] -= 1
+        v, d, l = _answers(h, params, mv, ws, rec)
+        h[c] += 1
+        s = d + extra[c]
+        if best < 0 or s < best_s or (s == best_s and c > best):
+            best = c
+            best_s = s
+    return best
+
+
+@njit(cache=True)
 def go_out_kernel(counts, params, kalooki):
     """The discard (-1 if none) after which every other card melds; with kalooki, also worth
     at least opening_min (unless kalooki_exempt_from_minimum).  Discards are tried highest penalty
@@ -975,6 +1020,10 @@ def _counts_ok(counts):
 
 def as_counts(hand) -> np.ndarray:
     """A hand as a contiguous int8 count vector (53 counts), from a count vector or card ids."""
+    if type(hand) is np.ndarray and hand.dtype == np.int8 and hand.shape == (C.N_KINDS,) and hand.flags.c_contiguous:
+        if not _counts_ok(hand):  # the engine's and the bots' own vectors: nothing to convert
+            _check_counts(hand)
+        return hand
     if isinstance(hand, np.ndarray) and hand.shape == (C.N_KINDS,):
         counts = np.ascontiguousarray(hand, dtype=np.int8)  # no copy when it already is one
         if hand.dtype != np.int8 and not np.array_equal(hand, counts):
@@ -1140,14 +1189,21 @@ def can_open(counts, profile) -> tuple[bool, list]:
     return True, list(hit[3])
 
 
-def best_discard(counts, profile) -> tuple[int, int]:
+def best_discard(counts, profile, forbid: int = -1) -> tuple[int, int]:
     """(card, deadwood after) of the discard that leaves the least deadwood (ties: higher penalty,
-    then higher card id)."""
+    then higher card id).  A single copy of ``forbid`` is never chosen while another card is left:
+    then the other card leaving the least deadwood is (ties: the lowest id)."""
     counts = as_counts(counts)
     if counts.sum() == 0:
         raise ValueError("an empty hand has nothing to discard")
-    c, d = best_discard_kernel(counts, _prm(profile))
+    c, d = best_discard_except_kernel(counts, _prm(profile), forbid)
     return int(c), int(d)
+
+
+def least_scored_discard(counts, profile, cands: list[int], extra: np.ndarray) -> int:
+    """For trusted hands: the card of ``cands`` minimising deadwood after discarding it plus
+    ``extra[card]`` (int64, 53 entries); ties go to the higher id; -1 for no candidates."""
+    return int(least_scored_discard_kernel(counts, _prm(profile), np.asarray(cands, dtype=np.int64), extra))
 
 
 def full_partition(counts, profile) -> tuple[int, list] | None:

@@ -438,3 +438,26 @@ def test_params_array_shared_and_header():
     assert a is ms.params_array(profiles.load("british"))  # same search parameters
     assert a.dtype == np.int32 and a[ms.P_OPENING_MIN] == 40
     assert ms.params_array(K51) is not a
+
+
+def test_best_discard_with_a_forbidden_card_and_scored_discards_match_plain_searches():
+    """The compiled discard choices give what one search per candidate gives."""
+    rng = np.random.default_rng(9)
+    for h in ms.deal_hands(rng, 300, 15, 4):
+        h = h.copy()
+        held = [c for c in range(C.N_KINDS) if h[c] > 0]
+        after = {}
+        for c in held:
+            r = h.copy()
+            r[c] -= 1
+            after[c] = ms.search(r, K40)[1]
+        forbid = int(rng.choice(held))
+        c, d = ms.best_discard(h, K40, forbid)
+        assert d == after[c] and (c != forbid or h[c] > 1 or len(held) == 1)
+        others = [x for x in held if x != forbid or h[x] > 1]
+        assert d == min(after[x] for x in others)
+        extra = rng.integers(0, 20, C.N_KINDS)
+        cands = sorted(rng.choice(held, size=min(5, len(held)), replace=False).tolist())
+        best = ms.least_scored_discard(h, K40, cands, extra)
+        assert best == min(cands, key=lambda x: (after[x] + extra[x], -x))
+    assert ms.least_scored_discard(h, K40, [], extra) == -1
