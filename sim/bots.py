@@ -570,9 +570,13 @@ class ExpertBot(PatientBot):
             return super().draw(state, me)
         if obligation == "meld":
             return DRAW_DISCARD if meld_taken_card(state, h, top) is not None else DRAW_STOCK
-        before = MS.fast_search(state.hands[me], p)[1]
-        _, after = best_discard(h, p, top)
-        return DRAW_DISCARD if after <= before - self.draw_gain else DRAW_STOCK
+        return DRAW_DISCARD if self._take_discard(state, me, h, top) else DRAW_STOCK
+
+    def _take_discard(self, state, me, h, top) -> bool:
+        """Free to take the discard (``h`` is the hand with it): does it lower deadwood enough?"""
+        before = MS.fast_search(state.hands[me], state.profile)[1]
+        _, after = best_discard(h, state.profile, top)
+        return after <= before - self.draw_gain
 
     # ---------------------------------------------------------------- play
     def play(self, state, me) -> Play:
@@ -731,8 +735,47 @@ class ExpertBot(PatientBot):
         return pool_after * p_win > p.stake_buy_in
 
 
+class LookaheadBot(ExpertBot):
+    """Lookahead: the expert, with its draws and discards judged one draw ahead over the unseen cards.
+
+    The unseen cards are the pack less its own hand, the table and the discard pile (the stock and
+    the other hands).  For each loose card it could discard, it goes through every card the next draw
+    could bring, weighted by the unseen copies, and scores the discard by the expected least
+    deadwood after that draw (and the best discard), less ``out_bonus`` times the chance that the draw
+    lets it meld every card but one, plus the expert's feeding risk.  It takes a discard it is free
+    to take when the least deadwood with it is at least ``take_margin`` below what a stock draw is
+    expected to leave.  Everything else (table play, opening, buy-ins) is the expert's.  This is the
+    exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
+    """
+
+    name = "lookahead"
+
+    def __init__(self, rng=None, out_bonus=20, take_margin=2, **params):
+        super().__init__(rng, **params)
+        self.out_bonus, self.take_margin = out_bonus, take_margin
+
+    def _take_discard(self, state, me, h, top) -> bool:
+        from .lookahead import outlook, unseen_counts
+        _, after = best_discard(h, state.profile, top)
+        stock = outlook(state.hands[me], state.profile, [-1], unseen_counts(state, me))[0, 0]
+        return after <= stock - self.take_margin
+
+    def _choose_discard(self, state, me, hand, forbid, table) -> int:
+        from .lookahead import outlook, unseen_counts
+        res = MS.analyse_deadwood(hand, state.profile)
+        loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+        loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
+        if len(loose) <= 1:
+            return loose[0] if loose else _loose_discard(hand, state.values, forbid)
+        ahead = outlook(hand, state.profile, loose, unseen_counts(state, me))
+        risk = self._feed_risks(state, me, table)
+        scores = [(ahead[i, 0] - self.out_bonus * ahead[i, 1] + self.feed_weight * risk[c]
+                   + (50 if c == JOKER else 0), -c) for i, c in enumerate(loose)]
+        return loose[scores.index(min(scores))]
+
+
 def _joker_in_meld_with_two(ms) -> bool:
     return any(JOKER in m.cards and len(m) >= 3 for m in ms)
 
 
-BOTS.update({"patient": PatientBot, "expert": ExpertBot})
+BOTS.update({"patient": PatientBot, "expert": ExpertBot, "lookahead": LookaheadBot})
