@@ -49,11 +49,6 @@ def go_out(hand, p, forbid: int, kalooki: bool = False):
     return False, None, []
 
 
-def best_discard(hand, p, forbid: int):
-    """(card, deadwood after) of the best discard other than the forbidden card."""
-    return MS.best_discard(hand, p, forbid)
-
-
 def meld_taken_card(state, hand, taken: int):
     """A play (ops, discard) from ``hand`` (the taken card included) that puts ``taken`` on the table
     with a card left to discard, or None: for profiles where a taken discard must be melded at once."""
@@ -274,7 +269,7 @@ class GreedyBot(Bot):
         if res.deadwood and (hand.sum() - sum(len(m) for m in res.deadwood)) >= 1:
             lay_down(res.deadwood, hand, ops, table)
         elif res.deadwood:
-            disc, _ = best_discard(hand, p, forbid)
+            disc, _ = MS.best_discard(hand, p, forbid)
             h2 = hand.copy()
             h2[disc] -= 1
             lay_down(MS.analyse_deadwood(h2, p).deadwood, hand, ops, table)
@@ -575,7 +570,7 @@ class ExpertBot(PatientBot):
     def _take_discard(self, state, me, h, top) -> bool:
         """Free to take the discard (``h`` is the hand with it): does it lower deadwood enough?"""
         before = MS.fast_search(state.hands[me], state.profile)[1]
-        _, after = best_discard(h, state.profile, top)
+        _, after = MS.best_discard(h, state.profile, top)
         return after <= before - self.draw_gain
 
     # ---------------------------------------------------------------- play
@@ -697,11 +692,16 @@ class ExpertBot(PatientBot):
                             risk[s * N_RANKS + m.low] += 2
         return risk
 
+    @staticmethod
+    def _discard_candidates(hand, p, forbid) -> list[int]:
+        """The loose cards of a least-deadwood partition (every card if none is loose), ascending,
+        never a single copy of the forbidden card."""
+        loose = sorted(set(MS.analyse_deadwood(hand, p).deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+        return [c for c in loose if not (c == forbid and hand[c] == 1)]
+
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         p = state.profile
-        res = MS.analyse_deadwood(hand, p)
-        loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
-        loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
+        loose = self._discard_candidates(hand, p, forbid)
         if not loose:
             return _loose_discard(hand, state.values, forbid)
         extra = self.feed_weight * np.array(self._feed_risks(state, me, table), dtype=np.int64)
@@ -756,15 +756,13 @@ class LookaheadBot(ExpertBot):
 
     def _take_discard(self, state, me, h, top) -> bool:
         from .lookahead import outlook, unseen_counts
-        _, after = best_discard(h, state.profile, top)
+        _, after = MS.best_discard(h, state.profile, top)
         stock = outlook(state.hands[me], state.profile, [-1], unseen_counts(state, me))[0, 0]
         return after <= stock - self.take_margin
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         from .lookahead import outlook, unseen_counts
-        res = MS.analyse_deadwood(hand, state.profile)
-        loose = sorted(set(res.deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
-        loose = [c for c in loose if not (c == forbid and hand[c] == 1)]
+        loose = self._discard_candidates(hand, state.profile, forbid)
         if len(loose) <= 1:
             return loose[0] if loose else _loose_discard(hand, state.values, forbid)
         ahead = outlook(hand, state.profile, loose, unseen_counts(state, me))

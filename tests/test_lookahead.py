@@ -90,3 +90,13 @@ def test_lookahead_plays_legal_turns(name):
     n = int(os.environ.get("KALOOKI_LOOKAHEAD_HANDS", "150"))
     s = play_checked_hands(prof, n, seed=21, bots=("lookahead", "expert", "greedy", "random"))
     assert s["hands"] == n and s["wins"] > 0.5 * n, s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", profiles.available())
+def test_lookahead_soak(name):
+    """`make soak`: a tenth of the soak size per profile with the lookahead bot at every table."""
+    n = int(os.environ.get("KALOOKI_SOAK_HANDS", "100000")) // 10
+    s = play_checked_hands(profiles.load(name), n, seed=2027, bots=("lookahead", "expert", "greedy", "random"))
+    print(f"\nlookahead soak {name}: {s}")
+    assert s["hands"] == n

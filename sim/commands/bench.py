@@ -44,7 +44,8 @@ def run(args):
         from ..bench_engine import hands_per_second
         for bots, fast, label in ((("greedy",) * 4, True, "greedy x4, compiled loop"),
                                   (("greedy",) * 4, False, "greedy x4, Python engine"),
-                                  (("expert",) * 4, False, "expert x4, Python engine")):
+                                  (("expert",) * 4, False, "expert x4, Python engine"),
+                                  (("lookahead",) * 4, False, "lookahead x4, Python engine")):
             r = hands_per_second(bots=bots, seconds=args.seconds, fast=fast)
             print(f"  {label:<28} {r['hands_per_s']:>8.1f} hands/s  {r['turns_per_hand']:>5.1f} turns/hand  "
                   f"{r['us_per_turn']:>7.1f} us/turn  first hand (compile or cache load) {r['first_hand_s']} s",
