@@ -895,23 +895,29 @@ def _discard_order(counts, prm):
 
 
 @njit(cache=True)
+def _deadwood_after(counts, params, cards):
+    """Least deadwood of the hand after discarding each of ``cards`` (one search each)."""
+    mv, ws, rec = _workspace()
+    h = counts.copy()
+    out = np.empty(cards.shape[0], np.int64)
+    for i in range(cards.shape[0]):
+        c = cards[i]
+        h[c] -= 1
+        out[i] = _answers(h, params, mv, ws, rec)[1]
+        h[c] += 1
+    return out
+
+
+@njit(cache=True)
 def best_discard_kernel(counts, params):
     """(card, deadwood after) of the discard leaving the least deadwood; ties go to the higher
     penalty card, then the higher card id.  (-1, 0) for an empty hand."""
-    mv, ws, rec = _workspace()
     order = _discard_order(counts, params)
-    h = counts.copy()
-    best_c = -1
-    best_d = 0
-    for i in range(order.shape[0]):
-        c = order[i]
-        h[c] -= 1
-        v, d, l = _answers(h, params, mv, ws, rec)
-        h[c] += 1
-        if best_c < 0 or d < best_d:
-            best_c = c
-            best_d = d
-    return best_c, best_d
+    if order.shape[0] == 0:
+        return -1, 0
+    after = _deadwood_after(counts, params, order)
+    i = np.argmin(after)  # the first of equals
+    return order[i], after[i]
 
 
 @njit(cache=True)
@@ -921,38 +927,29 @@ def best_discard_except_kernel(counts, params, forbid):
     c, d = best_discard_kernel(counts, params)
     if c != forbid or counts[c] > 1:
         return c, d
-    mv, ws, rec = _workspace()
-    h = counts.copy()
-    best = -1
-    best_d = 0
+    others = np.empty(53, np.int64)
+    n = 0
     for x in range(53):
-        if counts[x] <= 0 or x == forbid:
-            continue
-        h[x] -= 1
-        v, dd, l = _answers(h, params, mv, ws, rec)
-        h[x] += 1
-        if best < 0 or dd < best_d:
-            best = x
-            best_d = dd
-    if best < 0:
+        if counts[x] > 0 and x != forbid:
+            others[n] = x
+            n += 1
+    if n == 0:
         return c, d
-    return best, best_d
+    after = _deadwood_after(counts, params, others[:n])
+    i = np.argmin(after)
+    return others[i], after[i]
 
 
 @njit(cache=True)
 def least_scored_discard_kernel(counts, params, cands, extra):
     """The candidate card minimising (deadwood after discarding it + extra[card]); ties go to the
     higher card id.  -1 when there are no candidates."""
-    mv, ws, rec = _workspace()
-    h = counts.copy()
+    after = _deadwood_after(counts, params, cands)
     best = -1
     best_s = 0
     for i in range(cands.shape[0]):
         c = cands[i]
-        h[c] -= 1
-        v, d, l = _answers(h, params, mv, ws, rec)
-        h[c] += 1
-        s = d + extra[c]
+        s = after[i] + extra[c]
         if best < 0 or s < best_s or (s == best_s and c > best):
             best = c
             best_s = s
