@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from . import profiles as PR
 from . import schema, storage
 from .errors import UserError
@@ -518,6 +520,25 @@ def intact_shards(fs, root: str, old: dict | None, plan: Plan) -> list[dict]:
 # ----------------------------------------------------------------------------------------------
 # running
 
+def _warm_up(plan: Plan) -> None:
+    """Compile (or load) the kernels the run's bots use once here, so workers load them from the
+    disk cache instead of each compiling them: the greedy hand loop, and one Python hand with the
+    other bots (the meld search, discard and look-ahead kernels)."""
+    pps = list(plan.profiles.values())
+    if any(all(b == "greedy" for b in pp.bots) for pp in pps):
+        from .fastgreedy import warm_up
+        warm_up()
+    mixed = [pp for pp in pps if any(b != "greedy" for b in pp.bots)]
+    if mixed:
+        from .bots import make_bot
+        from .engine import HandState
+        from .game import play_hand
+        pp = mixed[0]
+        names = sorted({b for m in mixed for b in m.bots if b != "greedy"})
+        bots = [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(pp.n_players)]
+        play_hand(HandState(pp.profile, pp.n_players, 0, np.random.default_rng(0)), bots, list(range(pp.n_players)))
+
+
 @dataclass
 class RunResult:
     out: str
@@ -694,10 +715,8 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
 
     started = False
     try:
-        if jobs and any(all(b == "greedy" for b in pp.bots) for pp in plan.profiles.values()):
-            # compile (or load) the greedy hand loop once here, so workers load it from the disk cache
-            from .fastgreedy import warm_up
-            warm_up()
+        if jobs:
+            _warm_up(plan)
         if jobs and not local:
             started, result.workers = _start_ray(config.workers, address, config.out)
             result.startup_seconds = time.perf_counter() - t0
