@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from . import meldsearch as MS
 from . import melds as M
 from .cards import JOKER, N_KINDS, N_RANKS, suit_of
-from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play, SwapJoker, Take
+from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take, try_ops
 from .melds import GROUP, RUN
 
 
@@ -89,11 +90,11 @@ def keep_cards(state, me) -> int:
 
 
 def repair(ops: list, hand, forbid: int, keep: int = 1, fixed: int = 0) -> list:
-    """Undo trailing lay-downs and lay-offs (never the first ``fixed`` operations: the opening) until a
-    card other than the forbidden one is left to discard (and ``keep`` cards in all)."""
+    """Undo trailing lay-downs, lay-offs and splits (never the first ``fixed`` operations: the opening)
+    until a card other than the forbidden one is left to discard (and ``keep`` cards in all)."""
     ops = list(ops)
     while ((not discardable(hand, forbid) or hand.sum() < keep) and len(ops) > fixed
-           and isinstance(ops[-1], (NewMeld, LayOff))):
+           and isinstance(ops[-1], (NewMeld, LayOff, Split))):
         op = ops.pop()
         for c in (op.meld.cards if isinstance(op, NewMeld) else (op.card,)):
             hand[c] += 1
@@ -104,17 +105,50 @@ def forbidden_discard(state) -> int:
     return state.drawn_card if state.drawn_from == DRAW_DISCARD and state.held_before_draw == 0 else -1
 
 
-def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: int = -1, max_ops: int = 40) -> list:
-    """Greedy lay-offs of hand cards onto table melds, respecting the per-turn run limits.
+class TurnAdds:
+    """Cards added to each run end so far this turn, for the per-turn limits (RULES.md section 3:
+    ``run_end_limit`` per end, or two in all under ``run_add_limit = "two_total"``)."""
 
-    Mutates ``hand`` and ``table`` (a working copy) and returns the LayOff operations, leaving at
+    def __init__(self):
+        self.low: dict[int, int] = {}
+        self.high: dict[int, int] = {}
+        self.total: dict[int, int] = {}
+
+    def allows(self, p, i: int, end: int) -> bool:
+        if p.run_add_limit == "two_total":
+            return self.total.get(i, 0) < 2
+        return (self.low if end == LOW else self.high).get(i, 0) < p.run_end_limit
+
+    def add(self, i: int, end: int) -> None:
+        d = self.low if end == LOW else self.high
+        d[i] = d.get(i, 0) + 1
+        self.total[i] = self.total.get(i, 0) + 1
+
+    def dicts(self) -> tuple:
+        return self.low, self.high, self.total
+
+
+def run_extension(m, end: int, p) -> int:
+    """The natural card that extends run ``m`` at ``end`` (LOW or HIGH), or -1 if nothing can."""
+    e = m.low - 1 if end == LOW else m.low + len(m.cards)
+    if e < 0 or e > M.ACE_HIGH_EXT or (e == 0 and not p.ace_low):
+        return -1
+    if m.low == 0 and e == M.ACE_HIGH_EXT or (e == 0 and m.high == M.ACE_HIGH_EXT):
+        return -1  # a run never turns the corner
+    return m.suit * N_RANKS + M.ext_rank_to_rank(e)
+
+
+def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: int = -1, max_ops: int = 40,
+                 adds: TurnAdds | None = None, splits: bool = False) -> list:
+    """Greedy lay-offs of hand cards onto table melds, respecting the per-turn run limits; with
+    ``splits``, also a hand card that duplicates an inner card of a run splits it in two.
+
+    Mutates ``hand``, ``table`` (a working copy) and ``adds`` and returns the operations, leaving at
     least ``keep`` cards in hand.  Only natural cards are laid off: jokers stay in hand.
     """
     p = state.profile
     ops = []
-    low_adds: dict[int, int] = {}
-    high_adds: dict[int, int] = {}
-    total_adds: dict[int, int] = {}
+    adds = adds if adds is not None else TurnAdds()
     if protect >= 0 and hand[protect] == 1:
         keep += 1  # the protected card cannot be the discard: keep another one
     size = int(hand.sum())
@@ -126,18 +160,9 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                 return ops
             if m.kind == RUN:
                 for end in (LOW, HIGH):
-                    e = m.low - 1 if end == LOW else m.low + len(m)
-                    if e < 0 or e > M.ACE_HIGH_EXT or (e == 0 and not p.ace_low):
+                    rep = run_extension(m, end, p)
+                    if rep < 0 or not adds.allows(p, i, end):
                         continue
-                    if m.low == 0 and e == M.ACE_HIGH_EXT or (e == 0 and m.high == M.ACE_HIGH_EXT):
-                        continue
-                    adds = low_adds if end == LOW else high_adds
-                    if p.run_add_limit == "two_total":
-                        if total_adds.get(i, 0) >= 2:
-                            continue
-                    elif adds.get(i, 0) >= p.run_end_limit:
-                        continue
-                    rep = m.suit * N_RANKS + M.ext_rank_to_rank(e)
                     if hand[rep] > 0 and not (rep == protect and hand[rep] == 1):
                         c = rep
                     else:
@@ -145,15 +170,32 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                     hand[c] -= 1
                     size -= 1
                     if end == LOW:
-                        table[i] = m = M.Meld(RUN, (c,) + m.cards, (rep,) + m.reps, e)
+                        table[i] = m = M.Meld(RUN, (c,) + m.cards, (rep,) + m.reps, m.low - 1)
                     else:
                         table[i] = m = M.Meld(RUN, m.cards + (c,), m.reps + (rep,), m.low)
                     ops.append(LayOff(i, c, end))
-                    adds[i] = adds.get(i, 0) + 1
-                    total_adds[i] = total_adds.get(i, 0) + 1
+                    adds.add(i, end)
                     changed = True
                     if size <= keep:
                         return ops
+                if splits:
+                    for pos in range(2, len(m.cards) - 2):
+                        c = m.reps[pos]
+                        if hand[c] <= 0 or (c == protect and hand[c] == 1):
+                            continue
+                        first = M.Meld(RUN, m.cards[:pos + 1], m.reps[:pos + 1], m.low)
+                        second = M.Meld(RUN, (c,) + m.cards[pos + 1:], (c,) + m.reps[pos + 1:], m.low + pos)
+                        if M.check(first, p) or M.check(second, p):
+                            continue
+                        hand[c] -= 1
+                        size -= 1
+                        table[i] = m = first
+                        table.append(second)
+                        ops.append(Split(i, c, pos + 1))
+                        changed = True
+                        if size <= keep:
+                            return ops
+                        break  # the run changed: its other inner cards are looked at in the next pass
             elif m.low >= 0 and len(m) < 4:
                 suits = {suit_of(r) for r in m.reps}
                 for s in range(4):
@@ -304,7 +346,9 @@ class RandomBot(Bot):
     """Random: a legal turn chosen at random.
 
     It draws from either allowed pile at random (the discard only when it owes nothing for it), opens
-    with probability one half when it can, then makes random lay-offs, and discards a random card.
+    with probability one half when it can, once open tries one table move at random (a removal, shift,
+    substitution or joker swap whose freed card it can meld again), then makes random lay-offs and
+    splits, and discards a random card.
     """
 
     name = "random"
@@ -329,59 +373,129 @@ class RandomBot(Bot):
                         hand[c] -= 1
                     ops.append(NewMeld(m))
                     table.append(m)
+        adds = TurnAdds()
         if state.opened[me] and not ops and self.rng.random() < 0.5:
-            ops += self._random_harvest(state, me, hand, table, forbid)
+            ops += self._random_harvest(state, me, hand, table, forbid, adds)
         if (state.opened[me] or ops) and self.rng.random() < 0.5:
-            ops += find_layoffs(state, hand, table, keep=1, protect=forbid, max_ops=int(self.rng.integers(1, 4)))
+            ops += find_layoffs(state, hand, table, keep=1, protect=forbid, max_ops=int(self.rng.integers(1, 4)),
+                                adds=adds, splits=True)
         if not discardable(hand, forbid) or hand.sum() < keep_cards(state, me):
             ops, hand = [], state.hands[me].copy()  # nothing would be left to discard: meld nothing
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if not (c == forbid and hand[c] == 1)]
         return Play(ops, cards[int(self.rng.integers(len(cards)))])
 
 
-    def _random_harvest(self, state, me, hand, table, forbid) -> list:
-        """Try one table move at random (a shift, a take from a four-card group, a joker swap) whose
-        harvested card can be melded again with cards from the hand; [] if the chosen one cannot."""
-        options = list(harvest_options(state, hand, table))
+    def _random_harvest(self, state, me, hand, table, forbid, adds) -> list:
+        """Try one table move at random (a removal, a shift, a substitution, a joker swap) whose freed
+        card can be melded again with cards from the hand; [] if the chosen one cannot."""
+        options = list(harvest_options(state, hand, table, adds))
         if not options:
             return []
-        kind, i, pos, c = options[int(self.rng.integers(len(options)))]
-        return apply_harvest(state, hand, table, kind, i, pos, c, forbid)
+        return apply_harvest(state, hand, table, options[int(self.rng.integers(len(options)))], forbid, adds)
 
 
-def harvest_options(state, hand, table):
-    """Cards a player may harvest: run ends (runs of four or more), any natural of a four-card group,
-    and run jokers whose natural card is in hand (interior only unless joker_take_from_run_end)."""
+class Harvest(NamedTuple):
+    """Table operations that free one card (or a joker) to be melded again from the hand."""
+    ops: tuple  # the operations, in order
+    target: int  # the table meld they change
+    meld: object  # that meld afterwards (None: not worked out yet, see ``checked``)
+    give: tuple  # hand cards they use
+    got: int  # the card they free (JOKER: a released joker)
+    end: int = -1  # the run end a hand card is added to (a shift), for the per-turn limits
+
+
+def harvest_options(state, hand, table, adds: TurnAdds | None = None):
+    """Every way to free a card from the table (RULES.md section 3): remove an end card of a run of
+    four or more or any natural of a four-card group; shift a run (add a hand card at one end, take
+    the card at the other); substitute in a three-card group (add the missing suit, take another);
+    swap a joker out of a run (interior only unless joker_take_from_run_end) or out of a group (by
+    joker_from_group) with the natural card(s) it stands for.  A freed natural card is offered only
+    if two cards left in the hand could meld with it.  The moves come unchecked (``meld`` None):
+    ``checked`` applies the engine's rules to the one chosen."""
     p = state.profile
     for i, m in enumerate(table):
-        can_take = len(m) - m.n_jokers >= 2  # what is left after a take must still hold a natural card
-        if can_take and m.kind == RUN and len(m) >= 4:
-            for pos in (0, len(m) - 1):
-                if m.cards[pos] != JOKER:
-                    yield ("take", i, pos, m.cards[pos])
-        if can_take and m.kind == GROUP and len(m) == 4 and m.low >= 0:
-            for pos in range(4):
-                if m.cards[pos] != JOKER:
-                    yield ("take", i, pos, m.cards[pos])
+        n = len(m.cards)
+        can_take = n - m.n_jokers >= 2  # what is left after a take must still hold a natural card
         if m.kind == RUN:
+            if can_take and n >= 4:
+                for pos in (0, n - 1):
+                    if m.cards[pos] != JOKER and _could_meld(hand, m.cards[pos], ()):
+                        yield Harvest((Take(i, pos),), i, None, (), m.cards[pos])
             for pos, c in enumerate(m.cards):
-                if c == JOKER and hand[m.reps[pos]] > 0 and (0 < pos < len(m) - 1 or p.joker_take_from_run_end):
-                    yield ("swap", i, pos, m.reps[pos])
+                if c == JOKER and hand[m.reps[pos]] > 0 and (0 < pos < n - 1 or p.joker_take_from_run_end):
+                    yield Harvest((SwapJoker(i, pos, m.reps[pos]),), i, None, (m.reps[pos],), JOKER)
+            for end in (LOW, HIGH):
+                rep = run_extension(m, end, p)
+                freed = m.cards[0] if end == HIGH else m.cards[-1]
+                if rep < 0 or hand[rep] <= 0 or freed == JOKER or (adds is not None and not adds.allows(p, i, end)) \
+                        or not _could_meld(hand, freed, (rep,)):
+                    continue
+                yield Harvest((LayOff(i, rep, end), Take(i, 0 if end == HIGH else n)), i, None, (rep,), freed, end)
+        elif m.low >= 0 and n == 3:
+            present = {suit_of(r) for r in m.reps}
+            missing = [s * N_RANKS + m.low for s in range(4) if s not in present]
+            for c in missing:
+                if hand[c] > 0:
+                    for pos in range(3):
+                        if m.cards[pos] != JOKER and _could_meld(hand, m.cards[pos], (c,)):
+                            yield Harvest((LayOff(i, c, HIGH), Take(i, pos)), i, None, (c,), m.cards[pos])
+            if JOKER in m.cards:
+                pos = m.cards.index(JOKER)
+                natural = sorted({suit_of(c) for c in m.cards if c != JOKER})
+                missing = [s * N_RANKS + m.low for s in range(4) if s not in natural]
+                held = [c for c in missing if hand[c] > 0]
+                if p.joker_from_group == "one_card":
+                    gives = [(c,) for c in held]
+                else:
+                    gives = [(a, b) for k, a in enumerate(held) for b in held[k + 1:]]
+                for give in gives:
+                    yield Harvest((SwapJoker(i, pos, give[0], give[1] if len(give) > 1 else -1),), i, None, give, JOKER)
+        elif can_take and m.low >= 0 and n == 4:
+            for pos in range(4):
+                if m.cards[pos] != JOKER and _could_meld(hand, m.cards[pos], ()):
+                    yield Harvest((Take(i, pos),), i, None, (), m.cards[pos])
 
 
-def apply_harvest(state, hand, table, kind, i, pos, c, forbid) -> list:
-    """Harvest one card and lay it again in a new meld from the hand (mutating hand and table), or
-    return [] and change nothing if that is not possible with a card left to discard."""
+def _could_meld(hand, t: int, give: tuple) -> bool:
+    """Could natural card t form a meld with two cards of the hand (less ``give``)?  True whenever
+    it can (a necessary condition: jokers, other suits of its rank, or its suit within two ranks)."""
+    have = int(hand[JOKER])
+    r, s = t % N_RANKS, t // N_RANKS
+    for x in range(4):
+        c = x * N_RANKS + r
+        if x != s and hand[c] > give.count(c):
+            have += 1
+    if have >= 2:
+        return True
+    have = int(hand[JOKER])
+    for d in (-2, -1, 1, 2):  # ranks wrap at the ace, which sits next to both the two and the king
+        c = s * N_RANKS + (r + d) % N_RANKS
+        if hand[c] > give.count(c):
+            have += 1
+    return have >= 2
+
+
+def checked(state, table, hand, option: Harvest, adds: TurnAdds | None = None) -> Harvest | None:
+    """The option with its meld worked out, if the engine's rules allow its operations now."""
+    if option.meld is not None:
+        return option
+    after = try_ops(table, state.profile, hand, option.ops, adds.dicts() if adds is not None else None)
+    return None if after is None else option._replace(meld=after[option.target])
+
+
+def apply_harvest(state, hand, table, option: Harvest, forbid, adds: TurnAdds | None = None) -> list:
+    """Make the harvest and lay the freed card again in a new meld from the hand (mutating hand, table
+    and adds), or return [] and change nothing if that is not possible with a card left to discard."""
     p = state.profile
+    option = checked(state, table, hand, option, adds)
+    if option is None:
+        return []
     h = hand.copy()
-    got = c if kind == "take" else JOKER
-    if kind == "take":
-        h[c] += 1
-    else:
+    for c in option.give:
         h[c] -= 1
-        h[JOKER] += 1
+    h[option.got] += 1
     res = MS.analyse_deadwood(h, p)
-    ms = [m for m in res.deadwood if got in m.cards and len(m) >= 3]
+    ms = [m for m in res.deadwood if option.got in m.cards and len(m) >= 3]
     if not ms:
         return []
     rest = h.copy()
@@ -389,20 +503,12 @@ def apply_harvest(state, hand, table, kind, i, pos, c, forbid) -> list:
         rest[x] -= 1
     if not discardable(rest, forbid) or rest.sum() < keep_cards(state, state.current):
         return []
-    m = table[i]
-    if kind == "take":
-        op = Take(i, pos)
-        if m.kind == RUN:
-            table[i] = M.Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1) if pos == 0 else \
-                M.Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
-        else:
-            table[i] = M.Meld(GROUP, m.cards[:pos] + m.cards[pos + 1:], m.reps[:pos] + m.reps[pos + 1:], m.low)
-    else:
-        op = SwapJoker(i, pos, c)
-        table[i] = M.Meld(RUN, m.cards[:pos] + (c,) + m.cards[pos + 1:], m.reps, m.low)
+    table[option.target] = option.meld
     table.append(ms[0])
     hand[:] = rest
-    return [op, NewMeld(ms[0])]
+    if adds is not None and option.end >= 0:
+        adds.add(option.target, option.end)
+    return list(option.ops) + [NewMeld(ms[0])]
 
 
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
@@ -529,11 +635,14 @@ class PatientBot(GreedyBot):
 class ExpertBot(PatientBot):
     """Expert: the whole repertoire of table play, careful draws and discards, and money sense.
 
-    Each turn it searches table rearrangements within a budget: it considers harvesting every card the
-    rules let it take (end cards of runs of four or more, any card of a four-card group, a joker it can
-    replace with the natural card it stands for) and keeps the harvest that lowers its deadwood most
-    with every harvested card melded again (shifts, substitutions and joker releases all arise this
-    way), then lays down its melds and lays off.  It takes the discard when that lowers its deadwood
+    Each turn it searches table rearrangements within a budget (``max_harvests`` moves): it considers
+    every way the rules give to free a card from the table (removing an end card of a run of four or
+    more or a card of a four-card group; shifting a run by adding a card at one end and taking the
+    other end; substituting in a three-card group by adding the missing suit and taking another;
+    swapping a joker out of a run or a group with the natural card or cards it stands for) and makes
+    the one that lets it go out, or else lowers its deadwood most with the freed card melded again
+    from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
+    inner card.  It takes the discard when that lowers its deadwood
     or lets it open; it chooses the discard that keeps its own deadwood low and avoids feeding the
     next player (cards matching what that player picked up, or that extend the table for them); it
     holds back its opening for a Kalooki like `patient` while that is within reach and opponents are
@@ -585,8 +694,9 @@ class ExpertBot(PatientBot):
             return Play([NewMeld(m) for m in ms], disc)
         table = list(state.table)
         ops: list = []
+        adds = TurnAdds()
         for _ in range(self.max_harvests):
-            best = self._best_harvest(state, me, hand, table, forbid)
+            best = self._best_harvest(state, me, hand, table, forbid, adds)
             if best is None:
                 break
             h_ops, hand, table, out = best
@@ -597,7 +707,7 @@ class ExpertBot(PatientBot):
         if res.deadwood and hand.sum() - sum(len(m) for m in res.deadwood) >= 1:
             lay_down(res.deadwood, hand, ops, table)
         keep = keep_cards(state, me)
-        ops += find_layoffs(state, hand, table, keep=keep, protect=forbid)
+        ops += find_layoffs(state, hand, table, keep=keep, protect=forbid, adds=adds, splits=True)
         ops = repair(ops, hand, forbid, keep)
         taken = state.drawn_card if state.drawn_from == DRAW_DISCARD else -1
         if state.discard_obligation(me) == "meld" and not any(
@@ -607,39 +717,41 @@ class ExpertBot(PatientBot):
                 return Play(*fallback)
         return Play(ops, self._choose_discard(state, me, hand, forbid, table))
 
-    def _best_harvest(self, state, me, hand, table, forbid):
+    def _best_harvest(self, state, me, hand, table, forbid, adds):
+        """The table move (see ``harvest_options``) that lets it go out, else the one that lowers its
+        deadwood most with the freed card melded again: (ops, hand, table, None or (discard, melds))."""
         p = state.profile
         base = MS.fast_search(hand, p)[1]
         best = None
-        options = list(harvest_options(state, hand, table))
+        options = list(harvest_options(state, hand, table, adds))
         if not options:
             return None
-        hands = np.repeat(hand[None, :], len(options), axis=0)
-        for k, (kind, i, pos, c) in enumerate(options):
-            if kind == "take":
-                hands[k, c] += 1
-            else:
+        n = len(options)
+        hands = np.repeat(hand[None, :], 2 * n, axis=0)  # each move's hand with and without the freed card
+        for k, o in enumerate(options):
+            for c in o.give:
                 hands[k, c] -= 1
-                hands[k, JOKER] += 1
+                hands[n + k, c] -= 1
+            hands[k, o.got] += 1
         answers = MS.fast_batch(hands, p).tolist()  # one compiled search for every candidate
-        for k, (kind, i, pos, c) in enumerate(options):
-            h = hands[k].copy()
-            got = c if kind == "take" else JOKER
+        for k, o in enumerate(options):
+            h = hands[k]
+            got = o.got
             _, dead, loose = answers[k]
             if loose > 1 and (dead >= base or (best is not None and best[0][0] < 0)):
                 continue  # cannot go out, and no better than what the hand has (or a way out is known)
             ok, disc, ms = MS.can_go_out(h, p) if loose <= 1 else (False, None, [])
-            if ok and disc != forbid and (kind == "take" or got != disc):
-                if got == disc:
-                    continue
-                if kind == "swap" and not _joker_in_meld_with_two(ms):
+            if ok and disc != forbid and got != disc:  # the freed card must be melded, not discarded
+                if got == JOKER and not _joker_in_meld_with_two(ms):
                     continue
                 score = (-1, 0)
             else:
+                if dead >= base or dead >= answers[n + k][1] + state.values[got]:
+                    continue  # no gain, or the freed card would not be melded in a least-deadwood partition
                 res = MS.analyse_deadwood(h, p)
                 if got in res.deadwood_left or not res.deadwood:
                     continue
-                if kind == "swap" and not _joker_in_meld_with_two(res.deadwood):
+                if got == JOKER and not _joker_in_meld_with_two(res.deadwood):
                     continue
                 rest = h.copy()
                 for mm in res.deadwood:
@@ -653,15 +765,17 @@ class ExpertBot(PatientBot):
                 score = (0, -gain)
                 ms = res.deadwood
             if best is None or score < best[0]:
-                best = (score, kind, i, pos, c, h, ms, ok and score[0] == -1, disc)
+                o = checked(state, table, hand, o, adds)
+                if o is None:
+                    continue  # the rules do not allow this move now
+                best = (score, o, h.copy(), ms, ok and score[0] == -1, disc)
         if best is None:
             return None
-        score, kind, i, pos, c, h, ms, going_out, disc = best
+        score, o, h, ms, going_out, disc = best
         if going_out:
-            op = Take(i, pos) if kind == "take" else SwapJoker(i, pos, c)
-            return [op], h, table, (disc, ms)
+            return list(o.ops), h, table, (disc, ms)
         hand, table = hand.copy(), list(table)
-        ops = apply_harvest(state, hand, table, kind, i, pos, c, forbid)
+        ops = apply_harvest(state, hand, table, o, forbid, adds)
         return (ops, hand, table, None) if ops else None
 
     # ---------------------------------------------------------------- discards

@@ -323,6 +323,7 @@ class HandState:
         new_melds = []
         n_layoff = 0
         jokers_taken = 0
+        snapshots = []  # with record: per operation, the (index, meld) pairs it left
         for op in play.ops:
             if isinstance(op, NewMeld):
                 m = op.meld
@@ -357,6 +358,14 @@ class HandState:
                     jokers_taken += 1
                 else:
                     raise IllegalTurn("play", f"unknown operation {op!r}")
+                if self.record:  # the melds this operation left, for transcripts
+                    changed = [(op.target, table[op.target])]
+                    if isinstance(op, Split):
+                        changed.append((len(table) - 1, table[-1]))
+                    snapshots.append(tuple(changed))
+                    continue
+            if self.record:
+                snapshots.append(())
         work.finish()
         # the opening
         if play.discard is None:
@@ -406,8 +415,8 @@ class HandState:
         st["melds_laid"] += len(new_melds)
         st["cards_laid_off"] += n_layoff
         st["jokers_taken"] += jokers_taken
-        for op in play.ops:
-            self._log("op", seat, op, table)
+        for op, changed in zip(play.ops, snapshots):
+            self._log("op", seat, op, changed)
         self.last_turn = (seat, self.drawn_from, self.drawn_card, play)
         self.discard.append(play.discard)
         self.discards_by[seat].append(play.discard)
@@ -457,6 +466,32 @@ class HandState:
         for m in self.table:
             r = M.check(m, p)
             assert r is None, f"invalid table meld {m}: {r}"
+
+
+def try_ops(table: list, profile, hand: np.ndarray, ops, adds=None) -> list | None:
+    """The table after the table operations ``ops`` (lay-offs, takes, splits, joker swaps; no new
+    melds) under the engine's own rules, or None if one breaks a rule.  ``table`` and ``hand`` are not
+    changed.  ``adds`` (low, high, total dicts of cards added to run ends earlier in the turn) carries
+    the per-turn run limits.  For bots weighing table moves; ``apply_play`` still validates the turn."""
+    work = _TableWork(list(table), profile)
+    if adds is not None:
+        work.added_low, work.added_high, work.added_total = dict(adds[0]), dict(adds[1]), dict(adds[2])
+    h = hand.copy()
+    try:
+        for op in ops:
+            if isinstance(op, LayOff):
+                work.lay_off(op, h)
+            elif isinstance(op, Take):
+                work.take(op)
+            elif isinstance(op, Split):
+                work.split(op, h)
+            elif isinstance(op, SwapJoker):
+                work.swap_joker(op, h)
+            else:
+                raise IllegalTurn("play", f"not a table operation: {op!r}")
+    except IllegalTurn:
+        return None
+    return work.table
 
 
 def _count_on(table, c) -> int:

@@ -5,20 +5,20 @@ from .cards import card_str, cards_str
 from .engine import LayOff, NewMeld, Split, SwapJoker, Take
 
 
-def op_text(op, table=()) -> str:
-    """One table operation in words (``table``: the table after the play, to show a lay-off's result)."""
+def op_text(op, changed=()) -> str:
+    """One table operation in words; ``changed`` (index, meld) pairs: the melds it left (from the log)."""
     if isinstance(op, NewMeld):
         return f"lays {op.meld}"
+    left = " and ".join(f"#{i} {m}" for i, m in changed)
     if isinstance(op, LayOff):
-        now = f", now {table[op.target]}" if 0 <= op.target < len(table) else ""
-        return f"lays off {card_str(op.card)} on meld #{op.target}{now}"
+        return f"lays off {card_str(op.card)} on meld #{op.target}" + (f", now {left}" if left else "")
     if isinstance(op, Take):
-        return f"takes slot {op.position} of meld #{op.target}"
+        return f"takes slot {op.position} of meld #{op.target}" + (f", leaving {left}" if left else "")
     if isinstance(op, Split):
-        return f"splits meld #{op.target} at {op.position} with {card_str(op.card)}"
+        return f"splits meld #{op.target} at {op.position} with {card_str(op.card)}" + (f" into {left}" if left else "")
     if isinstance(op, SwapJoker):
         extra = f" and {card_str(op.extra)}" if op.extra >= 0 else ""
-        return f"takes the joker of meld #{op.target} with {card_str(op.card)}{extra}"
+        return f"takes the joker of meld #{op.target} with {card_str(op.card)}{extra}" + (f", leaving {left}" if left else "")
     return repr(op)
 
 
