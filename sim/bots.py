@@ -642,11 +642,11 @@ class ExpertBot(PatientBot):
     swapping a joker out of a run or a group with the natural card or cards it stands for) and makes
     the one that lets it go out, or else lowers its deadwood most with the freed card melded again
     from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
-    inner card.  It takes the discard when that lowers its deadwood
-    or lets it open; it chooses the discard that keeps its own deadwood low and avoids feeding the
-    next player (cards matching what that player picked up, or that extend the table for them); it
-    holds back its opening for a Kalooki like `patient` while that is within reach and opponents are
-    far from going out; it keeps jokers; and it buys back in only when the pool is worth the stake.
+    inner card.  It takes the discard when that lowers its deadwood or lets it open; it chooses the
+    discard that keeps its own deadwood low and avoids feeding the next player (cards matching what
+    that player picked up, or that extend the table for them); it holds back its opening for a
+    Kalooki like `patient` while that is within reach and opponents are far from going out; it keeps
+    jokers; and it buys back in only when the pool is worth the stake.
     """
 
     name = "expert"
