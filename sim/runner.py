@@ -673,6 +673,17 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
                             f"settings that differ: {'; '.join(diffs)}. Re-run with that run's settings to resume "
                             "it, or choose another --out")
     storage.ensure_writable(fs, root, config.out)
+    lock = storage.acquire_lock(fs, root, config.out)
+    try:
+        return _run_claimed(config, plan, fs, root, old, local=local, address=address, progress=progress,
+                            shard_fn=shard_fn, command=command, log=log)
+    finally:
+        storage.release_lock(lock)
+
+
+def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None, *, local, address, progress,
+                 shard_fn, command, log) -> RunResult:
+    """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest."""
     storage.remove_temp_files(fs, root)
     kept = intact_shards(fs, root, old, plan)
     manifest = new_manifest(plan, command or _command_line(config), created=(old or {}).get("created"))

@@ -8,8 +8,11 @@ Parquet files are serialised in memory first so their sha256 is known without re
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import posixpath
+import socket
+import time
 import uuid
 
 import pyarrow as pa
@@ -19,6 +22,7 @@ import pyarrow.parquet as pq
 from .errors import UserError
 
 TEMP_PREFIX = ".tmp-"
+LOCK_NAME = ".lock"  # a local run's lock file while a driver writes it (see acquire_lock)
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3}
 
 
@@ -113,12 +117,87 @@ def ensure_writable(fs: pafs.FileSystem, root: str, out: str) -> None:
 
 
 def is_dir_empty_or_missing(fs: pafs.FileSystem, root: str) -> bool:
+    """No directory, or one holding nothing but a lock file left by an interrupted driver."""
     info = fs.get_file_info(root)
     if info.type == pafs.FileType.NotFound:
         return True
     if info.type != pafs.FileType.Directory:
         return False
-    return not fs.get_file_info(pafs.FileSelector(root, recursive=False))
+    return all(i.base_name == LOCK_NAME for i in fs.get_file_info(pafs.FileSelector(root, recursive=False)))
+
+
+def acquire_lock(fs: pafs.FileSystem, root: str, out: str) -> str | None:
+    """Claim a local --out for this driver with a lock file naming it, so that two drivers never
+    write one run at once; the lock's path, or None for a URI (its filesystem gives no atomic
+    create-if-absent).  A lock whose process no longer runs on this machine is taken over; one held
+    by a live process, or by another machine, is a UserError."""
+    if not isinstance(fs, pafs.LocalFileSystem):
+        return None
+    path = os.path.join(root, LOCK_NAME)
+    mine = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder = _lock_holder(path)
+            if holder is None:
+                continue  # gone or stale (removed): try again
+            raise UserError(f"--out {out!r} is being written by another kalooki simulate (pid {holder.get('pid')} "
+                            f"on {holder.get('host')} since {holder.get('since')}); wait for it to finish or choose "
+                            f"another --out. If that process is gone, delete {path}") from None
+        except OSError as e:
+            raise UserError(f"--out {out!r}: cannot create the lock file {path}: {e}") from None
+        with os.fdopen(fd, "w") as f:
+            json.dump(mine, f)
+        return path
+    raise UserError(f"--out {out!r}: could not take the lock file {path}; is another driver starting there?")
+
+
+def _lock_holder(path: str) -> dict | None:
+    """Who holds the lock at path, or None after removing a stale one (or if it is gone)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+        age = time.time() - os.path.getmtime(path)
+    except FileNotFoundError:
+        return None
+    try:
+        holder = json.loads(text)
+        pid, host = int(holder["pid"]), str(holder["host"])
+    except (ValueError, KeyError, TypeError):
+        if age < 30:
+            return {"pid": "?", "host": "?", "since": "just now"}  # being written by a driver starting now
+        holder, pid, host = None, None, None  # unreadable and old: stale
+    if holder is not None and (host != socket.gethostname() or _alive(pid)):
+        return holder
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def release_lock(path: str | None) -> None:
+    """Remove this driver's lock file (if it is still ours)."""
+    if path is None:
+        return
+    try:
+        with open(path) as f:
+            if json.load(f).get("pid") != os.getpid():
+                return
+        os.remove(path)
+    except (OSError, ValueError):
+        pass
 
 
 def path_kind(fs: pafs.FileSystem, root: str) -> pafs.FileType:

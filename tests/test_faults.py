@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from sim import runner
+from sim.errors import UserError
 from test_runner import (GAMES, ROOT, assert_every_game_once, assert_same_tables, cli_args, config, read_tables,
                          runner_verify, simulate_cmd)
 
@@ -86,6 +88,7 @@ def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
         proc.stderr.close()
     m = _manifest(out)
     assert m["complete"] is False and 1 <= len(m["shards"]) < PLANNED, "the kill did not land mid-run"
+    assert (out / ".lock").exists()  # the killed driver's lock, stale now: the resumed run takes it over
     done_before = {(s["profile"], s["index"]) for s in m["shards"]}
     resumed = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -94,10 +97,28 @@ def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     assert m["complete"] is True and len(m["shards"]) == PLANNED
     assert done_before <= {(s["profile"], s["index"]) for s in m["shards"]}
     assert runner_verify(out) == []
-    assert not list(out.rglob(".tmp-*"))
+    assert not list(out.rglob(".tmp-*")) and not (out / ".lock").exists()
     tables = read_tables(out)
     assert_every_game_once(tables)
     assert_same_tables(reference, tables)
+
+
+def test_a_second_driver_is_refused_while_another_writes(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    holder = subprocess.Popen(["sleep", "120"])
+    try:
+        lock = {"pid": holder.pid, "host": socket.gethostname(), "since": "2026-11-30T00:00:00"}
+        (out / ".lock").write_text(json.dumps(lock))
+        with pytest.raises(UserError, match=f"being written by another kalooki simulate \\(pid {holder.pid}"):
+            runner.run_local(config(out), progress=False)
+        assert sorted(p.name for p in out.iterdir()) == [".lock"]  # nothing written
+    finally:
+        holder.kill()
+        holder.wait()
+    # its process gone, the lock is stale: the run goes ahead and leaves no lock behind
+    runner.run_local(config(out), progress=False)
+    assert _manifest(out)["complete"] is True and not (out / ".lock").exists()
 
 
 def test_worker_killed_mid_shard_is_retried(reference, tmp_path):
