@@ -643,8 +643,8 @@ class ExpertBot(PatientBot):
     the one that lets it go out, or else lowers its deadwood most with the freed card melded again
     from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
     inner card.  It takes the discard when that lowers its deadwood or lets it open; it chooses the
-    discard that keeps its own deadwood low and avoids feeding the next player (cards matching what
-    that player picked up, or that extend the table for them); it holds back its opening for a
+    discard that keeps its own deadwood low and avoids feeding the next player (it remembers what that
+    player picked up and discarded, and which cards extend the table for them); it holds back its opening for a
     Kalooki like `patient` while that is within reach and opponents are far from going out; it keeps
     jokers; and it buys back in only when the pool is worth the stake.
     """
@@ -781,7 +781,8 @@ class ExpertBot(PatientBot):
     # ---------------------------------------------------------------- discards
     def _feed_risks(self, state, me, table) -> list[int]:
         """Risk, for every card, of feeding the next player with it: it matches what that player took
-        from the discard pile (same rank, or same suit within two ranks), or extends the table for them."""
+        from the discard pile (same rank, or same suit within two ranks), less once for each time that
+        player discarded that very card, or it extends the table for them."""
         nxt = (me + 1) % state.n
         risk = [0] * N_KINDS
         risk[JOKER] = 10
@@ -793,6 +794,9 @@ class ExpertBot(PatientBot):
                 risk[s * N_RANKS + qr] += 1
             for r in range(max(qr - 2, 0), min(qr + 2, N_RANKS - 1) + 1):
                 risk[qs * N_RANKS + r] += 1
+        for q in state.discards_by[nxt]:
+            if q != JOKER and risk[q] > 0:
+                risk[q] -= 1  # a card they threw away is one they are less likely to want back
         if state.opened[nxt]:
             for m in table:
                 if m.kind == RUN:
