@@ -669,9 +669,11 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
     if old is not None:
         diffs = config_differences(old, plan)
         if diffs:
+            hint = ("It was made by another engine version, so it cannot be resumed: move or delete it, or "
+                    "choose another --out" if any(d.startswith("engine_version") for d in diffs) else
+                    "Re-run with that run's settings to resume it, or choose another --out")
             raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
-                            f"settings that differ: {'; '.join(diffs)}. Re-run with that run's settings to resume "
-                            "it, or choose another --out")
+                            f"settings that differ: {'; '.join(diffs)}. {hint}")
     storage.ensure_writable(fs, root, config.out)
     lock = storage.acquire_lock(fs, root, config.out)
     try:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -214,6 +215,20 @@ def test_different_config_on_an_existing_run_is_refused(reference, capsys):
     assert rc == 2
     assert "already holds a different run" in err and "games: 20 there, 21 now" in err and "seed: 7 there, 8 now" in err
     assert snapshot(ref_dir) == before
+
+
+def test_a_run_made_by_another_engine_version_is_refused_with_what_to_do(reference, tmp_path, capsys):
+    ref_dir, _ = reference
+    out = tmp_path / "old"
+    shutil.copytree(ref_dir, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["engine_version"] = "0.0.1"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    before = snapshot(out)
+    rc = cli.main(["simulate", "--no-progress", *cli_args(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and 'engine_version: "0.0.1" there' in err and "cannot be resumed: move or delete it" in err
+    assert snapshot(out) == before
 
 
 def test_run_configs_in_the_repo_are_valid():
