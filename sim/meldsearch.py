@@ -466,27 +466,9 @@ def _search_ws(counts, prm, mv, ws, rec, record):
     sp = 0
     nxt = 0
     while True:
-        found = False
-        while nxt < nm:
-            r = mv[nxt, 0]
-            g = mv[nxt, 1]
-            ok = mv[nxt, 2] <= jb
-            if ok:
-                for s in range(4):
-                    if (g >> s) & 1 and ws[W_CNT + s * 13 + r] == 0:
-                        ok = False
-                        break
-            if ok:
-                found = True
-                break
-            nxt += 1
-        if found:
-            r = mv[nxt, 0]
-            g = mv[nxt, 1]
-            for s in range(4):
-                if (g >> s) & 1:
-                    ws[W_CNT + s * 13 + r] -= 1
-                    ws[W_P + s] -= POW3[r]
+        nxt = _next_fitting(mv, nxt, nm, ws, W_CNT, jb)
+        if nxt < nm:
+            _shift_group(mv, nxt, ws, W_CNT, W_P, -1)
             jb -= mv[nxt, 2]
             for o in range(3):
                 ws[W_G + o] += mv[nxt, 3 + o]
@@ -498,17 +480,42 @@ def _search_ws(counts, prm, mv, ws, rec, record):
                 break
             sp -= 1
             m = ws[W_CH + sp]
-            r = mv[m, 0]
-            g = mv[m, 1]
-            for s in range(4):
-                if (g >> s) & 1:
-                    ws[W_CNT + s * 13 + r] += 1
-                    ws[W_P + s] += POW3[r]
+            _shift_group(mv, m, ws, W_CNT, W_P, 1)
             jb += mv[m, 2]
             for o in range(3):
                 ws[W_G + o] -= mv[m, 3 + o]
             nxt = m + 1
     return ws[W_BEST], ws[W_BEST + 1], ws[W_BEST + 2]
+
+
+@njit(cache=True)
+def _next_fitting(mv, nxt, nm, cnt, c0, jb):
+    """The first group move from nxt on that the naturals cnt[c0:c0+52] and jb jokers can lay; nm if none."""
+    while nxt < nm:
+        r = mv[nxt, 0]
+        g = mv[nxt, 1]
+        ok = mv[nxt, 2] <= jb
+        if ok:
+            for s in range(4):
+                if (g >> s) & 1 and cnt[c0 + s * 13 + r] == 0:
+                    ok = False
+                    break
+        if ok:
+            return nxt
+        nxt += 1
+    return nm
+
+
+@njit(cache=True)
+def _shift_group(mv, m, cnt, c0, p0, sign):
+    """Take (sign -1) or give back (+1) the naturals of group move m: counts cnt[c0:c0+52] and suit
+    patterns cnt[p0:p0+4] (the same array)."""
+    r = mv[m, 0]
+    g = mv[m, 1]
+    for s in range(4):
+        if (g >> s) & 1:
+            cnt[c0 + s * 13 + r] += sign
+            cnt[p0 + s] += sign * POW3[r]
 
 
 @njit(cache=True)
@@ -581,8 +588,8 @@ def _full_search(counts, prm, rec):
     mv = np.empty((MAX_MOVES, 6), np.int64)
     nm = _gen_moves(counts, prm, mv)
     memo = Dict.empty(key_type=types.int64, value_type=types.int64[:])
-    cnt = np.empty(52, np.int64)
-    P = np.zeros(4, np.int64)
+    cnt = np.zeros(56, np.int64)  # the 52 natural counts, then the 4 suit patterns
+    P = cnt[52:]
     for c in range(52):
         cnt[c] = counts[c]
         P[c // 13] += counts[c] * POW3[c % 13]
@@ -618,25 +625,9 @@ def _full_search(counts, prm, rec):
                     break
                 aj = 3 if aj == 0 else aj + 1
         evaluate = False
-        found = False
-        while nxt < nm:
-            r = mv[nxt, 0]
-            g = mv[nxt, 1]
-            ok = mv[nxt, 2] <= jb
-            for s in range(4):
-                if (g >> s) & 1 and cnt[s * 13 + r] == 0:
-                    ok = False
-            if ok:
-                found = True
-                break
-            nxt += 1
-        if found:
-            r = mv[nxt, 0]
-            g = mv[nxt, 1]
-            for s in range(4):
-                if (g >> s) & 1:
-                    cnt[s * 13 + r] -= 1
-                    P[s] -= POW3[r]
+        nxt = _next_fitting(mv, nxt, nm, cnt, 0, jb)
+        if nxt < nm:
+            _shift_group(mv, nxt, cnt, 0, 52, -1)
             jb -= mv[nxt, 2]
             gv += mv[nxt, 3]
             ch[sp] = nxt
@@ -647,12 +638,7 @@ def _full_search(counts, prm, rec):
                 break
             sp -= 1
             m = ch[sp]
-            r = mv[m, 0]
-            g = mv[m, 1]
-            for s in range(4):
-                if (g >> s) & 1:
-                    cnt[s * 13 + r] += 1
-                    P[s] += POW3[r]
+            _shift_group(mv, m, cnt, 0, 52, 1)
             jb += mv[m, 2]
             gv -= mv[m, 3]
             nxt = m + 1
@@ -1140,14 +1126,19 @@ _ANALYSED_MAX = 50_000
 OPENING, DEADWOOD = 0, 1  # the two objectives of a partition
 
 
+def _cached(counts, profile, o: int) -> tuple | None:
+    """The cached ``_partition`` of a count vector already answered (None if it was not)."""
+    if type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,):
+        return _ANALYSED.get((id(_prm(profile)), o, counts.tobytes()))
+    return None
+
+
 def _partition(counts, profile, o: int) -> tuple:
     """(max value, min deadwood, min loose, melds, cards left) for objective o, cached.  A count
     vector already answered skips the checks."""
-    trusted = type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,)
-    if trusted:
-        hit = _ANALYSED.get((id(_prm(profile)), o, counts.tobytes()))
-        if hit is not None:
-            return hit
+    hit = _cached(counts, profile, o)
+    if hit is not None:
+        return hit
     counts = as_counts(counts)
     prm = _prm(profile)
     v, d, l, rows, left = _partition_kernel(counts, prm, o)
@@ -1173,9 +1164,7 @@ def analyse_deadwood(counts, profile) -> Deadwood:
 
 def can_open(counts, profile) -> tuple[bool, list]:
     """Whether the hand's best melds reach opening_min, and those melds ([] when they do not)."""
-    hit = None
-    if type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,):
-        hit = _ANALYSED.get((id(_prm(profile)), OPENING, counts.tobytes()))
+    hit = _cached(counts, profile, OPENING)
     if hit is None:
         counts = as_counts(counts)
         if search_kernel(counts, _prm(profile))[0] < profile.opening_min:
