@@ -36,6 +36,15 @@ def _series(frame: pd.DataFrame):
         yield i, str(label), group, f"C{i % 10}"
 
 
+def _dodged(frame: pd.DataFrame, span: float):
+    """``_series`` placed side by side: (label, group, colour, x offset, width), the profiles sharing
+    ``span`` around each x position."""
+    n = len(dict.fromkeys(frame["profile"]))
+    width = span / max(n, 1)
+    for i, label, group, color in _series(frame):
+        yield label, group, color, (i - (n - 1) / 2) * width, width
+
+
 def _percent_axis(ax, axis: str = "y"):
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(PercentFormatter(1.0))
 
@@ -121,10 +130,7 @@ def seat_advantage(ax, rates: pd.DataFrame):
     title = "Hand win rate by seat (1 = left of the dealer, n = the dealer)"
     if rates.empty:
         return _empty(ax, title, "no played hands")
-    labels = list(dict.fromkeys(rates["profile"]))
-    width = 0.6 / max(len(labels), 1)
-    for i, label, group, color in _series(rates):
-        offset = (i - (len(labels) - 1) / 2) * width
+    for label, group, color, offset, _ in _dodged(rates, 0.6):
         _errorbars(ax, group["seat_from_dealer"], group, color, label, offset)
     for n in sorted(rates["n_players"].unique()):
         ax.axhline(1 / n, color="grey", linestyle="--", linewidth=1, label=f"fair share 1/{n}")
@@ -138,10 +144,7 @@ def hands_per_game(ax, counts: pd.DataFrame):
     title = "Hands per game"
     if counts.empty:
         return _empty(ax, title, "no games")
-    labels = list(dict.fromkeys(counts["profile"]))
-    width = 0.8 / max(len(labels), 1)
-    for i, label, group, color in _series(counts):
-        offset = (i - (len(labels) - 1) / 2) * width
+    for label, group, color, offset, width in _dodged(counts, 0.8):
         ax.bar(group["hands_played"].to_numpy(dtype=float) + offset, group["share"], width=width, color=color,
                label=f"{label} ({int(group['games'].sum()):,} games)")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -154,10 +157,7 @@ def win_by_jokers(ax, frame: pd.DataFrame):
     title = "Hand win rate by jokers dealt (95% Wilson intervals)"
     if frame.empty:
         return _empty(ax, title, "no played hands")
-    labels = list(dict.fromkeys(frame["profile"]))
-    width = 0.4 / max(len(labels), 1)
-    for i, label, group, color in _series(frame):
-        offset = (i - (len(labels) - 1) / 2) * width
+    for label, group, color, offset, _ in _dodged(frame, 0.4):
         _errorbars(ax, group["dealt_jokers"], group, color, label, offset)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     _percent_axis(ax)
