@@ -17,6 +17,7 @@ from . import meldsearch as MS
 from . import melds as M
 from .cards import JOKER, N_KINDS, N_RANKS, suit_of
 from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take, try_ops
+from .lookahead import outlook, unseen_counts
 from .melds import GROUP, RUN
 
 
@@ -873,13 +874,11 @@ class LookaheadBot(ExpertBot):
         self.out_bonus, self.take_margin = out_bonus, take_margin
 
     def _take_discard(self, state, me, h, top) -> bool:
-        from .lookahead import outlook, unseen_counts
         _, after = MS.best_discard(h, state.profile, top)
         stock = outlook(state.hands[me], state.profile, [-1], unseen_counts(state, me))[0, 0]
         return after <= stock - self.take_margin
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
-        from .lookahead import outlook, unseen_counts
         loose = self._discard_candidates(hand, state.profile, forbid)
         if len(loose) <= 1:
             return loose[0] if loose else _loose_discard(hand, state.values, forbid)

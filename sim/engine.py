@@ -358,14 +358,8 @@ class HandState:
                     jokers_taken += 1
                 else:
                     raise IllegalTurn("play", f"unknown operation {op!r}")
-                if self.record:  # the melds this operation left, for transcripts
-                    changed = [(op.target, table[op.target])]
-                    if isinstance(op, Split):
-                        changed.append((len(table) - 1, table[-1]))
-                    snapshots.append(tuple(changed))
-                    continue
             if self.record:
-                snapshots.append(())
+                snapshots.append(_melds_left(op, table))
         work.finish()
         # the opening
         if play.discard is None:
@@ -466,6 +460,15 @@ class HandState:
         for m in self.table:
             r = M.check(m, p)
             assert r is None, f"invalid table meld {m}: {r}"
+
+
+def _melds_left(op, table) -> tuple:
+    """The (index, meld) pairs a table operation has just left on ``table`` (for transcripts)."""
+    if isinstance(op, NewMeld):
+        return ()
+    if isinstance(op, Split):
+        return (op.target, table[op.target]), (len(table) - 1, table[-1])
+    return ((op.target, table[op.target]),)
 
 
 def try_ops(table: list, profile, hand: np.ndarray, ops, adds=None) -> list | None:
