@@ -32,7 +32,7 @@ soak: $(STAMP)
 	KALOOKI_SOAK_HANDS=100000 $(BIN)/python -m pytest -q -m slow -s
 
 bench: $(STAMP)
-	$(BIN)/kalooki bench
+	$(BIN)/python -m bench
 
 simulate: $(STAMP)
 	$(BIN)/kalooki simulate --profile $(PROFILE) --games $(GAMES) --seed $(SEED) --out runs/$(PROFILE)-$(GAMES)

@@ -11,7 +11,7 @@ from .profiles import ProfileError
 
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
-            "report", "compare", "sweep", "bench"]
+            "report", "compare", "sweep"]
 
 
 def build_parser() -> argparse.ArgumentParser:

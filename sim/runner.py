@@ -1,5 +1,6 @@
 """The distributed runner: a run is planned as shards of whole games, each played by the serial
 ``run_shard(spec) -> tables`` and written by whoever played it; Ray is a thin layer over that.
+The files' layout, the manifest and the integrity check belong to ``sim.runformat``.
 
 A run is a ``RunConfig`` (profiles, games, seed, out, bots, players, workers, shard_games, events,
 rule overrides, bot parameters), validated as a whole into a ``Plan`` before anything is written.
@@ -32,10 +33,10 @@ from pathlib import Path
 import numpy as np
 
 from . import profiles as PR
-from . import schema, storage
+from . import runformat, schema, storage
 from .errors import UserError
+from .runformat import RUN_FORMAT, shard_path
 
-RUN_FORMAT = "kalooki-lab run"
 DEFAULT_SHARD_GAMES = 500
 DEFAULT_BOT = "greedy"
 MAX_RETRIES = 3  # a task whose worker dies is re-run this many times before the run fails
@@ -314,10 +315,6 @@ def make_plan(config: RunConfig) -> Plan:
 # ----------------------------------------------------------------------------------------------
 # one shard: play, write, summarise (the same code in a Ray worker and in-process)
 
-def shard_path(table: str, profile: str, index: int) -> str:
-    return f"{table}/profile={profile}/part-{index:05d}.parquet"
-
-
 @dataclass(frozen=True)
 class ShardJob:
     spec: object  # sim.records.ShardSpec
@@ -360,11 +357,10 @@ def execute_shard(job: ShardJob, shard_fn=None, in_worker: bool = False) -> dict
                    f"(games {spec.first_game}..{spec.first_game + spec.n_games - 1})")
         raise
     played = time.perf_counter() - t0
-    fs, root = storage.resolve_out(job.out)
+    loc = runformat.locate(job.out, "--out")
     files = {}
     for name in job.tables:
-        files[name] = storage.write_parquet_atomic(fs, root, shard_path(name, spec.profile.name, job.index),
-                                                   tables[name])
+        files[name] = runformat.write_table(loc, shard_path(name, spec.profile.name, job.index), tables[name])
         if in_worker:
             _fault_point()
     hands = tables["hands"]
@@ -416,11 +412,9 @@ def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
     }
 
 
-def write_manifest(fs, root: str, manifest: dict) -> None:
+def write_manifest(loc: runformat.RunLocation, manifest: dict) -> None:
     manifest["updated"] = _now()
-    manifest["shards"].sort(key=lambda s: (s["profile"], s["index"]))
-    storage.write_bytes_atomic(fs, storage.join(root, "manifest.json"),
-                               (json.dumps(manifest, indent=1) + "\n").encode())
+    runformat.write_manifest(loc, manifest)
 
 
 def _identity_of_manifest(m: dict) -> dict:
@@ -450,55 +444,7 @@ def config_differences(old: dict, plan: Plan) -> list[str]:
     return diffs
 
 
-def read_existing(fs, root: str, out: str) -> dict | None:
-    """The manifest already at --out (None for a new or empty directory); refuses anything else."""
-    kind = storage.path_kind(fs, root)
-    if kind == storage.pafs.FileType.NotFound:
-        return None
-    if kind == storage.pafs.FileType.File:
-        raise UserError(f"--out {out!r} is a file; give a directory for the run")
-    if kind == storage.pafs.FileType.Unknown:
-        raise UserError(f"--out {out!r} cannot be read; give a directory you can read and write")
-    try:
-        data = storage.read_bytes(fs, storage.join(root, "manifest.json"))
-    except OSError as e:
-        raise UserError(f"--out {out!r}: cannot read manifest.json: {e}") from None
-    if data is None:
-        if storage.is_dir_empty_or_missing(fs, root):
-            return None
-        raise UserError(f"--out {out!r} is not empty and holds no manifest.json, so it is not a kalooki-lab run; "
-                        "give a new or empty directory (or an earlier run's directory to resume it)")
-    try:
-        manifest = json.loads(data)
-        assert isinstance(manifest, dict) and manifest.get("format") == RUN_FORMAT
-    except (ValueError, AssertionError):
-        raise UserError(f"--out {out!r}: manifest.json is not a kalooki-lab run manifest (unreadable JSON or "
-                        f"no \"format\": {RUN_FORMAT!r}); move it away to start the run again there") from None
-    if not isinstance(manifest.get("shards"), list) or not isinstance(manifest.get("profiles"), dict):
-        raise UserError(f"--out {out!r}: manifest.json lacks its shards list or profiles table; "
-                        "move it away to start the run again there")
-    return manifest
-
-
-def shard_is_intact(fs, root: str, entry: dict, tables: tuple) -> bool:
-    """Every file of the shard is there, byte for byte what the manifest says, with its rows and schema."""
-    files = entry.get("files")
-    if not isinstance(files, dict) or set(files) != set(tables):
-        return False
-    for name in tables:
-        f = files[name]
-        if not isinstance(f, dict) or f.get("path") != shard_path(name, entry["profile"], entry["index"]):
-            return False
-        path = storage.join(root, f["path"])
-        if storage.sha256_of(fs, path) != f.get("sha256"):
-            return False
-        found = storage.parquet_rows_and_schema(fs, path)
-        if found is None or found[0] != f.get("rows") or not found[1].equals(schema.arrow_schema(name)):
-            return False
-    return True
-
-
-def intact_shards(fs, root: str, old: dict | None, plan: Plan) -> list[dict]:
+def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> list[dict]:
     """The old manifest's shard entries that are planned and whose files are intact (one per shard)."""
     if not old:
         return []
@@ -508,7 +454,7 @@ def intact_shards(fs, root: str, old: dict | None, plan: Plan) -> list[dict]:
         try:
             key = (e["profile"], e["index"])
             ok = (key not in seen and planned.get(key) == (e.get("first_game"), e.get("n_games"))
-                  and shard_is_intact(fs, root, e, plan.tables))
+                  and runformat.shard_is_intact(loc, e, plan.tables))
         except (KeyError, TypeError):
             ok = False
         if ok:
@@ -664,8 +610,8 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
     """Plan, check --out, resume what an earlier run left, play the missing shards, complete the manifest."""
     log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
     plan = make_plan(config)
-    fs, root = storage.resolve_out(config.out)
-    old = read_existing(fs, root, config.out)
+    loc = runformat.locate(config.out, "--out")
+    old = runformat.manifest_to_resume(loc, storage.is_dir_empty_or_missing)
     if old is not None:
         diffs = config_differences(old, plan)
         if diffs:
@@ -674,20 +620,20 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
                     "Re-run with that run's settings to resume it, or choose another --out")
             raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
                             f"settings that differ: {'; '.join(diffs)}. {hint}")
-    storage.ensure_writable(fs, root, config.out)
-    lock = storage.acquire_lock(fs, root, config.out)
+    storage.ensure_writable(loc)
+    lock = storage.acquire_lock(loc)
     try:
-        return _run_claimed(config, plan, fs, root, old, local=local, address=address, progress=progress,
+        return _run_claimed(config, plan, loc, old, local=local, address=address, progress=progress,
                             shard_fn=shard_fn, command=command, log=log)
     finally:
         storage.release_lock(lock)
 
 
-def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None, *, local, address, progress,
-                 shard_fn, command, log) -> RunResult:
+def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, address,
+                 progress, shard_fn, command, log) -> RunResult:
     """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest."""
-    storage.remove_temp_files(fs, root)
-    kept = intact_shards(fs, root, old, plan)
+    storage.remove_temp_files(loc)
+    kept = intact_shards(loc, old, plan)
     manifest = new_manifest(plan, command or _command_line(config), created=(old or {}).get("created"))
     manifest["shards"] = list(kept)
     done_keys = {(e["profile"], e["index"]) for e in kept}
@@ -705,8 +651,8 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
     jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))
     result = RunResult(out=config.out, manifest=manifest, shards_kept=len(kept))
     try:
-        write_manifest(fs, root, manifest)
-    except (OSError, storage.pa.ArrowException) as e:
+        write_manifest(loc, manifest)
+    except (OSError, runformat.pa.ArrowException) as e:
         raise UserError(f"--out {config.out!r}: cannot write manifest.json: {e}") from None
     if kept and jobs:
         log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
@@ -716,7 +662,7 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
 
     def on_done(summary):
         manifest["shards"].append(manifest_entry(summary))
-        write_manifest(fs, root, manifest)
+        write_manifest(loc, manifest)
         result.summaries.append(summary)
         result.games += summary["n_games"]
         result.hands += summary["hands"]
@@ -738,12 +684,12 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
             _execute_local(jobs, shard_fn, on_done)
         result.seconds = time.perf_counter() - t0
     except OSError as e:
-        storage.remove_temp_files(fs, root)
+        storage.remove_temp_files(loc)
         raise UserError(f"writing the run to --out {config.out!r} failed: {e}. The {len(manifest['shards'])} "
                         "shard(s) finished are kept and listed in manifest.json; free space or fix the "
                         "location, then re-run the same command to finish") from None
     except BaseException:
-        storage.remove_temp_files(fs, root)
+        storage.remove_temp_files(loc)
         raise
     finally:
         bar.close()
@@ -751,7 +697,7 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
             import ray
             ray.shutdown()
     manifest["complete"] = True
-    write_manifest(fs, root, manifest)
+    write_manifest(loc, manifest)
     if jobs:
         log(f"done: {result.games} games, {result.hands} hands ({result.hand_rows} hand rows) in "
             f"{result.seconds:.1f} s" + (f" ({result.startup_seconds:.1f} s starting Ray)" if not local else "")

@@ -6,7 +6,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from analysis import bench_report, compare, load, report
+from analysis import compare, load, report
+from bench import report as bench_report
 from sim import cli
 from sim.errors import UserError
 from test_analysis import alpha_shards, write_run

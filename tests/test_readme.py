@@ -18,6 +18,6 @@ def test_readme_subcommands_exist():
     text = README.read_text()
     shown = set(re.findall(r"^\| `([a-z]+)` \|", text, flags=re.M)) & {
         "profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay", "report", "compare",
-        "sweep", "bench"}
+        "sweep"}
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert shown and shown <= set(sub.choices), shown - set(sub.choices)

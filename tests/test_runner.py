@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from sim import cli, runner, schema, storage
+from sim import cli, runformat, runner, schema
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ["kalooki40", "east_coast"]
@@ -326,15 +326,15 @@ class _HalfWriter:
 def test_full_disk_mid_run_keeps_earlier_shards_and_leaves_no_partial_files(reference, tmp_path, monkeypatch, capsys):
     _, ref = reference
     out = tmp_path / "run"
-    real = storage.resolve_out
+    real = runformat.locate
     fs = {}
 
-    def failing_resolve(uri):
-        f, root = real(uri)
-        fs.setdefault("fs", _FullDisk(f, fail_at=3))  # shard 0's two files pass, shard 1's hands fails
-        return fs["fs"], root
+    def failing_locate(uri, what="run"):
+        loc = real(uri, what)
+        fs.setdefault("fs", _FullDisk(loc.fs, fail_at=3))  # shard 0's two files pass, shard 1's hands fails
+        return runformat.RunLocation(loc.uri, fs["fs"], loc.root)
 
-    monkeypatch.setattr(storage, "resolve_out", failing_resolve)
+    monkeypatch.setattr(runformat, "locate", failing_locate)
     with pytest.raises(runner.UserError, match="No space left on device"):
         runner.run_local(config(out, profiles=["kalooki40"], shard_games=7), progress=False)
     monkeypatch.undo()

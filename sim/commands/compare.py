@@ -1,4 +1,5 @@
-"""`kalooki compare DIR_A [DIR_B]`: headline metrics of two runs or two profiles, tested and corrected."""
+"""`kalooki compare RUN_A [RUN_B]`: headline metrics of two runs or two profiles, tested and corrected.
+A run is a directory or a URI (file:///..., s3://bucket/run?endpoint_override=...)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,18 +10,20 @@ SHOWN = ["profile_a", "profile_b", "metric", "estimate_a", "estimate_b", "differ
 
 def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run")
-    p.add_argument("dir_a", metavar="DIR_A", help="run directory A")
-    p.add_argument("dir_b", metavar="DIR_B", nargs="?", help="run directory B (default: compare within DIR_A)")
+    p.add_argument("dir_a", metavar="RUN_A", help="run A: a directory or a URI")
+    p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B: a directory or a URI (default: compare "
+                                                              "two profiles within RUN_A)")
     p.add_argument("--profiles", metavar="A,B", help="profile of A and profile of B to compare")
-    p.add_argument("--out", metavar="DIR", help="output directory (default reports/compare-NAME)")
+    p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME)")
     p.add_argument("--allow-partial", action="store_true", help="compare runs that fail verification (marked partial)")
     p.set_defaults(func=run)
 
 
 def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
-    name = Path(dir_a).resolve().name
+    from ..runformat import base_name
+    name = base_name(dir_a)
     if dir_b:
-        name += "-vs-" + Path(dir_b).resolve().name
+        name += "-vs-" + base_name(dir_b)
     if profiles:
         name += "-" + profiles.replace(",", "-vs-")
     return Path("reports") / f"compare-{name}"

@@ -1,4 +1,4 @@
-"""`kalooki replay DIR --game G --hand H`: print one recorded hand turn by turn (needs --events turns)."""
+"""`kalooki replay RUN --game G --hand H`: print one recorded hand turn by turn (needs --events turns)."""
 from __future__ import annotations
 
 from ..errors import UserError
@@ -6,16 +6,17 @@ from ..errors import UserError
 
 def register(sub):
     p = sub.add_parser("replay", help="print one hand of a run turn by turn (runs made with --events turns)")
-    p.add_argument("dir", metavar="DIR", help="run directory written by `kalooki simulate --events turns`")
+    p.add_argument("dir", metavar="RUN", help="run written by `kalooki simulate --events turns`: a directory or a URI")
     p.add_argument("--game", type=int, required=True, metavar="G", help="game number")
     p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1")
     p.add_argument("--profile", metavar="P", help="profile (needed when the run has several)")
     p.set_defaults(func=run)
 
 
-def _files(args, manifest, table, profile):
-    from pathlib import Path
-    paths = []
+def _files(args, loc, manifest, table, profile):
+    """The files of `table` of the shard holding game args.game (RunFiles on the run's filesystem)."""
+    from .. import runformat
+    files = []
     for shard in manifest["shards"]:
         if shard.get("profile") != profile:
             continue
@@ -24,27 +25,29 @@ def _files(args, manifest, table, profile):
         entry = shard.get("files", {}).get(table)
         if entry is None:
             raise UserError(f"run {args.dir} has no {table} table: replay needs a run made with --events turns")
-        path = Path(args.dir) / entry["path"]
-        if not path.is_file():
-            raise UserError(f"{path} is missing; `kalooki verify {args.dir}` lists what is wrong")
-        paths.append(str(path))
-    return paths
+        file = loc.file(entry["path"])
+        if not runformat.exists(file):
+            raise UserError(f"{file} is missing; `kalooki verify {args.dir}` lists what is wrong")
+        files.append(file)
+    return files
 
 
-def _rows(paths, table, game, hand):
+def _rows(files, table, game, hand):
     import pyarrow.dataset as ds
     from .. import schema
-    if not paths:
+    if not files:
         return []
-    data = ds.dataset(paths, format="parquet", schema=schema.arrow_schema(table))
+    data = ds.dataset([f.path for f in files], filesystem=files[0].fs, format="parquet",
+                      schema=schema.arrow_schema(table))
     t = data.to_table(filter=(ds.field("game_id") == game) & (ds.field("hand_no") == hand))
     keys = ["redeal_no", "turn_no"] if table == "turns" else ["redeal_no", "seat"]
     return t.sort_by([(k, "ascending") for k in keys]).to_pylist()
 
 
 def run(args):
-    from analysis.load import read_manifest
-    manifest = read_manifest(args.dir)
+    from .. import runformat
+    loc = runformat.locate_run(args.dir)
+    manifest = runformat.read_manifest(loc)
     names = list(manifest["profiles"])
     profile = args.profile
     if profile is None:
@@ -56,8 +59,8 @@ def run(args):
     games = manifest["profiles"][profile].get("games", 0)
     if not 0 <= args.game < games:
         raise UserError(f"--game {args.game}: profile {profile} of this run has games 0..{games - 1}")
-    turns = _rows(_files(args, manifest, "turns", profile), "turns", args.game, args.hand)
-    hands = _rows(_files(args, manifest, "hands", profile), "hands", args.game, args.hand)
+    turns = _rows(_files(args, loc, manifest, "turns", profile), "turns", args.game, args.hand)
+    hands = _rows(_files(args, loc, manifest, "hands", profile), "hands", args.game, args.hand)
     if not turns and not hands:
         raise UserError(f"game {args.game} of profile {profile} has no hand {args.hand} "
                         "(hands are numbered from 1; the game may have ended sooner)")

@@ -1,4 +1,4 @@
-"""`kalooki report DIR`: verify a run and write its balance report (HTML and Markdown)."""
+"""`kalooki report RUN`: verify a run (a directory or a URI) and write its balance report (HTML and Markdown)."""
 from __future__ import annotations
 
 import sys
@@ -7,15 +7,17 @@ from pathlib import Path
 
 def register(sub):
     p = sub.add_parser("report", help="verify a run and write its balance report (HTML + Markdown)")
-    p.add_argument("run_dir", metavar="DIR", help="run directory written by `kalooki simulate`")
-    p.add_argument("--out", metavar="DIR", help="output directory (default reports/<name of DIR>)")
+    p.add_argument("run_dir", metavar="RUN", help="run written by `kalooki simulate`: a directory or a URI "
+                                                  "(file:///..., s3://bucket/run?endpoint_override=...)")
+    p.add_argument("--out", metavar="DIR", help="local output directory (default reports/<last name of RUN>)")
     p.add_argument("--allow-partial", action="store_true",
                    help="report on a run that fails verification, marked partial, leaving out unreadable files")
     p.set_defaults(func=run)
 
 
 def default_out(run_dir: str) -> Path:
-    return Path("reports") / Path(run_dir).resolve().name
+    from ..runformat import base_name
+    return Path("reports") / base_name(run_dir)
 
 
 def run(args):

@@ -18,8 +18,9 @@ def register(sub):
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--shard-games", type=int, dest="shard_games", default=None)
-    p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go (default runs/sweep-P-NAME)")
-    p.add_argument("--out", default=None, metavar="DIR", help="report folder (default reports/sweep-P-NAME)")
+    p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go, one per value under it: a directory "
+                                                               "or a URI (default runs/sweep-P-NAME)")
+    p.add_argument("--out", default=None, metavar="DIR", help="local report folder (default reports/sweep-P-NAME)")
     p.add_argument("--local", action="store_true", help="play in this process, without Ray")
     p.set_defaults(func=run)
 
@@ -47,7 +48,7 @@ def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
 
 
 def run(args):
-    from .. import runner
+    from .. import runformat, runner
     base = profiles.resolve(args.profile, args.sets)
     name, grid = parse_grid(args.param, base)
     if args.games <= 0:
@@ -57,8 +58,8 @@ def run(args):
     configs = {}
     for v in grid:
         configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
-                                        out=f"{runs_dir}/{name}={v}", bots=args.bots, players=args.players,
-                                        workers=args.workers, shard_games=args.shard_games,
+                                        out=runformat.join_uri(runs_dir, f"{name}={v}"), bots=args.bots,
+                                        players=args.players, workers=args.workers, shard_games=args.shard_games,
                                         sets=list(args.sets) + [f"{name}={v}"])
     started = False
     try:

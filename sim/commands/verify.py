@@ -1,20 +1,22 @@
-"""`kalooki verify DIR`: check a run's files against its manifest and the schema."""
+"""`kalooki verify RUN`: check a run's files (a directory or a URI) against its manifest and the schema."""
 from __future__ import annotations
 
 
 def register(sub):
-    p = sub.add_parser("verify", help="check a run directory: every shard present, intact, in the schema",
+    p = sub.add_parser("verify", help="check a run (directory or URI): every shard present, intact, in the schema",
                        description="Print every problem with a run's files (missing, truncated or changed part "
                                    "files, a manifest that does not match them).  Exit status 0: clean; "
                                    "1: problems found (re-running the run's command repairs them); 2: not a run.")
-    p.add_argument("dir", metavar="DIR", help="run directory written by `kalooki simulate`")
+    p.add_argument("dir", metavar="RUN", help="run written by `kalooki simulate`: a directory or a URI "
+                                              "(file:///..., s3://bucket/run?endpoint_override=...)")
     p.set_defaults(func=run)
 
 
 def run(args):
-    from analysis.load import read_manifest, verify_run
-    manifest = read_manifest(args.dir)  # not a run: UserError, exit 2
-    problems = verify_run(args.dir)
+    from .. import runformat
+    loc = runformat.locate_run(args.dir)
+    manifest = runformat.read_manifest(loc)  # not a run: UserError, exit 2
+    problems = runformat.check_run(loc).problems
     for line in problems:
         print(line)
     if problems:

@@ -4,7 +4,7 @@ What it measures: dealt hands per second for one core in-process (``execute_shar
 runs it, Parquet writing included), the same on Ray with one and with two workers (and the ratios),
 the peak resident memory of each worker process, and the Parquet bytes per ``hands`` row.  Compile
 time is left out of the rates (every process plays a warm-up game first) and reported apart; Ray's
-start-up is reported apart too.  ``python -m sim.bench_runner [games]`` prints the table.
+start-up is reported apart too.  ``python -m bench.runner [games]`` prints the table.
 """
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ import sys
 import tempfile
 import time
 
-from . import profiles, runner
+from sim import profiles, runner
 
 PROFILE = "kalooki40"
 BOTS = ("greedy",) * 4
 
 
 def _jobs(out: str, games: int, shard_games: int, first: int = 0) -> list:
-    from .records import ShardSpec
+    from sim.records import ShardSpec
     p = profiles.load(PROFILE)
     jobs = []
     for index, start in enumerate(range(first, first + games, shard_games)):

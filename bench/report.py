@@ -2,14 +2,16 @@
 
 The synthetic run is random but shaped like a real one (games of several hands, void re-deals,
 one winner per played hand, the deal rotating clockwise, eliminations and buy-ins, Kalookis), and is
-written in the runner's layout with a manifest, so the report verifies, loads and analyses it as it
-would a real run.  The report runs in a child process so its peak RSS is its own.
+written through ``sim.runformat`` (the runner's layout and manifest, to a local path or any URI), so
+the report verifies, loads and analyses it as it would a real run.  The report runs in a child
+process so its peak RSS is its own.
 
-    python -m analysis.bench_report [ROWS]
+    python -m bench.report [ROWS]
 """
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -19,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from sim import schema
+from sim import runformat, schema
 
-from . import load
+ROOT = Path(__file__).resolve().parent.parent  # the checkout holding bench/, for the child processes
 
 DEFAULT_PROFILES = {
     "kalooki40": {"n_players": 4, "bots": ["greedy", "greedy", "cautious", "cautious"], "mean_hands": 12,
@@ -150,10 +151,10 @@ def _arrow(table: str, columns: dict, rows: slice) -> pa.Table:
 
 
 def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = None,
-                   shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION) -> Path:
-    """Write a synthetic run of about `rows` hands rows (split evenly over `profiles`) to `run_dir`."""
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+                   shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION):
+    """Write a synthetic run of about `rows` hands rows (split evenly over `profiles`) to `run_dir`
+    (a local path or a URI); `run_dir` back."""
+    loc = runformat.locate(run_dir, "run")
     profiles = DEFAULT_PROFILES if profiles is None else profiles
     rng = np.random.default_rng(seed)
     run_id = f"synthetic-{seed}-{rows}"
@@ -171,27 +172,24 @@ def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = No
             files = {}
             for table, columns, part in (("hands", hands, slice(row_bounds[g0], row_bounds[g1])),
                                          ("games", games, slice(g0 * n, g1 * n))):
-                rel = f"{table}/profile={name}/part-{index:05d}.parquet"
-                (run_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-                arrow = _arrow(table, columns, part)
-                pq.write_table(arrow, run_dir / rel)
-                files[table] = {"path": rel, "rows": arrow.num_rows, "sha256": load.sha256_of(run_dir / rel)}
+                files[table] = runformat.write_table(loc, runformat.shard_path(table, name, index),
+                                                     _arrow(table, columns, part))
             shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
                            "files": files})
         manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": {"opening_min": spec["opening_min"]},
                                    "games": int(n_games), "n_players": n, "bots": spec["bots"],
                                    "shards_planned": int(len(bounds) - 1)}
-    manifest = {"format": "kalooki-lab run", "schema_version": schema.SCHEMA_VERSION,
+    manifest = {"format": runformat.RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION,
                 "engine_version": engine_version, "run_id": run_id, "created": "synthetic",
-                "command": f"python -m analysis.bench_report {rows}", "seed": seed, "config": {"synthetic": True},
+                "command": f"python -m bench.report {rows}", "seed": seed, "config": {"synthetic": True},
                 "package_versions": {"numpy": np.__version__, "pyarrow": pa.__version__},
                 "profiles": manifest_profiles, "shards": shards, "complete": True}
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    runformat.write_manifest(loc, manifest)
     return run_dir
 
 
 def _report_child(run_dir: str, out_dir: str) -> None:
-    from .report import write_report
+    from analysis.report import write_report
     start = time.perf_counter()
     write_report(run_dir, out_dir)
     wall = time.perf_counter() - start
@@ -200,7 +198,8 @@ def _report_child(run_dir: str, out_dir: str) -> None:
 
 
 def _child(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "analysis.bench_report", *args], capture_output=True, text=True)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "bench.report", *args], capture_output=True, text=True, env=env)
     if done.returncode:
         raise RuntimeError(f"bench child {args[0]} failed:\n{done.stderr}")
     return done.stdout
@@ -208,20 +207,22 @@ def _child(*args: str) -> str:
 
 def run(rows: int = 10_000_000, seed: int = 0, keep: str | None = None) -> dict:
     """Synthesise `rows` hands rows, run write_report on them; its wall time and peak RSS.
+    `keep`: where the synthetic run goes (a path or a URI), kept afterwards; default a temporary folder.
 
     Synthesis and report each run in a fresh child process: Linux keeps a process's peak RSS across
     exec, so a child forked from a big parent would report the parent's memory as its own.
     """
     with tempfile.TemporaryDirectory(prefix="kalooki-bench-") as tmp:
-        run_dir = Path(keep) if keep else Path(tmp) / "run"
+        run_dir = str(keep) if keep else str(Path(tmp) / "run")
         start = time.perf_counter()
-        _child("--synthesize", str(run_dir), str(rows), str(seed))
+        _child("--synthesize", run_dir, str(rows), str(seed))
         synth = time.perf_counter() - start
-        result = json.loads(_child("--report-only", str(run_dir), str(Path(tmp) / "report")).splitlines()[-1])
-        manifest = json.loads((run_dir / "manifest.json").read_text())
-        hand_rows = sum(s["files"]["hands"]["rows"] for s in manifest["shards"])
-        return {"rows": hand_rows, "synthesis_s": round(synth, 2), **result,
-                "parquet_mb": round(sum(p.stat().st_size for p in run_dir.rglob("*.parquet")) / 2**20, 1)}
+        result = json.loads(_child("--report-only", run_dir, str(Path(tmp) / "report")).splitlines()[-1])
+        manifest = runformat.read_manifest(runformat.locate_run(run_dir))
+        files = [f for s in manifest["shards"] for f in s["files"].values()]
+        return {"rows": sum(s["files"]["hands"]["rows"] for s in manifest["shards"]),
+                "synthesis_s": round(synth, 2), **result,
+                "parquet_mb": round(sum(f["bytes"] for f in files) / 2**20, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:

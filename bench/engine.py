@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from . import game, profiles
-from .bots import make_bot
-from .engine import HandState
-from .game import play_hand
+from sim import game, profiles
+from sim.bots import make_bot
+from sim.engine import HandState
+from sim.game import play_hand
 
 
 def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.0, seed=1, fast: bool = False) -> dict:

@@ -7,7 +7,7 @@ fixed seed.  Reported separately: the first call in a fresh process (numba compi
 measured in a subprocess), the first batch of each parameter set (the per-suit table still filling),
 and the steady state on a fresh batch of hands.
 
-``python -m sim.bench_meld`` prints the table.
+``python -m bench.meld`` prints the table.
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from . import cards as C
-from . import meldsearch as ms
-from . import profiles
+from sim import cards as C
+from sim import meldsearch as ms
+from sim import profiles
 
 CASES = [("kalooki40", 2, 13), ("kalooki40", 2, 14), ("kalooki40", 2, 15),
          ("kalooki51", 4, 13), ("kalooki51", 4, 14), ("kalooki51", 4, 15)]
@@ -103,7 +103,7 @@ def deck_size(jokers: int) -> int:
 
 def main(argv=None) -> int:
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m sim.bench_meld", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.meld", description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=15.0, help="time budget of the whole run")
     ap.add_argument("--cold", action="store_true", help="time the first call with an empty numba cache (compiles)")
     ap.add_argument("--json", action="store_true")
