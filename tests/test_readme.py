@@ -21,3 +21,11 @@ def test_readme_subcommands_exist():
         "sweep"}
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert shown and shown <= set(sub.choices), shown - set(sub.choices)
+
+
+def test_make_bench_runs_the_benchmarks_folder_the_readme_names():
+    from bench.__main__ import SECTIONS, parse_args
+    makefile = (README.parent / "Makefile").read_text()
+    assert re.search(r"^bench: .*\n\t\$\(BIN\)/python -m bench$", makefile, flags=re.M)
+    assert "`make bench` (`python -m bench`" in README.read_text()
+    assert parse_args([]).what == "all" and set(SECTIONS) >= {"meld", "engine", "runner", "report"}

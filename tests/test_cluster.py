@@ -1,0 +1,210 @@
+"""A run on a cluster, stored in S3, as a cluster user would make it: a two-node Ray cluster on this
+host and moto's S3 server on loopback, both started and stopped here.  `kalooki simulate --address`
+writes to an s3:// URI; a worker is killed mid-shard (Ray re-runs its task) and the driver is killed
+mid-run (re-running the command resumes it); then `verify`, `replay`, `report` and `compare` read the
+bucket, and the tables equal those of a local in-process run with the same seed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pytest
+
+from sim import cli, runformat, runner
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILE = "kalooki40"
+GAMES, SHARD, SEED = 400, 8, 5  # 50 shards of greedy games: a second or two of play per worker
+PLANNED = GAMES // SHARD
+BUCKET = "kal"
+SORT_KEYS = {"hands": ["game_id", "hand_no", "redeal_no", "seat"], "games": ["game_id", "seat"],
+             "turns": ["game_id", "hand_no", "redeal_no", "turn_no"]}
+# Test values only: moto accepts any credentials.  Ray's cluster mode off makes every Ray process
+# (nodes, workers, drivers) take 127.0.0.1 as this host's address, so nothing listens beyond loopback.
+ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+       "AWS_EC2_METADATA_DISABLED": "true", "RAY_USAGE_STATS_ENABLED": "0",
+       "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        assert proc.poll() is None, "moto's S3 server exited at start-up"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"moto's S3 server did not listen on 127.0.0.1:{port}")
+
+
+@pytest.fixture(scope="module")
+def env():
+    """The test values above, and a Ray temp folder of this module's own: the cluster's sessions and
+    its address file stay there, so no other Ray user on this host joins the cluster by mistake."""
+    ray_tmp = tempfile.mkdtemp(prefix="kal-ray-")  # short: Ray's socket paths must stay under 107 bytes
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in ENV.items():
+                mp.setenv(key, value)
+            mp.setenv("RAY_TMPDIR", ray_tmp)
+            yield
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def s3(env):
+    """moto's S3 server on 127.0.0.1 with an empty bucket; the endpoint's URI query."""
+    pytest.importorskip("moto.server")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_port(port, proc)
+        pafs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http", region="us-east-1",
+                          allow_bucket_creation=True).create_dir(BUCKET)
+        yield f"endpoint_override=127.0.0.1:{port}&scheme=http"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """The reference: the same run played in this process, to a local directory."""
+    out = tmp_path_factory.mktemp("local") / "run"
+    runner.run_local(runner.make_config(None, None, profiles=[PROFILE], games=GAMES, seed=SEED, out=str(out),
+                                        shard_games=SHARD, events="turns"), progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster(env, tmp_path_factory):
+    """A head node and a worker node of one CPU each; every worker they start finds the fault hook
+    set, so the first shard task to write a file kills its worker (once: the marker file)."""
+    ray_cluster_utils = pytest.importorskip("ray.cluster_utils")
+    marker = tmp_path_factory.mktemp("fault") / "killed-once"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(runner.FAULT_ENV, str(marker))
+        node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "object_store_memory": 100 * 2**20}
+        c = ray_cluster_utils.Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv(runner.FAULT_ENV, str(marker))
+            c.add_node(**node)
+        c.wait_for_nodes()
+        yield c.address, marker
+    finally:
+        c.shutdown()
+
+
+def _simulate(address: str, out: str) -> list[str]:
+    return [sys.executable, "-m", "sim.cli", "simulate", "--no-progress", "--address", address, "--profile", PROFILE,
+            "--games", str(GAMES), "--seed", str(SEED), "--shard-games", str(SHARD), "--events", "turns",
+            "--out", out]
+
+
+def _manifest(loc: runformat.RunLocation) -> dict | None:
+    try:
+        data = runformat.read_bytes(loc.fs, loc.path(runformat.MANIFEST_NAME))
+    except (OSError, pa.ArrowException):
+        return None
+    return json.loads(data) if data else None
+
+
+def _tables(run) -> dict[str, pa.Table]:
+    """Every table of a run (path or URI), read through the run format, sorted by its key."""
+    loc = runformat.locate_run(run)
+    manifest = runformat.read_manifest(loc)
+    out = {}
+    for table, keys in SORT_KEYS.items():
+        files = runformat.table_files(loc, manifest, table)
+        assert len(files) == PLANNED, (table, len(files))
+        parts = [pq.read_table(f.path, filesystem=f.fs) for f in files]
+        out[table] = pa.concat_tables(parts).sort_by([(k, "ascending") for k in keys])
+    return out
+
+
+def test_simulate_on_a_cluster_into_s3_survives_a_killed_worker_and_driver(s3, local_run, cluster, tmp_path,
+                                                                            capsys, monkeypatch):
+    address, marker = cluster
+    uri = f"s3://{BUCKET}/run1?{s3}"
+    loc = runformat.locate(uri)
+    argv = _simulate(address, uri)
+    with open(tmp_path / "driver.err", "w+") as err:
+        driver = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        try:
+            deadline = time.time() + 240
+            while time.time() < deadline:
+                m = _manifest(loc)
+                if m and m["shards"]:
+                    break
+                if driver.poll() is not None:
+                    err.seek(0)
+                    pytest.fail(f"the driver exited early ({driver.returncode}): {err.read()[-3000:]}")
+                time.sleep(0.05)
+            else:
+                pytest.fail("no shard finished in time")
+            os.killpg(driver.pid, signal.SIGKILL)
+        finally:
+            driver.wait(timeout=30)
+    # A shard lands in the manifest only after passing the fault hook, so a worker was killed by now.
+    assert marker.exists(), "no worker was killed"
+    m = _manifest(loc)
+    assert m["complete"] is False and 1 <= len(m["shards"]) < PLANNED, "the driver kill did not land mid-run"
+    done_before = {s["index"] for s in m["shards"]}
+
+    resumed = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "shard(s) already done" in resumed.stderr
+    m = _manifest(loc)
+    assert m["complete"] is True and len(m["shards"]) == PLANNED
+    assert done_before <= {s["index"] for s in m["shards"]}
+
+    capsys.readouterr()
+    assert cli.main(["verify", uri]) == 0
+    assert f"{GAMES} games" in capsys.readouterr().out
+    assert _tables(uri) == _tables(local_run)  # every game once, the same rows as the local run
+
+    assert cli.main(["replay", uri, "--game", "3", "--hand", "1"]) == 0
+    assert f"{PROFILE}  game 3  hand 1" in capsys.readouterr().out
+    assert cli.main(["report", uri, "--out", str(tmp_path / "report")]) == 0
+    assert (tmp_path / "report" / "report.html").is_file()
+    monkeypatch.chdir(tmp_path)  # the default report folders go under ./reports
+    assert cli.main(["compare", uri, str(local_run)]) == 0
+    assert (tmp_path / "reports" / "compare-run1-vs-run" / "report.html").is_file()
+
+
+def test_verify_reads_damage_in_the_bucket(s3, capsys):
+    """A damaged object in the bucket is named by verify (exit 1), as on a local disk."""
+    uri = f"s3://{BUCKET}/small?{s3}"
+    assert cli.main(["simulate", "--no-progress", "--local", "--profile", PROFILE, "--games", "4",
+                     "--seed", "1", "--shard-games", "2", "--out", uri]) == 0
+    loc = runformat.locate(uri)
+    rel = runformat.shard_path("hands", PROFILE, 1)
+    data = runformat.read_bytes(loc.fs, loc.path(rel))
+    runformat.write_bytes_atomic(loc.fs, loc.path(rel), data[:-50])
+    capsys.readouterr()
+    assert cli.main(["verify", uri]) == 1
+    assert f"{rel} does not match its sha256" in capsys.readouterr().out
+    assert cli.main(["verify", f"s3://{BUCKET}/nothing-here?{s3}"]) == 2
+    assert "does not exist" in capsys.readouterr().err
