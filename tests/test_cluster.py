@@ -1,8 +1,9 @@
 """A run on a cluster, stored in S3, as a cluster user would make it: a two-node Ray cluster on this
 host and moto's S3 server on loopback, both started and stopped here.  `kalooki simulate --address`
 writes to an s3:// URI; a worker is killed mid-shard (Ray re-runs its task) and the driver is killed
-mid-run (re-running the command resumes it); then `verify`, `replay`, `report` and `compare` read the
-bucket, and the tables equal those of a local in-process run with the same seed.
+mid-run (re-running the command resumes it); then `verify`, `report` and `compare` read the bucket,
+and the tables equal those of a local in-process run with the same seed.  `replay` and verify's
+damage report read a small run in the bucket.
 """
 from __future__ import annotations
 
@@ -26,11 +27,10 @@ from sim import cli, runformat, runner
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = "kalooki40"
-GAMES, SHARD, SEED = 400, 8, 5  # 50 shards of greedy games: a second or two of play per worker
+GAMES, SHARD, SEED = 400, 8, 5  # 50 shards of greedy games (the compiled hand loop): seconds of play
 PLANNED = GAMES // SHARD
 BUCKET = "kal"
-SORT_KEYS = {"hands": ["game_id", "hand_no", "redeal_no", "seat"], "games": ["game_id", "seat"],
-             "turns": ["game_id", "hand_no", "redeal_no", "turn_no"]}
+SORT_KEYS = {"hands": ["game_id", "hand_no", "redeal_no", "seat"], "games": ["game_id", "seat"]}
 # Test values only: moto accepts any credentials.  Ray's cluster mode off makes every Ray process
 # (nodes, workers, drivers) take 127.0.0.1 as this host's address, so nothing listens beyond loopback.
 ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
@@ -93,7 +93,7 @@ def local_run(tmp_path_factory):
     """The reference: the same run played in this process, to a local directory."""
     out = tmp_path_factory.mktemp("local") / "run"
     runner.run_local(runner.make_config(None, None, profiles=[PROFILE], games=GAMES, seed=SEED, out=str(out),
-                                        shard_games=SHARD, events="turns"), progress=False)
+                                        shard_games=SHARD), progress=False)
     return out
 
 
@@ -119,8 +119,7 @@ def cluster(env, tmp_path_factory):
 
 def _simulate(address: str, out: str) -> list[str]:
     return [sys.executable, "-m", "sim.cli", "simulate", "--no-progress", "--address", address, "--profile", PROFILE,
-            "--games", str(GAMES), "--seed", str(SEED), "--shard-games", str(SHARD), "--events", "turns",
-            "--out", out]
+            "--games", str(GAMES), "--seed", str(SEED), "--shard-games", str(SHARD), "--out", out]
 
 
 def _manifest(loc: runformat.RunLocation) -> dict | None:
@@ -185,8 +184,6 @@ def test_simulate_on_a_cluster_into_s3_survives_a_killed_worker_and_driver(s3, l
     assert f"{GAMES} games" in capsys.readouterr().out
     assert _tables(uri) == _tables(local_run)  # every game once, the same rows as the local run
 
-    assert cli.main(["replay", uri, "--game", "3", "--hand", "1"]) == 0
-    assert f"{PROFILE}  game 3  hand 1" in capsys.readouterr().out
     assert cli.main(["report", uri, "--out", str(tmp_path / "report")]) == 0
     assert (tmp_path / "report" / "report.html").is_file()
     monkeypatch.chdir(tmp_path)  # the default report folders go under ./reports
@@ -194,11 +191,15 @@ def test_simulate_on_a_cluster_into_s3_survives_a_killed_worker_and_driver(s3, l
     assert (tmp_path / "reports" / "compare-run1-vs-run" / "report.html").is_file()
 
 
-def test_verify_reads_damage_in_the_bucket(s3, capsys):
-    """A damaged object in the bucket is named by verify (exit 1), as on a local disk."""
+def test_replay_and_verify_read_a_small_run_in_the_bucket(s3, capsys):
+    """replay prints a hand from the bucket; a damaged object there is named by verify (exit 1)."""
     uri = f"s3://{BUCKET}/small?{s3}"
     assert cli.main(["simulate", "--no-progress", "--local", "--profile", PROFILE, "--games", "4",
-                     "--seed", "1", "--shard-games", "2", "--out", uri]) == 0
+                     "--seed", "1", "--shard-games", "2", "--events", "turns", "--out", uri]) == 0
+    capsys.readouterr()
+    assert cli.main(["replay", uri, "--game", "3", "--hand", "1"]) == 0
+    text = capsys.readouterr().out
+    assert f"{PROFILE}  game 3  hand 1" in text and "drew" in text and "result:" in text
     loc = runformat.locate(uri)
     rel = runformat.shard_path("hands", PROFILE, 1)
     data = runformat.read_bytes(loc.fs, loc.path(rel))
