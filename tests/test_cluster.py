@@ -2,8 +2,8 @@
 host and moto's S3 server on loopback, both started and stopped here.  `kalooki simulate --address`
 writes to an s3:// URI; a worker is killed mid-shard (Ray re-runs its task) and the driver is killed
 mid-run (re-running the command resumes it); then `verify`, `report` and `compare` read the bucket,
-and the tables equal those of a local in-process run with the same seed.  `replay` and verify's
-damage report read a small run in the bucket.
+and the tables equal those of a local in-process run with the same seed.  `replay`, verify's damage
+report and `sweep` use small runs in the bucket.
 """
 from __future__ import annotations
 
@@ -209,3 +209,15 @@ def test_replay_and_verify_read_a_small_run_in_the_bucket(s3, capsys):
     assert f"{rel} does not match its sha256" in capsys.readouterr().out
     assert cli.main(["verify", f"s3://{BUCKET}/nothing-here?{s3}"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_sweep_keeps_its_runs_in_the_bucket(s3, tmp_path, capsys):
+    runs = f"s3://{BUCKET}/sweep?{s3}"
+    assert cli.main(["sweep", "--profile", PROFILE, "--param", "opening_min=30,60", "--games", "4", "--seed", "2",
+                     "--local", "--runs", runs, "--out", str(tmp_path / "rep")]) == 0
+    for value in (30, 60):
+        point = runformat.join_uri(runs, f"opening_min={value}")
+        assert point == f"s3://{BUCKET}/sweep/opening_min={value}?{s3}"
+        manifest = runformat.read_manifest(runformat.locate_run(point))
+        assert manifest["profiles"][PROFILE]["params"]["opening_min"] == value
+    assert (tmp_path / "rep" / "report.html").is_file()
