@@ -24,7 +24,6 @@ import os
 import posixpath
 import uuid
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from urllib.parse import urlsplit, urlunsplit
 
 import pyarrow as pa
@@ -89,7 +88,7 @@ class RunLocation:
 
 def join_uri(base, rel: str) -> str:
     """`rel` under `base`, a local path or a URI (whose query, e.g. endpoint_override, is kept)."""
-    base = os.fspath(base) if isinstance(base, PurePath) else str(base)
+    base = str(base)
     if "://" not in base:
         return os.path.join(base, rel)
     parts = urlsplit(base)
@@ -98,7 +97,7 @@ def join_uri(base, rel: str) -> str:
 
 def base_name(uri) -> str:
     """The last component of a local path's or a URI's path ("run1" for s3://kal/run1?...)."""
-    text = os.fspath(uri) if isinstance(uri, PurePath) else str(uri)
+    text = str(uri)
     if "://" in text:
         return posixpath.basename(urlsplit(text).path.rstrip("/")) or urlsplit(text).netloc
     return os.path.basename(os.path.abspath(text))
@@ -107,7 +106,7 @@ def base_name(uri) -> str:
 def locate(uri, what: str = "run") -> RunLocation:
     """The location `uri` names: a plain path is local, anything with :// a pyarrow filesystem URI.
     `what` names the argument in the error message (e.g. "--out")."""
-    text = os.fspath(uri) if isinstance(uri, PurePath) else str(uri)
+    text = str(uri)
     if "://" not in text:
         return RunLocation(text, pafs.LocalFileSystem(), os.path.abspath(text))
     try:
@@ -121,7 +120,7 @@ def open_file(file) -> tuple[pafs.FileSystem, str]:
     """(filesystem, path) of a RunFile, a local path (str or Path) or a file URI."""
     if isinstance(file, RunFile):
         return file.fs, file.path
-    text = os.fspath(file) if isinstance(file, PurePath) else str(file)
+    text = str(file)
     if "://" not in text:
         return pafs.LocalFileSystem(), os.path.abspath(text)
     return pafs.FileSystem.from_uri(text)
