@@ -109,6 +109,12 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     else:
         res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a))
         res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b))
+    return Comparison(family_table(res_a, res_b, pairs), res_a, res_b, pairs, same_run)
+
+
+def family_table(res_a: metrics.Results, res_b: metrics.Results, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """The headline rows of every pair (A profile of res_a, B profile of res_b), tested as one family
+    corrected with Holm's method (the report's differences from its baseline use it too)."""
     rows = [row for a, b in pairs for row in _metric_rows(res_a, res_b, a, b)]
     table = pd.DataFrame(rows)
     tested = table["kind"].isin(TESTED_KINDS).to_numpy()
@@ -119,7 +125,7 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     family = int(in_family.sum())
     table["correction"] = f"{stats.CORRECTION_NAME}, over {family} tests"
     table.attrs["correction"] = table["correction"].iloc[0] if len(table) else stats.CORRECTION_NAME
-    return Comparison(table[COLUMNS], res_a, res_b, pairs, same_run)
+    return table[COLUMNS]
 
 
 def compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> pd.DataFrame:
