@@ -295,7 +295,7 @@ def _pct(x) -> str:
     return f"{x * 100:.1f}%"
 
 
-def _sentence_label(label: str) -> str:
+def sentence_label(label: str) -> str:
     return label if label.startswith("Kalooki") else label[0].lower() + label[1:]
 
 
@@ -303,7 +303,7 @@ def _difference_phrase(row) -> str:
     kind = row.kind
     a = fmt_value(row.metric, row.estimate_a, kind)
     b = fmt_value(row.metric, row.estimate_b, kind)
-    return (f"{_sentence_label(show(row.metric, kind).label)} {b} vs {a}, "
+    return (f"{sentence_label(show(row.metric, kind).label)} {b} vs {a}, "
             f"{fmt_difference(row.metric, row.difference, row.diff_ci_low, row.diff_ci_high, kind)}")
 
 

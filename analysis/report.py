@@ -145,9 +145,12 @@ def play_model(res: metrics.Results) -> tuple[str, str]:
         tables.setdefault(f"{n}-player tables, {seats}", []).append(p)
     where = "; ".join(f"{', '.join(ps)}: {t}" for t, ps in tables.items()) if len(tables) > 1 else \
         next(iter(tables)) if tables else "no profiles"
-    counts = ", ".join(f"{p} {int(games.get(p, 0)):,} games / {int(hands.get(p, 0)):,} hands" for p in res.run.profiles)
+    rows = res.run.hands.groupby("profile", observed=False).size()
+    plural = lambda n, word: f"{n:,} {word}{'' if n == 1 else 's'}"
+    counts = "; ".join(f"{p} {plural(int(games.get(p, 0)), 'game')}, {plural(int(hands.get(p, 0)), 'hand')}, "
+                       f"{plural(int(rows.get(p, 0)), 'player-hand row')}" for p in res.run.profiles)
     text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. "
-            f"Played: {counts} (hands: non-void deals). The seats' bots are the same in every game.")
+            f"Played: {counts} (hands: non-void deals). Each seat keeps its bot in every game.")
     return f"<b>Play model.</b> {html.escape(text)}", f"**Play model.** {text}"
 
 
