@@ -335,7 +335,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
         if absent:
             parts.append(f"{', '.join(absent)}: not applicable (no such events)")
         if parts:
-            out.append(Finding(topic, ". ".join(parts) + ".", stated))
+            lead = "Dealer against the baseline: " if topic == SEAT else ""
+            out.append(Finding(topic, lead + ". ".join(parts) + ".", stated))
     return out
 
 
@@ -374,7 +375,8 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
             parts.append(f"{', '.join(missing)}: not measured ("
                          + ("every seat plays the same bot" if topic == BOT else "no such events") + ")")
         text = "; ".join(parts) + "."
-        out.append(Finding(topic, text if topic != ELIMINATION else "Who is eliminated: " + text, bool(stated)))
+        lead = {ELIMINATION: "Who is eliminated: ", SEAT: "Seats within each profile: "}.get(topic, "")
+        out.append(Finding(topic, lead + text, bool(stated)))
     parts, stated_any, quiet, missing = [], False, [], []
     for profile, items in money.items():
         if items is None:

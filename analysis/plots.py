@@ -260,6 +260,7 @@ def by_group(axes, frame: pd.DataFrame, ylabel: str, percent: bool, reference: f
         for label, group, colour, offset, _ in _dodged(rows, 0.7):
             _errorbars(ax, [position[g] for g in group["group"].astype(str)], group, colour, label, offset)
         ax.set_xticks(range(len(groups)), groups, fontsize="small")
+        ax.set_xlim(-0.6, len(groups) - 0.4)
         ax.set_title(f"by {'seat in the first deal' if by == 'seat' else 'bot'}", fontsize="small")
         if reference is not None:
             ax.axhline(reference, color="grey", linewidth=1)
@@ -318,7 +319,8 @@ def hands_per_game(axes, counts: pd.DataFrame):
         ax.set_title(label, fontsize="small", color=_colour(i))
     axes[0].set_xlim(0.4, end + 0.6)
     axes[0].xaxis.set_major_locator(MaxNLocator(integer=True))
-    _percent_axis(axes[0])
+    for ax in axes:
+        _percent_axis(ax)
     return _panel_labels(axes, title, "hands played in the game (re-deals not counted)", "games")
 
 
