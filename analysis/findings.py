@@ -369,8 +369,9 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         parts = list(stated)
         if quiet:
             biggest = max((abs(table[p]["gap"]) for p in quiet), default=0.0)
-            parts.append(f"{', '.join(quiet)}: no practical {'seat' if topic != BOT else 'bot'} advantage "
-                         f"(largest gap {biggest * 100:.1f} pp)")
+            what_quiet = {SEAT: "no practical seat advantage", BOT: "no practical bot advantage",
+                          ELIMINATION: "no seat eliminated clearly more or less than its share"}[topic]
+            parts.append(f"{', '.join(quiet)}: {what_quiet} (largest gap {biggest * 100:.1f} pp)")
         if missing:
             parts.append(f"{', '.join(missing)}: not measured ("
                          + ("every seat plays the same bot" if topic == BOT else "no such events") + ")")

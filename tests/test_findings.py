@@ -252,3 +252,21 @@ def test_compare_terminal_table_fits_100_columns(two_profile_runs):
     assert kalooki.rstrip().endswith("B higher")
     assert len([line for line in lines if line.split() and line.split()[0] in dict(
         (m, 1) for m, _, _ in metrics.HEADLINE)]) == len(metrics.HEADLINE)
+
+
+def test_the_one_table_reads_not_applicable_for_nan_estimates():
+    summary = pd.DataFrame({
+        "profile": ["base", "other", "base", "other"],
+        "metric": ["buy_in_rate", "buy_in_rate", "hands_per_game", "hands_per_game"],
+        "kind": ["proportion", "proportion", "mean", "mean"], "n": [200, 0, 300, 300],
+        "estimate": [0.6, np.nan, 16.1, 19.6], "ci_low": [0.53, np.nan, 15.6, 18.9],
+        "ci_high": [0.67, np.nan, 16.6, 20.3], "description": ["", "", "", ""]})
+    judged = _judge([_row("buy_in_rate", a=0.6, b=np.nan, low=np.nan, high=np.nan, significant=None),
+                     _row("hands_per_game", "mean", a=16.1, b=19.6, low=2.7, high=4.3)])
+    header, rows = report.headline_grid(summary, judged, ["base", "other"], "base")
+    assert [c.text for c in header] == ["Metric", "base", "other"] and header[1].note == "baseline"
+    buy_in, hands = rows
+    assert (buy_in[0].text, buy_in[0].note) == ("Eliminations followed by a buy-in", "buy_in_rate")
+    assert buy_in[1].text == "60.0% (53.0–67.0)" and buy_in[1].cls == "base"
+    assert (buy_in[2].text, buy_in[2].cls) == (findings.NOT_APPLICABLE, "na")
+    assert (hands[2].text, hands[2].note, hands[2].cls) == ("19.60 (18.90–20.30)", "▲ +3.50", findings.HIGHER)
