@@ -241,6 +241,7 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     doc.open("figs")
     diffs = report.differences_for_plot(judged.assign(profile_b=[f"{a} → {b}" for a, b in
                                                                  zip(judged["profile_a"], judged["profile_b"])]))
+    diffs.attrs["title"] = "B − A, in practical thresholds (95% intervals)"
     if len(diffs):
         doc.figure("differences", plots.differences, diffs,
                    "B - A divided by the metric's practical threshold, with its 95% interval; inside the grey band: "

@@ -364,8 +364,9 @@ def differences(ax, frame: pd.DataFrame):
     """Each profile's difference from the baseline on every judged metric, in units of the metric's
     practical threshold, with its 95% interval; the grey band is "no practical difference" (within
     one threshold); filled dots are stated differences.  `frame` has label, profile, difference,
-    diff_ci_low, diff_ci_high, threshold, stated; points past +-DIFFERENCE_LIMIT sit on the edge."""
-    title = "Difference from the baseline, in practical thresholds (95% intervals)"
+    diff_ci_low, diff_ci_high, threshold, stated; points past +-DIFFERENCE_LIMIT sit on the edge.
+    ``frame.attrs["title"]`` replaces the title (compare: "B - A")."""
+    title = frame.attrs.get("title", "Difference from the baseline, in practical thresholds (95% intervals)")
     rows = frame[frame["threshold"] > 0].dropna(subset=["difference"])
     if rows.empty:
         return _empty(ax, title, "no differences to show (one profile, or nothing measurable)")
