@@ -12,6 +12,7 @@ This module also owns how each headline metric is named in words and how its num
 """
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
 from dataclasses import dataclass
@@ -56,16 +57,21 @@ def _read_toml(path: Path) -> dict:
         raise UserError(f"thresholds file {path} does not exist") from None
     except IsADirectoryError:
         raise UserError(f"thresholds file {path} is a directory, not a TOML file") from None
+    except OSError as err:
+        raise UserError(f"thresholds file {path} cannot be read: {err.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise UserError(f"thresholds file {path} is not valid TOML: {err}") from None
 
 
-def _parse(path: Path, table: dict, known: set[str] | None) -> dict[str, Threshold]:
+def _parse(path: Path, table: dict, defaults: dict[str, Threshold] | None) -> dict[str, Threshold]:
+    """The thresholds of one file; with `defaults`, only their metrics are allowed and a missing
+    unit is the default's."""
     out = {}
     for metric, entry in table.items():
         where = f"thresholds file {path}, [{metric}]"
-        if known is not None and metric not in known:
-            raise UserError(f"thresholds file {path}: unknown metric [{metric}]; allowed: {', '.join(sorted(known))}")
+        if defaults is not None and metric not in defaults:
+            raise UserError(f"thresholds file {path}: unknown metric [{metric}]; allowed: "
+                            f"{', '.join(sorted(defaults))}")
         if not isinstance(entry, dict):
             raise UserError(f"{where}: expected a table with threshold = NUMBER (and unit = \"...\"), "
                             f"got {entry!r}")
@@ -75,26 +81,21 @@ def _parse(path: Path, table: dict, known: set[str] | None) -> dict[str, Thresho
         value = entry.get("threshold")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise UserError(f"{where}: threshold must be a number >= 0, got {value!r}")
-        unit = entry.get("unit", known_unit(metric))
+        unit = entry.get("unit", defaults[metric].unit if defaults is not None else "")
         if not isinstance(unit, str):
             raise UserError(f"{where}: unit must be a string, got {unit!r}")
         out[metric] = Threshold(metric, float(value), unit)
     return out
 
 
-_DEFAULTS: dict[str, Threshold] | None = None
+@functools.cache
+def _defaults() -> tuple[Threshold, ...]:
+    return tuple(_parse(THRESHOLDS_FILE, _read_toml(THRESHOLDS_FILE), None).values())
 
 
 def default_thresholds() -> dict[str, Threshold]:
-    global _DEFAULTS
-    if _DEFAULTS is None:
-        _DEFAULTS = _parse(THRESHOLDS_FILE, _read_toml(THRESHOLDS_FILE), None)
-    return dict(_DEFAULTS)
-
-
-def known_unit(metric: str) -> str:
-    found = (_DEFAULTS or {}).get(metric)
-    return found.unit if found else ""
+    """The thresholds of configs/thresholds.toml, by metric."""
+    return {t.metric: t for t in _defaults()}
 
 
 def load_thresholds(path=None) -> dict[str, Threshold]:
@@ -105,7 +106,7 @@ def load_thresholds(path=None) -> dict[str, Threshold]:
     thresholds = default_thresholds()
     if path is not None:
         path = Path(path)
-        thresholds.update(_parse(path, _read_toml(path), set(thresholds)))
+        thresholds.update(_parse(path, _read_toml(path), thresholds))
     return thresholds
 
 
