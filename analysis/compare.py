@@ -15,8 +15,8 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import load, metrics, plots, report, stats
-from .document import Document
+from . import findings, load, metrics, plots, report, stats
+from .document import Cell, Document
 
 TESTED_KINDS = ("proportion", "mean")
 COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_low_a", "ci_high_a", "n_b",
@@ -109,6 +109,12 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     else:
         res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a))
         res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b))
+    return Comparison(family_table(res_a, res_b, pairs), res_a, res_b, pairs, same_run)
+
+
+def family_table(res_a: metrics.Results, res_b: metrics.Results, pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    """The headline rows of every pair (A profile of res_a, B profile of res_b), tested as one family
+    corrected with Holm's method (the report's differences from its baseline use it too)."""
     rows = [row for a, b in pairs for row in _metric_rows(res_a, res_b, a, b)]
     table = pd.DataFrame(rows)
     tested = table["kind"].isin(TESTED_KINDS).to_numpy()
@@ -119,7 +125,7 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     family = int(in_family.sum())
     table["correction"] = f"{stats.CORRECTION_NAME}, over {family} tests"
     table.attrs["correction"] = table["correction"].iloc[0] if len(table) else stats.CORRECTION_NAME
-    return Comparison(table[COLUMNS], res_a, res_b, pairs, same_run)
+    return table[COLUMNS]
 
 
 def compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> pd.DataFrame:
@@ -144,7 +150,67 @@ def _overlay(res_a: metrics.Results, res_b: metrics.Results, pairs, pick) -> pd.
     return pd.concat(parts, ignore_index=True)
 
 
-def build_comparison(cmp: Comparison, dir_a, dir_b) -> Document:
+def rules_that_differ(cmp: Comparison) -> dict[tuple[str, str], pd.DataFrame]:
+    """Per pair, the rule parameters (and the table: players, bots) that differ between A and B."""
+    out = {}
+    for a, b in cmp.pairs:
+        info_a = cmp.a.run.manifest.get("profiles", {}).get(a, {})
+        info_b = cmp.b.run.manifest.get("profiles", {}).get(b, {})
+        table = lambda info: {**info.get("params", {}), "(table) players": info.get("n_players"),
+                              "(table) bots by seat": info.get("bots")}
+        out[(a, b)] = report.rule_table({f"A: {a}": table(info_a), f"B: {b}": table(info_b)})
+    return out
+
+
+VERDICT_SHORT = {findings.HIGHER: "B higher", findings.LOWER: "B lower", findings.NO_PRACTICAL: "-",
+                 findings.NOT_APPLICABLE: "n/a", findings.NOT_TESTED: "untested", findings.NO_THRESHOLD: "no thr."}
+
+
+def headline_grid(judged: pd.DataFrame):
+    """The comparison's one table: metric, A, B, B - A with its interval, adjusted p, verdict."""
+    header = [Cell("Metric"), Cell("A", "estimate (95% CI)"), Cell("B", "estimate (95% CI)"),
+              Cell("B − A", "95% CI"), Cell("p (Holm)"), Cell("Verdict", "against the threshold")]
+    rows = []
+    for r in judged.itertuples(index=False):
+        kind = r.kind
+        s = findings.show(r.metric, kind)
+        cell = lambda est, lo, hi: Cell(" ".join(x for x in (findings.fmt_value(r.metric, est, kind),
+                                                             f"({findings.fmt_interval(r.metric, lo, hi, kind)})"
+                                                             if findings.fmt_interval(r.metric, lo, hi, kind) else "")
+                                                if x))
+        stated = r.verdict in findings.STATED
+        threshold = "" if pd.isna(r.threshold) else (
+            f"threshold {findings.fmt_difference(r.metric, r.threshold, np.nan, np.nan, kind).lstrip('+')}")
+        rows.append([Cell(s.label, r.metric), cell(r.estimate_a, r.ci_low_a, r.ci_high_a),
+                     cell(r.estimate_b, r.ci_low_b, r.ci_high_b),
+                     Cell(findings.fmt_difference(r.metric, r.difference, r.diff_ci_low, r.diff_ci_high, kind)
+                          .replace("95% CI ", ""), cls=r.verdict if stated else ""),
+                     Cell(findings.fmt_p(r.p_adjusted)),
+                     Cell(r.verdict, threshold, r.verdict if stated else "", inline=True)])
+    return header, rows
+
+
+def pair_findings(judged: pd.DataFrame) -> list[tuple[str, str]]:
+    """(lead, text) bullets per pair: every stated difference, then what shows no practical one."""
+    out = []
+    for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        stated = rows[rows["verdict"].isin(findings.STATED)]
+        for r in stated.itertuples(index=False):
+            s = findings.show(r.metric, r.kind)
+            out.append((f"{s.label}:", f"B ({b}) {r.verdict} than A ({a}), {findings.fmt_value(r.metric, r.estimate_b, r.kind)}"
+                        f" vs {findings.fmt_value(r.metric, r.estimate_a, r.kind)}, "
+                        f"{findings.fmt_difference(r.metric, r.difference, r.diff_ci_low, r.diff_ci_high, r.kind)}."))
+        quiet = rows[rows["verdict"] == findings.NO_PRACTICAL]
+        if len(quiet):
+            names = ", ".join(findings.sentence_label(findings.show(m, k).label)
+                              for m, k in zip(quiet["metric"], quiet["kind"]))
+            out.append(("No practical difference" + (" at all:" if stated.empty else ":"), f"{names}."))
+    return out
+
+
+def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None = None) -> Document:
+    """The comparison page: the rules that differ first, findings, the one table, figures, details."""
+    judged = findings.judge(cmp.table, findings.default_thresholds()) if judged is None else judged
     ma, mb = cmp.a.run.manifest, cmp.b.run.manifest
     what = "; ".join(f"A = {a}, B = {b}" for a, b in cmp.pairs)
     doc = Document(f"Kalooki comparison: {what}")
@@ -153,27 +219,90 @@ def build_comparison(cmp: Comparison, dir_a, dir_b) -> Document:
             report.partial_warning(doc, res.run.problems, label)
     doc.text(f"A: run {ma.get('run_id')} ({dir_a}). B: run {mb.get('run_id')} ({dir_b or dir_a}). "
              "Difference = B - A. Generated by `kalooki compare`; do not edit by hand.")
-    doc.text(f"Significance: {cmp.table.attrs['correction']} (proportions: Fisher's exact test; means: Welch's "
-             "t-test). Rows that are medians, differences or p-values are shown but not tested.")
+    doc.toc()
+    doc.heading("Rules that differ")
+    for (a, b), differ in rules_that_differ(cmp).items():
+        if differ.empty:
+            doc.text(f"A ({a}) and B ({b}) have the same rule parameters, players and bots.")
+        else:
+            doc.table(differ, f"A = {a}, B = {b}: {len(differ)} setting(s) differ")
+    doc.heading("Findings")
+    doc.text("A difference is stated only when it is clear after the Holm correction and at least the metric's "
+             "practical threshold (configs/thresholds.toml, or --thresholds FILE).")
+    doc.bullets(pair_findings(judged))
     doc.heading("Headline metrics")
-    doc.table(cmp.table, "", [c for c in COLUMNS if c not in ("correction",)])
+    doc.text(f"Significance: {cmp.table.attrs.get('correction', stats.CORRECTION_NAME)} (proportions: Fisher's exact "
+             "test; means: Welch's t-test). Medians, differences and p-values are shown but not tested.")
+    for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        doc.grid(*headline_grid(rows), f"A = {a}, B = {b}")
+    doc.attach("comparison", judged, "The whole comparison table (every column)")
     overlay = lambda pick: _overlay(cmp.a, cmp.b, cmp.pairs, pick)
     doc.heading("Figures")
-    doc.figure("opening_cdf", plots.opening_cdf, overlay(lambda r: r.opened_by_round), "P(opened by round k).")
-    doc.figure("kalooki_frequency", plots.kalooki_frequency, overlay(lambda r: r.kalooki), "Kalookis per hand.")
-    doc.figure("survival", plots.survival, overlay(lambda r: r.survival), "Hands until the first elimination.")
-    doc.figure("seat_advantage", plots.seat_advantage, overlay(report.seat_rates_for_plot), "Win rate by seat.")
-    doc.figure("hands_per_game", plots.hands_per_game, overlay(lambda r: r.hands_per_game), "Hands per game.")
+    doc.open("figs")
+    diffs = report.differences_for_plot(judged.assign(profile_b=[f"{a} → {b}" for a, b in
+                                                                 zip(judged["profile_a"], judged["profile_b"])]))
+    diffs.attrs["title"] = "B − A, in practical thresholds (95% intervals)"
+    if len(diffs):
+        doc.figure("differences", plots.differences, diffs,
+                   "B - A divided by the metric's practical threshold, with its 95% interval; inside the grey band: "
+                   "smaller than the threshold; filled: a stated difference.",
+                   width=13.0, height=0.17 * diffs["label"].nunique() + 1.0, wide=True)
+    n = 2 * len(cmp.pairs)
+    rows = -(-n // plots.PANEL_COLUMNS)
+    doc.figure("opening_cdf", plots.opening_cdf, overlay(lambda r: r.opened_by_round),
+               "P(opened by turn k), one panel each, 95% band; A dashed in the others.", height=1.55 * rows + 0.9,
+               panels=n)
+    doc.figure("kalooki_frequency", plots.kalooki_frequency, overlay(lambda r: r.kalooki),
+               "Kalookis per 1,000 hands, 95% Wilson intervals.", height=0.36 * n + 1.1)
+    doc.figure("survival", plots.survival, overlay(lambda r: r.survival),
+               "Games with nobody eliminated yet (Kaplan-Meier, 95% band); profiles without elimination left out.")
+    doc.figure("hands_per_game", plots.hands_per_game, overlay(lambda r: r.hands_per_game), "Hands per game.",
+               height=1.55 * rows + 0.9, panels=n, share="x")
+    doc.figure("seat_advantage", plots.seat_advantage, overlay(report.seat_rates_for_plot),
+               "Hand win rate minus the fair share, by seat, 95% intervals.")
     doc.figure("jokers", plots.win_by_jokers, overlay(lambda r: r.jokers), "P(win | jokers dealt).")
+    doc.close("figs")
     doc.heading("Methods")
-    doc.bullets(report.METHOD_NOTES)
+    doc.open("details", "How each number was made")
+    doc.bullets(report.METHOD_NOTES + [report.THRESHOLD_NOTE])
+    doc.close("details")
     report.provenance(doc, ma, "Provenance: run A" if not cmp.same_run else "Provenance")
     if not cmp.same_run:
         report.provenance(doc, mb, "Provenance: run B")
     return doc
 
 
-def write_compare(dir_a, dir_b=None, profiles=None, out_dir="reports/compare", allow_partial: bool = False):
-    """Compare and write out_dir/report.html, report.md and figures/; returns (table, HTML path)."""
+def terminal_table(judged: pd.DataFrame, width: int = 100) -> str:
+    """The comparison for a terminal, every line at most `width` columns: per pair a heading, then
+    metric, A, B, B - A [95% CI], Holm-adjusted p and the verdict."""
+    lines = []
+    for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        lines.append(f"A = {a}, B = {b}"[:width])
+        cells = [("metric", "A", "B", "B - A [95% CI]", "p Holm", "verdict")]
+        for r in rows.itertuples(index=False):
+            diff = findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind)
+            if not (pd.isna(r.diff_ci_low) or pd.isna(r.diff_ci_high)):
+                s = findings.show(r.metric, r.kind)
+                diff += f" [{r.diff_ci_low * s.scale:+.{s.digits}f}, {r.diff_ci_high * s.scale:+.{s.digits}f}]"
+            cells.append((r.metric, findings.fmt_value(r.metric, r.estimate_a, r.kind).replace(findings.NOT_APPLICABLE, "n/a"),
+                          findings.fmt_value(r.metric, r.estimate_b, r.kind).replace(findings.NOT_APPLICABLE, "n/a"),
+                          diff.replace(findings.NOT_APPLICABLE, "n/a"), findings.fmt_p(r.p_adjusted),
+                          VERDICT_SHORT.get(r.verdict, r.verdict)))
+        widths = [max(len(c[i]) for c in cells) for i in range(6)]
+        for c in cells:
+            line = "  ".join([c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, 5)]
+                             + [c[5].ljust(widths[5])]).rstrip()
+            lines.append(line[:width])
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
+
+
+def write_compare(dir_a, dir_b=None, profiles=None, out_dir="reports/compare", allow_partial: bool = False,
+                  thresholds_file=None):
+    """Compare and write out_dir/report.html, report.md, figures/ and data/comparison.csv; returns
+    (table, HTML path), the table with the judged columns threshold, unit and verdict added."""
+    thresholds = findings.load_thresholds(thresholds_file)
     cmp = _compare(dir_a, dir_b, profiles, allow_partial)
-    return cmp.table, build_comparison(cmp, dir_a, dir_b).write(out_dir)
+    judged = findings.judge(cmp.table, thresholds)
+    judged.attrs.update(cmp.table.attrs)
+    return judged, build_comparison(cmp, dir_a, dir_b, judged).write(out_dir)

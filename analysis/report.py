@@ -6,15 +6,17 @@ says so at the top and lists the problems.  Sections follow the metric groups of
 """
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
 
-from . import load, metrics, plots
-from .document import Document
+from . import findings, load, metrics, plots
+from .document import Cell, Document
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
 MEAN_COLUMNS = ["metric", "profile", "bot", "n", "estimate", "sd", "ci_low", "ci_high", "method"]
@@ -27,9 +29,19 @@ METHOD_NOTES = [
     "exactly one winner. Opening metrics other than P(can open at deal) use played hands only.",
     "Seat fairness: chi-square goodness of fit of wins by seat_from_dealer against equal shares, per table "
     "size (scipy.stats.chisquare). Dealer's edge: Fisher's exact test, Newcomb interval for the difference.",
+    "Differences from the baseline: compare's tests (proportions: Fisher's exact test with a Newcomb "
+    "interval; means: Welch's t-test), one Holm family over every tested metric of every profile.",
     "Survival: Kaplan-Meier (statsmodels SurvfuncRight), games without an elimination censored at their "
     "hands_played; pointwise log-log 95% band.",
 ]
+
+
+THRESHOLD_NOTE = ("Findings: a difference is stated when it is significant after the Holm correction, its 95% "
+                  "interval excludes 0 and |difference| >= the metric's practical threshold (configs/thresholds.toml, "
+                  "or --thresholds FILE). Seat and bot advantage: chi-square of equal shares (Holm over profiles) and "
+                  "the largest gap from the fair share >= its threshold. Money: a seat's or bot's mean net payment "
+                  "whose t interval, Bonferroni-widened over the groups, excludes 0 and whose size passes the "
+                  "threshold.")
 
 
 def failed_verification(run_dir, problems: list[str]) -> UserError:
@@ -52,8 +64,21 @@ def partial_warning(doc: Document, problems: list[str], run_label: str = "this r
                 "every figure and table below describes only what remains and may be biased.", problems)
 
 
+def rule_table(params: dict[str, dict], differing_only: bool = True) -> pd.DataFrame:
+    """Rule parameters as rows, profiles as columns; the parameters that differ come first (only
+    those with differing_only).  `params` maps a column name to that profile's parameters."""
+    keys = sorted({k for p in params.values() for k in p})
+    shown = {k: [json.dumps(p.get(k)) if k in p else "(absent)" for p in params.values()] for k in keys}
+    differ = [k for k in keys if len(set(shown[k])) > 1]
+    order = differ if differing_only else differ + [k for k in keys if k not in differ]
+    return pd.DataFrame({"parameter": order, **{name: [shown[k][i] for k in order]
+                                                for i, name in enumerate(params)}})
+
+
 def provenance(doc: Document, manifest: dict, heading: str = "Provenance") -> None:
+    """The run's facts, profiles, rules, packages and configuration, collapsed under `heading`."""
     doc.heading(heading)
+    doc.open("details", "Run, profiles, every rule parameter, package versions and configuration")
     facts = {k: manifest.get(k) for k in ("run_id", "created", "command", "seed", "engine_version",
                                            "schema_version", "complete")}
     doc.table(pd.DataFrame({"field": list(facts), "value": [str(v) for v in facts.values()]}))
@@ -63,10 +88,8 @@ def provenance(doc: Document, manifest: dict, heading: str = "Provenance") -> No
                              "shards_planned": info.get("shards_planned")} for name, info in profiles.items()]),
               "Profiles")
     params = {name: info.get("params", {}) for name, info in profiles.items()}
-    keys = sorted({k for p in params.values() for k in p})
-    if keys:
-        doc.table(pd.DataFrame({"parameter": keys, **{name: [json.dumps(p.get(k)) for k in keys]
-                                                      for name, p in params.items()}}), "Rule parameters")
+    if any(params.values()):
+        doc.table(rule_table(params, differing_only=False), "Rule parameters (all)")
     versions = manifest.get("package_versions", {})
     if versions:
         doc.table(pd.DataFrame({"package": list(versions), "version": list(versions.values())}),
@@ -74,6 +97,9 @@ def provenance(doc: Document, manifest: dict, heading: str = "Provenance") -> No
     if manifest.get("config"):
         doc.text("Run configuration:")
         doc.code(json.dumps(manifest["config"], indent=2, sort_keys=True))
+    doc.close("details")
+
+
 
 
 def seat_rates_for_plot(res: metrics.Results) -> pd.DataFrame:
@@ -83,88 +109,249 @@ def seat_rates_for_plot(res: metrics.Results) -> pd.DataFrame:
     return rates[rates["n_players"] == rates["profile"].map(full)]
 
 
-def metric_sections(doc: Document, res: metrics.Results) -> None:
-    """The six metric groups, each with tables and figures."""
+def ordered(frame: pd.DataFrame, profiles: list[str]) -> pd.DataFrame:
+    """`frame` with profile as a Categorical of every profile, so each keeps its colour in every figure."""
+    return frame.assign(profile=pd.Categorical(frame["profile"].astype(str), categories=profiles))
+
+
+def pick_baseline(profiles: list[str], baseline: str | None) -> str:
+    if baseline is None:
+        return profiles[0]
+    if baseline not in profiles:
+        raise UserError(f"--baseline {baseline!r} is not a profile of the run; choose one of {', '.join(profiles)}")
+    return baseline
+
+
+def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
+    """Every other profile's headline metrics against the baseline's (compare's rows and tests, one
+    Holm family over all of them); empty with compare's columns for a one-profile run."""
+    from .compare import COLUMNS, family_table
+    pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
+    return family_table(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
+
+
+def play_model(res: metrics.Results) -> tuple[str, str]:
+    """The play model in one paragraph (HTML, Markdown): which bots at which tables, games and hands."""
+    info = res.run.manifest.get("profiles", {})
+    deals = res.run.hand_rows
+    hands = deals[~deals["void"]].groupby("profile", observed=False).size()
+    games = res.run.game_rows.groupby("profile", observed=False).size()
+    tables = {}
+    for p in res.run.profiles:
+        bots = [str(b) for b in info.get(p, {}).get("bots", [])]
+        n = metrics.full_table_size(res.run, p)
+        seats = (f"all {n} seats {bots[0]}" if bots and len(set(bots)) == 1 else
+                 "seats " + ", ".join(f"{i + 1} {b}" for i, b in enumerate(bots)) if bots else "bots not recorded")
+        tables.setdefault(f"{n}-player tables, {seats}", []).append(p)
+    where = "; ".join(f"{', '.join(ps)}: {t}" for t, ps in tables.items()) if len(tables) > 1 else \
+        next(iter(tables)) if tables else "no profiles"
+    rows = res.run.hands.groupby("profile", observed=False).size()
+    plural = lambda n, word: f"{n:,} {word}{'' if n == 1 else 's'}"
+    counts = "; ".join(f"{p} {plural(int(games.get(p, 0)), 'game')}, {plural(int(hands.get(p, 0)), 'hand')}, "
+                       f"{plural(int(rows.get(p, 0)), 'player-hand row')}" for p in res.run.profiles)
+    text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. "
+            f"Played: {counts} (hands: non-void deals). Each seat keeps its bot in every game.")
+    return f"<b>Play model.</b> {html.escape(text)}", f"**Play model.** {text}"
+
+
+def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[str], baseline: str):
+    """The one table: metrics as rows, profiles as columns, estimate and interval in each cell; cells
+    whose difference from the baseline is stated marked higher / lower with the difference."""
+    verdict = {(r.profile_b, r.metric): r for r in judged.itertuples(index=False)}
+    header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline else "") for p in profiles]
+    rows = []
+    for metric, group in summary.groupby("metric", sort=False):
+        first = group.iloc[0]
+        kind = first.get("kind", "proportion")
+        s = findings.show(metric, kind, first.get("description"))
+        row = [Cell(s.label, metric)]
+        by_profile = group.set_index("profile")
+        for p in profiles:
+            if p not in by_profile.index:
+                row.append(Cell("", cls="na"))
+                continue
+            r = by_profile.loc[p]
+            value = findings.fmt_value(metric, r["estimate"], kind)
+            interval = findings.fmt_interval(metric, r["ci_low"], r["ci_high"], kind)
+            if value == findings.NOT_APPLICABLE:
+                row.append(Cell(value, cls="na"))
+                continue
+            text = f"{value} ({interval})" if interval else value
+            judged_row = verdict.get((p, metric))
+            if p == baseline:
+                row.append(Cell(text, cls="base"))
+            elif judged_row is not None and judged_row.verdict in findings.STATED:
+                arrow = "▲" if judged_row.verdict == findings.HIGHER else "▼"
+                diff = findings.fmt_difference(metric, judged_row.difference, np.nan, np.nan, kind)
+                row.append(Cell(text, f"{arrow} {diff}", judged_row.verdict, inline=True))
+            else:
+                row.append(Cell(text))
+        rows.append(row)
+    return header, rows
+
+
+def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds) -> list:
+    full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
+    found = findings.difference_findings(judged, baseline) if len(judged) else []
+    return findings.merge(found + findings.within_profile_findings(res, res.run.profiles, full, thresholds))
+
+
+def differences_for_plot(judged: pd.DataFrame) -> pd.DataFrame:
+    """The judged differences as the dot plot wants them (label in words, stated or not)."""
+    if judged.empty:
+        return pd.DataFrame(columns=["label", "profile", "difference", "diff_ci_low", "diff_ci_high", "threshold",
+                                     "stated"])
+    order = {m: i for i, m in enumerate(dict.fromkeys(judged["metric"]))}
+    out = judged.assign(label=[findings.show(m, k).label for m, k in zip(judged["metric"], judged["kind"])],
+                        order=judged["metric"].map(order),
+                        profile=judged["profile_b"], stated=judged["verdict"].isin(findings.STATED))
+    tested = out["verdict"].isin(findings.STATED + (findings.NO_PRACTICAL,))
+    return out[tested]
+
+
+def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline: str) -> None:
+    profiles = res.run.profiles
+    n = len(profiles)
+    rows = -(-n // plots.PANEL_COLUMNS)
+    diffs = differences_for_plot(judged)
+    doc.open("figs")
+    if len(diffs):
+        n_metrics = diffs["label"].nunique()
+        doc.figure("differences", plots.differences, ordered(diffs, profiles),
+                   f"Each profile against the baseline {baseline}: the difference divided by the metric's practical "
+                   "threshold, with its 95% interval. Inside the grey band: smaller than the threshold. Filled: "
+                   "a stated difference (clear after the Holm correction and past the threshold).",
+                   width=13.0, height=0.17 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
+    doc.figure("opening_cdf", plots.opening_cdf, ordered(res.opened_by_round, profiles),
+               "Share of played player-hands opened by turn k, one panel a profile with its 95% band; the baseline "
+               "dashed and the other profiles grey for reference. Player-hands never opened keep a curve below 100%.",
+               height=1.55 * rows + 0.9, panels=n)
+    doc.figure("kalooki_frequency", plots.kalooki_frequency, ordered(res.kalooki, profiles),
+               "Kalookis per 1,000 non-void hands with 95% Wilson intervals; the axis starts at 0.",
+               height=0.36 * n + 1.1)
+    doc.figure("survival", plots.survival, ordered(res.survival, profiles),
+               "Share of games with nobody eliminated yet after each hand (Kaplan-Meier, 95% band); games that "
+               "ended without an elimination are censored. Profiles without any elimination are not drawn.")
+    doc.figure("hands_per_game", plots.hands_per_game, ordered(res.hands_per_game, profiles),
+               "How many hands a game lasts, one panel a profile (dotted: the mean; each panel its own y scale).",
+               height=1.55 * rows + 0.9, panels=n, share="x")
+    doc.figure("seat_advantage", plots.seat_advantage, ordered(seat_rates_for_plot(res), profiles),
+               "Each seat's hand win rate minus the fair share 1/n at the full table, 95% Wilson intervals: "
+               "above 0 the seat wins more than its share.")
+    multi_bot = res.bot_rates.groupby("profile")["bot"].nunique().max() > 1 if len(res.bot_rates) else False
+    panels = 2 if multi_bot else 1
+    by = findings.elimination_by_group(res)
+    by = by if multi_bot else by[by["by"] == "seat"]
+    eliminated = by[by.groupby("profile")["k"].transform("sum") > 0]
+    bots_note = "" if multi_bot else " Every seat plays the same bot, so there is no by-bot panel."
+    doc.figure("eliminated_by_group", plots.eliminated_by_group, ordered(eliminated, profiles),
+               "Share of player-games in which the player was eliminated at least once, by the seat in the game's "
+               f"first deal{' and by bot' if multi_bot else ''} (profiles without elimination left out).{bots_note}",
+               width=6.4, height=3.3, panels=panels, share="none")
+    pay = res.net_payment if multi_bot else res.net_payment[res.net_payment["by"] != "bot"]
+    moving = pay.groupby("profile")["sd"].transform(lambda s: s.fillna(0).abs().sum()) > 0
+    doc.figure("payments_by_group", plots.payments_by_group, ordered(pay[moving], profiles),
+               "Mean net payment per game (stake units) by the seat in the game's first deal"
+               f"{' and by bot' if multi_bot else ''}, 95% t intervals; 0 is break-even (profiles without "
+               f"stakes left out).{bots_note}", width=6.4, height=3.3, panels=panels, share="none")
+    doc.close("figs")
+
+
+def details(doc: Document, res: metrics.Results) -> None:
+    """Every metric table, collapsed, and the long distributions as CSV next to the report."""
     o = res.opening
-    proportions = o[o["metric"].isin(["p_can_open_at_deal", "share_never_opened", "share_open_with_discard"])]
-    means = o[o["metric"].isin(["mean_open_round", "mean_open_value"])]
-    doc.heading("1. Opening timing")
-    doc.text("Can a player open at the deal, how soon do they open, and with how much. P(can open at deal) "
-             "counts every deal; the rest count played hands.")
-    doc.figure("opening_cdf", plots.opening_cdf, res.opened_by_round,
-               "Cumulative share of played player-hands opened by round k, 95% Wilson band.")
-    doc.table(proportions, "Opening proportions", PROPORTION_COLUMNS)
-    doc.table(means, "Opening round and value (openings in played hands)", MEAN_COLUMNS)
-    doc.table(res.opened_by_round, "P(opened by round k); denominator: every played player-hand",
-              ["profile", "round", "n", "k", "estimate", "ci_low", "ci_high"])
-    doc.table(res.open_round_distribution, "Distribution of the opening round among openings",
-              ["profile", "open_round", "k", "n", "estimate", "ci_low", "ci_high"])
-
-    doc.heading("2. Kalooki frequency")
-    doc.text("A Kalooki is going out by melding the whole hand in one turn with nothing melded before.")
-    doc.figure("kalooki_frequency", plots.kalooki_frequency, res.kalooki, "Kalookis per non-void hand.")
+    doc.heading("Details")
+    doc.text("Each group's tables, by profile and by bot; click to open. Long distributions are CSV files next "
+             "to the report (data/).")
+    doc.open("details", "Opening timing: proportions, round and value, by bot")
+    doc.table(o[o["metric"].isin(["p_can_open_at_deal", "share_never_opened", "share_open_with_discard"])],
+              "Opening proportions", PROPORTION_COLUMNS)
+    doc.table(o[o["metric"].isin(["mean_open_round", "mean_open_value"])],
+              "Opening round and value (openings in played hands)", MEAN_COLUMNS)
+    doc.attach("opened_by_round", res.opened_by_round, "P(opened by round k) per profile")
+    doc.attach("open_round_distribution", res.open_round_distribution, "Distribution of the opening round")
+    doc.close("details")
+    doc.open("details", "Kalooki frequency by bot")
     doc.table(res.kalooki, "Kalookis per hand, per player-hand and as a share of wins, by bot", PROPORTION_COLUMNS)
-
-    doc.heading("3. Elimination")
-    doc.text("Eliminations, buy-ins, and how long games run before the first elimination. With no "
-             "elimination in a profile the shares are 0 with their n.")
-    doc.figure("survival", plots.survival, res.survival,
-               "Kaplan-Meier share of games with nobody eliminated yet; games without one are censored.")
-    e = res.elimination
-    doc.table(e, "Elimination and buy-ins", ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high",
-                                              "method"])
-    doc.table(res.survival, "Survival table", ["profile", "time", "n_at_risk", "events", "survival", "ci_low",
-                                               "ci_high"])
-
-    doc.heading("4. Game shape")
-    doc.figure("hands_per_game", plots.hands_per_game, res.hands_per_game, "Share of games by hands played.")
+    doc.close("details")
+    doc.open("details", "Elimination and buy-ins")
+    doc.table(res.elimination, "Elimination and buy-ins", ["metric", "profile", "bot", "n", "k", "estimate", "ci_low",
+                                                           "ci_high", "method"])
+    doc.attach("survival", res.survival, "Kaplan-Meier survival table")
+    doc.attach("eliminated_by_group", findings.elimination_by_group(res), "Eliminations by seat and by bot")
+    doc.close("details")
+    doc.open("details", "Game shape")
     doc.table(res.shape, "Game shape", ["metric", "profile", "n", "k", "estimate", "ci_low", "ci_high", "method"])
-
-    doc.heading("5. Fairness")
-    doc.text("Does the seat relative to the dealer, or the bot, change the chance of winning?")
-    doc.figure("seat_advantage", plots.seat_advantage, seat_rates_for_plot(res),
-               "Hand win rate by seat at the full table, 95% Wilson intervals; dashed: the fair share.")
+    doc.attach("hands_per_game", res.hands_per_game, "Games by hands played")
+    doc.close("details")
+    doc.open("details", "Fairness: seats, dealer, bots, payments")
     doc.table(res.seat_tests, "Equal shares by seat (per level and table size)",
               ["profile", "level", "n_players", "n", "statistic", "df", "p_value", "test"])
     doc.table(res.dealer_edge, "Dealer's edge: dealer's hand win rate minus the other seats'",
               ["profile", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate", "estimate",
                "ci_low", "ci_high", "p_value", "test"])
-    doc.table(res.seat_rates, "Win rate by seat_from_dealer (games: the seat in the game's first deal)",
-              ["profile", "level", "n_players", "seat_from_dealer", "n", "k", "estimate", "ci_low", "ci_high",
-               "expected"])
-    doc.table(res.bot_rates, "Win rate by bot; expected: if every seat were equally likely to win",
-              ["profile", "bot", "level", "n", "k", "estimate", "ci_low", "ci_high", "expected", "share_of_wins"])
-    doc.table(res.bot_tests, "Wins by bot against equal skill",
-              ["profile", "level", "n", "statistic", "df", "p_value", "test"])
-    doc.table(res.net_payment, "Mean net payment per game (units)",
-              ["profile", "by", "group", "n", "estimate", "sd", "ci_low", "ci_high", "method"])
-
-    doc.heading("6. Jokers")
-    doc.figure("jokers", plots.win_by_jokers, res.jokers, "P(win the hand | jokers dealt), played hands.")
+    doc.table(res.bot_tests, "Wins by bot against equal skill", ["profile", "level", "n", "statistic", "df",
+                                                                  "p_value", "test"])
+    doc.attach("win_rate_by_seat", res.seat_rates, "Win rate by seat_from_dealer")
+    doc.attach("win_rate_by_bot", res.bot_rates, "Win rate by bot")
+    doc.attach("net_payment", res.net_payment, "Mean net payment per game by seat and by bot")
+    doc.close("details")
+    doc.open("details", "Jokers")
+    doc.figure("jokers", plots.win_by_jokers, ordered(res.jokers, res.run.profiles),
+               "P(win the hand | jokers dealt), played hands, 95% Wilson intervals.")
     doc.table(res.jokers, "P(win the hand | dealt_jokers = j)",
               ["profile", "dealt_jokers", "n", "k", "estimate", "ci_low", "ci_high", "method"])
+    doc.close("details")
+    doc.attach("summary", res.summary, "Every headline metric (long format)")
 
 
-def build_report(res: metrics.Results) -> Document:
+def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None) -> Document:
     manifest = res.run.manifest
+    profiles = res.run.profiles
+    baseline = pick_baseline(profiles, baseline)
+    thresholds = findings.default_thresholds() if thresholds is None else thresholds
+    judged = findings.judge(baseline_differences(res, baseline), thresholds)
     doc = Document(f"Kalooki balance report: run {manifest.get('run_id')}")
     if res.run.problems:
         partial_warning(doc, res.run.problems)
-    doc.text(f"Profiles: {', '.join(res.run.profiles)}. {len(res.run.hands):,} player-hand rows, "
-             f"{len(res.run.game_rows):,} games. Generated by `kalooki report`; do not edit by hand.")
-    doc.heading("Summary")
-    doc.table(res.summary, "Headline metrics with 95% intervals", SUMMARY_COLUMNS)
-    metric_sections(doc, res)
+    doc.html(*play_model(res))
+    doc.toc()
+    doc.heading("Findings")
+    doc.text(f"Against the baseline {baseline}; a difference is stated only when it is clear after the Holm "
+             "correction and larger than the metric's practical threshold (configs/thresholds.toml).")
+    doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds)])
+    doc.heading("Headline metrics")
+    doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
+             f"Estimate (95% interval) per profile. Marked cells differ from the baseline {baseline} clearly and by "
+             "more than the practical threshold (▲ higher, ▼ lower, with the difference). Code names in small print.")
+    if len(judged):
+        doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
+    doc.heading("Figures")
+    figures(doc, res, judged, baseline)
+    details(doc, res)
+    params = {p: manifest.get("profiles", {}).get(p, {}).get("params", {}) for p in profiles}
+    if len(profiles) > 1 and any(params.values()):
+        differ = rule_table(params)
+        doc.heading("Rules that differ")
+        doc.open("details", f"{len(differ)} rule parameters differ between the profiles (every parameter under "
+                            "Provenance)")
+        doc.table(differ)
+        doc.close("details")
     doc.heading("Methods")
-    doc.bullets(METHOD_NOTES)
+    doc.open("details", "How each number was made")
+    doc.bullets(METHOD_NOTES + [THRESHOLD_NOTE])
+    doc.close("details")
     provenance(doc, manifest)
     return doc
 
 
-def write_report(run_dir, out_dir, allow_partial: bool = False) -> Path:
-    """Verify, analyse and write out_dir/report.html, out_dir/report.md and out_dir/figures/; returns the
-    HTML path.  UserError naming the problems when verification fails and allow_partial is False."""
+def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | None = None,
+                 thresholds_file=None) -> Path:
+    """Verify, analyse and write out_dir/report.html, out_dir/report.md, out_dir/figures/ and
+    out_dir/data/*.csv; returns the HTML path.  UserError naming the problems when verification
+    fails and allow_partial is False, or when the baseline or the thresholds file is wrong."""
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
+    thresholds = findings.load_thresholds(thresholds_file)
     res = metrics.compute(load_verified(run_dir, allow_partial))
-    return build_report(res).write(out_dir)
+    return build_report(res, baseline, thresholds).write(out_dir)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -48,24 +49,28 @@ def alpha_run(tmp_path):
     return write_run(tmp_path / "alpha-run", {"alpha": alpha_shards()})
 
 
+REPORT_FIGURES = ["opening_cdf.png", "kalooki_frequency.png", "survival.png", "hands_per_game.png",
+                  "seat_advantage.png", "eliminated_by_group.png", "payments_by_group.png", "jokers.png"]
+
+
 def test_report_writes_a_self_contained_html_and_markdown(alpha_run, tmp_path):
     out = tmp_path / "out"
     html = report.write_report(alpha_run, out)
     page = _parse(html)
-    assert len(page.images) == 6
+    assert len(page.images) == len(REPORT_FIGURES)  # one profile: no differences from a baseline to draw
     for src in page.images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     text = " ".join(page.text)
-    for expected in ("Summary", "Opening timing", "Kalooki frequency", "Elimination", "Game shape", "Fairness",
-                     "Jokers", "run-test", "kalooki simulate --test", "hash-alpha", "opening_min"):
-        assert expected in text
+    for expected in ("Play model", "Contents", "Findings", "Headline metrics", "Figures", "Details", "Opening timing",
+                     "Kalooki frequency", "Elimination", "Game shape", "Fairness", "Jokers", "run-test",
+                     "kalooki simulate --test", "hash-alpha", "opening_min"):
+        assert expected in text, expected
     assert "PARTIAL" not in text
     md = (out / "report.md").read_text()
     assert "![" in md and "(figures/opening_cdf.png)" in md
-    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
-        ["opening_cdf.png", "kalooki_frequency.png", "survival.png", "seat_advantage.png", "hands_per_game.png",
-         "jokers.png"])
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(REPORT_FIGURES)
+    assert {p.name for p in (out / "data").iterdir()} >= {"opened_by_round.csv", "survival.csv", "summary.csv"}
     assert not [p for p in out.rglob(".*tmp*")], "temporary files left behind"
 
 
@@ -132,7 +137,13 @@ def test_compare_flags_a_large_real_difference(synthetic_runs, tmp_path):
     assert rows.loc["kalooki_per_hand", "diff_ci_low"] > 0
     assert "Holm" in rows.loc["kalooki_per_hand", "correction"]
     assert "Fisher" in rows.loc["kalooki_per_hand", "test"] and "Welch" in rows.loc["hands_per_game", "test"]
-    assert len(_parse(html).images) == 6
+    page = _parse(html)
+    assert len(page.images) == 7  # the differences dot plot and six figures
+    text = " ".join(page.text)
+    assert text.index("Rules that differ") < text.index("Findings") < text.index("Headline metrics")
+    assert re.search(r"Kalookis per 1,000 hands:\s+B \(kalooki40\) higher than A \(kalooki40\), 1\d\d\.\d vs", text)
+    assert (tmp_path / "cmp/data/comparison.csv").is_file()
+    assert rows.loc["kalooki_per_hand", "verdict"] == "higher"
 
 
 def test_compare_flags_nothing_between_identical_datasets(synthetic_runs, tmp_path):

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SHOWN = ["profile_a", "profile_b", "metric", "estimate_a", "estimate_b", "difference", "diff_ci_low",
-         "diff_ci_high", "p_adjusted", "significant"]
-
 
 def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run")
@@ -16,6 +13,8 @@ def register(sub):
     p.add_argument("--profiles", metavar="A,B", help="profile of A and profile of B to compare")
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME)")
     p.add_argument("--allow-partial", action="store_true", help="compare runs that fail verification (marked partial)")
+    p.add_argument("--thresholds", metavar="FILE",
+                   help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
     p.set_defaults(func=run)
 
 
@@ -30,12 +29,13 @@ def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
 
 
 def run(args):
-    from analysis.compare import write_compare
-    from analysis.document import format_frame
+    from analysis.compare import terminal_table, write_compare
 
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
-    table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial)
-    print(format_frame(table[SHOWN]).to_string(index=False))
-    print(f"\nsignificant: {table.attrs['correction']}; difference = B - A")
-    print(f"wrote {html}, {out / 'report.md'} and {out / 'figures'}/")
+    table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial,
+                                thresholds_file=args.thresholds)
+    print(terminal_table(table))
+    print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
+    print("verdict: B higher / B lower when clear and past the practical threshold; -: no practical difference")
+    print(f"wrote {html}, {out / 'report.md'}, {out / 'figures'}/ and {out / 'data'}/")
     return 0

@@ -12,6 +12,10 @@ def register(sub):
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/<last name of RUN>)")
     p.add_argument("--allow-partial", action="store_true",
                    help="report on a run that fails verification, marked partial, leaving out unreadable files")
+    p.add_argument("--baseline", metavar="P",
+                   help="profile the others are compared with (default: the run's first profile)")
+    p.add_argument("--thresholds", metavar="FILE",
+                   help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
     p.set_defaults(func=run)
 
 
@@ -28,6 +32,7 @@ def run(args):
     if args.allow_partial:
         for problem in load.verify_run(args.run_dir):
             print(f"kalooki report: warning: {problem}", file=sys.stderr)
-    html = write_report(args.run_dir, out, allow_partial=args.allow_partial)
-    print(f"wrote {html}, {out / 'report.md'} and {out / 'figures'}/")
+    html = write_report(args.run_dir, out, allow_partial=args.allow_partial, baseline=args.baseline,
+                        thresholds_file=args.thresholds)
+    print(f"wrote {html}, {out / 'report.md'}, {out / 'figures'}/ and {out / 'data'}/")
     return 0
