@@ -54,7 +54,7 @@ def deal_level(tables: dict, n_seats: int):
     ``hand_win``: hands won / player-hands the bot played in the deal's games (void and stalled hands
     left out); ``game_win``, ``net_payment`` (units per game) and ``kalooki_rate`` (Kalooki wins per
     player-hand) likewise per deal.  ``*_edge``: the bot's value minus the mean of the other bots' values
-    in the same deal (every bot's edges, weighted by its seats, sum to zero)."""
+    in the same deal (the bots' edges sum to zero in every deal)."""
     import pandas as pd
     hands = tables["hands"].to_pandas()
     hands = hands[~hands["void"] & ~hands["stalled"]].assign(deal=lambda h: h["game_id"] // n_seats)
