@@ -569,7 +569,7 @@ def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
     return {
         "format": RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION, "engine_version": schema.ENGINE_VERSION,
         "run_id": plan.run_id, "created": created or _now(), "updated": _now(), "command": command,
-        "seed": c.seed, "config": c.to_json(), "package_versions": package_versions(),
+        "seed": c.seed, "paired": c.paired, "config": c.to_json(), "package_versions": package_versions(),
         "profiles": {n: {"rules_hash": pp.profile.rules_hash(), "params": pp.profile.params(), "games": c.games,
                          "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards),
                          "tables": [t.to_json() for t in pp.tables]}

@@ -19,7 +19,7 @@ from sim.engine import HandState
 from sim.game import CanonicalDeal
 from sim.records import ShardSpec, make_game, play_shard, table_of
 from sim.tournament import deal_level, play_tournament
-from test_runner import assert_same_tables, read_tables
+from test_runner import assert_same_tables, ray_session, read_tables  # noqa: F401 (a fixture)
 
 MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,greedy:1"
 PROVENANCE = ["run_id", "profile", "rules_hash"]
@@ -64,6 +64,22 @@ def test_mix_is_drawn_by_weight_per_game_and_seats_rotate(tmp_path):
     per_game = hands.groupby("game_id")["table"].agg(set)
     assert all(len(s) == 1 for s in per_game) and per_game.map(min).to_dict() == \
         games.groupby("game_id")["table"].first().to_dict()
+
+
+def test_mix_and_pairing_do_not_depend_on_workers(ray_session, tmp_path):
+    """Two all-greedy compositions under different names (fast, and the draw shows in the table column)."""
+    mix = "north=greedy,greedy,greedy,greedy:1; south=greedy,greedy,greedy,greedy:2"
+    args = dict(profiles=["kalooki40", "swedish"], games=12, seed=6, tables=mix, paired=True)
+    runner.run_local(runner.make_config(None, None, out=str(tmp_path / "local"), shard_games=12, **args),
+                     progress=False, log=lambda m: None)
+    runner.run(runner.make_config(None, None, out=str(tmp_path / "ray"), shard_games=5, workers=2, **args),
+               progress=False, log=lambda m: None)
+    local, ray = read_tables(tmp_path / "local"), read_tables(tmp_path / "ray")
+    assert_same_tables(local, ray)
+    games = local["games"].to_pandas()
+    assert set(games["table"]) == {"north", "south"}
+    by_profile = games.groupby(["game_id", "profile"])["table"].first().unstack()
+    assert (by_profile["kalooki40"] == by_profile["swedish"]).all()  # paired: one draw per game number
 
 
 def test_mix_shares_follow_the_weights_and_depend_on_the_game_alone():
@@ -129,7 +145,7 @@ def test_the_manifest_records_the_mix_and_pairing(tmp_path):
                              out=str(tmp_path / "m"), tables=MIX, paired=True)
     plan = runner.make_plan(cfg)
     m = runner.new_manifest(plan, "cmd")
-    assert m["config"]["paired"] is True
+    assert m["paired"] is True and m["config"]["paired"] is True
     assert m["config"]["tables"] == [{"name": "fast", "bots": ["greedy"] * 4, "weight": 3},
                                      {"name": "one_patient", "bots": ["patient", "greedy", "greedy", "greedy"],
                                       "weight": 1}]
