@@ -221,10 +221,11 @@ def _check_tables(tables, where: str) -> tuple:
         name = t.get("name", ",".join(bots))
         if not isinstance(name, str) or not name.strip():
             raise UserError(f"{at}: name = {name!r} must be a non-empty string")
+        name = name.strip()
         if name in names:
             raise UserError(f"{at}: table name {name!r} is used twice; give each composition its own name")
         names.add(name)
-        out.append(TableMix(name.strip(), tuple(bots), weight))
+        out.append(TableMix(name, tuple(bots), weight))
     sizes = {len(t.bots) for t in out}
     if len(sizes) > 1:
         raise UserError(f"{where}: the compositions seat different numbers of players ("

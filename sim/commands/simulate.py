@@ -17,7 +17,8 @@ def register(sub):
     p.add_argument("--games", type=int, metavar="N", help="games per profile")
     p.add_argument("--seed", type=int, metavar="S", help="run seed (a game depends only on seed, profile, game number)")
     p.add_argument("--out", metavar="DIR", help="output directory: a path or a URI (file:///..., s3://...)")
-    p.add_argument("--bots", metavar="A,B,C,D", help="bot per seat (default greedy in every seat)")
+    p.add_argument("--bots", metavar="A,B,C,D", help="one table: a bot per seat, seats rotated game by game "
+                   "(default greedy in every seat)")
     p.add_argument("--tables", metavar="MIX",
                    help="a weighted mix of table compositions, ';'-separated [NAME=]BOTS[:WEIGHT], e.g. "
                         "'casual=greedy,greedy,greedy,greedy:1; strong=expert,expert,expert,expert:1' "
