@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/pairing_gain.py [--bot-games 800] [--profile-games 3000] [--seed 1] [--workers 2]
 
-(a) Bots: ``expert`` against three ``greedy`` bots in kalooki40.  Unpaired: an ordinary tournament of
+(a) Bots: ``expert`` against three ``greedy`` bots in kalooki40 (and in east_coast, where each hand
+    is a game, to see how much of the luck lies in the cards dealt).  Unpaired: an ordinary tournament of
     N games (seats rotated game by game, a new deal every game); the unit is the game, and the expert's
     hand-win share (hands it won / hands it played in the game) and net payment (units) are averaged
     over games.  Paired: a duplicate tournament of the same N games (N/4 deals, each played in all four
@@ -37,6 +38,7 @@ from sim import profiles, runner
 from sim.tournament import deal_level, play_tournament
 
 Z = 0.95
+BOT_PROFILES = ("kalooki40", "east_coast")
 
 
 def t_width(values) -> float:
@@ -66,8 +68,8 @@ def row(comparison: str, metric: str, unit: str, n_games: int, estimate: float, 
 # ---------------------------------------------------------------------------------------------
 # (a) expert against three greedy bots
 
-def bot_gain(games: int, seed: int, workers: int) -> list[dict]:
-    prof = profiles.load("kalooki40")
+def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
+    prof = profiles.load(profile)
     bots = ["expert", "greedy", "greedy", "greedy"]
     plain = play_tournament(prof, bots, games, seed, workers=workers)
     dup = play_tournament(prof, bots, games, seed, workers=workers, duplicate=True)
@@ -78,7 +80,7 @@ def bot_gain(games: int, seed: int, workers: int) -> list[dict]:
     per_game_pay = g[g["bot"] == "expert"].set_index("game_id")["net_payment"]
     per_deal = deal_level(dup, len(bots))
     e = per_deal[per_deal["bot"] == "expert"]
-    name = "expert vs 3 greedy (kalooki40)"
+    name = f"expert vs 3 greedy ({profile})"
     return [row(name, "expert hand-win share", "share of its hands", games, e["hand_win"].mean(),
                 t_width(per_game_share), t_width(e["hand_win"])),
             row(name, "expert net payment per game", "units per game", games, e["net_payment"].mean(),
@@ -146,7 +148,7 @@ def main(argv=None) -> int:
     if args.bot_games % 4 or args.bot_games < 8 or args.profile_games < 2:
         ap.error("--bot-games must be a multiple of 4 (>= 8) and --profile-games >= 2")
     t0 = time.perf_counter()
-    rows = bot_gain(args.bot_games, args.seed, args.workers)
+    rows = [r for p in BOT_PROFILES for r in bot_gain(p, args.bot_games, args.seed, args.workers)]
     with tempfile.TemporaryDirectory() as tmp:
         rows += profile_gain(args.profile_games, args.seed, args.workers, Path(tmp))
     frame = pd.DataFrame(rows)
