@@ -115,7 +115,7 @@ def synthesize_profile(rng: np.random.Generator, name: str, spec: dict, rows: in
         "cards_left": cards_left, "penalty": penalty, "penalty_total": rng.integers(0, 160, size),
         "eliminated": eliminated, "bought_in": bought_in, "buy_ins_total": rng.integers(0, 3, size),
         "payment": rng.integers(-10, 11, size), "stock_reshuffles": reshuffles[row_deal], "void": void[row_deal],
-        "stalled": stalled[row_deal],
+        "stalled": stalled[row_deal], "table": _strings(",".join(spec["bots"]), n=size),
     }
 
     game_rows = n_games * n
@@ -136,7 +136,7 @@ def synthesize_profile(rng: np.random.Generator, name: str, spec: dict, rows: in
         "finish_rank": rank, "eliminated_count": per_seat(eliminated), "buy_ins": per_seat(bought_in),
         "final_penalty_total": rng.integers(0, 200, game_rows), "net_payment": rng.integers(-30, 31, game_rows),
         "kalookis": per_seat(won & (win_type == 1)), "pool": np.repeat(rng.integers(20, 60, n_games), n),
-        "stalled": game_stalled[game],
+        "stalled": game_stalled[game], "table": _strings(",".join(spec["bots"]), n=game_rows),
     }
     return hands, games
 

@@ -223,9 +223,61 @@ def _all_plain_greedy(bots) -> bool:
     return all(type(b) is GreedyBot and not b.params for b in bots)
 
 
+class CanonicalDeal:
+    """The hand's random stream, dealing as if one card at a time whatever the profile's deal_pattern.
+
+    It draws exactly what the plain stream draws (so the stock, the upcard and every later hand are the
+    same), then moves the shuffled cards so that dealing them in the profile's packets gives each seat
+    the cards it would get one at a time.  The pack is uniformly shuffled, so each profile's
+    distribution of hands is unchanged; paired runs use it so that profiles that differ only in the
+    deal pattern receive the same cards seat by seat.
+    """
+
+    def __init__(self, rng: np.random.Generator, profile, n_players: int):
+        self.rng = rng
+        self.order = _packet_positions(profile, n_players)
+
+    def shuffle(self, deck):
+        self.rng.shuffle(deck)
+        if self.order is not None:
+            size = len(self.order)
+            canonical = deck[:size].copy()
+            deck[self.order] = canonical
+
+    def random(self, *args, **kwargs):
+        return self.rng.random(*args, **kwargs)
+
+    def integers(self, *args, **kwargs):
+        return self.rng.integers(*args, **kwargs)
+
+
+def _packet_positions(profile, n: int):
+    """``order[i]``: where the deal puts the i-th card of a one-at-a-time deal (None: the same place).
+
+    Position j*n + k of a one-at-a-time deal is card j of the k-th player dealt to; the packet deal
+    (sim.engine.HandState._deal, no cut-card joker) gives that player its cards in packets instead."""
+    if not profile.deal_pattern or profile.cut_card_joker:
+        return None
+    size = profile.hand_size_for(n)
+    left = [size] * n
+    got: list[list[int]] = [[] for _ in range(n)]
+    pos = 0
+    for packet in list(profile.deal_pattern):
+        for k in range(n):
+            take = min(packet, left[k])
+            got[k] += range(pos, pos + take)
+            pos += take
+            left[k] -= take
+    for k in range(n):
+        got[k] += range(pos, pos + left[k])
+        pos += left[k]
+    return np.array([got[k][j] for j in range(size) for k in range(n)], dtype=np.int64)
+
+
 def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None,
-              hand_ctx: dict | None = None) -> GameRecord:
-    """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``."""
+              hand_ctx: dict | None = None, canonical_deal: bool = False) -> GameRecord:
+    """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``.
+    ``canonical_deal``: deal as if one card at a time whatever the deal pattern (``CanonicalDeal``)."""
     n = len(bots)
     ledger = Ledger(profile, n)
     game = GameRecord(ledger=ledger)
@@ -237,7 +289,8 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
         while True:
             seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
             pos_dealer = seats.index(dealer) if dealer in seats else 0
-            state = HandState(profile, len(seats), pos_dealer, rng, record=record)
+            hand_rng = CanonicalDeal(rng, profile, len(seats)) if canonical_deal else rng
+            state = HandState(profile, len(seats), pos_dealer, hand_rng, record=record)
             if hand_ctx is not None:
                 hand_ctx.update(hand_no=hand_no, redeal_no=redeal, seats=seats)
             dealt = state.hands.copy()

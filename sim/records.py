@@ -2,7 +2,11 @@
 
 A game's random stream depends only on (run seed, profile name, game number): its SeedSequence is
 ``SeedSequence(seed, spawn_key=(crc32(profile), game_id))``, so a game is the same whatever shard or
-worker plays it.  ``play_shard`` is the serial unit of work the runner distributes.
+worker plays it.  A paired spec drops the profile from the key (``spawn_key=(deal,)``), so every profile
+of a paired run plays game g from the same deal; a duplicate spec (tournaments) plays deal
+``game_id // n`` once per rotation of the bots, rotation ``game_id % n``.  Its children: 0 the deal,
+1..n the bots by seat, and ``TABLE_STREAM`` the choice of the table composition among a run's
+weighted mix.  ``play_shard`` is the serial unit of work the runner distributes.
 """
 from __future__ import annotations
 
@@ -31,21 +35,60 @@ class ShardSpec:
     run_id: str = "local"
     events: bool = False
     bot_params: dict = field(default_factory=dict)  # bot name -> parameters
-    rotate: bool = False  # tournaments: game g seats bot (s + g) % n at seat s
+    rotate: bool = False  # game g seats bot (s + g) % n at seat s (runs and tournaments)
+    paired: bool = False  # the game's stream is keyed by (seed, deal) alone: the same deal in every profile
+    duplicate: bool = False  # game g is rotation g % n of deal g // n (duplicate tournaments)
+    tables: tuple = ()  # (name, bots, weight) compositions; () = one composition, ``bots``
+
+    @property
+    def compositions(self) -> tuple:
+        return self.tables or ((",".join(self.bots), tuple(self.bots), 1),)
+
+
+TABLE_STREAM = 1000  # the spawn-key child of a game's SeedSequence that picks its table composition
+
+
+def deal_of(spec: ShardSpec, game_id: int) -> int:
+    """The deal a game is played from: its own number, or in a duplicate tournament game_id // n."""
+    return game_id // len(spec.bots) if spec.duplicate else game_id
+
+
+def rotation_of(spec: ShardSpec, game_id: int) -> int:
+    return game_id % len(spec.bots) if spec.duplicate else game_id
+
+
+def game_seed(seed: int, profile_name: str, game_id: int, paired: bool = False) -> np.random.SeedSequence:
+    key = (int(game_id),) if paired else (zlib.crc32(profile_name.encode()), int(game_id))
+    return np.random.SeedSequence(int(seed), spawn_key=key)
+
+
+def spec_seed(spec: ShardSpec, game_id: int) -> np.random.SeedSequence:
+    return game_seed(spec.seed, spec.profile.name, deal_of(spec, game_id), spec.paired or spec.duplicate)
+
+
+def table_of(spec: ShardSpec, game_id: int) -> tuple:
+    """(name, bots) of the game's composition: drawn by weight from the game's own TABLE_STREAM child, so
+    it depends on (seed, [profile,] deal) alone and not on shards or workers."""
+    comps = spec.compositions
+    if len(comps) == 1:
+        return comps[0][0], tuple(comps[0][1])
+    ss = spec_seed(spec, game_id)
+    u = np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (TABLE_STREAM,))).random()
+    cum = np.cumsum([float(w) for _, _, w in comps])
+    i = min(int(np.searchsorted(cum / cum[-1], u, side="right")), len(comps) - 1)
+    return comps[i][0], tuple(comps[i][1])
 
 
 def seating(spec: ShardSpec, game_id: int) -> list[str]:
-    n = len(spec.bots)
-    return [spec.bots[(s + game_id) % n] for s in range(n)] if spec.rotate else list(spec.bots)
-
-
-def game_seed(seed: int, profile_name: str, game_id: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile_name.encode()), int(game_id)))
+    bots = table_of(spec, game_id)[1]
+    n = len(bots)
+    r = rotation_of(spec, game_id)
+    return [bots[(s + r) % n] for s in range(n)] if spec.rotate else list(bots)
 
 
 def make_game(spec: ShardSpec, game_id: int):
-    """The RNG and bots of one game, from (seed, profile, game number) alone."""
-    ss = game_seed(spec.seed, spec.profile.name, game_id)
+    """The RNG and bots of one game, from (seed, profile, game number) alone ((seed, deal) when paired)."""
+    ss = spec_seed(spec, game_id)
     children = ss.spawn(1 + len(spec.bots))
     rng = np.random.default_rng(children[0])
     bots = [make_bot(name, np.random.default_rng(children[1 + i]), spec.bot_params.get(name))
@@ -64,6 +107,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
     for game_id in range(spec.first_game, spec.first_game + spec.n_games):
         rng, bots = make_game(spec, game_id)
         names = seating(spec, game_id)
+        table_name = table_of(spec, game_id)[0]
         buy_ins = [0] * len(bots)
         hand_ctx = {"totals": [0] * len(bots)}  # hand numbers for turn rows; totals for void hands
 
@@ -126,11 +170,12 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 hands["stock_reshuffles"].append(st.reshuffles)
                 hands["void"].append(bool(res.void))
                 hands["stalled"].append(bool(res.stalled))
+                hands["table"].append(table_name)
             if sheet is not None:
                 hand_ctx["totals"] = list(sheet.totals)
 
         game = play_game(p, bots, rng, on_turn=on_turn if turns is not None else None,
-                         on_hand=on_hand, hand_ctx=hand_ctx)
+                         on_hand=on_hand, hand_ctx=hand_ctx, canonical_deal=spec.paired)
         lg = game.ledger
         ranks = lg.finish_ranks()
         for seat in range(len(bots)):
@@ -150,6 +195,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
             games["kalookis"].append(lg.kalookis[seat])
             games["pool"].append(lg.pool_collected)
             games["stalled"].append(lg.stalled)
+            games["table"].append(table_name)
     if dealt_batch:
         hands["dealt_max_meld_value"] = MS.batch(np.stack(dealt_batch), p)["max_meld_value"].astype(np.int16)
     else:

@@ -2,8 +2,11 @@
 ``run_shard(spec) -> tables`` and written by whoever played it; Ray is a thin layer over that.
 The files' layout, the manifest and the integrity check belong to ``sim.runformat``.
 
-A run is a ``RunConfig`` (profiles, games, seed, out, bots, players, workers, shard_games, events,
-rule overrides, bot parameters), validated as a whole into a ``Plan`` before anything is written.
+A run is a ``RunConfig`` (profiles, games, seed, out, table compositions, players, workers, shard_games,
+events, rule overrides, bot parameters, pairing), validated as a whole into a ``Plan`` before anything is
+written.  A run seats one table composition (``--bots``) or a weighted mix of them (``tables``); each
+game draws its composition from its own random stream and rotates the seats game by game, as a
+tournament does.  A paired run (``paired``) plays game g of every profile from the same deal.
 Shard ``i`` of profile ``P`` holds games ``i*shard_games ..`` and lands in
 ``OUT/{hands,games[,turns]}/profile=P/part-0000i.parquet``.  ``OUT/manifest.json`` is rewritten
 atomically after every finished shard; it lists exactly the files that make up the run, so a run
@@ -59,14 +62,29 @@ CONFIG_KEYS = {
     "events": "\"turns\" to record every turn, or \"none\"",
     "sets": "a table of rule parameter = value (every profile), or profile = { parameter = value }",
     "bot_params": "a table of bot name = { parameter = value }",
+    "tables": "a list of table compositions { bots = \"a,b,c,d\", weight = 1, name = \"...\" } (name optional)",
+    "paired": "true to deal game g of every profile from the same shuffled pack (common deals), or false",
 }
 CLI_FLAGS = {"profiles": "--profile", "games": "--games", "seed": "--seed", "out": "--out", "bots": "--bots",
              "players": "--players", "workers": "--workers", "shard_games": "--shard-games",
-             "events": "--events", "sets": "--set", "bot_params": "bot_params"}
+             "events": "--events", "sets": "--set", "bot_params": "bot_params", "tables": "--tables",
+             "paired": "--paired"}
 
 
 # ----------------------------------------------------------------------------------------------
 # configuration
+
+@dataclass(frozen=True)
+class TableMix:
+    """One table composition of a run: the bots in seat order (rotated game by game), its weight among
+    the run's compositions, and the name its games carry in the ``table`` column."""
+    name: str
+    bots: tuple
+    weight: float = 1.0
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "bots": list(self.bots), "weight": self.weight}
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -82,13 +100,16 @@ class RunConfig:
     events: bool = False
     sets: dict = field(default_factory=dict)
     bot_params: dict = field(default_factory=dict)
+    tables: tuple | None = None  # TableMix entries; None: one composition (bots, else greedy in every seat)
+    paired: bool = False
 
     def to_json(self) -> dict:
         return {"profiles": list(self.profiles), "games": self.games, "seed": self.seed, "out": self.out,
                 "bots": list(self.bots) if self.bots else None, "players": self.players,
                 "workers": self.workers, "shard_games": self.shard_games,
                 "events": "turns" if self.events else "none",
-                "sets": {p: dict(v) for p, v in self.sets.items() if v}, "bot_params": self.bot_params}
+                "sets": {p: dict(v) for p, v in self.sets.items() if v}, "bot_params": self.bot_params,
+                "tables": [t.to_json() for t in self.tables] if self.tables else None, "paired": self.paired}
 
 
 def read_run_config(path) -> dict:
@@ -148,11 +169,79 @@ def _check_sets_table(table: dict, where: str, profile_names) -> dict:
     return {p: {**common, **per_profile.get(p, {})} for p in profile_names}
 
 
+def parse_tables_text(text: str) -> list[dict]:
+    """``--tables`` on the command line: compositions separated by ';', each ``[NAME=]BOTS[:WEIGHT]``,
+    e.g. ``casual=greedy,greedy,greedy,greedy:1; expert,expert,expert,expert:1``."""
+    entries = []
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        entry = {}
+        if "=" in part:
+            entry["name"], part = (x.strip() for x in part.split("=", 1))
+        if ":" in part:
+            part, weight = (x.strip() for x in part.rsplit(":", 1))
+            try:
+                entry["weight"] = float(weight) if any(c in weight for c in ".eE") else int(weight)
+            except ValueError:
+                raise UserError(f"--tables: weight {weight!r} of {part!r} is not a number; write "
+                                "[NAME=]BOTS[:WEIGHT], e.g. casual=greedy,greedy,greedy,greedy:2") from None
+        entry["bots"] = part
+        entries.append(entry)
+    return entries
+
+
+def _check_tables(tables, where: str) -> tuple:
+    """A list of {bots, weight, name} tables (TOML) -> TableMix entries, every one checked."""
+    allowed = CONFIG_KEYS["tables"]
+    if not isinstance(tables, list) or not tables:
+        raise UserError(f"{where} = {tables!r} must be {allowed}")
+    out, names = [], set()
+    for i, t in enumerate(tables):
+        at = f"{where}[{i}]"
+        if not isinstance(t, dict):
+            raise UserError(f"{at} = {t!r} must be a table {{ bots = \"a,b,c,d\", weight = 1 }}")
+        unknown = [k for k in t if k not in ("bots", "weight", "name")]
+        if unknown:
+            raise UserError(f"{at}: unknown key {unknown[0]!r}; allowed keys: bots, weight, name")
+        bots = t.get("bots")
+        if isinstance(bots, str):
+            bots = [b.strip() for b in bots.split(",")]
+        if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b for b in bots):
+            raise UserError(f"{at}: bots = {t.get('bots')!r} must be the bots of one table, one per seat, "
+                            "e.g. \"expert,greedy,greedy,greedy\"")
+        for b in bots:
+            if b not in _bot_names():
+                raise UserError(f"{at}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+        weight = t.get("weight", 1)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
+                or weight <= 0:
+            raise UserError(f"{at}: weight = {weight!r} is not allowed; allowed: a number > 0 "
+                            "(its share of the run's games is its weight over the sum of the weights)")
+        name = t.get("name", ",".join(bots))
+        if not isinstance(name, str) or not name.strip():
+            raise UserError(f"{at}: name = {name!r} must be a non-empty string")
+        name = name.strip()
+        if name in names:
+            raise UserError(f"{at}: table name {name!r} is used twice; give each composition its own name")
+        names.add(name)
+        out.append(TableMix(name, tuple(bots), weight))
+    sizes = {len(t.bots) for t in out}
+    if len(sizes) > 1:
+        raise UserError(f"{where}: the compositions seat different numbers of players ("
+                        + ", ".join(f"{t.name!r}: {len(t.bots)}" for t in out) + "); give every one the same "
+                        "number of bots, one per seat")
+    return tuple(out)
+
+
 def make_config(file_values: dict | None = None, config_path=None, **cli) -> RunConfig:
     """A checked RunConfig from a run-config file's keys overridden by CLI values (None = not given).
 
     CLI values: profiles (list), games, seed, out, bots ("a,b,c" or list), players, workers,
-    shard_games, events ("turns"/"none"), sets (list of "KEY=VALUE", applied to every profile).
+    shard_games, events ("turns"/"none"), sets (list of "KEY=VALUE", applied to every profile),
+    tables (``parse_tables_text`` syntax or a list of tables), paired (bool).  ``--bots`` is the
+    one-composition shorthand: given as a flag it replaces the file's tables; both as flags is an error.
     """
     file_values = dict(file_values or {})
     unknown = [k for k in cli if k not in CONFIG_KEYS]
@@ -209,6 +298,26 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
                 raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
         bots = tuple(bots)
 
+    if cli.get("bots") is not None and cli.get("tables") is not None:
+        raise UserError("--bots and --tables both given: --bots is the one-composition shorthand; give one of them")
+    if "bots" in file_values and "tables" in file_values:
+        raise UserError(f"{config_path}: both 'bots' and 'tables' are given; 'bots' is the one-composition "
+                        "shorthand, so keep one of them")
+    tables = None
+    if cli.get("bots") is None:
+        tables, where = pick("tables")
+        if isinstance(tables, str):
+            tables = parse_tables_text(tables)
+        if tables is not None:
+            tables = _check_tables(tables, where)
+            bots = None
+
+    paired, where = pick("paired")
+    if paired is None:
+        paired = False
+    if not isinstance(paired, bool):
+        raise UserError(f"{where} = {paired!r} is not allowed; allowed: {CONFIG_KEYS['paired']}")
+
     events, where = pick("events")
     if events is None or events in ("none", "", []):
         events = False
@@ -238,7 +347,7 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         check_params(b, params, where)
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
-                     bot_params=bot_params, **values)
+                     bot_params=bot_params, tables=tables, paired=paired, **values)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -248,8 +357,15 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
 class ProfilePlan:
     profile: PR.Profile
     n_players: int
-    bots: tuple
+    tables: tuple  # TableMix entries, each with n_players bots
     shards: tuple  # (index, first_game, n_games)
+
+    @property
+    def bots(self) -> tuple:
+        """The seats of a one-composition run; else every bot the mix seats, each once."""
+        if len(self.tables) == 1:
+            return self.tables[0].bots
+        return tuple(sorted({b for t in self.tables for b in t.bots}))
 
 
 @dataclass(frozen=True)
@@ -275,21 +391,57 @@ def _apply_sets(p: PR.Profile, sets: dict) -> PR.Profile:
     return PR.validate(dataclasses.replace(p, **changes), source)
 
 
-def data_identity(profile_entries: dict, games: int, seed: int, events: bool, bot_params: dict) -> dict:
+def data_identity(profile_entries: dict, games: int, seed: int, events: bool, bot_params: dict,
+                  paired: bool = False) -> dict:
     """What determines the rows of a run (the run_id hashes this)."""
     return {"engine_version": schema.ENGINE_VERSION, "schema_version": schema.SCHEMA_VERSION,
             "games": games, "seed": seed, "events": "turns" if events else "none", "bot_params": bot_params,
-            "profiles": {n: {"params": e["params"], "n_players": e["n_players"], "bots": list(e["bots"])}
+            "paired": paired,
+            "profiles": {n: {"params": e["params"], "n_players": e["n_players"],
+                             "tables": [t.to_json() for t in e["tables"]]}
                          for n, e in sorted(profile_entries.items())}}
+
+
+def deal_signature(profile: PR.Profile, n_players: int) -> dict:
+    """What two profiles must share to be dealt game g from the same shuffled pack, seat by seat.
+
+    The deal pattern is not in it: a paired run deals every profile as if one card at a time (see
+    ``sim.game.deal_rng``), which leaves each profile's distribution of hands unchanged because the pack
+    is uniformly shuffled."""
+    return {"pack": f"{profile.deck_size} cards ({profile.jokers} jokers)", "players": n_players,
+            "hand size": profile.hand_size_for(n_players), "cut_card_joker": profile.cut_card_joker}
+
+
+def check_pairing(plans: dict) -> None:
+    """Refuse a paired run whose profiles cannot be dealt the same cards, naming what differs."""
+    items = list(plans.items())
+    for name, pp in items:
+        if pp.profile.cut_card_joker and pp.profile.deal_pattern:
+            raise UserError(f"--paired: profile {name!r} has cut_card_joker with a deal_pattern "
+                            f"{pp.profile.deal_pattern}; a paired run deals one card at a time and cannot "
+                            "pair that deal: drop --paired or set deal_pattern=[]")
+    first_name, first = items[0]
+    ref = deal_signature(first.profile, first.n_players)
+    for name, pp in items[1:]:
+        sig = deal_signature(pp.profile, pp.n_players)
+        diffs = [f"{k}: {ref[k]} in {first_name}, {sig[k]} in {name}" for k in ref if ref[k] != sig[k]]
+        if diffs:
+            raise UserError(f"--paired: profiles {first_name!r} and {name!r} cannot be dealt the same cards ("
+                            + "; ".join(diffs) + "). Paired profiles must share the pack, the number of "
+                            "players, the hand size and cut_card_joker; run the others in a separate run")
 
 
 def make_plan(config: RunConfig) -> Plan:
     """Resolve every profile, seat and shard; every bad-input error is raised here, before any write."""
     plans = {}
+    mix = config.tables
     for name in config.profiles:
         prof = _apply_sets(PR.load(name), config.sets.get(name, {}))
         if config.players is not None:
             n, src = config.players, f"--players {config.players}"
+        elif mix:
+            k = len(mix[0].bots)
+            n, src = k, f"the tables seat {k} bots each, so {k} players"
         elif config.bots:
             n, src = len(config.bots), f"--bots lists {len(config.bots)} bots, so {len(config.bots)} players"
         else:
@@ -298,16 +450,26 @@ def make_plan(config: RunConfig) -> Plan:
             PR.check_players(prof, n)
         except PR.ProfileError as e:
             raise UserError(f"{src}: {e}") from None
-        bots = tuple(config.bots) if config.bots else (DEFAULT_BOT,) * n
-        if len(bots) != n:
-            raise UserError(f"--bots lists {len(bots)} bots ({','.join(bots)}) but the games have {n} players "
-                            f"(players = {n}); give one bot per seat")
+        if mix:
+            tables = mix
+            for t in tables:
+                if len(t.bots) != n:
+                    raise UserError(f"table {t.name!r} seats {len(t.bots)} bots ({','.join(t.bots)}) but the games "
+                                    f"have {n} players (players = {n}); give one bot per seat")
+        else:
+            bots = tuple(config.bots) if config.bots else (DEFAULT_BOT,) * n
+            if len(bots) != n:
+                raise UserError(f"--bots lists {len(bots)} bots ({','.join(bots)}) but the games have {n} players "
+                                f"(players = {n}); give one bot per seat")
+            tables = (TableMix(",".join(bots), bots, 1),)
         m = config.shard_games
         shards = tuple((i, i * m, min(m, config.games - i * m)) for i in range(math.ceil(config.games / m)))
-        plans[name] = ProfilePlan(prof, n, bots, shards)
-    entries = {n: {"params": pp.profile.params(), "n_players": pp.n_players, "bots": pp.bots}
+        plans[name] = ProfilePlan(prof, n, tables, shards)
+    if config.paired:
+        check_pairing(plans)
+    entries = {n: {"params": pp.profile.params(), "n_players": pp.n_players, "tables": pp.tables}
                for n, pp in plans.items()}
-    ident = data_identity(entries, config.games, config.seed, config.events, config.bot_params)
+    ident = data_identity(entries, config.games, config.seed, config.events, config.bot_params, config.paired)
     run_id = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
     return Plan(config, plans, run_id)
 
@@ -404,9 +566,10 @@ def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
     return {
         "format": RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION, "engine_version": schema.ENGINE_VERSION,
         "run_id": plan.run_id, "created": created or _now(), "updated": _now(), "command": command,
-        "seed": c.seed, "config": c.to_json(), "package_versions": package_versions(),
+        "seed": c.seed, "paired": c.paired, "config": c.to_json(), "package_versions": package_versions(),
         "profiles": {n: {"rules_hash": pp.profile.rules_hash(), "params": pp.profile.params(), "games": c.games,
-                         "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards)}
+                         "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards),
+                         "tables": [t.to_json() for t in pp.tables]}
                      for n, pp in plan.profiles.items()},
         "shards": [], "complete": False,
     }
@@ -422,10 +585,12 @@ def _identity_of_manifest(m: dict) -> dict:
     cfg = m.get("config", {})
     out = {"engine_version": m.get("engine_version"), "schema_version": m.get("schema_version"),
            "profiles": sorted(m.get("profiles", {})), "games": cfg.get("games"), "seed": cfg.get("seed"),
-           "events": cfg.get("events"), "shard_games": cfg.get("shard_games"), "bot_params": cfg.get("bot_params")}
+           "events": cfg.get("events"), "shard_games": cfg.get("shard_games"), "bot_params": cfg.get("bot_params"),
+           "paired": bool(cfg.get("paired"))}
     for name, e in m.get("profiles", {}).items():
         out[f"players ({name})"] = e.get("n_players")
         out[f"bots ({name})"] = list(e.get("bots") or [])
+        out[f"tables ({name})"] = e.get("tables")
         for k, v in (e.get("params") or {}).items():
             out[f"{name}.{k}"] = v
     return out
@@ -471,7 +636,7 @@ def _warm_up(plan: Plan) -> None:
     disk cache instead of each compiling them: the greedy hand loop, and one Python hand with the
     other bots (the meld search, discard and look-ahead kernels)."""
     pps = list(plan.profiles.values())
-    if any(all(b == "greedy" for b in pp.bots) for pp in pps):
+    if any(all(b == "greedy" for b in t.bots) for pp in pps for t in pp.tables):
         from .fastgreedy import warm_up
         warm_up()
     mixed = [pp for pp in pps if any(b != "greedy" for b in pp.bots)]
@@ -519,6 +684,10 @@ def _command_line(config: RunConfig) -> str:
     parts += ["--games", str(config.games), "--seed", str(config.seed), "--out", config.out]
     if config.bots:
         parts += ["--bots", ",".join(config.bots)]
+    if config.tables:
+        parts += ["--tables", "; ".join(f"{t.name}={','.join(t.bots)}:{t.weight}" for t in config.tables)]
+    if config.paired:
+        parts.append("--paired")
     if config.players:
         parts += ["--players", str(config.players)]
     parts += ["--shard-games", str(config.shard_games)]
@@ -643,9 +812,10 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         for index, first, n in pp.shards:
             if (name, index) in done_keys:
                 continue
-            spec = ShardSpec(profile=pp.profile, bots=list(pp.bots), seed=config.seed, first_game=first,
-                             n_games=n, run_id=plan.run_id, events=config.events,
-                             bot_params=config.bot_params)
+            spec = ShardSpec(profile=pp.profile, bots=list(pp.tables[0].bots), seed=config.seed,
+                             first_game=first, n_games=n, run_id=plan.run_id, events=config.events,
+                             bot_params=config.bot_params, rotate=True, paired=config.paired,
+                             tables=tuple((t.name, t.bots, t.weight) for t in pp.tables))
             jobs.append(ShardJob(spec, index, config.out, plan.tables))
     # Profiles interleaved (a steadier rate and time left), short last shards at the end.
     jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))

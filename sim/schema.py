@@ -9,8 +9,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 # Bump whenever results for the same seed can change (rules, bots, RNG use, recorded columns).
-ENGINE_VERSION = "0.2.0"
-SCHEMA_VERSION = 1
+ENGINE_VERSION = "0.3.0"
+SCHEMA_VERSION = 2
 
 _PROVENANCE = [
     ("run_id", pa.string(), "identifier of the run (hash of its configuration)"),
@@ -50,6 +50,7 @@ HANDS = _PROVENANCE + [
     ("stock_reshuffles", pa.int8(), "times the discard pile became the stock in this hand"),
     ("void", pa.bool_(), "the hand was void (stock exhausted); it scores nothing and is re-dealt"),
     ("stalled", pa.bool_(), "the hand hit turn_cap and was stopped; it scores nothing"),
+    ("table", pa.string(), "the game's table composition (its name in the run's tables; default the bots, comma-separated)"),
 ]
 
 GAMES = _PROVENANCE + [
@@ -67,6 +68,7 @@ GAMES = _PROVENANCE + [
     ("kalookis", pa.int16(), "hands won by Kalooki"),
     ("pool", pa.int32(), "size of the pool at the end of the game"),
     ("stalled", pa.bool_(), "the game hit hand_cap and was stopped"),
+    ("table", pa.string(), "the game's table composition (its name in the run's tables; default the bots, comma-separated)"),
 ]
 
 TURNS = _PROVENANCE + [

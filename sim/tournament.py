@@ -3,6 +3,13 @@
 Game g seats bot ``bots[(s + g) % n]`` at seat s.  Chunks of games may be played in several
 processes; every game depends only on (seed, profile, game number), so the tables are the same
 whatever the number of workers.
+
+A duplicate tournament (``duplicate=True``) plays each deal once per rotation of the bots: games
+``d*n .. d*n + n-1`` are rotations 0..n-1 of deal d, all from deal d's random stream (the same shuffled
+pack, the same first dealer, the same seat-by-seat bot streams), so in every rotation the same cards
+reach the same seats and only the bot holding them changes.  Its estimates are averages over deals of
+each bot's per-deal average over the rotations (``deal_level``), with t intervals over deals: the luck
+of the cards, which every bot met once per seat, drops out of the interval.
 """
 from __future__ import annotations
 
@@ -18,9 +25,13 @@ def _chunk(spec: ShardSpec):
 
 
 def play_tournament(profile, bots: list[str], games: int, seed: int, bot_params=None, progress=None,
-                    workers: int = 1, chunk: int = 20) -> dict:
+                    workers: int = 1, chunk: int = 20, duplicate: bool = False) -> dict:
+    """The hands and games tables of ``games`` games (with ``duplicate``, games // len(bots) deals)."""
+    if duplicate and games % len(bots):
+        raise ValueError(f"a duplicate tournament plays whole deals: games ({games}) must be a multiple of "
+                         f"the {len(bots)} seats")
     specs = [ShardSpec(profile, list(bots), seed=seed, first_game=g, n_games=min(chunk, games - g),
-                       run_id="tournament", bot_params=bot_params or {}, rotate=True)
+                       run_id="tournament", bot_params=bot_params or {}, rotate=True, duplicate=duplicate)
              for g in range(0, games, chunk)]
     results = []
     if workers <= 1:
@@ -35,3 +46,30 @@ def play_tournament(profile, bots: list[str], games: int, seed: int, bot_params=
                 if progress:
                     progress(spec.n_games)
     return {k: pa.concat_tables([r[k] for r in results]) for k in ("hands", "games")}
+
+
+def deal_level(tables: dict, n_seats: int):
+    """One row per (deal, bot) of a duplicate tournament: the bot's averages over the deal's rotations.
+
+    ``hand_win``: hands won / player-hands the bot played in the deal's games (void and stalled hands
+    left out); ``game_win``, ``net_payment`` (units per game) and ``kalooki_rate`` (Kalooki wins per
+    player-hand) likewise per deal.  ``*_edge``: the bot's value minus the mean of the other bots' values
+    in the same deal (the bots' edges sum to zero in every deal)."""
+    import pandas as pd
+    hands = tables["hands"].to_pandas()
+    hands = hands[~hands["void"] & ~hands["stalled"]].assign(deal=lambda h: h["game_id"] // n_seats)
+    games = tables["games"].to_pandas().assign(deal=lambda g: g["game_id"] // n_seats)
+    h = hands.assign(kalooki=hands["win_type"] == "kalooki").groupby(["deal", "bot"]).agg(
+        player_hands=("won", "size"), hands_won=("won", "sum"), kalookis=("kalooki", "sum"))
+    g = games.groupby(["deal", "bot"]).agg(player_games=("won", "size"), game_win=("won", "mean"),
+                                           net_payment=("net_payment", "mean"))
+    out = g.join(h, how="left").reset_index()
+    out["hand_win"] = out["hands_won"] / out["player_hands"]
+    out["kalooki_rate"] = out["kalookis"] / out["player_hands"]
+    bots = out["bot"].unique()
+    for metric in ("hand_win", "game_win", "net_payment"):
+        wide = out.pivot(index="deal", columns="bot", values=metric)
+        others = {b: wide.drop(columns=b).mean(axis=1) if len(bots) > 1 else wide[b] * float("nan") for b in bots}
+        edge = pd.DataFrame({b: wide[b] - others[b] for b in bots}).stack().rename(f"{metric}_edge")
+        out = out.join(edge, on=["deal", "bot"])
+    return out

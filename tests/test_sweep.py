@@ -24,3 +24,30 @@ def test_sweep_refuses_bad_grids(tmp_path, capsys):
                    "--out", str(tmp_path / "o")])
         assert rc == 2 and msg in capsys.readouterr().err
         assert not (tmp_path / "r").exists()
+
+
+def test_sweep_takes_a_table_mix_and_common_deals(tmp_path, capsys):
+    import json
+
+    import pyarrow.dataset as ds
+    runs, out = tmp_path / "runs", tmp_path / "rep"
+    rc = main(["sweep", "--profile", "kalooki40", "--param", "opening_min=30,60", "--games", "6", "--seed", "3",
+               "--tables", "a=greedy,greedy,greedy,greedy:1; b=greedy,greedy,greedy,patient:1", "--paired",
+               "--local", "--runs", str(runs), "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    tables = {}
+    for v in (30, 60):
+        m = json.loads((runs / f"opening_min={v}" / "manifest.json").read_text())
+        assert m["config"]["paired"] is True and [t["name"] for t in m["config"]["tables"]] == ["a", "b"]
+        g = ds.dataset(runs / f"opening_min={v}" / "games", format="parquet").to_table().to_pandas()
+        tables[v] = g.groupby("game_id")["table"].first()
+    assert tables[30].equals(tables[60])  # paired: game g draws the same composition at every grid value
+    assert "tables a = greedy,greedy,greedy,greedy (weight 1)" in (out / "report.md").read_text()
+
+
+def test_sweep_refuses_common_deals_over_a_pack_parameter(tmp_path, capsys):
+    rc = main(["sweep", "--profile", "kalooki40", "--param", "jokers=2,4", "--games", "2", "--paired", "--local",
+               "--runs", str(tmp_path / "r"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "cannot be dealt the same cards" in err and "pack: 106 cards" in err, err
+    assert not (tmp_path / "r").exists()

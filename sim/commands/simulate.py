@@ -17,7 +17,15 @@ def register(sub):
     p.add_argument("--games", type=int, metavar="N", help="games per profile")
     p.add_argument("--seed", type=int, metavar="S", help="run seed (a game depends only on seed, profile, game number)")
     p.add_argument("--out", metavar="DIR", help="output directory: a path or a URI (file:///..., s3://...)")
-    p.add_argument("--bots", metavar="A,B,C,D", help="bot per seat (default greedy in every seat)")
+    p.add_argument("--bots", metavar="A,B,C,D", help="one table: a bot per seat, seats rotated game by game "
+                   "(default greedy in every seat)")
+    p.add_argument("--tables", metavar="MIX",
+                   help="a weighted mix of table compositions, ';'-separated [NAME=]BOTS[:WEIGHT], e.g. "
+                        "'casual=greedy,greedy,greedy,greedy:1; strong=expert,expert,expert,expert:1' "
+                        "(each game draws one; seats rotate game by game)")
+    p.add_argument("--paired", action="store_true", default=None,
+                   help="common deals: game g of every profile is dealt from the same shuffled pack "
+                        "(profiles must share the pack, players, hand size)")
     p.add_argument("--players", type=int, metavar="K", help="players per game (default: the profile's)")
     p.add_argument("--workers", type=int, metavar="W", help="Ray workers (default: every core)")
     p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (default: $RAY_ADDRESS, else a local one)")
@@ -40,9 +48,11 @@ def _command(args) -> str:
     for flag, value in (("--games", args.games), ("--seed", args.seed), ("--out", args.out),
                         ("--bots", args.bots), ("--players", args.players), ("--workers", args.workers),
                         ("--address", args.address), ("--shard-games", args.shard_games),
-                        ("--events", args.events)):
+                        ("--events", args.events), ("--tables", args.tables)):
         if value is not None:
             parts += [flag, str(value)]
+    if args.paired:
+        parts.append("--paired")
     if args.local:
         parts.append("--local")
     return shlex.join(parts)
@@ -54,7 +64,7 @@ def run(args):
     config = runner.make_config(file_values, args.config, profiles=args.profiles, games=args.games,
                                 seed=args.seed, out=args.out, bots=args.bots, players=args.players,
                                 workers=args.workers, shard_games=args.shard_games, events=args.events,
-                                sets=args.sets)
+                                sets=args.sets, tables=args.tables, paired=args.paired)
     runner.run(config, local=args.local, address=args.address, progress=not args.no_progress,
                command=_command(args))
     return 0

@@ -14,7 +14,12 @@ def register(sub):
     p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE")
     p.add_argument("--games", type=int, required=True, help="games per grid value")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--bots", default=None)
+    p.add_argument("--bots", default=None, help="bot per seat, one composition (default greedy in every seat)")
+    p.add_argument("--tables", default=None, metavar="MIX",
+                   help="a weighted mix of table compositions, as in simulate: "
+                        "'[NAME=]BOTS[:WEIGHT]; ...' (each game draws one; seats rotate)")
+    p.add_argument("--paired", action="store_true",
+                   help="common deals: game g of every grid value is dealt from the same shuffled pack")
     p.add_argument("--players", type=int, default=None)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--shard-games", type=int, dest="shard_games", default=None)
@@ -58,9 +63,13 @@ def run(args):
     configs = {}
     for v in grid:
         configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
-                                        out=runformat.join_uri(runs_dir, f"{name}={v}"), bots=args.bots,
-                                        players=args.players, workers=args.workers, shard_games=args.shard_games,
-                                        sets=list(args.sets) + [f"{name}={v}"])
+                                        out=runformat.join_uri(runs_dir, f"{name}={v}"), bots=args.bots, players=args.players,
+                                        workers=args.workers, shard_games=args.shard_games,
+                                        sets=list(args.sets) + [f"{name}={v}"], tables=args.tables,
+                                        paired=args.paired or None)
+    if args.paired:  # the grid values must be dealt alike, as the profiles of a paired run
+        plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
+        runner.check_pairing({f"{name}={v}": plan.profiles[args.profile] for v, plan in plans.items()})
     started = False
     try:
         if not args.local:
@@ -74,10 +83,16 @@ def run(args):
             ray.shutdown()
     from analysis.sweep import sweep_table, write_sweep
     frame = sweep_table({v: cfg.out for v, cfg in configs.items()})
+    first = configs[grid[0]]
+    seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})" for t in first.tables)
+             if first.tables else f"bots {','.join(runner.make_plan(first).profiles[args.profile].bots)}")
     write_sweep(frame, args.profile, name, out_dir,
                 [f"profile {args.profile}, {args.games} games per value, seed {args.seed}",
+                 f"{seats}; seats rotated game by game" + ("; common deals across the values (paired)"
+                                                           if args.paired else ""),
                  f"runs in {runs_dir}", f"command: kalooki sweep --profile {args.profile} --param {args.param} "
-                 f"--games {args.games} --seed {args.seed}"])
+                 f"--games {args.games} --seed {args.seed}" + (f" --tables {args.tables!r}" if args.tables else "")
+                 + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else "")])
     show = frame[frame["metric"].isin(["p_can_open_at_deal", "mean_open_round", "kalooki_per_hand", "hands_per_game"])]
     print(show.pivot(index="value", columns="metric", values="estimate").to_string())
     print(f"report: {out_dir}/report.html")

@@ -20,6 +20,9 @@ def register(sub):
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
                    help="TOML of [bot] parameter = value tables (see configs/bots.toml)")
     p.add_argument("--workers", type=int, default=1, help="processes to play in (results do not depend on it)")
+    p.add_argument("--duplicate", action="store_true",
+                   help="play each deal once per rotation of the bots (the same cards to the same seats); "
+                        "--games must be a multiple of the seats; intervals over deals")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -65,15 +68,44 @@ def summarise(tables):
     return pd.DataFrame(rows)
 
 
+def summarise_duplicate(tables, n_seats: int):
+    """The summary's columns from deal-level values: each estimate is the mean over deals of the bot's
+    per-deal average over the rotations, with a t 95% interval over deals; ``*_edge`` is the bot minus
+    the other bots, per deal, likewise."""
+    import pandas as pd
+
+    from analysis.stats import mean
+
+    from ..tournament import deal_level
+    per_deal = deal_level(tables, n_seats)
+    rows = []
+    for bot, d in per_deal.groupby("bot", sort=True):
+        row = dict(bot=bot, deals=len(d), player_hands=int(d["player_hands"].sum()),
+                   player_games=int(d["player_games"].sum()))
+        for metric in ("hand_win", "game_win", "net_payment", "kalooki_rate", "hand_win_edge", "game_win_edge",
+                       "net_payment_edge"):
+            m = mean(d[metric].to_numpy()).iloc[0]
+            row[metric] = m.estimate
+            if metric != "kalooki_rate":
+                row[f"{metric}_lo"], row[f"{metric}_hi"] = m.ci_low, m.ci_high
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def run(args):
     prof = profile_from_args(args)
     bots = parse_bots(args.bots, prof)
     if args.games <= 0:
         raise UserError(f"--games {args.games}: must be a positive integer")
+    if args.duplicate and args.games % len(bots):
+        raise UserError(f"--games {args.games} with --duplicate: each deal is played once per rotation of the "
+                        f"{len(bots)} bots, so give a multiple of {len(bots)}")
     bot_params = read_bot_params(args.bot_params)
     with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
-                                 workers=max(1, args.workers), bot_params=bot_params)
+                                 workers=max(1, args.workers), bot_params=bot_params, duplicate=args.duplicate)
+    if args.duplicate:
+        return _print_duplicate(args, prof, bots, tables)
     df = summarise(tables)
     if args.json:
         print(json.dumps(df.to_dict(orient="records")))
@@ -87,4 +119,23 @@ def run(args):
         print(f"{r.bot:<10} {r.hand_win:>8.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}] n={r.player_hands:<6d}"
               f" {r.game_win:>6.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}] n={r.player_games:<5d}"
               f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
+    return 0
+
+
+def _print_duplicate(args, prof, bots, tables):
+    df = summarise_duplicate(tables, len(bots))
+    if args.json:
+        print(json.dumps(df.to_dict(orient="records")))
+        return 0
+    deals = args.games // len(bots)
+    print(f"Duplicate tournament: profile {prof.name}, bots {','.join(bots)}, {deals} deals each played in all "
+          f"{len(bots)} rotations ({args.games} games), seed {args.seed}.  Per deal, each bot's average over the "
+          "rotations; means over deals with t 95% intervals over deals; edge = the bot minus the other bots")
+    print(f"{'bot':<10} {'hands won':>24} {'edge':>24} {'games won':>24} {'net payment/game':>26} {'edge':>26}")
+    for r in df.itertuples():
+        print(f"{r.bot:<10} {r.hand_win:>7.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
+              f" {r.hand_win_edge:>+7.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
+              f" {r.game_win:>7.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]"
+              f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
+              f" {r.net_payment_edge:>+8.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
     return 0

@@ -1,0 +1,169 @@
+"""How much pairing saves: 95% interval widths with and without common deals, at the same number of games.
+
+    .venv/bin/python bench/pairing_gain.py [--bot-games 800] [--profile-games 3000] [--seed 1] [--workers 2]
+
+(a) Bots: ``expert`` against three ``greedy`` bots in kalooki40 (and in east_coast, where each hand
+    is a game, to see how much of the luck lies in the cards dealt).  Unpaired: an ordinary tournament of
+    N games (seats rotated game by game, a new deal every game); the unit is the game, and the expert's
+    hand-win share (hands it won / hands it played in the game) and net payment (units) are averaged
+    over games.  Paired: a duplicate tournament of the same N games (N/4 deals, each played in all four
+    rotations); the unit is the deal, each value the expert's average over the deal's rotations.
+(b) Profiles: kalooki40 against swedish and against british, four greedy bots, N games per profile.
+    Unpaired: ``simulate`` as before (each profile its own deals); the difference of the means of two
+    independent samples of games, Welch interval.  Paired: ``simulate --paired`` (game g of both profiles
+    from the same deal); the per-game differences, t interval over games.  Per game: hands per game
+    (hands played, re-deals not counted), opening round (mean turn of the opening over the player-hands
+    that opened) and Kalookis per hand (Kalooki wins / hands, void and stalled hands left out).
+
+Every interval is a t 95% interval (Welch's for two independent samples).  ``games for the same width``
+is how many games each design needs for the paired design's width at N games: the unpaired design
+needs N x (unpaired width / paired width)^2 (widths shrink as 1/sqrt(games)).  Results vary with the
+seed at these sizes; the factor is the figure to read.  Nothing here is timed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.dataset as ds
+from scipy import stats
+
+from sim import profiles, runner
+from sim.tournament import deal_level, play_tournament
+
+Z = 0.95
+BOT_PROFILES = ("kalooki40", "east_coast")
+
+
+def t_width(values) -> float:
+    """Width of the t 95% interval of the mean of ``values``."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    return 2 * stats.t.ppf(0.5 + Z / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+
+
+def welch_width(a, b) -> float:
+    """Width of Welch's 95% interval of mean(b) - mean(a) for independent samples."""
+    a, b = (np.asarray(x, dtype=float) for x in (a, b))
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    return 2 * stats.t.ppf(0.5 + Z / 2, df) * np.sqrt(va + vb)
+
+
+def row(comparison: str, metric: str, unit: str, n_games: int, estimate: float, unpaired: float,
+        paired: float) -> dict:
+    factor = (unpaired / paired) ** 2 if paired > 0 else float("inf")
+    return dict(comparison=comparison, metric=metric, unit=unit, games=n_games, estimate=estimate,
+                width_unpaired=unpaired, width_paired=paired, games_for_same_width_unpaired=n_games * factor,
+                games_for_same_width_paired=n_games, factor=factor)
+
+
+# ---------------------------------------------------------------------------------------------
+# (a) expert against three greedy bots
+
+def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
+    prof = profiles.load(profile)
+    bots = ["expert", "greedy", "greedy", "greedy"]
+    plain = play_tournament(prof, bots, games, seed, workers=workers)
+    dup = play_tournament(prof, bots, games, seed, workers=workers, duplicate=True)
+    hands = plain["hands"].to_pandas()
+    hands = hands[~hands["void"] & ~hands["stalled"] & (hands["bot"] == "expert")]
+    per_game_share = hands.groupby("game_id")["won"].mean()
+    g = plain["games"].to_pandas()
+    per_game_pay = g[g["bot"] == "expert"].set_index("game_id")["net_payment"]
+    per_deal = deal_level(dup, len(bots))
+    e = per_deal[per_deal["bot"] == "expert"]
+    name = f"expert vs 3 greedy ({profile})"
+    return [row(name, "expert hand-win share", "share of its hands", games, e["hand_win"].mean(),
+                t_width(per_game_share), t_width(e["hand_win"])),
+            row(name, "expert net payment per game", "units per game", games, e["net_payment"].mean(),
+                t_width(per_game_pay), t_width(e["net_payment"]))]
+
+
+# ---------------------------------------------------------------------------------------------
+# (b) kalooki40 against swedish and british
+
+def per_game_metrics(run_dir: Path) -> pd.DataFrame:
+    """One row per (profile, game): hands per game, mean opening round, Kalookis per hand."""
+    games = ds.dataset(run_dir / "games", format="parquet", partitioning="hive").to_table(
+        columns=["profile", "game_id", "hands_played"]).to_pandas()
+    hands = ds.dataset(run_dir / "hands", format="parquet", partitioning="hive").to_table(
+        columns=["profile", "game_id", "hand_no", "redeal_no", "open_round", "won", "win_type", "void",
+                 "stalled"]).to_pandas()
+    games["profile"] = games["profile"].astype(str)
+    hands["profile"] = hands["profile"].astype(str)
+    played = hands[~hands["void"] & ~hands["stalled"]]
+    key = ["profile", "game_id"]
+    kalookis = played.assign(k=played["won"] & (played["win_type"] == "kalooki")).groupby(key)["k"].sum()
+    n_hands = played.drop_duplicates(key + ["hand_no", "redeal_no"]).groupby(key).size()
+    out = games.drop_duplicates(key).set_index(key)[["hands_played"]].rename(columns={"hands_played": "hands_per_game"})
+    out["opening_round"] = played.groupby(key)["open_round"].mean()
+    out["kalookis_per_hand"] = kalookis / n_hands
+    return out.reset_index()
+
+
+METRICS = [("hands_per_game", "hands per game", "hands"), ("opening_round", "opening round", "turns"),
+           ("kalookis_per_hand", "Kalookis per hand", "share of hands")]
+
+
+def simulate(out: Path, games: int, seed: int, paired: bool, workers: int) -> pd.DataFrame:
+    cfg = runner.make_config(None, None, profiles=["kalooki40", "swedish", "british"], games=games, seed=seed,
+                             out=str(out), shard_games=max(1, games // (2 * workers)), workers=workers,
+                             paired=paired)
+    runner.run(cfg, local=workers <= 1, progress=False, log=lambda m: print(m, file=sys.stderr))
+    return per_game_metrics(out)
+
+
+def profile_gain(games: int, seed: int, workers: int, root: Path) -> list[dict]:
+    unpaired = simulate(root / "unpaired", games, seed, False, workers)
+    paired = simulate(root / "paired", games, seed, True, workers)
+    rows = []
+    for other in ("swedish", "british"):
+        a = paired[paired["profile"] == "kalooki40"].set_index("game_id")
+        b = paired[paired["profile"] == other].set_index("game_id")
+        ua = unpaired[unpaired["profile"] == "kalooki40"]
+        ub = unpaired[unpaired["profile"] == other]
+        for col, label, unit in METRICS:
+            diff = (b[col] - a[col]).dropna()
+            rows.append(row(f"{other} - kalooki40", label, unit, games, diff.mean(),
+                            welch_width(ua[col], ub[col]), t_width(diff)))
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bot-games", type=int, default=800, help="games of each tournament (a multiple of 4)")
+    ap.add_argument("--profile-games", type=int, default=3000, help="games per profile of each run")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    if args.bot_games % 4 or args.bot_games < 8 or args.profile_games < 2:
+        ap.error("--bot-games must be a multiple of 4 (>= 8) and --profile-games >= 2")
+    t0 = time.perf_counter()
+    rows = [r for p in BOT_PROFILES for r in bot_gain(p, args.bot_games, args.seed, args.workers)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows += profile_gain(args.profile_games, args.seed, args.workers, Path(tmp))
+    frame = pd.DataFrame(rows)
+    pd.set_option("display.width", 200)
+    shown = frame.assign(**{c: frame[c].round(4) for c in ("estimate", "width_unpaired", "width_paired")},
+                         factor=frame["factor"].round(2),
+                         games_for_same_width_unpaired=frame["games_for_same_width_unpaired"].round(0))
+    print(shown.drop(columns=["unit"]).to_string(index=False))
+    print(f"\n95% interval widths at the same number of games; factor = (unpaired width / paired width)^2 = "
+          f"how many times more games the unpaired design needs; seed {args.seed}; "
+          f"{time.perf_counter() - t0:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1, default=float) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
