@@ -7,9 +7,11 @@ import time
 
 def register(sub):
     p = sub.add_parser("bench", help="print speed and memory figures (meld search, engine, runner, report)")
-    p.add_argument("what", nargs="?", default="all", choices=["all", "compile", "meld", "engine", "runner", "report"])
-    p.add_argument("--seconds", type=float, default=10.0, help="time per engine measurement")
-    p.add_argument("--report-rows", type=int, default=10_000_000, help="player-hand rows for the report benchmark")
+    p.add_argument("what", nargs="?", default="all", choices=["all", "compile", "meld", "engine", "runner", "report"],
+                   help="which figures (default: %(default)s)")
+    p.add_argument("--seconds", type=float, default=10.0, help="time per engine measurement (default: %(default)s)")
+    p.add_argument("--report-rows", type=int, default=10_000_000,
+                   help="player-hand rows for the report benchmark (default: %(default)s)")
     p.set_defaults(func=run)
 
 

@@ -11,9 +11,9 @@ def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run")
     p.add_argument("dir_a", metavar="DIR_A", help="run directory A")
     p.add_argument("dir_b", metavar="DIR_B", nargs="?", help="run directory B (default: compare within DIR_A)")
-    p.add_argument("--profiles", metavar="A,B", help="profile of A and profile of B to compare")
+    p.add_argument("--profiles", metavar="A,B", help="profile of A and profile of B to compare (default: each run's only profile)")
     p.add_argument("--out", metavar="DIR", help="output directory (default reports/compare-NAME)")
-    p.add_argument("--allow-partial", action="store_true", help="compare runs that fail verification (marked partial)")
+    p.add_argument("--allow-partial", action="store_true", help="compare runs that fail verification, marked partial (default: off)")
     p.set_defaults(func=run)
 
 

@@ -23,8 +23,10 @@ def register(sub):
                                    "A joker may be written JK or JK=<card>; the search chooses what it stands for.")
     add_profile_args(p)
     p.add_argument("cards", nargs="*", metavar="CARD", help="cards: rank 2-9 T J Q K A then suit S H D C, or JK")
-    p.add_argument("--batch", metavar="FILE", help="one hand per line (cards separated by spaces); '-' reads stdin")
-    p.add_argument("--json", action="store_true", help="JSON output (one object per hand)")
+    p.add_argument("--batch", metavar="FILE",
+                   help="one hand per line (cards separated by spaces); '-' reads stdin (default: none, the "
+                        "hand is given as CARD arguments)")
+    p.add_argument("--json", action="store_true", help="JSON output, one object per hand (default: text)")
     p.set_defaults(func=run)
 
 

@@ -10,7 +10,8 @@ def register(sub):
     p.add_argument("run_dir", metavar="DIR", help="run directory written by `kalooki simulate`")
     p.add_argument("--out", metavar="DIR", help="output directory (default reports/<name of DIR>)")
     p.add_argument("--allow-partial", action="store_true",
-                   help="report on a run that fails verification, marked partial, leaving out unreadable files")
+                   help="report on a run that fails verification, marked partial, leaving out unreadable files "
+                        "(default: off)")
     p.set_defaults(func=run)
 
 

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
-from .common import add_profile_args
+from .. import resources
+from .common import add_profile_args, add_seed_arg, show_progress
 
 
 def register(sub):
@@ -11,21 +13,29 @@ def register(sub):
                        description="Play --games games of each --profile, split into shards of whole games "
                                    "over Ray workers, into OUT/{hands,games[,turns]}/profile=P/part-NNNNN.parquet "
                                    "and OUT/manifest.json.  Re-running the same command resumes an interrupted "
-                                   "run; a run config (--config FILE) holds the same keys, flags override it.")
+                                   "run; a run config (--config FILE or the name of a shipped one: default, "
+                                   "smoke) holds the same keys, flags override it.  Progress goes to stderr "
+                                   "(a bar only on a terminal), the summary to stdout.")
     add_profile_args(p, multiple=True)
-    p.add_argument("--config", metavar="FILE", help="run config TOML (configs/runs/*.toml); flags override its keys")
-    p.add_argument("--games", type=int, metavar="N", help="games per profile")
-    p.add_argument("--seed", type=int, metavar="S", help="run seed (a game depends only on seed, profile, game number)")
-    p.add_argument("--out", metavar="DIR", help="output directory: a path or a URI (file:///..., s3://...)")
-    p.add_argument("--bots", metavar="A,B,C,D", help="bot per seat (default greedy in every seat)")
+    p.add_argument("--config", metavar="FILE",
+                   help="run config TOML, a path or a shipped name (default, smoke: configs/runs/NAME.toml); "
+                        "flags override its keys (default: none)")
+    p.add_argument("--games", type=int, metavar="N", help="games per profile (default: the run config's)")
+    add_seed_arg(p, default=None,
+                 what="run seed (a game depends only on seed, profile, game number); default: the run config's")
+    p.add_argument("--out", metavar="DIR",
+                   help="output directory: a path or a URI (file:///..., s3://...) (default: the run config's)")
+    p.add_argument("--bots", metavar="A,B,C,D", help="bot per seat (default: greedy in every seat)")
     p.add_argument("--players", type=int, metavar="K", help="players per game (default: the profile's)")
     p.add_argument("--workers", type=int, metavar="W", help="Ray workers (default: every core)")
-    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (default: $RAY_ADDRESS, else a local one)")
+    p.add_argument("--address", metavar="ADDR",
+                   help="join this Ray cluster (default: $RAY_ADDRESS if set, else a private local Ray)")
     p.add_argument("--shard-games", type=int, dest="shard_games", metavar="M",
-                   help="games per shard (default 500)")
-    p.add_argument("--events", metavar="turns", help="also record every turn (the turns table, for `kalooki replay`)")
-    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+                   help="games per shard (default: 500)")
+    p.add_argument("--events", metavar="turns",
+                   help="'turns' also records every turn, for `kalooki replay` (default: none)")
+    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar, as --quiet (default: off)")
     p.set_defaults(func=run)
 
 
@@ -48,13 +58,23 @@ def _command(args) -> str:
     return shlex.join(parts)
 
 
+def config_path(text: str):
+    """--config: a file, else the name of a shipped run config (``configs/runs/NAME.toml``)."""
+    if Path(text).exists() or "/" in text or text.endswith(".toml"):
+        return text
+    shipped = resources.config_file("runs", f"{text}.toml")
+    return shipped if shipped.is_file() else text  # a missing file: read_run_config names it
+
+
 def run(args):
     from .. import runner
-    file_values = runner.read_run_config(args.config) if args.config else None
+    file_values = runner.read_run_config(config_path(args.config)) if args.config else None
     config = runner.make_config(file_values, args.config, profiles=args.profiles, games=args.games,
                                 seed=args.seed, out=args.out, bots=args.bots, players=args.players,
                                 workers=args.workers, shard_games=args.shard_games, events=args.events,
                                 sets=args.sets)
-    runner.run(config, local=args.local, address=args.address, progress=not args.no_progress,
-               command=_command(args))
+    quiet = args.quiet or args.no_progress
+    runner.run(config, local=args.local, address=args.address, progress=show_progress(args) and not quiet,
+               command=_command(args), log=print)  # the runner's lines are the run's summary: stdout
+
     return 0

@@ -7,20 +7,23 @@ from tqdm import tqdm
 
 from ..errors import UserError
 from ..tournament import play_tournament
-from .common import add_profile_args, profile_from_args
+from .common import add_profile_args, add_seed_arg, profile_from_args, show_progress
 from .play import parse_bots
 
 
 def register(sub):
     p = sub.add_parser("tournament", help="play bots against each other with seats rotated and rank them")
     add_profile_args(p)
-    p.add_argument("--bots", required=True, help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy")
-    p.add_argument("--games", type=int, required=True)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bots", required=True, metavar="A,B,...",
+                   help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy (required)")
+    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play, at least 1 (required)")
+    add_seed_arg(p, default=1)
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
-                   help="TOML of [bot] parameter = value tables (see configs/bots.toml)")
-    p.add_argument("--workers", type=int, default=1, help="processes to play in (results do not depend on it)")
-    p.add_argument("--json", action="store_true")
+                   help="TOML of [bot] parameter = value tables like configs/bots.toml (default: the "
+                        "parameters in configs/bots.toml)")
+    p.add_argument("--workers", type=int, default=1, metavar="W",
+                   help="processes to play in; results do not depend on it (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print one JSON list of per-bot rows (default: a table)")
     p.set_defaults(func=run)
 
 
@@ -71,7 +74,7 @@ def run(args):
     if args.games <= 0:
         raise UserError(f"--games {args.games}: must be a positive integer")
     bot_params = read_bot_params(args.bot_params)
-    with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
+    with tqdm(total=args.games, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
                                  workers=max(1, args.workers), bot_params=bot_params)
     df = summarise(tables)
@@ -80,11 +83,13 @@ def run(args):
         return 0
     n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
                    tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
-    print(f"Tournament: profile {prof.name}, bots {','.join(bots)} (seats rotated), {args.games} games, "
-          f"{n_hands} hands, seed {args.seed}; 95% intervals (Wilson for shares, t for means)")
-    print(f"{'bot':<10} {'hands won':>26} {'games won':>26} {'mean net payment':>28}")
+    print(f"Tournament: profile {prof.name}, bots {','.join(bots)} (seats rotated), seed {args.seed}")
+    print(f"{args.games} games, {n_hands} hands; shares of the bot's player-hands and player-games (n), "
+          "mean net payment in units;")
+    print("95% intervals: Wilson for shares, t for means")
+    print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
     for r in df.itertuples():
-        print(f"{r.bot:<10} {r.hand_win:>8.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}] n={r.player_hands:<6d}"
-              f" {r.game_win:>6.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}] n={r.player_games:<5d}"
-              f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
+        print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
+              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}"
+              f"  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
     return 0
