@@ -67,7 +67,7 @@ def sheet_lines(game, prof, names: list[str]) -> list[str]:
         row = rec.sheet
         if row is None:  # a void deal, re-dealt: nothing scored
             continue
-        who = f"{row.winner} ({row.win_type})" if row.winner >= 0 else "stalled"
+        who = f"seat {row.winner} ({row.win_type})" if row.winner >= 0 else "stalled"
         cells = "".join(f"{str(row.totals[s]) + ('*' if row.eliminated[s] else '') + ('+' if row.bought_in[s] else ''):>{COL}}"
                         for s in range(n))
         lines.append(f"{rec.hand_no:>4}  {who:<17}{cells}{row.pool:>{COL}}")
