@@ -1,5 +1,6 @@
-"""The README stays true: its schema tables are the code's, and its subcommands exist."""
+"""The README stays true: its schema tables are the code's, its subcommands exist and its examples parse."""
 import re
+import shlex
 from pathlib import Path
 
 from sim import schema
@@ -21,3 +22,14 @@ def test_readme_subcommands_exist():
         "sweep", "bench"}
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert shown and shown <= set(sub.choices), shown - set(sub.choices)
+
+
+def test_readme_command_examples_parse():
+    """Every example in the command table is accepted by the parser (options and their values)."""
+    text = README.read_text()
+    examples = re.findall(r"^\| `[a-z]+` \|.*\| `(kalooki [^`]*)` \|$", text, flags=re.M)
+    assert len(examples) >= 10, examples
+    parser = build_parser()
+    for example in examples:
+        args = parser.parse_args(shlex.split(example)[1:])  # a usage error exits: the test fails
+        assert args.func is not None, example
