@@ -753,7 +753,7 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
         log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
     kept_games = sum(e["n_games"] for e in kept)
     bar = _progress(plan.total_games, kept_games, progress and bool(jobs))
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() - ray_seconds  # Ray, started by ``run`` before anything was written, counts
 
     def on_done(summary):
         manifest["shards"].append(manifest_entry(summary))
@@ -770,13 +770,13 @@ def _run_claimed(config: RunConfig, plan: Plan, fs, root: str, old: dict | None,
     try:
         if jobs:
             _warm_up(plan)
-        if jobs and not local:  # Ray was started (ray_seconds) by ``run`` before anything was written
+        if jobs and not local:
             result.workers = ray_workers
-            result.startup_seconds = ray_seconds + time.perf_counter() - t0
+            result.startup_seconds = time.perf_counter() - t0
             _execute_ray(jobs, shard_fn, on_done, result.workers)
         elif jobs:
             _execute_local(jobs, shard_fn, on_done)
-        result.seconds = time.perf_counter() - t0 + (0.0 if local else ray_seconds)
+        result.seconds = time.perf_counter() - t0
     except OSError as e:
         storage.remove_temp_files(fs, root)
         raise UserError(f"writing the run to --out {config.out!r} failed: {e}. The {len(manifest['shards'])} "

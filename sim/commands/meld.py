@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from .. import cards as C
 from .. import melds as M
@@ -15,6 +16,7 @@ from ..errors import UserError
 from .common import add_profile_args, profile_from_args
 
 MAX_HAND = 30  # the largest hand a profile can deal
+WIDTH = 100  # terminal columns the text output keeps within
 
 
 def register(sub):
@@ -75,7 +77,8 @@ def _text(ids, res: ms.MeldResult, profile) -> str:
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"
 
     can = res.max_meld_value >= profile.opening_min
-    lines = [f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}",
+    lines = [*textwrap.wrap(f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
+                            subsequent_indent="    "),
              f"max meld value: {res.max_meld_value} (opening minimum {profile.opening_min}: "
              f"{'can open' if can else 'cannot open'})"]
     lines += [meld_line(m) for m in res.opening]
