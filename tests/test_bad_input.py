@@ -1,4 +1,4 @@
-"""Bad input to every command but `simulate` (whose table is in test_runner.py): exit status 2, a
+"""Bad input to every command (simulate's run-config table is in test_runner.py): exit status 2, a
 message naming the problem and what is allowed, and nothing written."""
 import json
 import shutil

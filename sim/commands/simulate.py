@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
 from .. import resources
@@ -66,6 +67,17 @@ def config_path(text: str):
     return shipped if shipped.is_file() else text  # a missing file: read_run_config names it
 
 
+SUMMARY_LINES = ("done:", "nothing to do:")  # how the runner's closing line starts
+
+
+def _log(msg: str, quiet: bool) -> None:
+    """The run's closing summary goes to stdout; what happens on the way (resuming...) to stderr."""
+    if msg.startswith(SUMMARY_LINES):
+        print(msg)
+    elif not quiet:
+        print(msg, file=sys.stderr)
+
+
 def run(args):
     from .. import runner
     file_values = runner.read_run_config(config_path(args.config)) if args.config else None
@@ -75,6 +87,6 @@ def run(args):
                                 sets=args.sets)
     quiet = args.quiet or args.no_progress
     runner.run(config, local=args.local, address=args.address, progress=show_progress(args) and not quiet,
-               command=_command(args), log=print)  # the runner's lines are the run's summary: stdout
+               command=_command(args), log=lambda msg: _log(msg, quiet))
 
     return 0
