@@ -36,9 +36,10 @@ def seed(text: str) -> int:
     return value
 
 
-def add_seed_arg(p, default: int | None = 1, required: bool = False, what: str = "random seed"):
-    """--seed, checked by ``seed``; the help says the default."""
-    said = "required" if required else ("default: none" if default is None else f"default: {default}")
+def add_seed_arg(p, default: int | None = 1, required: bool = False, what: str = "random seed",
+                 default_text: str | None = None):
+    """--seed, checked by ``seed``; the help says the default (``default_text`` where it is not a number)."""
+    said = "required" if required else f"default: {default_text or default}"
     p.add_argument("--seed", type=seed, default=None if required else default, required=required, metavar="S",
                    help=f"{what}, an integer 0..2**63-1 ({said})")
 

@@ -22,8 +22,8 @@ def register(sub):
                    help="run config TOML, a path or a shipped name (default, smoke: configs/runs/NAME.toml); "
                         "flags override its keys (default: none)")
     p.add_argument("--games", type=int, metavar="N", help="games per profile (default: the run config's)")
-    add_seed_arg(p, default=None,
-                 what="run seed (a game depends only on seed, profile, game number); default: the run config's")
+    add_seed_arg(p, default=None, what="run seed (a game depends only on seed, profile and game number)",
+                 default_text="the run config's")
     p.add_argument("--out", metavar="DIR",
                    help="output directory: a path or a URI (file:///..., s3://...) (default: the run config's)")
     p.add_argument("--bots", metavar="A,B,C,D", help="bot per seat (default: greedy in every seat)")
