@@ -36,7 +36,7 @@ def register(sub):
     p.add_argument("--events", metavar="turns",
                    help="'turns' also records every turn, for `kalooki replay` (default: none)")
     p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar, as --quiet (default: off)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar; --quiet also drops the messages on stderr (default: off)")
     p.set_defaults(func=run)
 
 
@@ -85,8 +85,7 @@ def run(args):
                                 seed=args.seed, out=args.out, bots=args.bots, players=args.players,
                                 workers=args.workers, shard_games=args.shard_games, events=args.events,
                                 sets=args.sets)
-    quiet = args.quiet or args.no_progress
-    runner.run(config, local=args.local, address=args.address, progress=show_progress(args) and not quiet,
-               command=_command(args), log=lambda msg: _log(msg, quiet))
+    runner.run(config, local=args.local, address=args.address, progress=show_progress(args) and not args.no_progress,
+               command=_command(args), log=lambda msg: _log(msg, args.quiet))
 
     return 0
