@@ -592,6 +592,7 @@ def _check_reachable(address: str) -> None:
     if address in ("auto", "local"):
         return
     host, _, port = hostport.rstrip("/").rpartition(":")
+    host = host.strip("[]")  # an IPv6 literal, [::1]:6379
     if not host or not port.isdigit():
         raise UserError(f"--address {address!r} (or RAY_ADDRESS) is not HOST:PORT or ray://HOST:PORT; "
                         "leave both unset to run on a private local Ray")

@@ -5,6 +5,7 @@ installed outside the repository."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import socket
@@ -316,9 +317,12 @@ def test_the_wheel_installed_elsewhere_finds_its_profiles(tmp_path):
                    check=True, capture_output=True, timeout=300)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     kalooki = str(venv / "bin" / "kalooki")
-    where = subprocess.run([py, "-c", "import sim, sim.resources as r; print(sim.__file__); print(r.config_root())"],
-                           cwd=elsewhere, env=env, capture_output=True, text=True, check=True).stdout
+    code = ("import sim, sim.resources as r; print(sim.__file__); print(r.config_root()); "
+            "print(r.names('runs'), r.config_file('bots.toml').is_file())")
+    where = subprocess.run([py, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True,
+                           check=True).stdout
     assert str(venv) in where and str(ROOT) not in where, where
+    assert "['default', 'smoke'] True" in where, where
     listed = subprocess.run([kalooki, "profiles"], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     assert [l.split()[0] for l in listed.stdout.splitlines()[1:] if not l.startswith(" ")] == profiles.available()
@@ -326,3 +330,15 @@ def test_the_wheel_installed_elsewhere_finds_its_profiles(tmp_path):
                            capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"^opening_min\s+40\s+points of new melds", shown.stdout, flags=re.M), shown.stdout
+
+
+def test_simulate_config_by_the_name_of_a_shipped_run_config(tmp_path, capsys):
+    out = tmp_path / "run"
+    rc, _, err = run_cli(capsys, "simulate", "--config", "smoke", "--local", "--profile", "kalooki40", "--games", "1",
+                         "--out", out)
+    assert rc == 0, err
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    smoke = tomllib.loads((ROOT / "configs" / "runs" / "smoke.toml").read_text())
+    assert (config["seed"], config["shard_games"], config["events"]) == (smoke["seed"], smoke["shard_games"], "turns")
+    rc, _, err = run_cli(capsys, "simulate", "--config", "nosuch", "--out", tmp_path / "other")
+    assert rc == 2 and "nosuch" in err and not (tmp_path / "other").exists()
