@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -301,7 +302,13 @@ def test_the_wheel_installed_elsewhere_finds_its_profiles(tmp_path):
     """pip wheel, install into a fresh venv (its dependencies from this one), run from outside the repo."""
     wheels, venv, elsewhere = tmp_path / "wheels", tmp_path / "venv", tmp_path / "elsewhere"
     elsewhere.mkdir()
-    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)]
+    src = tmp_path / "src"  # a copy: building writes build/ and *.egg-info next to the sources
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "sim", "analysis", "configs"):
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        copy(ROOT / name, src / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
+                                         if (ROOT / name).is_dir() else {}))
+    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)]
     # with this environment's setuptools and wheel if it has them, else in pip's isolated build env
     if subprocess.run(build + ["--no-build-isolation"], capture_output=True, timeout=300).returncode != 0:
         subprocess.run(build, check=True, capture_output=True, timeout=300)
