@@ -25,7 +25,7 @@ from sim.cli import build_parser, main
 from sim.commands import common
 
 ROOT = Path(__file__).resolve().parent.parent
-WIDTH = 100
+WIDTH = common.WIDTH
 
 
 def run_cli(capsys, *argv):

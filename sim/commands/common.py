@@ -7,6 +7,7 @@ import sys
 from .. import profiles
 
 SEED_MAX = 2 ** 63 - 1
+WIDTH = 100  # terminal columns every printed table keeps within
 
 
 def add_profile_args(p, multiple: bool = False, default: str | None = "kalooki40"):

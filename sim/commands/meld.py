@@ -13,10 +13,9 @@ from .. import cards as C
 from .. import melds as M
 from .. import meldsearch as ms
 from ..errors import UserError
-from .common import add_profile_args, profile_from_args
+from .common import WIDTH, add_profile_args, profile_from_args
 
 MAX_HAND = 30  # the largest hand a profile can deal
-WIDTH = 100  # terminal columns the text output keeps within
 
 
 def register(sub):

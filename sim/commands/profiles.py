@@ -10,8 +10,7 @@ import textwrap
 
 from .. import profiles
 from ..errors import UserError
-
-WIDTH = 100
+from .common import WIDTH
 
 
 def register(sub):

@@ -83,10 +83,10 @@ def run(args):
         return 0
     n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
                    tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
-    print(f"Tournament: profile {prof.name}, bots {','.join(bots)} (seats rotated), seed {args.seed}")
-    print(f"{args.games} games, {n_hands} hands; shares of the bot's player-hands and player-games (n), "
-          "mean net payment in units;")
-    print("95% intervals: Wilson for shares, t for means")
+    print(f"Tournament: profile {prof.name}, seed {args.seed}, seats rotated every game")
+    print(f"bots: {','.join(bots)}")
+    print(f"{args.games} games, {n_hands} hands; shares of each bot's player-hands and player-games (n);")
+    print("mean net payment per game in units; 95% intervals: Wilson for shares, t for means")
     print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
     for r in df.itertuples():
         print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
