@@ -8,7 +8,6 @@ the table, the discard pile, hand sizes and the public record of pickups and dis
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +18,7 @@ from .cards import JOKER, N_KINDS, N_RANKS, suit_of
 from .engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take, try_ops
 from .lookahead import outlook, unseen_counts
 from .melds import GROUP, RUN
+from .resources import config_file
 
 
 def _loose_discard(hand, values, forbidden: int, prefer=None) -> int:
@@ -515,7 +515,7 @@ def apply_harvest(state, hand, table, option: Harvest, forbid, adds: TurnAdds | 
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
 
 
-BOT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "bots.toml"
+BOT_CONFIG = config_file("bots.toml")  # configs/bots.toml, shipped as package data (sim.resources)
 
 
 def tunables(name: str) -> dict:
@@ -559,7 +559,7 @@ def _file_defaults() -> dict:
         import tomllib
         from .errors import UserError
         try:
-            data = tomllib.loads(BOT_CONFIG.read_text()) if BOT_CONFIG.exists() else {}
+            data = tomllib.loads(BOT_CONFIG.read_text()) if BOT_CONFIG.is_file() else {}
         except tomllib.TOMLDecodeError as e:
             raise UserError(f"{BOT_CONFIG}: malformed TOML: {e}") from None
         for name, params in data.items():

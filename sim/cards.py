@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import CardError  # noqa: F401  (raised here; defined with the other user errors)
+
 N_RANKS = 13
 N_SUITS = 4
 N_NATURAL = 52
@@ -18,10 +20,6 @@ COPIES = 2  # two packs: every natural card exists exactly twice
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "SHDC"
 ACE = 12  # rank index of the ace
-
-
-class CardError(ValueError):
-    """A card string, or a collection of cards, that cannot exist."""
 
 
 def card(rank: int, suit: int) -> int:

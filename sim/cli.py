@@ -1,21 +1,48 @@
-"""The `kalooki` console command: one subcommand per module in ``sim.commands``."""
+"""The `kalooki` console command: one subcommand per module in ``sim.commands``.
+
+Every subcommand gets ``-q/--quiet`` here; every ``UserError`` (profile, card and other bad input)
+is printed as one line and ends the command with status 2.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
 
-from .cards import CardError
+from .commands.common import add_quiet_arg
 from .errors import UserError
-from .profiles import ProfileError
 
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
             "report", "compare", "sweep"]
 
 
+def version_text() -> str:
+    from importlib import metadata
+
+    from .schema import ENGINE_VERSION, SCHEMA_VERSION
+    try:
+        package = metadata.version("kalooki-lab")
+    except metadata.PackageNotFoundError:  # a source tree used without installing it
+        package = "(not installed)"
+    return f"kalooki {package} (engine {ENGINE_VERSION}, schema {SCHEMA_VERSION})"
+
+
+class _Version(argparse.Action):
+    """--version, computed only when asked (it imports the schema)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kalooki", description="Simulate Kalooki rule variants and report how the rules shape the game.")
+    parser.add_argument("--version", action=_Version,
+                        help="print the package, engine and schema versions and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -26,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # not built yet
             raise
         mod.register(sub)
+    for p in sub.choices.values():
+        if not any("--quiet" in a.option_strings for a in p._actions):
+            add_quiet_arg(p)
     return parser
 
 
@@ -37,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(e.code or 0)
     try:
         rc = args.func(args)
-    except (UserError, ProfileError, CardError) as e:
+    except UserError as e:
         print(f"kalooki {args.command}: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

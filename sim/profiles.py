@@ -1,6 +1,7 @@
 """Rule profiles: every rule difference of RULES.md as a named, validated parameter.
 
-A profile is a TOML file under ``configs/profiles/`` that holds every parameter below.  Loading
+A profile is a TOML file under ``configs/profiles/`` (shipped as package data, found through
+``sim.resources``) that holds every parameter below.  Loading
 checks each key (unknown, missing, wrong type, out of range) and the combination (enough cards to
 deal, a hand size that leaves a stock), and names the file, the key, the value and what is allowed.
 No code asks which profile it runs: it reads these parameters.
@@ -8,6 +9,7 @@ No code asks which profile it runs: it reads these parameters.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 import tomllib
@@ -15,12 +17,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .cards import COPIES, N_NATURAL
+from .errors import ProfileError
+from .resources import config_file, names
 
-PROFILE_DIR = Path(__file__).resolve().parent.parent / "configs" / "profiles"
-
-
-class ProfileError(ValueError):
-    """A profile file, key or value that is not allowed (the CLI exits with status 2)."""
+PROFILE_DIR = config_file("profiles")  # a Traversable: a folder in the source tree or the installed package
 
 
 def _p(default, doc, *, lo=None, hi=None, choices=None):
@@ -122,6 +122,19 @@ FIELDS = {f.name: f for f in fields(Profile)}
 PARAM_NAMES = [n for n in FIELDS if n not in ("name", "description")]
 
 
+def meaning(name: str) -> str:
+    """The one-line meaning of a parameter, as declared above."""
+    return FIELDS[name].metadata["doc"]
+
+
+def closest(name: str, allowed, n: int = 3) -> str:
+    """``"did you mean 'a', 'b'?"`` for a misspelt name (or a pointer to the full list)."""
+    near = difflib.get_close_matches(name, list(allowed), n=n, cutoff=0.6)
+    if near:
+        return "did you mean " + " or ".join(repr(x) for x in near) + "?"
+    return "`kalooki profiles show kalooki40` lists every parameter with its meaning"
+
+
 def _type_name(default) -> str:
     return {bool: "true/false", int: "an integer", str: "a string", dict: "a table", list: "a list of integers"}[
         type(default) if default is not None else dict]
@@ -208,7 +221,7 @@ def check_players(p: Profile, n_players: int) -> None:
 def from_dict(data: dict, source: str) -> Profile:
     unknown = [k for k in data if k not in FIELDS]
     if unknown:
-        raise ProfileError(f"{source}: unknown key {unknown[0]!r}; allowed keys: {', '.join(FIELDS)}")
+        raise ProfileError(f"{source}: unknown key {unknown[0]!r}; {closest(unknown[0], FIELDS)}")
     missing = [k for k in PARAM_NAMES if k not in data]
     if missing:
         raise ProfileError(f"{source}: missing key {missing[0]!r}; a profile file holds every parameter "
@@ -218,18 +231,19 @@ def from_dict(data: dict, source: str) -> Profile:
 
 
 def available() -> list[str]:
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+    return names("profiles")
 
 
-def load_file(path: str | Path) -> Profile:
-    path = Path(path)
+def load_file(path) -> Profile:
+    """A profile from a TOML file: a path, or a shipped file (an importlib.resources Traversable)."""
+    path = path if hasattr(path, "read_text") else Path(path)
     try:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: malformed TOML: {e}") from None
     except OSError as e:
         raise ProfileError(f"{path}: cannot read profile: {e.strerror}") from None
-    data.setdefault("name", path.stem)
+    data.setdefault("name", path.name.removesuffix(".toml"))
     return from_dict(data, str(path))
 
 
@@ -242,20 +256,21 @@ def load(name: str) -> Profile:
         return load_file(name)
     if name not in _CACHE:
         path = PROFILE_DIR / f"{name}.toml"
-        if not path.exists():
+        if not path.is_file():
             raise ProfileError(f"unknown profile {name!r}; available: {', '.join(available())}")
         _CACHE[name] = load_file(path)
     return _CACHE[name]
 
 
-def parse_override(text: str):
-    """``KEY=VALUE`` -> (key, value), the value read as a TOML value (bare words as strings)."""
+def parse_override(text: str, flag: str = "--set"):
+    """``KEY=VALUE`` -> (key, value), the value read as a TOML value (bare words as strings).
+    ``flag`` is the option the text came from, named in the errors."""
     if "=" not in text:
-        raise ProfileError(f"--set {text!r}: write KEY=VALUE, e.g. --set opening_min=51")
+        raise ProfileError(f"{flag} {text!r}: write KEY=VALUE, e.g. {flag} opening_min=51")
     key, raw = text.split("=", 1)
     key, raw = key.strip(), raw.strip()
     if key not in PARAM_NAMES:
-        raise ProfileError(f"--set: unknown key {key!r}; allowed keys: {', '.join(PARAM_NAMES)}")
+        raise ProfileError(f"{flag}: unknown key {key!r}; {closest(key, PARAM_NAMES)}")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
@@ -263,14 +278,14 @@ def parse_override(text: str):
     return key, value
 
 
-def with_overrides(p: Profile, sets: list[str] | None) -> Profile:
+def with_overrides(p: Profile, sets: list[str] | None, flag: str = "--set") -> Profile:
     if not sets:
         return p
     changes = {}
     for s in sets:
-        k, v = parse_override(s)
-        changes[k] = _check_value(k, v, f"--set for profile {p.name!r}")
-    return validate(dataclasses.replace(p, **changes), f"profile {p.name!r} with --set {' '.join(sets)}")
+        k, v = parse_override(s, flag)
+        changes[k] = _check_value(k, v, f"{flag} for profile {p.name!r}")
+    return validate(dataclasses.replace(p, **changes), f"profile {p.name!r} with {flag} {' '.join(sets)}")
 
 
 def resolve(name: str, sets: list[str] | None = None) -> Profile:

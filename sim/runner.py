@@ -696,20 +696,49 @@ def _command_line(config: RunConfig) -> str:
     return shlex.join(parts)
 
 
+RAY_CONNECT_TIMEOUT_S = 10
+
+
+def _check_reachable(address: str) -> None:
+    """UserError unless ``host:port`` (or ``ray://host:port``) accepts a connection: ray.init would
+    otherwise retry an unreachable cluster for ever.  Ray's own words (``auto``, ``local``) pass."""
+    import socket
+    hostport = address.split("://", 1)[1] if "://" in address else address
+    if address in ("auto", "local"):
+        return
+    host, _, port = hostport.rstrip("/").rpartition(":")
+    host = host.strip("[]")  # an IPv6 literal, [::1]:6379
+    if not host or not port.isdigit():
+        raise UserError(f"--address {address!r} (or RAY_ADDRESS) is not HOST:PORT or ray://HOST:PORT; "
+                        "leave both unset to run on a private local Ray")
+    try:
+        socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise UserError(f"cannot join the Ray cluster at {address!r} (--address or RAY_ADDRESS): nothing answers "
+                        f"there ({e}); leave both unset to run on a private local Ray") from None
+
+
 def _start_ray(workers: int | None, address: str | None, out: str = "") -> tuple[bool, int]:
-    """Start (or join) Ray; (whether we started it, workers to keep busy)."""
+    """Start (or join) Ray; (whether we started it, workers to keep busy).
+
+    Only ``address`` (--address) or ``RAY_ADDRESS`` joins a cluster.  Otherwise Ray starts a private
+    local instance (``address="local"``), whatever cluster another program has registered on this
+    machine (a running one, or a stale ``/tmp/ray/ray_current_cluster`` file): a plain `simulate`
+    never joins, or fails on, a cluster nobody asked for."""
     import ray
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = False
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS") or None
         if address:
+            _check_reachable(address)
             try:
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-            except (ConnectionError, ValueError, RuntimeError) as e:
-                raise UserError(f"cannot join the Ray cluster at {address!r} (--address or RAY_ADDRESS): {e}") from None
+            except (ConnectionError, ValueError, RuntimeError, TimeoutError) as e:
+                raise UserError(f"cannot join the Ray cluster at {address!r} (--address or RAY_ADDRESS): {e}; "
+                                "leave both unset to run on a private local Ray") from None
         else:
-            ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+            ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
                      logging_level=logging.ERROR, log_to_driver=False,
                      object_store_memory=200 * 1024 * 1024)
         started = True
@@ -722,9 +751,10 @@ def _start_ray(workers: int | None, address: str | None, out: str = "") -> tuple
 
 
 def _progress(total: int, initial: int, enabled: bool):
+    """The games bar: drawn only when asked for and stderr is a terminal (never into a log file)."""
     from tqdm import tqdm
     return tqdm(total=total, initial=initial, unit="game", desc="simulate", file=sys.stderr,
-                disable=not enabled, dynamic_ncols=True, smoothing=0.1)
+                disable=not (enabled and sys.stderr.isatty()), dynamic_ncols=True, smoothing=0.1)
 
 
 def _execute_local(jobs, shard_fn, on_done):
@@ -789,17 +819,29 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
                     "Re-run with that run's settings to resume it, or choose another --out")
             raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
                             f"settings that differ: {'; '.join(diffs)}. {hint}")
-    storage.ensure_writable(loc)
-    lock = storage.acquire_lock(loc)
+    # Ray first: a start-up failure (a bad --address) must leave nothing written, not even the directory.
+    ray_started, ray_workers, ray_seconds = False, 1, 0.0
+    if not local:
+        t = time.perf_counter()
+        ray_started, ray_workers = _start_ray(config.workers, address, config.out)
+        ray_seconds = time.perf_counter() - t
     try:
-        return _run_claimed(config, plan, loc, old, local=local, address=address, progress=progress,
-                            shard_fn=shard_fn, command=command, log=log)
+        storage.ensure_writable(loc)
+        lock = storage.acquire_lock(loc)
+        try:
+            return _run_claimed(config, plan, loc, old, local=local, ray_workers=ray_workers,
+                                ray_seconds=ray_seconds, progress=progress, shard_fn=shard_fn, command=command,
+                                log=log)
+        finally:
+            storage.release_lock(lock)
     finally:
-        storage.release_lock(lock)
+        if ray_started:
+            import ray
+            ray.shutdown()
 
 
-def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, address,
-                 progress, shard_fn, command, log) -> RunResult:
+def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, ray_workers,
+                 ray_seconds, progress, shard_fn, command, log) -> RunResult:
     """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest."""
     storage.remove_temp_files(loc)
     kept = intact_shards(loc, old, plan)
@@ -828,7 +870,7 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
     kept_games = sum(e["n_games"] for e in kept)
     bar = _progress(plan.total_games, kept_games, progress and bool(jobs))
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() - ray_seconds  # Ray, started by ``run`` before anything was written, counts
 
     def on_done(summary):
         manifest["shards"].append(manifest_entry(summary))
@@ -842,12 +884,11 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         elapsed = time.perf_counter() - t0 - result.startup_seconds
         bar.set_postfix_str(f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "")
 
-    started = False
     try:
         if jobs:
             _warm_up(plan)
         if jobs and not local:
-            started, result.workers = _start_ray(config.workers, address, config.out)
+            result.workers = ray_workers
             result.startup_seconds = time.perf_counter() - t0
             _execute_ray(jobs, shard_fn, on_done, result.workers)
         elif jobs:
@@ -863,9 +904,6 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         raise
     finally:
         bar.close()
-        if started:
-            import ray
-            ray.shutdown()
     manifest["complete"] = True
     write_manifest(loc, manifest)
     if jobs:

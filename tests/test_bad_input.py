@@ -1,4 +1,4 @@
-"""Bad input to every command but `simulate` (whose table is in test_runner.py): exit status 2, a
+"""Bad input to every command (simulate's run-config table is in test_runner.py): exit status 2, a
 message naming the problem and what is allowed, and nothing written."""
 import json
 import shutil
@@ -56,6 +56,25 @@ CASES = [
                                            "--bot-params", "{bot_params}"], "has no parameter 'feed'"),
     ("sweep: unknown parameter", ["sweep", "--param", "colour=1,2", "--games", "1", "--runs", "{out}"],
      "unknown parameter 'colour'"),
+    ("sweep: misspelt parameter", ["sweep", "--param", "opening_mi=30,40", "--games", "1", "--runs", "{out}"],
+     "--param: unknown parameter 'opening_mi'; did you mean 'opening_min'?"),
+    ("sweep: value out of range", ["sweep", "--param", "opening_min=30,1000", "--games", "1", "--runs", "{out}"],
+     "--param for profile 'kalooki40': key 'opening_min' = 1000 is out of range; allowed: 0..400"),
+    ("play: negative seed", ["play", "--seed", "-1"], "argument --seed: -1 is out of range; allowed: 0.."),
+    ("play: seed not an integer", ["play", "--seed", "2.5"], "argument --seed: '2.5' is not an integer"),
+    ("tournament: negative seed", ["tournament", "--bots", "greedy,greedy,greedy", "--games", "1", "--seed", "-3"],
+     "argument --seed: -3 is out of range"),
+    ("deals: negative seed", ["deals", "--n", "10", "--seed", "-1"], "argument --seed: -1 is out of range"),
+    ("simulate: negative seed", ["simulate", "--profile", "kalooki40", "--games", "1", "--seed", "-1",
+                                 "--out", "{out}"], "argument --seed: -1 is out of range"),
+    ("sweep: negative seed", ["sweep", "--param", "opening_min=30,40", "--games", "1", "--seed", "-1",
+                              "--runs", "{out}"], "argument --seed: -1 is out of range"),
+    ("play: misspelt --set key", ["play", "--set", "jokerz=4"], "unknown key 'jokerz'; did you mean 'jokers'?"),
+    ("meld: --set key nothing like a parameter", ["meld", "--set", "zzz=1", "2H", "3H", "4H"],
+     "unknown key 'zzz'; `kalooki profiles show kalooki40` lists every parameter"),
+    ("profile file: misspelt key", ["profiles", "show", "{misspelt_key}"], "unknown key 'opening_mn'; did you mean"),
+    ("profiles diff: one name", ["profiles", "diff", "kalooki40"], "takes two profile names, got 1"),
+    ("profiles diff: unknown profile", ["profiles", "diff", "kalooki40", "nope"], "unknown profile 'nope'"),
 ]
 
 
@@ -64,13 +83,14 @@ def test_bad_input(label, argv, message, tmp_path, capsys, two_runs):
     kalooki40 = (runner.PR.PROFILE_DIR / "kalooki40.toml").read_text()
     (tmp_path / "bad.toml").write_text("jokers = [2\n")
     (tmp_path / "colour.toml").write_text(kalooki40 + "colour = \"red\"\n")
+    (tmp_path / "misspelt.toml").write_text(kalooki40.replace("opening_min", "opening_mn"))
     (tmp_path / "missing.toml").write_text("\n".join(l for l in kalooki40.splitlines() if not l.startswith("jokers")))
     (tmp_path / "bp.toml").write_text("[expert]\nfeed = 1\n")
     (tmp_path / "empty").mkdir()
     (tmp_path / "notrun").mkdir()
     (tmp_path / "notrun" / "hands.csv").write_text("x\n")
     names = dict(bad_toml=tmp_path / "bad.toml", unknown_key=tmp_path / "colour.toml",
-                 missing_key=tmp_path / "missing.toml", empty=tmp_path / "empty", not_a_run=tmp_path / "notrun",
+                 missing_key=tmp_path / "missing.toml", misspelt_key=tmp_path / "misspelt.toml", empty=tmp_path / "empty", not_a_run=tmp_path / "notrun",
                  out=tmp_path / "out", run_a=two_runs[0], bot_params=tmp_path / "bp.toml")
     if "{run_engine}" in argv:
         names["run_engine"] = _edit_manifest(two_runs[1], tmp_path / "eng", engine_version="0.0.1")

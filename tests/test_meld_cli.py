@@ -136,3 +136,11 @@ def test_deals_bad_args_exit_2(capsys, argv, named):
     rc, out, err = run_cli(capsys, "deals", *argv)
     assert rc == 2 and out == ""
     assert named in err
+
+
+def test_meld_text_fits_100_columns(capsys):
+    hand = "QH JK AH 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS 2H 3H 4H 5H 6H 7H 8H 9H TH JH".split()
+    rc, out, err = run_cli(capsys, "meld", "--profile", "kalooki51", *hand)
+    assert rc == 0, err
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "JH QH AH JK" in out and out.startswith("hand (25 cards, profile kalooki51): 2S")

@@ -1,5 +1,6 @@
-"""The README stays true: its schema tables are the code's, and its subcommands exist."""
+"""The README stays true: its schema tables are the code's, its subcommands exist and its examples parse."""
 import re
+import shlex
 from pathlib import Path
 
 from sim import schema
@@ -29,3 +30,12 @@ def test_make_bench_runs_the_benchmarks_folder_the_readme_names():
     assert re.search(r"^bench: .*\n\t\$\(BIN\)/python -m bench$", makefile, flags=re.M)
     assert "`make bench` (`python -m bench`" in README.read_text()
     assert parse_args([]).what == "all" and set(SECTIONS) >= {"meld", "engine", "runner", "report"}
+def test_readme_command_examples_parse():
+    """Every example in the command table is accepted by the parser (options and their values)."""
+    text = README.read_text()
+    examples = re.findall(r"^\| `[a-z]+` \|.*\| `(kalooki [^`]*)` \|$", text, flags=re.M)
+    assert len(examples) >= 10, examples
+    parser = build_parser()
+    for example in examples:
+        args = parser.parse_args(shlex.split(example)[1:])  # a usage error exits: the test fails
+        assert args.func is not None, example

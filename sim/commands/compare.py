@@ -7,12 +7,14 @@ from pathlib import Path
 
 def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run")
-    p.add_argument("dir_a", metavar="RUN_A", help="run A: a directory or a URI")
+    p.add_argument("dir_a", metavar="RUN_A", help="run A: a directory or a URI (required)")
     p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B: a directory or a URI (default: compare "
                                                               "two profiles within RUN_A)")
-    p.add_argument("--profiles", metavar="A,B", help="profile of A and profile of B to compare")
+    p.add_argument("--profiles", metavar="A,B",
+                   help="profile of A and profile of B to compare (default: each run's only profile)")
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME)")
-    p.add_argument("--allow-partial", action="store_true", help="compare runs that fail verification (marked partial)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="compare runs that fail verification, marked partial (default: off)")
     p.add_argument("--thresholds", metavar="FILE",
                    help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ import numpy as np
 from .. import meldsearch as ms
 from .. import profiles
 from ..errors import UserError
-from .common import add_profile_args, profile_from_args
+from .common import add_profile_args, add_seed_arg, profile_from_args
 
 MAX_N = 1_000_000_000
 BATCH = 100_000
@@ -22,10 +22,11 @@ BATCH = 100_000
 def register(sub):
     p = sub.add_parser("deals", help="fraction of random deals that can open at once or meld every card")
     add_profile_args(p)
-    p.add_argument("--n", required=True, metavar="N", help=f"hands to deal (1..{MAX_N})")
-    p.add_argument("--seed", required=True, metavar="S", help="random seed (a non-negative integer)")
-    p.add_argument("--players", metavar="K", help="players at the table: sets the hand size (default: the profile's)")
-    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.add_argument("--n", required=True, metavar="N", help=f"hands to deal, 1..{MAX_N} (required)")
+    add_seed_arg(p, required=True)
+    p.add_argument("--players", metavar="K",
+                   help="players at the table: sets the hand size (default: the profile's players)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (default: text)")
     p.set_defaults(func=run)
 
 
@@ -67,7 +68,7 @@ def deal_stats(profile, n: int, seed: int, players: int) -> dict:
 def run(args):
     profile = profile_from_args(args)
     n = _int_arg("--n", args.n, 1, MAX_N)
-    seed = _int_arg("--seed", args.seed, 0, 2 ** 63 - 1)
+    seed = args.seed
     players = profile.players if args.players is None else _int_arg("--players", args.players, 1, 1000)
     profiles.check_players(profile, players)
     st = deal_stats(profile, n, seed, players)
@@ -76,10 +77,11 @@ def run(args):
         return 0
     print(f"profile {st['profile']} ({st['players']} players, {st['hand_size']} cards from a pack with "
           f"{st['jokers']} jokers), {n} hands, seed {seed}")
+    print(f"  {'share of hands that':38s} {'percent':>9s}  {'95% Wilson interval':22s}  hands")
     for key, label in (("can_open", f"can open at once (meld value >= {st['opening_min']})"),
                        ("full_meld", "can meld every card")):
         p = st[key]
-        print(f"  {label:44s} {100 * p['fraction']:8.4f}%  95% CI [{100 * p['ci95'][0]:.4f}%, "
-              f"{100 * p['ci95'][1]:.4f}%]  ({p['k']}/{p['n']})")
-    print(f"  {'mean max meld value':44s} {st['mean_max_meld_value']:.2f}")
+        ci = f"[{100 * p['ci95'][0]:.4f}, {100 * p['ci95'][1]:.4f}]"
+        print(f"  {label:38s} {100 * p['fraction']:8.4f}%  {ci:22s}  {p['k']}/{p['n']}")
+    print(f"  {'mean max meld value':38s} {st['mean_max_meld_value']:9.2f}")
     return 0

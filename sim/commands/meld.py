@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from .. import cards as C
 from .. import melds as M
 from .. import meldsearch as ms
 from ..errors import UserError
-from .common import add_profile_args, profile_from_args
+from .common import WIDTH, add_profile_args, profile_from_args
 
 MAX_HAND = 30  # the largest hand a profile can deal
 
@@ -23,8 +24,10 @@ def register(sub):
                                    "A joker may be written JK or JK=<card>; the search chooses what it stands for.")
     add_profile_args(p)
     p.add_argument("cards", nargs="*", metavar="CARD", help="cards: rank 2-9 T J Q K A then suit S H D C, or JK")
-    p.add_argument("--batch", metavar="FILE", help="one hand per line (cards separated by spaces); '-' reads stdin")
-    p.add_argument("--json", action="store_true", help="JSON output (one object per hand)")
+    p.add_argument("--batch", metavar="FILE",
+                   help="one hand per line (cards separated by spaces); '-' reads stdin (default: none, the "
+                        "hand is given as CARD arguments)")
+    p.add_argument("--json", action="store_true", help="JSON output, one object per hand (default: text)")
     p.set_defaults(func=run)
 
 
@@ -73,7 +76,8 @@ def _text(ids, res: ms.MeldResult, profile) -> str:
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"
 
     can = res.max_meld_value >= profile.opening_min
-    lines = [f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}",
+    lines = [*textwrap.wrap(f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
+                            subsequent_indent="    "),
              f"max meld value: {res.max_meld_value} (opening minimum {profile.opening_min}: "
              f"{'can open' if can else 'cannot open'})"]
     lines += [meld_line(m) for m in res.opening]

@@ -1,4 +1,9 @@
-"""`kalooki play`: one hand (or with --game a whole game) printed for a person to check the rules."""
+"""`kalooki play`: one hand (or with --game a whole game) printed for a person to check the rules.
+
+Numbering, as in the run tables (README, "Numbering"): seats from 0 (the ``seat`` column), hands and
+turns from 1 (``hand_no``, ``turn_no``).  ``--summary`` prints only the result (a hand) or the score
+sheet (a game).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -9,15 +14,22 @@ from ..engine import HandState
 from ..errors import UserError
 from ..game import play_game, play_hand
 from ..transcript import hand_lines, table_lines
-from .common import add_profile_args, profile_from_args
+from .common import add_profile_args, add_seed_arg, profile_from_args
+
+COL = 8  # width of one seat's column in the score sheet: six seats fit 100 columns
 
 
 def register(sub):
     p = sub.add_parser("play", help="play one hand (or --game: a whole game) and print its transcript")
     add_profile_args(p)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--bots", default=None, help="comma-separated bot per seat (default: greedy at every seat)")
-    p.add_argument("--game", action="store_true", help="play a whole game, hand by hand with the score sheet")
+    add_seed_arg(p, default=1)
+    p.add_argument("--bots", default=None, metavar="A,B,...",
+                   help="comma-separated bot per seat, seat 0 first (default: greedy at every seat of the "
+                        "profile's default players)")
+    p.add_argument("--game", action="store_true",
+                   help="play a whole game, hand by hand, with the score sheet (default: one hand)")
+    p.add_argument("--summary", action="store_true",
+                   help="no turns: only the hand's result, or with --game only the score sheet (default: off)")
     p.set_defaults(func=run)
 
 
@@ -31,6 +43,40 @@ def parse_bots(text: str | None, prof) -> list[str]:
     return names
 
 
+def seat_labels(names: list[str]) -> list[str]:
+    return [f"seat {i} ({n})" for i, n in enumerate(names)]
+
+
+def result_lines(result, labels) -> list[str]:
+    if result.winner < 0:
+        return ["nobody went out: the hand is " + ("stalled" if result.stalled else "void")]
+    return [f"{labels[result.winner]} goes out ({result.win_type})"] + [
+        f"  {labels[i]:<22} penalty {p:4d}" for i, p in enumerate(result.penalties)]
+
+
+def sheet_lines(game, prof, names: list[str]) -> list[str]:
+    """The score sheet: one row per hand scored, a column per seat, the net payments below."""
+    lg = game.ledger
+    n = len(names)
+    what = "points" if prof.game_end == "target" else "penalty totals"
+    lines = ["Seats: " + ", ".join(f"{i} {b}" for i, b in enumerate(names)),
+             f"Score sheet: {what} after each hand (* eliminated, + bought back in)",
+             f"{'hand':>4}  {'winner':<17}" + "".join(f"{'seat ' + str(s):>{COL}}" for s in range(n))
+             + f"{'pool':>{COL}}"]
+    for rec in game.hands:
+        row = rec.sheet
+        if row is None:  # a void deal, re-dealt: nothing scored
+            continue
+        who = f"seat {row.winner} ({row.win_type})" if row.winner >= 0 else "stalled"
+        cells = "".join(f"{str(row.totals[s]) + ('*' if row.eliminated[s] else '') + ('+' if row.bought_in[s] else ''):>{COL}}"
+                        for s in range(n))
+        lines.append(f"{rec.hand_no:>4}  {who:<17}{cells}{row.pool:>{COL}}")
+    lines.append(f"{'net':>4}  {'payments':<17}" + "".join(f"{lg.balances[s]:>+{COL}d}" for s in range(n)))
+    lines.append(f"Game over after {lg.hands_played} hands: seat {lg.winner} ({names[lg.winner]}) wins"
+                 + (" (stalled at the hand cap)" if lg.stalled else ""))
+    return lines
+
+
 def run(args):
     prof = profile_from_args(args)
     names = parse_bots(args.bots, prof)
@@ -38,29 +84,33 @@ def run(args):
     kids = ss.spawn(1 + len(names))
     rng = np.random.default_rng(kids[0])
     bots = [make_bot(n, np.random.default_rng(k)) for n, k in zip(names, kids[1:])]
-    labels = [f"P{i + 1} ({n})" for i, n in enumerate(names)]
+    labels = seat_labels(names)
     print(f"Profile {prof.name} (rules {prof.rules_hash()}), seed {args.seed}, {len(names)} players")
     if not args.game:
         dealer = int(rng.integers(len(names)))
         st = HandState(prof, len(names), dealer, rng, record=True)
-        play_hand(st, bots, list(range(len(names))))
+        result = play_hand(st, bots, list(range(len(names))))
+        if args.summary:
+            print(f"Dealer: {labels[dealer]}")
+            print("\n".join(result_lines(result, labels)))
+            return 0
         print("\n".join(hand_lines(st.log, labels)))
         print("Table at the end:")
         print("\n".join(table_lines(st.table)) or "  (empty)")
         return 0
-    game = play_game(prof, bots, rng, record=True)
-    lg = game.ledger
-    for rec, log in zip(game.hands, game.transcript):
-        hand_labels = [labels[s] for s in rec.seats]
-        print(f"\n=== Hand {rec.hand_no}" + (f" (re-deal {rec.redeal_no})" if rec.redeal_no else ""))
-        print("\n".join(hand_lines(log, hand_labels)))
-        if rec.sheet is not None:
-            row = rec.sheet
-            print("Score sheet:  " + " | ".join(
-                f"{labels[s]} total {row.totals[s]} balance {row.balances[s]:+d}"
-                + (" ELIMINATED" if row.eliminated[s] else "") + (" bought in" if row.bought_in[s] else "")
-                for s in range(len(names))) + f" | pool {row.pool}")
-    print(f"\nGame over after {lg.hands_played} hands: {labels[lg.winner]} wins"
-          + (" (stalled at the hand cap)" if lg.stalled else ""))
-    print("Net payments: " + ", ".join(f"{labels[s]} {lg.balances[s]:+d}" for s in range(len(names))))
+    game = play_game(prof, bots, rng, record=True)  # the same game with or without --summary
+    if not args.summary:
+        for rec, log in zip(game.hands, game.transcript):
+            hand_labels = [labels[s] for s in rec.seats]
+            print(f"\n=== Hand {rec.hand_no}" + (f" (re-deal {rec.redeal_no})" if rec.redeal_no else ""))
+            print("\n".join(hand_lines(log, hand_labels)))
+            if rec.sheet is not None:
+                row = rec.sheet
+                print("Score sheet:")
+                for s in range(len(names)):
+                    print(f"  {labels[s]:<22} total {row.totals[s]:4d}  balance {row.balances[s]:+4d}"
+                          + ("  ELIMINATED" if row.eliminated[s] else "") + ("  bought in" if row.bought_in[s] else ""))
+                print(f"  pool {row.pool}")
+        print()
+    print("\n".join(sheet_lines(game, prof, names)))
     return 0

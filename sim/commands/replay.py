@@ -6,10 +6,11 @@ from ..errors import UserError
 
 def register(sub):
     p = sub.add_parser("replay", help="print one hand of a run turn by turn (runs made with --events turns)")
-    p.add_argument("dir", metavar="RUN", help="run written by `kalooki simulate --events turns`: a directory or a URI")
-    p.add_argument("--game", type=int, required=True, metavar="G", help="game number")
-    p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1")
-    p.add_argument("--profile", metavar="P", help="profile (needed when the run has several)")
+    p.add_argument("dir", metavar="RUN",
+                   help="run written by `kalooki simulate --events turns`: a directory or a URI (required)")
+    p.add_argument("--game", type=int, required=True, metavar="G", help="game number, from 0 as the game_id column (required)")
+    p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1 as the hand_no column (required)")
+    p.add_argument("--profile", metavar="P", help="profile (default: the run's only profile; needed when it has several)")
     p.set_defaults(func=run)
 
 

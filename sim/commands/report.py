@@ -11,7 +11,8 @@ def register(sub):
                                                   "(file:///..., s3://bucket/run?endpoint_override=...)")
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/<last name of RUN>)")
     p.add_argument("--allow-partial", action="store_true",
-                   help="report on a run that fails verification, marked partial, leaving out unreadable files")
+                   help="report on a run that fails verification, marked partial, leaving out unreadable files "
+                        "(default: off)")
     p.add_argument("--baseline", metavar="P",
                    help="profile the others are compared with (default: the run's first profile)")
     p.add_argument("--thresholds", metavar="FILE",

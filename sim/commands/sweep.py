@@ -5,28 +5,34 @@ import sys
 
 from .. import profiles
 from ..errors import UserError
+from .common import add_seed_arg, show_progress
 
 
 def register(sub):
     p = sub.add_parser("sweep", help="run a grid of one rule parameter and plot the key metrics against it")
-    p.add_argument("--profile", default="kalooki40", metavar="P")
-    p.add_argument("--param", required=True, metavar="NAME=V1,V2,...", help="e.g. opening_min=30,35,40,45,50")
-    p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE")
-    p.add_argument("--games", type=int, required=True, help="games per grid value")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--bots", default=None, help="bot per seat, one composition (default greedy in every seat)")
+    p.add_argument("--profile", default="kalooki40", metavar="P", help="rule profile (default: %(default)s)")
+    p.add_argument("--param", required=True, metavar="NAME=V1,V2,...",
+                   help="the integer parameter and its values, e.g. opening_min=30,35,40,45,50 (required)")
+    p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE",
+                   help="override another profile parameter, repeatable (default: none)")
+    p.add_argument("--games", type=int, required=True, metavar="N", help="games per grid value (required)")
+    add_seed_arg(p, default=1)
+    p.add_argument("--bots", default=None, metavar="A,B,...",
+                   help="bot per seat, one composition, seats rotated (default: greedy in every seat)")
     p.add_argument("--tables", default=None, metavar="MIX",
                    help="a weighted mix of table compositions, as in simulate: "
-                        "'[NAME=]BOTS[:WEIGHT]; ...' (each game draws one; seats rotate)")
+                        "'[NAME=]BOTS[:WEIGHT]; ...' (each game draws one; seats rotate) (default: --bots)")
     p.add_argument("--paired", action="store_true",
-                   help="common deals: game g of every grid value is dealt from the same shuffled pack")
-    p.add_argument("--players", type=int, default=None)
-    p.add_argument("--workers", type=int, default=None)
-    p.add_argument("--shard-games", type=int, dest="shard_games", default=None)
-    p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go, one per value under it: a directory "
-                                                               "or a URI (default runs/sweep-P-NAME)")
-    p.add_argument("--out", default=None, metavar="DIR", help="local report folder (default reports/sweep-P-NAME)")
-    p.add_argument("--local", action="store_true", help="play in this process, without Ray")
+                   help="common deals: game g of every grid value is dealt from the same shuffled pack "
+                        "(default: off)")
+    p.add_argument("--players", type=int, default=None, metavar="K", help="players per game (default: the profile's)")
+    p.add_argument("--workers", type=int, default=None, metavar="W", help="Ray workers (default: every core)")
+    p.add_argument("--shard-games", type=int, dest="shard_games", default=None, metavar="M",
+                   help="games per shard (default: 500)")
+    p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go, one per value under it: a "
+                                                               "directory or a URI (default: runs/sweep-P-NAME)")
+    p.add_argument("--out", default=None, metavar="DIR", help="local report folder (default: reports/sweep-P-NAME)")
+    p.add_argument("--local", action="store_true", help="play in this process, without Ray (default: off)")
     p.set_defaults(func=run)
 
 
@@ -36,7 +42,7 @@ def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
     name, values = text.split("=", 1)
     name = name.strip()
     if name not in profiles.PARAM_NAMES:
-        raise UserError(f"--param: unknown parameter {name!r}; allowed: {', '.join(profiles.PARAM_NAMES)}")
+        raise UserError(f"--param: unknown parameter {name!r}; {profiles.closest(name, profiles.PARAM_NAMES)}")
     default = getattr(base, name)
     if isinstance(default, bool) or not isinstance(default, int):
         raise UserError(f"--param {name}: only numeric (integer) parameters can be swept; {name} is "
@@ -48,7 +54,7 @@ def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
         except ValueError:
             raise UserError(f"--param {name}: {v!r} is not an integer") from None
     for v in grid:  # validate every grid point before running anything
-        profiles.with_overrides(base, [f"{name}={v}"])
+        profiles.with_overrides(base, [f"{name}={v}"], flag="--param")
     return name, grid
 
 
@@ -75,8 +81,9 @@ def run(args):
         if not args.local:
             started, _ = runner._start_ray(args.workers, None)
         for v, cfg in configs.items():
-            print(f"sweep {name}={v}", file=sys.stderr)
-            runner.run(cfg, local=args.local, progress=sys.stderr.isatty())
+            if not args.quiet:
+                print(f"sweep {name}={v}", file=sys.stderr)
+            runner.run(cfg, local=args.local, progress=show_progress(args))
     finally:
         if started:
             import ray

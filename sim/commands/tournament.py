@@ -7,23 +7,26 @@ from tqdm import tqdm
 
 from ..errors import UserError
 from ..tournament import play_tournament
-from .common import add_profile_args, profile_from_args
+from .common import add_profile_args, add_seed_arg, profile_from_args, show_progress
 from .play import parse_bots
 
 
 def register(sub):
     p = sub.add_parser("tournament", help="play bots against each other with seats rotated and rank them")
     add_profile_args(p)
-    p.add_argument("--bots", required=True, help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy")
-    p.add_argument("--games", type=int, required=True)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bots", required=True, metavar="A,B,...",
+                   help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy (required)")
+    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play, at least 1 (required)")
+    add_seed_arg(p, default=1)
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
-                   help="TOML of [bot] parameter = value tables (see configs/bots.toml)")
-    p.add_argument("--workers", type=int, default=1, help="processes to play in (results do not depend on it)")
+                   help="TOML of [bot] parameter = value tables like configs/bots.toml (default: the "
+                        "parameters in configs/bots.toml)")
+    p.add_argument("--workers", type=int, default=1, metavar="W",
+                   help="processes to play in; results do not depend on it (default: %(default)s)")
     p.add_argument("--duplicate", action="store_true",
                    help="play each deal once per rotation of the bots (the same cards to the same seats); "
-                        "--games must be a multiple of the seats; intervals over deals")
-    p.add_argument("--json", action="store_true")
+                        "--games must be a multiple of the seats; intervals over deals (default: off)")
+    p.add_argument("--json", action="store_true", help="print one JSON list of per-bot rows (default: a table)")
     p.set_defaults(func=run)
 
 
@@ -101,7 +104,7 @@ def run(args):
         raise UserError(f"--games {args.games} with --duplicate: each deal is played once per rotation of the "
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     bot_params = read_bot_params(args.bot_params)
-    with tqdm(total=args.games, unit="game", disable=args.json, leave=False) as bar:
+    with tqdm(total=args.games, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
                                  workers=max(1, args.workers), bot_params=bot_params, duplicate=args.duplicate)
     if args.duplicate:
@@ -112,13 +115,15 @@ def run(args):
         return 0
     n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
                    tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
-    print(f"Tournament: profile {prof.name}, bots {','.join(bots)} (seats rotated), {args.games} games, "
-          f"{n_hands} hands, seed {args.seed}; 95% intervals (Wilson for shares, t for means)")
-    print(f"{'bot':<10} {'hands won':>26} {'games won':>26} {'mean net payment':>28}")
+    print(f"Tournament: profile {prof.name}, seed {args.seed}, seats rotated every game")
+    print(f"bots: {','.join(bots)}")
+    print(f"{args.games} games, {n_hands} hands; shares of each bot's player-hands and player-games (n);")
+    print("mean net payment per game in units; 95% intervals: Wilson for shares, t for means")
+    print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
     for r in df.itertuples():
-        print(f"{r.bot:<10} {r.hand_win:>8.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}] n={r.player_hands:<6d}"
-              f" {r.game_win:>6.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}] n={r.player_games:<5d}"
-              f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
+        print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
+              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}"
+              f"  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
     return 0
 
 
@@ -128,14 +133,17 @@ def _print_duplicate(args, prof, bots, tables):
         print(json.dumps(df.to_dict(orient="records")))
         return 0
     deals = args.games // len(bots)
-    print(f"Duplicate tournament: profile {prof.name}, bots {','.join(bots)}, {deals} deals each played in all "
-          f"{len(bots)} rotations ({args.games} games), seed {args.seed}.  Per deal, each bot's average over the "
-          "rotations; means over deals with t 95% intervals over deals; edge = the bot minus the other bots")
-    print(f"{'bot':<10} {'hands won':>24} {'edge':>24} {'games won':>24} {'net payment/game':>26} {'edge':>26}")
+    print(f"Duplicate tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
+    print(f"{deals} deals, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
+    print("average over the rotations; means over deals with t 95% intervals over deals;")
+    print("edge = the bot minus the other bots")
+    print(f"{'bot':<10}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
     for r in df.itertuples():
-        print(f"{r.bot:<10} {r.hand_win:>7.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
-              f" {r.hand_win_edge:>+7.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
-              f" {r.game_win:>7.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]"
-              f" {r.net_payment:>+8.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
-              f" {r.net_payment_edge:>+8.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
+        print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
+              f"  {r.hand_win_edge:+.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
+              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]")
+    print(f"{'bot':<10}  {'net payment per game':<26}  {'edge in net payment':<26}")
+    for r in df.itertuples():
+        print(f"{r.bot:<10}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(38)
+              + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
     return 0
