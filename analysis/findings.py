@@ -23,10 +23,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from sim.errors import UserError
+from sim.resources import config_file
 
 from . import stats
 
-THRESHOLDS_FILE = Path(__file__).resolve().parent.parent / "configs" / "thresholds.toml"
+THRESHOLDS_FILE = config_file("thresholds.toml")  # configs/thresholds.toml, shipped as package data
 ALPHA = 0.05
 
 # verdicts of a difference from the baseline
@@ -49,9 +50,9 @@ class Threshold:
     unit: str
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(path) -> dict:
     try:
-        with open(path, "rb") as f:
+        with path.open("rb") as f:
             return tomllib.load(f)
     except FileNotFoundError:
         raise UserError(f"thresholds file {path} does not exist") from None
