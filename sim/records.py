@@ -126,6 +126,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 hands["stock_reshuffles"].append(st.reshuffles)
                 hands["void"].append(bool(res.void))
                 hands["stalled"].append(bool(res.stalled))
+                hands["open_layoff_value"].append(stt["open_layoff_value"])
             if sheet is not None:
                 hand_ctx["totals"] = list(sheet.totals)
 
