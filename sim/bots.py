@@ -117,7 +117,7 @@ def forbidden_discard(state) -> int:
 
 
 class TurnAdds:
-    """Cards added to each run end so far this turn, for the per-turn limits (RULES.md section 3:
+    """Cards added to each run end so far this turn, for the per-turn limits (docs/RULES.md section 3:
     ``run_end_limit`` per end, or two in all under ``run_add_limit = "two_total"``)."""
 
     def __init__(self):
@@ -431,7 +431,7 @@ class Harvest(NamedTuple):
 
 
 def harvest_options(state, hand, table, adds: TurnAdds | None = None):
-    """Every way to free a card from the table (RULES.md section 3): remove an end card of a run of
+    """Every way to free a card from the table (docs/RULES.md section 3): remove an end card of a run of
     four or more or any natural of a four-card group; shift a run (add a hand card at one end, take
     the card at the other); substitute in a three-card group (add the missing suit, take another);
     swap a joker out of a run (interior only unless joker_take_from_run_end) or out of a group (by

@@ -1,4 +1,4 @@
-"""One hand of Kalooki as an explicit phase machine with fully validated turns (RULES.md 1-6).
+"""One hand of Kalooki as an explicit phase machine with fully validated turns (docs/RULES.md 1-6).
 
 Phases: DRAW (take the stock or the discard), PLAY (a whole ``Play``: table operations, then one
 discard), OVER.  ``apply_draw`` and ``apply_play`` check every rule of the profile and raise

@@ -10,7 +10,7 @@ For a hand (count vector of naturals plus jokers) under a profile this module co
 
 and, for one hand at a time, partitions achieving them as ``sim.melds.Meld`` objects.
 
-Method (decomposition, see /work/shared/NOTES.md).  Groups with two or more naturals are the only
+Method (decomposition).  Groups with two or more naturals are the only
 melds that couple suits, so the search enumerates every choice of such groups (plus an all-joker
 group where ``joker_melds``), and scores what is left suit by suit from a per-suit table indexed by
 the suit's base-3 count pattern (3**13 patterns).  A table entry holds, for each objective (value,

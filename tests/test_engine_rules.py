@@ -1,4 +1,4 @@
-"""Scenario tests for one hand (RULES.md 1, 2, 4, 5, 6), hands written out card by card."""
+"""Scenario tests for one hand (docs/RULES.md 1, 2, 4, 5, 6), hands written out card by card."""
 import pytest
 
 from sim import melds as M

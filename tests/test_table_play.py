@@ -1,4 +1,4 @@
-"""Table play (RULES.md section 3): every example of the rules, hands written out."""
+"""Table play (docs/RULES.md section 3): every example of the rules, hands written out."""
 import pytest
 
 from sim import melds as M
