@@ -692,7 +692,7 @@ class ExpertBot(PatientBot):
         h[top] += 1
         if obligation == "open":
             ok, ms = MS.can_open(h, p)
-            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < h.sum() \
+            if ok and any(top in m.cards for m in ms) and _leaves_a_discard(h, ms, top, 1) \
                     and not self._waiting(state, me, state.hands[me]):
                 return DRAW_DISCARD
             return DRAW_STOCK
