@@ -256,7 +256,8 @@ class GreedyBot(Bot):
 
     It opens as soon as the opening minimum is reachable, with its most valuable opening; once open
     it lays down every meld it holds and lays off every card it can; it takes the discard only when
-    that card completes a meld (and, before opening, only when it opens with it); it discards its
+    that card completes a meld it can lay while keeping a card to discard, or lets it go out (and,
+    before opening, only when it opens with it); it discards its
     highest-value loose card; and it always buys back in.
     """
 

@@ -596,7 +596,7 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
 
 
 @njit(cache=True)
-def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held_before, values, rp, prm,
+def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
                  mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
     """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
     returns the discard."""
@@ -796,12 +796,11 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         else:
             nd -= 1
             c = discard[nd]
-        held_before = hands[me, c]
         hands[me, c] += 1
         res[H_DRAWN_CARD] = c
         res[H_DRAWN_FROM] = src
         ctx[2] = 0
-        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, held_before, values, rp, prm, mv, ws, rec, hh,
+        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh,
                             outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
         # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
         status = ctx[2]
