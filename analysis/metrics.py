@@ -3,7 +3,7 @@
 Each metric function takes a :class:`RunData` (the run's hands and games, loaded once with only the
 columns the metrics need) and returns a DataFrame with the metric's name, the profile, the group
 (bot, seat, round, ...), n, the estimate, its 95% interval and the method.  Definitions follow
-RULES.md sections 4-8 and the column meanings in ``sim.schema``:
+docs/RULES.md sections 4-8 and the column meanings in ``sim.schema``:
 
 - a *player-hand* is one row of ``hands``; a *hand* is one (game_id, hand_no, redeal_no) deal;
 - a *played* hand is neither void nor stalled: it has exactly one winner;

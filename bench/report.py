@@ -116,6 +116,7 @@ def synthesize_profile(rng: np.random.Generator, name: str, spec: dict, rows: in
         "eliminated": eliminated, "bought_in": bought_in, "buy_ins_total": rng.integers(0, 3, size),
         "payment": rng.integers(-10, 11, size), "stock_reshuffles": reshuffles[row_deal], "void": void[row_deal],
         "stalled": stalled[row_deal], "table": _strings(",".join(spec["bots"]), n=size),
+        "open_layoff_value": pa.array(np.zeros(size, np.int16), mask=~opened),
     }
 
     game_rows = n_games * n

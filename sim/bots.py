@@ -28,7 +28,7 @@ def _loose_discard(hand, values, forbidden: int, prefer=None) -> int:
         pool = [c for c in range(N_KINDS) if hand[c] > 0]
     pool.sort(key=lambda c: (-(values[c] if c != JOKER else -1), -c))  # keep jokers: they meld anything
     for c in pool:
-        if c != forbidden or hand[c] > 1:
+        if c != forbidden:
             return c
     return pool[0]
 
@@ -73,7 +73,16 @@ def meld_taken_card(state, hand, taken: int):
 
 
 def discardable(hand, forbid: int) -> list[int]:
-    return [c for c in range(N_KINDS) if hand[c] > 0 and not (c == forbid and hand[c] == 1)]
+    return [c for c in range(N_KINDS) if hand[c] > 0 and c != forbid]
+
+
+def _leaves_a_discard(hand, melds, forbid: int, keep: int) -> bool:
+    """Laying ``melds`` from ``hand`` keeps ``keep`` cards, one of them not a copy of ``forbid``."""
+    rest = hand.copy()
+    for m in melds:
+        for c in m.cards:
+            rest[c] -= 1
+    return rest.sum() >= keep and bool(discardable(rest, forbid))
 
 
 def lay_down(melds, hand, ops: list, table: list) -> None:
@@ -103,30 +112,38 @@ def repair(ops: list, hand, forbid: int, keep: int = 1, fixed: int = 0) -> list:
 
 
 def forbidden_discard(state) -> int:
-    return state.drawn_card if state.drawn_from == DRAW_DISCARD and state.held_before_draw == 0 else -1
+    """The card no copy of which may be discarded this turn: the one taken from the discard pile."""
+    return state.drawn_card if state.drawn_from == DRAW_DISCARD else -1
 
 
 class TurnAdds:
-    """Cards added to each run end so far this turn, for the per-turn limits (RULES.md section 3:
+    """Cards added to each run end so far this turn, for the per-turn limits (docs/RULES.md section 3:
     ``run_end_limit`` per end, or two in all under ``run_add_limit = "two_total"``)."""
 
     def __init__(self):
         self.low: dict[int, int] = {}
         self.high: dict[int, int] = {}
-        self.total: dict[int, int] = {}
+        self.total: dict[int, int] = {}  # keyed by the run a split-off part came from
+        self.split_from: dict[int, int] = {}
 
     def allows(self, p, i: int, end: int) -> bool:
         if p.run_add_limit == "two_total":
-            return self.total.get(i, 0) < 2
+            return self.total.get(self.split_from.get(i, i), 0) < 2
         return (self.low if end == LOW else self.high).get(i, 0) < p.run_end_limit
 
     def add(self, i: int, end: int) -> None:
         d = self.low if end == LOW else self.high
         d[i] = d.get(i, 0) + 1
-        self.total[i] = self.total.get(i, 0) + 1
+        root = self.split_from.get(i, i)
+        self.total[root] = self.total.get(root, 0) + 1
+
+    def split(self, i: int, part: int) -> None:
+        """Run i was split and ``part`` cut off: it carries the run's high end (as the engine counts)."""
+        self.high[part] = self.high.pop(i, 0)
+        self.split_from[part] = self.split_from.get(i, i)
 
     def dicts(self) -> tuple:
-        return self.low, self.high, self.total
+        return self.low, self.high, self.total, self.split_from
 
 
 def run_extension(m, end: int, p) -> int:
@@ -150,7 +167,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
     p = state.profile
     ops = []
     adds = adds if adds is not None else TurnAdds()
-    if protect >= 0 and hand[protect] == 1:
+    if protect >= 0 and hand[protect] >= 1:
         keep += 1  # the protected card cannot be the discard: keep another one
     size = int(hand.sum())
     changed = True
@@ -193,6 +210,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                         table[i] = m = first
                         table.append(second)
                         ops.append(Split(i, c, pos + 1))
+                        adds.split(i, len(table) - 1)
                         changed = True
                         if size <= keep:
                             return ops
@@ -238,7 +256,8 @@ class GreedyBot(Bot):
 
     It opens as soon as the opening minimum is reachable, with its most valuable opening; once open
     it lays down every meld it holds and lays off every card it can; it takes the discard only when
-    that card completes a meld (and, before opening, only when it opens with it); it discards its
+    that card completes a meld it can lay while keeping a card to discard, or lets it go out (and,
+    before opening, only when it opens with it); it discards its
     highest-value loose card; and it always buys back in.
     """
 
@@ -254,7 +273,7 @@ class GreedyBot(Bot):
         hand[top] += 1
         if obligation == "open":
             ok, ms = MS.can_open(hand, p)
-            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < hand.sum():
+            if ok and any(top in m.cards for m in ms) and _leaves_a_discard(hand, ms, top, 1):
                 return DRAW_DISCARD
             return DRAW_STOCK
         if obligation == "meld":
@@ -263,7 +282,14 @@ class GreedyBot(Bot):
         if top in after.deadwood_left:
             return DRAW_STOCK
         before = MS.analyse_deadwood(state.hands[me], p)
-        return DRAW_DISCARD if after.min_loose < before.min_loose else DRAW_STOCK
+        if after.min_loose >= before.min_loose:
+            return DRAW_STOCK
+        # the meld it completes must be layable with a card (not a copy of the taken one) kept to discard,
+        # or let it go out: else two players can pass a card back and forth for ever (issue 12, hole 7)
+        if _leaves_a_discard(hand, after.deadwood, top, keep_cards(state, me)):
+            return DRAW_DISCARD
+        may_out = p.go_out_first_round or not state.first_round(me)
+        return DRAW_DISCARD if may_out and go_out(hand, p, top, kalooki=not state.opened[me])[0] else DRAW_STOCK
 
     def play(self, state, me) -> Play:
         p = state.profile
@@ -331,7 +357,7 @@ class GreedyBot(Bot):
         """The most valuable opening that still leaves a card to discard."""
         best, best_val = None, -1
         for d in range(N_KINDS):
-            if hand[d] <= 0 or (d == forbid and hand[d] == 1):
+            if hand[d] <= 0 or d == forbid:
                 continue
             h = hand.copy()
             h[d] -= 1
@@ -382,7 +408,7 @@ class RandomBot(Bot):
                                 adds=adds, splits=True)
         if not discardable(hand, forbid) or hand.sum() < keep_cards(state, me):
             ops, hand = [], state.hands[me].copy()  # nothing would be left to discard: meld nothing
-        cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if not (c == forbid and hand[c] == 1)]
+        cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != forbid]
         return Play(ops, cards[int(self.rng.integers(len(cards)))])
 
 
@@ -406,7 +432,7 @@ class Harvest(NamedTuple):
 
 
 def harvest_options(state, hand, table, adds: TurnAdds | None = None):
-    """Every way to free a card from the table (RULES.md section 3): remove an end card of a run of
+    """Every way to free a card from the table (docs/RULES.md section 3): remove an end card of a run of
     four or more or any natural of a four-card group; shift a run (add a hand card at one end, take
     the card at the other); substitute in a three-card group (add the missing suit, take another);
     swap a joker out of a run (interior only unless joker_take_from_run_end) or out of a group (by
@@ -667,7 +693,7 @@ class ExpertBot(PatientBot):
         h[top] += 1
         if obligation == "open":
             ok, ms = MS.can_open(h, p)
-            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < h.sum() \
+            if ok and any(top in m.cards for m in ms) and _leaves_a_discard(h, ms, top, 1) \
                     and not self._waiting(state, me, state.hands[me]):
                 return DRAW_DISCARD
             return DRAW_STOCK
@@ -814,9 +840,9 @@ class ExpertBot(PatientBot):
     @staticmethod
     def _discard_candidates(hand, p, forbid) -> list[int]:
         """The loose cards of a least-deadwood partition (every card if none is loose), ascending,
-        never a single copy of the forbidden card."""
+        never the forbidden card."""
         loose = sorted(set(MS.analyse_deadwood(hand, p).deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
-        return [c for c in loose if not (c == forbid and hand[c] == 1)]
+        return [c for c in loose if c != forbid]
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         p = state.profile

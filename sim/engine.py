@@ -1,4 +1,4 @@
-"""One hand of Kalooki as an explicit phase machine with fully validated turns (RULES.md 1-6).
+"""One hand of Kalooki as an explicit phase machine with fully validated turns (docs/RULES.md 1-6).
 
 Phases: DRAW (take the stock or the discard), PLAY (a whole ``Play``: table operations, then one
 discard), OVER.  ``apply_draw`` and ``apply_play`` check every rule of the profile and raise
@@ -109,7 +109,7 @@ class HandState:
         self.opened = [False] * n_players
         self.turns_taken = [0] * n_players
         self.stats = [dict(melds_laid=0, cards_laid_off=0, jokers_taken=0, open_round=None, open_value=None,
-                           open_with_discard=False) for _ in range(n_players)]
+                           open_layoff_value=None, open_with_discard=False) for _ in range(n_players)]
         self.pickups: list[list[int]] = [[] for _ in range(n_players)]  # public: cards each took from the discard
         self.discards_by: list[list[int]] = [[] for _ in range(n_players)]
         self.reshuffles = 0
@@ -181,7 +181,7 @@ class HandState:
         self.opened = list(opened) if opened is not None else [False] * n
         self.turns_taken = [1 if o else 0 for o in self.opened]
         self.stats = [dict(melds_laid=0, cards_laid_off=0, jokers_taken=0, open_round=None, open_value=None,
-                           open_with_discard=False) for _ in range(n)]
+                           open_layoff_value=None, open_with_discard=False) for _ in range(n)]
         self.pickups = [[] for _ in range(n)]
         self.discards_by = [[] for _ in range(n)]
         self.reshuffles = 0
@@ -285,6 +285,11 @@ class HandState:
             return IllegalTurn("draw", "the discard pile is empty")
         if not self.opened[self.current] and not self.profile.discard_pickup_before_opening:
             return IllegalTurn("discard_pickup_before_opening", "a player who has not opened may not take the discard")
+        top = self.discard[-1]
+        if self.hands[self.current, top] == self.hands[self.current].sum():
+            # no copy of a taken card may be discarded that turn: with nothing else held, no play would be legal
+            return IllegalTurn("discard", f"every card held is {card_str(top)}: taking another leaves nothing "
+                               "that may be discarded")
         return None
 
     def _check_draw(self, source: int):
@@ -318,8 +323,8 @@ class HandState:
         table = list(self.table)
         work = _TableWork(table, p)
         was_open = self.opened[seat]
-        new_value = 0
-        layoff_value = 0
+        new_value = 0  # points of the cards from the hand in melds laid this turn (docs/RULES.md 4)
+        layoff_value = 0  # points of the cards from the hand built onto melds already on the table
         new_melds = []
         n_layoff = 0
         jokers_taken = 0
@@ -330,30 +335,38 @@ class HandState:
                 reason = M.check(m, p)
                 if reason:
                     raise IllegalTurn("meld", reason)
-                from_hand = work.spend(m.cards, hand)
+                harvested = work.spend(m.cards, hand)
                 if work.freed_jokers_pending:
-                    work.place_freed_jokers(m, from_hand)
+                    work.place_freed_jokers(m, len(m.cards) - len(harvested))
                 table.append(m)
                 work.new_indices.add(len(table) - 1)
                 new_melds.append(m)
-                new_value += M.value(m, p)
+                new_value += M.value(m, p) - _harvested_value(m, harvested, p)
             else:
-                if not (was_open or new_melds or isinstance(op, SwapJoker)):
-                    raise IllegalTurn("not_opened", "a player who has not opened may not build on the table; "
-                                      "lay the opening melds first")
+                # section 3 play needs an opening: made before this turn, or being made (a new meld laid
+                # earlier in this turn; the minimum is checked at the end).  A joker may be taken before
+                # any new meld only where joker_take_at_opening allows it.
+                if not (was_open or new_melds):
+                    if not isinstance(op, SwapJoker):
+                        raise IllegalTurn("not_opened", "a player who has not opened may not build on the table; "
+                                          "lay the opening melds first")
+                    if not p.joker_take_at_opening:
+                        raise IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a "
+                                          "joker before laying a new meld")
                 if isinstance(op, LayOff):
-                    added = work.lay_off(op, hand)
-                    if op.target not in work.new_indices:
+                    added, from_hand = work.lay_off(op, hand)
+                    if op.target in work.new_indices:  # a meld laid this turn grows: still a new meld
+                        new_value += added if from_hand else 0
+                    else:
                         n_layoff += 1
-                        layoff_value += added
+                        layoff_value += added if from_hand else 0
                 elif isinstance(op, Take):
                     work.take(op)
                 elif isinstance(op, Split):
-                    work.split(op, hand)
+                    added, from_hand = work.split(op, hand)
                     n_layoff += 1
+                    layoff_value += added if from_hand else 0
                 elif isinstance(op, SwapJoker):
-                    if not was_open and not p.joker_take_at_opening:
-                        raise IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a joker")
                     work.swap_joker(op, hand)
                     jokers_taken += 1
                 else:
@@ -366,24 +379,25 @@ class HandState:
             raise IllegalTurn("discard", "every turn ends with a discard; melding every card without one is not a way out")
         if hand[play.discard] <= 0:
             raise IllegalTurn("discard", f"discard {card_str(play.discard)} is not in the hand")
-        if (self.drawn_from == DRAW_DISCARD and play.discard == self.drawn_card and self.held_before_draw == 0
-                and _count_on(table, self.drawn_card) == _count_on(self.table, self.drawn_card)):
-            raise IllegalTurn("discard", f"{card_str(play.discard)} was taken from the discard pile this turn "
-                              "and may not be discarded in the same turn")
+        if self.drawn_from == DRAW_DISCARD and play.discard == self.drawn_card:
+            # whatever copies are held: a turn never gives back the card it took (docs/RULES.md 5)
+            raise IllegalTurn("discard", f"{card_str(play.discard)} was taken from the discard pile this turn; "
+                              "no copy of it may be discarded in the same turn")
         hand[play.discard] -= 1
         going_out = int(hand.sum()) == 0
-        kalooki = going_out and not was_open
         opening_now = not was_open and bool(play.ops)
+        exempt = going_out and not was_open and p.kalooki_exempt_from_minimum
+        # a Kalooki needs opening_min of new melds from the hand that turn, whatever lay-offs count
+        kalooki = going_out and not was_open and (new_value >= p.opening_min or exempt)
         if opening_now:
             if not new_melds:
                 raise IllegalTurn("opening_min", "the first meld must include a new meld from hand")
             counted = new_value + (layoff_value if p.layoffs_count_for_opening else 0)
-            exempt = kalooki and p.kalooki_exempt_from_minimum
             if counted < p.opening_min and not exempt:
                 extra = " (lay-offs counted)" if p.layoffs_count_for_opening and layoff_value else \
                     (" (lay-offs do not count)" if layoff_value else "")
-                raise IllegalTurn("opening_min", f"opening melds are worth {counted}{extra}; "
-                                  f"at least {p.opening_min} are needed")
+                raise IllegalTurn("opening_min", f"opening melds are worth {counted} from the hand{extra}; "
+                                  f"at least {p.opening_min} are needed (cards taken from the table never count)")
         # what a player who took the discard must do with it
         if self.drawn_from == DRAW_DISCARD:
             obligation = self.discard_obligation(seat)
@@ -404,7 +418,8 @@ class HandState:
         if opening_now:
             self.opened[seat] = True
             st["open_round"] = self.turns_taken[seat] + 1
-            st["open_value"] = new_value + (layoff_value if p.layoffs_count_for_opening else 0)
+            st["open_value"] = new_value
+            st["open_layoff_value"] = layoff_value
             st["open_with_discard"] = self.drawn_from == DRAW_DISCARD and any(self.drawn_card in m.cards for m in new_melds)
         st["melds_laid"] += len(new_melds)
         st["cards_laid_off"] += n_layoff
@@ -474,11 +489,13 @@ def _melds_left(op, table) -> tuple:
 def try_ops(table: list, profile, hand: np.ndarray, ops, adds=None) -> list | None:
     """The table after the table operations ``ops`` (lay-offs, takes, splits, joker swaps; no new
     melds) under the engine's own rules, or None if one breaks a rule.  ``table`` and ``hand`` are not
-    changed.  ``adds`` (low, high, total dicts of cards added to run ends earlier in the turn) carries
-    the per-turn run limits.  For bots weighing table moves; ``apply_play`` still validates the turn."""
+    changed.  ``adds`` (low, high, total dicts of cards added to run ends earlier in the turn, and
+    optionally the dict naming the run each split-off part came from) carries the per-turn run limits.  For bots weighing table moves; ``apply_play`` still validates the turn."""
     work = _TableWork(list(table), profile)
     if adds is not None:
         work.added_low, work.added_high, work.added_total = dict(adds[0]), dict(adds[1]), dict(adds[2])
+        if len(adds) > 3:
+            work.split_from = dict(adds[3])
     h = hand.copy()
     try:
         for op in ops:
@@ -501,6 +518,22 @@ def _count_on(table, c) -> int:
     return sum(m.cards.count(c) for m in table)
 
 
+def _harvested_value(m: Meld, harvested: list, p) -> int:
+    """Points of the slots of new meld ``m`` filled by cards taken from the table this turn: they never
+    count towards the opening.  A joker freed by a swap counts where joker_take_at_opening lets it be
+    used in the opening; otherwise it is taken to fill the most valuable joker slot (the hand is
+    credited with the least)."""
+    out = 0
+    joker_slots = sorted((M.slot_value(m, k, p) for k, c in enumerate(m.cards) if c == JOKER), reverse=True)
+    for c in harvested:
+        if c == JOKER:
+            if not p.joker_take_at_opening and joker_slots:
+                out += joker_slots.pop(0)
+        else:
+            out += M.slot_value(m, m.cards.index(c), p)
+    return out
+
+
 class _TableWork:
     """A working copy of the table during one play: applies operations and tracks what they imply."""
 
@@ -512,26 +545,27 @@ class _TableWork:
         self.freed_jokers_pending = 0
         self.added_low: dict[int, int] = {}
         self.added_high: dict[int, int] = {}
-        self.added_total: dict[int, int] = {}
-        self.new_indices: set[int] = set()
+        self.added_total: dict[int, int] = {}  # keyed by the run a split-off part came from (split_from)
+        self.split_from: dict[int, int] = {}  # split-off part -> the table run it was cut from
+        self.new_indices: set[int] = set()  # melds laid from the hand this turn (no per-turn limits)
         self.touched: set[int] = set()  # table melds changed this turn (new ones are checked when laid)
 
-    def spend(self, cards, hand) -> int:
-        """Take cards from the harvested pool first, then the hand; return how many came from hand."""
-        from_hand = 0
+    def spend(self, cards, hand) -> list:
+        """Take cards from the harvested pool first, then the hand; return the harvested ones used."""
+        harvested = []
         floating = list(self.floating)
         h = hand.copy()
         for c in cards:
             if c in floating:
                 floating.remove(c)
+                harvested.append(c)
             elif h[c] > 0:
                 h[c] -= 1
-                from_hand += 1
             else:
                 raise IllegalTurn("cards", f"{card_str(c)} is neither in the hand nor taken from the table this turn")
         self.floating = floating
         hand[:] = h
-        return from_hand
+        return harvested
 
     def place_freed_jokers(self, m: Meld, from_hand: int):
         njk = m.cards.count(JOKER)
@@ -552,14 +586,16 @@ class _TableWork:
             d = self.added_low if end == LOW else self.added_high
             d[idx] = d.get(idx, 0) + 1
             if self.p.run_add_limit == "two_total":
-                self.added_total[idx] = self.added_total.get(idx, 0) + 1
-                if self.added_total[idx] > 2:
+                root = self.split_from.get(idx, idx)  # both parts of a split run share its two cards
+                self.added_total[root] = self.added_total.get(root, 0) + 1
+                if self.added_total[root] > 2:
                     raise IllegalTurn("run_add_limit", f"at most two cards in total may be added to {m} in one turn")
             elif d[idx] > lim:
                 raise IllegalTurn("run_end_limit", f"at most {lim} cards may be added to the same end of {m} in "
                                   "one turn; lay longer additions as a new run")
 
-    def lay_off(self, op: LayOff, hand) -> int:
+    def lay_off(self, op: LayOff, hand) -> tuple[int, bool]:
+        """Lay a card off; (points it adds, whether it came from the hand)."""
         m = self._meld(op.target)
         c = op.card
         if m.kind == RUN:
@@ -600,11 +636,11 @@ class _TableWork:
         reason = M.check(new, self.p)
         if reason:
             raise IllegalTurn("meld", reason)
-        self.spend((c,), hand)
+        harvested = self.spend((c,), hand)
         self.table[op.target] = new
         self.touched.add(op.target)
         self._count_add(op.target, op.end, m)
-        return added
+        return added, not harvested
 
     def take(self, op: Take):
         m = self._meld(op.target)
@@ -631,7 +667,10 @@ class _TableWork:
         self.touched.add(op.target)
         self.floating.append(c)
 
-    def split(self, op: Split, hand):
+    def split(self, op: Split, hand) -> tuple[int, bool]:
+        """Insert a card, cutting the run in two; (points of the inserted card, whether it came from the
+        hand).  The split-off part carries the run's high end: what was added there this turn still
+        counts against run_end_limit (and both parts share run_add_limit's two cards)."""
         m = self._meld(op.target)
         if m.kind != RUN:
             raise IllegalTurn("split", f"only runs are split ({m})")
@@ -647,11 +686,17 @@ class _TableWork:
             r = M.check(part, self.p)
             if r:
                 raise IllegalTurn("split", r)
-        self.spend((op.card,), hand)
+        harvested = self.spend((op.card,), hand)
         self.table[op.target] = first
         self.touched.add(op.target)
         self.table.append(second)
-        self.new_indices.add(len(self.table) - 1)
+        k = len(self.table) - 1
+        if op.target in self.new_indices:
+            self.new_indices.add(k)
+        else:
+            self.added_high[k] = self.added_high.pop(op.target, 0)
+            self.split_from[k] = self.split_from.get(op.target, op.target)
+        return M.ext_value(m.low + i - 1, self.p), not harvested
 
     def swap_joker(self, op: SwapJoker, hand):
         p = self.p

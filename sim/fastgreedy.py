@@ -74,8 +74,9 @@ O_KIND, O_TARGET, O_CARD, O_END, O_VALUE, O_TAKEN = 0, 1, 2, 3, 4, 5
 OP_W = 6
 
 # per-player stats columns
-S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS = range(8)
-S_W = 8
+(S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS,
+ S_OPEN_LAYOFF_VALUE) = range(9)
+S_W = 9
 # hand result words
 (H_STATUS, H_RESHUFFLES, H_WINNER, H_WIN_TYPE, H_VOID, H_STALLED, H_TURN_NO, H_CURRENT, H_DRAWN_CARD,
  H_DRAWN_FROM, H_ERR_SEAT) = range(11)
@@ -225,7 +226,7 @@ def _obligation(opened_me, turns_me, rp):
 @njit(cache=True)
 def _loose_discard(hand, values, forbid, pref):
     """bots._loose_discard: the highest-value card of pref (counts; the hand if none of it is held),
-    jokers last, higher card id first on ties; never the forbidden card if avoidable."""
+    jokers last, higher card id first on ties; never a copy of the forbidden card if avoidable."""
     use_pref = False
     for c in range(N_KINDS):
         if pref[c] > 0 and hand[c] > 0:
@@ -242,7 +243,7 @@ def _loose_discard(hand, values, forbid, pref):
         if top < 0 or v > tv:
             top = c
             tv = v
-        if (c != forbid or hand[c] > 1) and (best < 0 or v > bv):
+        if c != forbid and (best < 0 or v > bv):
             best = c
             bv = v
     return best if best >= 0 else top
@@ -350,7 +351,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
     low_adds = np.zeros(ntab, np.int64)
     high_adds = np.zeros(ntab, np.int64)
     total_adds = np.zeros(ntab, np.int64)
-    if protect >= 0 and hand[protect] == 1:
+    if protect >= 0 and hand[protect] >= 1:
         keep += 1
     hs = _hsum(hand)
     made = 0
@@ -407,9 +408,19 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
 
 
 @njit(cache=True)
+def _leaves_a_discard(hand, rows, nr, forbid, keep, rest):
+    """bots._leaves_a_discard: laying rows[:nr] from hand keeps keep cards, one not a copy of forbid."""
+    rest[:] = hand
+    for r in range(nr):
+        for k in range(rows[r, 2]):
+            rest[rows[r, 3 + k]] -= 1
+    return _hsum(rest) >= keep and _discardable(rest, forbid)
+
+
+@njit(cache=True)
 def _discardable(hand, forbid):
     for c in range(N_KINDS):
-        if hand[c] > 0 and not (c == forbid and hand[c] == 1):
+        if hand[c] > 0 and c != forbid:
             return True
     return False
 
@@ -467,7 +478,7 @@ def _opening_with_discard(hand, forbid, prm, mv, ws, rec, hh, tmp, out):
     best_val = -1
     nbest = 0
     for d in range(N_KINDS):
-        if hand[d] <= 0 or (d == forbid and hand[d] == 1):
+        if hand[d] <= 0 or d == forbid:
             continue
         hh[:] = hand
         hh[d] -= 1
@@ -543,6 +554,8 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
         return STOCK
     top = discard[nd - 1]
+    if hands[me, top] == _hsum(hands[me]):  # HandState._draw_problem: nothing else held to discard
+        return STOCK
     ob = _obligation(opened[me] != 0, turns[me], rp)
     hh2[:] = hands[me]
     hh2[top] += 1
@@ -551,7 +564,7 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
         if v < prm[P_OPENING_MIN]:
             return STOCK
         nr = _reconstruct(hh2, prm, ws_rec, 0, outv)
-        if _uses(outv, nr, top) > 0 and _rows_len(outv, nr) < _hsum(hh2):
+        if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, 1, hh):
             return DISCARD
         return STOCK
     if ob == OB_MELD:
@@ -569,15 +582,25 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
         return STOCK
     _search(hh2, prm, ws_mv, ws_ws, ws_rec, True)
     nr = _reconstruct(hh2, prm, ws_rec, 1, outd)
-    return STOCK if hh2[top] - _uses(outd, nr, top) > 0 else DISCARD
+    if hh2[top] - _uses(outd, nr, top) > 0:
+        return STOCK
+    # the meld must be layable with a card kept to discard, or let it go out (GreedyBot.draw)
+    first = turns[me] == 0
+    keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+    if _leaves_a_discard(hh2, outd, nr, top, keep, hh):
+        return DISCARD
+    if rp[R_GO_OUT_FIRST_ROUND] == 0 and first:
+        return STOCK
+    disc, _, _ = _go_out(hh2, after, prm, opened[me] == 0, top, ws_mv, ws_ws, ws_rec, outv, hh)
+    return DISCARD if disc >= 0 else STOCK
 
 
 @njit(cache=True)
-def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, held_before, values, rp, prm,
+def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
                  mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
     """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
     returns the discard."""
-    forbid = drawn_card if (drawn_from == DISCARD and held_before == 0) else -1
+    forbid = drawn_card if drawn_from == DISCARD else -1  # no copy of a taken card may be discarded
     taken = drawn_card if drawn_from == DISCARD else -1
     whand[:] = hands[me]
     wtab[:nt] = tab[:nt]
@@ -773,12 +796,11 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         else:
             nd -= 1
             c = discard[nd]
-        held_before = hands[me, c]
         hands[me, c] += 1
         res[H_DRAWN_CARD] = c
         res[H_DRAWN_FROM] = src
         ctx[2] = 0
-        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, held_before, values, rp, prm, mv, ws, rec, hh,
+        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh,
                             outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
         # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
         status = ctx[2]
@@ -806,22 +828,23 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                 if ops[o, O_TARGET] < nt:
                     n_layoff += 1
                     layoff_value += ops[o, O_VALUE]
+                else:  # a meld laid this turn grows: still a new meld
+                    new_value += ops[o, O_VALUE]
         if status == 0 and (disc < 0 or whand[disc] <= 0):
             status = 1
-        if status == 0 and src == DISCARD and disc == c and held_before == 0 and \
-                _uses(wtab, ctx[0], c) == _uses(tab, nt, c):
+        if status == 0 and src == DISCARD and disc == c:
             status = 2
         if status == 0:
             whand[disc] -= 1
             going_out = _hsum(whand) == 0
-            kalooki = going_out and not was_open
+            exempt = going_out and not was_open and rp[R_KALOOKI_EXEMPT] != 0
+            kalooki = going_out and not was_open and (new_value >= rp[R_OPENING_MIN] or exempt)
             opening_now = not was_open and nops > 0
             if opening_now:
                 if n_melds == 0:
                     status = 4
                 else:
                     counted = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
-                    exempt = kalooki and rp[R_KALOOKI_EXEMPT] != 0
                     if counted < rp[R_OPENING_MIN] and not exempt:
                         status = 5
             if status == 0 and src == DISCARD:
@@ -846,7 +869,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             opened[me] = 1
             stats[me, S_OPENED] = 1
             stats[me, S_OPEN_ROUND] = turns[me] + 1
-            stats[me, S_OPEN_VALUE] = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
+            stats[me, S_OPEN_VALUE] = new_value
+            stats[me, S_OPEN_LAYOFF_VALUE] = layoff_value
             stats[me, S_OPEN_WITH_DISCARD] = 1 if with_taken else 0
         stats[me, S_MELDS] += n_melds
         stats[me, S_LAYOFFS] += n_layoff
@@ -976,6 +1000,7 @@ def play_hand_fast(state):
         if row[S_OPENED]:  # opened in this call
             d["open_round"] = row[S_OPEN_ROUND]
             d["open_value"] = row[S_OPEN_VALUE]
+            d["open_layoff_value"] = row[S_OPEN_LAYOFF_VALUE]
             d["open_with_discard"] = bool(row[S_OPEN_WITH_DISCARD])
         d["melds_laid"] += row[S_MELDS]
         d["cards_laid_off"] += row[S_LAYOFFS]

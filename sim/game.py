@@ -1,4 +1,4 @@
-"""A game of Kalooki: a series of hands with penalties, elimination, buy-ins and money (RULES.md 6-8).
+"""A game of Kalooki: a series of hands with penalties, elimination, buy-ins and money (docs/RULES.md 6-8).
 
 ``Ledger`` is the score sheet and owns every game-level rule (who pays whom, who is eliminated, who
 may buy back in, when the game ends); it takes hand results and buy-in decisions and knows nothing

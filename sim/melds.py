@@ -145,6 +145,15 @@ def value(m: Meld, profile) -> int:
     return rank_value(m.low, profile.ace_value) * len(m.cards)
 
 
+def slot_value(m: Meld, i: int, profile) -> int:
+    """Points of slot ``i`` of a meld (its share of ``value``): what the card there counts."""
+    if m.kind == RUN:
+        return ext_value(m.low + i, profile)
+    if m.low < 0:
+        return profile.joker_meld_value
+    return rank_value(m.low, profile.ace_value)
+
+
 def declare_run(cards, profile) -> Meld | None:
     """Best valid run declaration for a set of physical cards (jokers fill gaps or ends), or None."""
     cards = [int(c) for c in cards]

@@ -10,7 +10,7 @@ For a hand (count vector of naturals plus jokers) under a profile this module co
 
 and, for one hand at a time, partitions achieving them as ``sim.melds.Meld`` objects.
 
-Method (decomposition, see /work/shared/NOTES.md).  Groups with two or more naturals are the only
+Method (decomposition).  Groups with two or more naturals are the only
 melds that couple suits, so the search enumerates every choice of such groups (plus an all-joker
 group where ``joker_melds``), and scores what is left suit by suit from a per-suit table indexed by
 the suit's base-3 count pattern (3**13 patterns).  A table entry holds, for each objective (value,
@@ -908,10 +908,11 @@ def best_discard_kernel(counts, params):
 
 @njit(cache=True)
 def best_discard_except_kernel(counts, params, forbid):
-    """best_discard_kernel, but never a single copy of ``forbid``: then the other card leaving the
-    least deadwood (ties: the lowest id); the kernel's answer if no other card is left."""
+    """best_discard_kernel, but never a copy of ``forbid`` (the card taken from the discard pile): then
+    the other card leaving the least deadwood (ties: the lowest id); the kernel's answer if no other
+    card is left."""
     c, d = best_discard_kernel(counts, params)
-    if c != forbid or counts[c] > 1:
+    if c != forbid:
         return c, d
     others = np.empty(53, np.int64)
     n = 0
@@ -1177,7 +1178,7 @@ def can_open(counts, profile) -> tuple[bool, list]:
 
 def best_discard(counts, profile, forbid: int = -1) -> tuple[int, int]:
     """(card, deadwood after) of the discard that leaves the least deadwood (ties: higher penalty,
-    then higher card id).  A single copy of ``forbid`` is never chosen while another card is left:
+    then higher card id).  No copy of ``forbid`` is chosen while another card is left:
     then the other card leaving the least deadwood is (ties: the lowest id)."""
     counts = as_counts(counts)
     if counts.sum() == 0:

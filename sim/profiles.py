@@ -1,4 +1,4 @@
-"""Rule profiles: every rule difference of RULES.md as a named, validated parameter.
+"""Rule profiles: every rule difference of docs/RULES.md as a named, validated parameter.
 
 A profile is a TOML file under ``configs/profiles/`` (shipped as package data, found through
 ``sim.resources``) that holds every parameter below.  Loading

@@ -171,6 +171,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 hands["void"].append(bool(res.void))
                 hands["stalled"].append(bool(res.stalled))
                 hands["table"].append(table_name)
+                hands["open_layoff_value"].append(stt["open_layoff_value"])
             if sheet is not None:
                 hand_ctx["totals"] = list(sheet.totals)
 

@@ -32,7 +32,8 @@ HANDS = _PROVENANCE + [
     ("can_open_at_deal", pa.bool_(), "dealt_max_meld_value >= opening_min"),
     ("opened", pa.bool_(), "the player made the initial meld in this hand"),
     ("open_round", pa.int16(), "the player's turn number of the opening (1 = first turn); null if never"),
-    ("open_value", pa.int16(), "points of the opening melds; null if never"),
+    ("open_value", pa.int16(), "points of the new melds laid from the hand in the opening turn (cards taken back "
+     "from the table not counted; docs/RULES.md 4); null if never"),
     ("open_with_discard", pa.bool_(), "the opening used the card taken from the discard pile"),
     ("melds_laid", pa.int16(), "new melds laid in the hand"),
     ("cards_laid_off", pa.int16(), "cards added to table melds in the hand"),
@@ -50,6 +51,8 @@ HANDS = _PROVENANCE + [
     ("stock_reshuffles", pa.int8(), "times the discard pile became the stock in this hand"),
     ("void", pa.bool_(), "the hand was void (stock exhausted); it scores nothing and is re-dealt"),
     ("stalled", pa.bool_(), "the hand hit turn_cap and was stopped; it scores nothing"),
+    ("open_layoff_value", pa.int16(), "points laid off from the hand onto melds already on the table in the opening "
+     "turn (they count towards opening_min only where layoffs_count_for_opening); null if never opened"),
     ("table", pa.string(), "the game's table composition (its name in the run's tables; default the bots, comma-separated)"),
 ]
 

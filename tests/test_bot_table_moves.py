@@ -1,4 +1,4 @@
-"""The expert uses the whole repertoire of RULES.md section 3, through validated turns: a split, a
+"""The expert uses the whole repertoire of docs/RULES.md section 3, through validated turns: a split, a
 shift, a group substitution and group joker releases under both joker_from_group rules."""
 import numpy as np
 

@@ -88,7 +88,7 @@ class EngineMachine(RuleBasedStateMachine):
             # keep the game moving with the simplest legal play when the fuzz play was refused
             if s.drawn_from == DRAW_STOCK or s.discard_obligation(me) is None:
                 legal = next(c for c in range(N_KINDS) if s.hands[me, c] > 0
-                             and not (c == s.drawn_card and s.drawn_from == DRAW_DISCARD and s.hands[me, c] == 1))
+                             and not (c == s.drawn_card and s.drawn_from == DRAW_DISCARD))
                 s.apply_play(Play([], legal))
 
     @invariant()

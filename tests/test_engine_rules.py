@@ -1,11 +1,11 @@
-"""Scenario tests for one hand (RULES.md 1, 2, 4, 5, 6), hands written out card by card."""
+"""Scenario tests for one hand (docs/RULES.md 1, 2, 4, 5, 6), hands written out card by card."""
 import pytest
 
 from sim import melds as M
 from sim import profiles
 from sim.cards import parse_card as C, parse_cards
 from sim.engine import (DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play,
-                        PHASE_DRAW, PHASE_OVER)
+                        PHASE_DRAW, PHASE_OVER, Take)
 
 K40 = profiles.load("kalooki40")
 K51 = profiles.load("kalooki51")
@@ -92,7 +92,80 @@ def test_layoff_counting_kalooki51_exact():
     st = fresh()
     st.apply_play(Play([NewMeld(run_of("TD JD QD KD", K51)), LayOff(0, C("6C"), HIGH), LayOff(0, C("7C"), HIGH)],
                        C("2D")))
-    assert st.opened[0] and st.stats[0]["open_value"] == 53
+    # recorded apart: 40 of new melds, 13 laid off (hole 1 of issue 12: the lay-offs used to be added in)
+    assert st.opened[0] and st.stats[0]["open_value"] == 40 and st.stats[0]["open_layoff_value"] == 13
+
+
+def test_open_value_records_the_new_melds_and_the_lay_offs_apart():
+    # issue 12, hole 1: 55 of new melds already open in kalooki51; the 13 laid off after are recorded apart
+    table = [run_of("3C 4C 5C", K51)]
+    st = HandState.scripted(K51, ["QH KH AH TD JD QD 6C 7C 2S 9S", "2C 3H 4S 5D 6H"], stock="KD", discard="2H",
+                            current=0, table=table, opened=[False, True])
+    st.turns_taken = [2, 2]
+    st.apply_draw(DRAW_STOCK)
+    st.apply_play(Play([NewMeld(run_of("QH KH AH", K51)), NewMeld(run_of("TD JD QD KD", K51)),
+                        LayOff(0, C("6C"), HIGH), LayOff(0, C("7C"), HIGH)], C("9S")))
+    assert st.stats[0]["open_value"] == 35 + 40 and st.stats[0]["open_layoff_value"] == 6 + 7
+
+
+def harvest_opening(hand):
+    # an 8S at the low end of a table run 8S-JS can be taken and melded again
+    st = HandState.scripted(K40, [hand, "2C 3H 4S 5D 6H"], stock="KD", discard="2D", current=0,
+                            table=[run_of("8S 9S TS JS")], opened=[False, True])
+    st.turns_taken = [2, 2]
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_cards_taken_from_the_table_do_not_count_for_the_opening():
+    # issue 12, hole 2: 5C 6C 7C (18) and 8S 8H 8D with the 8S taken off the table: the hand gives 18 + 16
+    st = harvest_opening("5C 6C 7C 8H 8D 2S 9D")
+    msg = rejected(st, Play([NewMeld(run_of("5C 6C 7C")), Take(0, 0), NewMeld(group_of("8S 8H 8D"))], C("KD")),
+                   "opening_min")
+    assert "34" in msg
+    # with Q-K-A of hearts (31) the hand gives 18 + 31 + 16 = 65: open, the 8S not counted
+    st = harvest_opening("5C 6C 7C 8H 8D QH KH AH 2S")
+    st.apply_play(Play([NewMeld(run_of("5C 6C 7C")), NewMeld(run_of("QH KH AH")), Take(0, 0),
+                        NewMeld(group_of("8S 8H 8D"))], C("KD")))
+    assert st.opened[0] and st.stats[0]["open_value"] == 65 and st.stats[0]["open_layoff_value"] == 0
+
+
+def test_a_kalooki_needs_the_minimum_from_the_hand():
+    # hole 2 for a Kalooki: going out at once with 34 from the hand and a harvested 8S is no opening
+    st = harvest_opening("5C 6C 7C 8H 8D 2S")
+    rejected(st, Play([NewMeld(run_of("5C 6C 7C")), Take(0, 0), NewMeld(group_of("8S 8H 8D"))], C("2S")),
+             "opening_min")
+    # where a Kalooki is exempt from the minimum, it goes out
+    st = harvest_opening("5C 6C 7C 8H 8D")
+    st.profile = K40.replace(kalooki_exempt_from_minimum=True)
+    st.apply_play(Play([NewMeld(run_of("5C 6C 7C")), Take(0, 0), NewMeld(group_of("8S 8H 8D"))], C("KD")))
+    assert st.result.win_type == "kalooki"
+
+
+EC = profiles.load("east_coast")
+EC_TABLE = [run_of("3C 4C 5C", EC), group_of("9S 9H 9D", EC)]
+
+
+def east_coast_out(hand):
+    st = HandState.scripted(EC, [hand, "2S 3H 4D 5D 6H"], stock="KD", discard="2H", current=0, table=EC_TABLE,
+                            opened=[False, True])
+    st.turns_taken = [2, 2]
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_east_coast_kalooki_needs_the_minimum_in_new_melds():
+    # issue 12, hole 3: 37 of new melds and 24 laid off open (lay-offs count in east_coast) and go out, but
+    # a Kalooki needs 51 of new melds that turn: it is a plain call, not paid double
+    lay = [LayOff(0, C("6C"), HIGH), LayOff(0, C("7C"), HIGH), LayOff(0, C("2C"), LOW), LayOff(1, C("9C"), HIGH)]
+    st = east_coast_out("4S 5S 6S 7S 5H 5D 5C 6C 7C 2C 9C")
+    st.apply_play(Play([NewMeld(run_of("4S 5S 6S 7S", EC)), NewMeld(group_of("5H 5D 5C", EC))] + lay, C("KD")))
+    assert st.result.winner == 0 and st.result.win_type == "call"
+    assert st.stats[0]["open_value"] == 37 and st.stats[0]["open_layoff_value"] == 24
+    # 55 of new melds and the same lay-offs: a Kalooki
+    st = east_coast_out("TS JS QS KS 5H 5D 5C 6C 7C 2C 9C")
+    st.apply_play(Play([NewMeld(run_of("TS JS QS KS", EC)), NewMeld(group_of("5H 5D 5C", EC))] + lay, C("KD")))
+    assert st.result.win_type == "kalooki" and st.stats[0]["open_value"] == 40 + 15
 
 
 # ----------------------------------------------------------------------------- the draw rules
@@ -131,6 +204,38 @@ def test_taken_discard_may_not_be_discarded():
     st = two_player(discard="2D 5C")
     st.apply_draw(DRAW_DISCARD)
     rejected(st, Play([], C("5C")), "discard")
+
+
+def test_taken_discard_may_not_be_thrown_back_even_with_a_second_copy():
+    # issue 12, hole 6: holding 2C and taking the other 2C, throwing a 2C back would leave hand and pile
+    # as they were; the seeds forbid exactly this
+    st = two_player(discard="2D 2C")
+    st.apply_draw(DRAW_DISCARD)
+    assert st.hands[0, C("2C")] == 2
+    msg = rejected(st, Play([], C("2C")), "discard")
+    assert "no copy" in msg
+    st.apply_play(Play([], C("KS")))  # any other card is fine
+    assert st.discard[-1] == C("KS")
+
+
+def test_taken_card_melded_still_forbids_discarding_its_twin():
+    # the taken 7C goes into a group; the 7C held before may still not be thrown back this turn
+    st = HandState.scripted(K40, ["7S 7H 7C 2C 9D", "3C 4C 5C 6C"], stock="KD", discard="2D 7C", current=0,
+                            opened=[True, True])
+    st.apply_draw(DRAW_DISCARD)
+    group = M.group(5, [C("7S"), C("7H"), C("7C")])
+    rejected(st, Play([NewMeld(group)], C("7C")), "discard")
+    st.apply_play(Play([NewMeld(group)], C("9D")))
+    assert st.hands[0, C("7C")] == 1
+
+
+def test_discard_not_taken_when_every_card_held_is_a_copy_of_it():
+    # one 5C left and a 5C on the pile: taking it would leave no card that may be discarded
+    st = HandState.scripted(K40, ["5C", "3C 4C 5D 6C"], stock="KD", discard="2D 5C", current=0, opened=[True, True])
+    assert st.legal_draws() == [DRAW_STOCK]
+    with pytest.raises(IllegalTurn) as e:
+        st.apply_draw(DRAW_DISCARD)
+    assert e.value.rule == "discard"
 
 
 def test_scala40_never_takes_the_discard_before_opening():

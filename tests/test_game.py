@@ -1,4 +1,4 @@
-"""The game level (RULES.md 6-8): the score sheet, elimination, buy-ins, the pool, targets."""
+"""The game level (docs/RULES.md 6-8): the score sheet, elimination, buy-ins, the pool, targets."""
 from sim import profiles
 from sim.engine import HandResult
 from sim.game import Ledger

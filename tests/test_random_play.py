@@ -1,4 +1,4 @@
-"""Random-play invariants for every profile, and determinism (RULES.md 1-8 as invariants).
+"""Random-play invariants for every profile, and determinism (docs/RULES.md 1-8 as invariants).
 
 ``make test`` plays a few thousand hands; ``make soak`` (KALOOKI_SOAK_HANDS=100000) plays 100,000
 hands per profile with the same checks after every turn.

@@ -1,4 +1,4 @@
-"""Table play (RULES.md section 3): every example of the rules, hands written out."""
+"""Table play (docs/RULES.md section 3): every example of the rules, hands written out."""
 import pytest
 
 from sim import melds as M
@@ -61,6 +61,31 @@ def test_split_a_run_by_inserting_a_card():
     st = opened_state("8S 9C", [R("6S 7S 8S 9S TS")])
     st.apply_play(Play([Split(0, C("8S"), 3)], C("9C")))
     assert table_str(st) == ["run[6S 7S 8S]", "run[8S 9S TS]"]
+
+
+def test_split_off_part_keeps_the_run_end_limit():
+    # issue 12, hole 5: 6H-TH split at 8H; its high end is still the run's: JH QH KH there is one card too many
+    st = opened_state("8H JH QH KH 9C", [R("6H 7H 8H 9H TH")])
+    refuse(st, Play([Split(0, C("8H"), 3), LayOff(1, C("JH"), HIGH), LayOff(1, C("QH"), HIGH),
+                     LayOff(1, C("KH"), HIGH)], C("9C")), "run_end_limit")
+    # as when added directly
+    refuse(st, Play([LayOff(0, C("JH"), HIGH), LayOff(0, C("QH"), HIGH), LayOff(0, C("KH"), HIGH)], C("9C")),
+           "run_end_limit")
+    # two added before the split still count after it
+    refuse(st, Play([LayOff(0, C("JH"), HIGH), LayOff(0, C("QH"), HIGH), Split(0, C("8H"), 3),
+                     LayOff(1, C("KH"), HIGH)], C("9C")), "run_end_limit")
+    st.apply_play(Play([Split(0, C("8H"), 3), LayOff(1, C("JH"), HIGH), LayOff(1, C("QH"), HIGH)], C("KH")))
+    assert table_str(st) == ["run[6H 7H 8H]", "run[8H 9H TH JH QH]"]
+    assert st.stats[0]["cards_laid_off"] == 3
+
+
+def test_split_parts_share_two_total():
+    p = K40.replace(run_add_limit="two_total")
+    st = opened_state("8H 5H JH QH 9C", [R("6H 7H 8H 9H TH")], p)
+    refuse(st, Play([Split(0, C("8H"), 3), LayOff(0, C("5H"), LOW), LayOff(1, C("JH"), HIGH),
+                     LayOff(1, C("QH"), HIGH)], C("9C")), "run_add_limit")
+    st.apply_play(Play([Split(0, C("8H"), 3), LayOff(0, C("5H"), LOW), LayOff(1, C("JH"), HIGH)], C("QH")))
+    assert table_str(st) == ["run[5H 6H 7H 8H]", "run[8H 9H TH JH]"]
 
 
 def test_split_refused_when_a_part_is_too_short():
@@ -161,13 +186,53 @@ def test_joker_take_at_opening_north_america():
     # 35 (Q-K-A spades) + Q-K-JK diamonds (10+10+15) = 70 >= 51, the joker taken while opening
     jk_run = M.run(2, 11, [C("QD"), C("KD"), JOKER])
     st.apply_play(Play([SwapJoker(0, 1, C("4H")), NewMeld(R("QS KS AS", K51)), NewMeld(jk_run)], C("2C")))
-    assert st.opened[0]
+    assert st.opened[0] and st.stats[0]["open_value"] == 70
     st40 = HandState.scripted(K40, [hand, "2S 3S"], stock="9C", discard="2D", current=0, table=table,
                               opened=[False, True])
     st40.turns_taken = [2, 2]
     st40.apply_draw(DRAW_STOCK)
     refuse(st40, Play([SwapJoker(0, 1, C("4H")), NewMeld(R("QS KS AS")), NewMeld(jk_run)], C("2C")),
            "joker_take_at_opening")
+
+
+def unopened_state(hand, table, p=K40):
+    st = HandState.scripted(p, [hand, "2S 3S"], stock="9C", discard="2D", current=0, table=table,
+                            opened=[False, True])
+    st.turns_taken = [2, 2]
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_joker_swap_allowed_in_the_opening_turn_once_the_opening_is_laid():
+    # issue 12, hole 4: lay-offs, takes and splits were allowed once the opening melds were down, a joker
+    # swap was not; section 3 play is allowed in the opening turn, the swap included
+    table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
+    hand = "QS KS AS TD JD QD 4H 7S 7C 2C"
+    jk_group = M.group(5, [C("7S"), C("7C"), JOKER], [1])
+    opening = [NewMeld(R("QS KS AS")), NewMeld(R("TD JD QD"))]  # 31 + 30
+    st = unopened_state(hand, table)
+    st.apply_play(Play(opening + [SwapJoker(0, 1, C("4H")), NewMeld(jk_group)], C("2C")))
+    assert st.opened[0] and table_str(st) == ["group[7S 7C JK=7H]", "run[3H 4H 5H]", "run[QS KS AS]",
+                                              "run[TD JD QD]"]
+    # the freed joker does not count for the opening here (joker_take_at_opening = false): 61 + 7 + 7
+    assert st.stats[0]["open_value"] == 31 + 30 + 14 and st.stats[0]["jokers_taken"] == 1
+    # before any new meld the swap is still refused
+    st = unopened_state(hand, table)
+    refuse(st, Play([SwapJoker(0, 1, C("4H")), NewMeld(jk_group)] + opening, C("2C")), "joker_take_at_opening")
+
+
+def test_a_freed_joker_counts_for_the_opening_only_where_it_may_be_taken_to_open():
+    table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
+    # kalooki40: Q-K-A (31) and 3S 3C with the freed joker as 3H: 31 + 6 from the hand, the joker not counted
+    st = unopened_state("QS KS AS 4H 3S 3C 2C 9D", table)
+    msg = refuse(st, Play([NewMeld(R("QS KS AS")), SwapJoker(0, 1, C("4H")),
+                           NewMeld(M.group(1, [C("3S"), C("3C"), JOKER], [1]))], C("2C")), "opening_min")
+    assert "37" in msg
+    # kalooki51 (joker_take_at_opening): 35 + 7S 7C and the joker as 7H = 56; 49 without the joker
+    st = unopened_state("QS KS AS 4H 7S 7C 2C 9D", table, K51)
+    st.apply_play(Play([NewMeld(R("QS KS AS", K51)), SwapJoker(0, 1, C("4H")),
+                        NewMeld(M.group(5, [C("7S"), C("7C"), JOKER], [1]))], C("2C")))
+    assert st.opened[0] and st.stats[0]["open_value"] == 35 + 21
 
 
 def test_scala40_one_joker_per_meld_and_no_going_out_in_first_round():
