@@ -512,6 +512,79 @@ def apply_harvest(state, hand, table, option: Harvest, forbid, adds: TurnAdds | 
     return list(option.ops) + [NewMeld(ms[0])]
 
 
+def table_opening(state, me, hand, forbid: int, must_meld: int = -1):
+    """An opening that uses the table where the profile allows it: a joker taken from a table meld by
+    substitution and laid in a new meld with hand cards (``joker_take_at_opening``), and hand cards
+    built onto table melds counted towards the minimum with at least one new meld
+    (``layoffs_count_for_opening``).  ``must_meld``: a card that must go into a new meld (a discard
+    taken to open).  Returns (operations, hand left) of the valid opening leaving the least deadwood
+    after the best discard, or None.  The engine's ``apply_play`` validates the turn as always."""
+    p = state.profile
+    if not (p.joker_take_at_opening or p.layoffs_count_for_opening):
+        return None
+    keep = keep_cards(state, me)
+    starts = [((), hand, list(state.table))]
+    if p.joker_take_at_opening:
+        for o in harvest_options(state, hand, state.table):
+            o = checked(state, state.table, hand, o) if o.got == JOKER else None
+            if o is None:
+                continue
+            h = hand.copy()
+            for c in o.give:
+                h[c] -= 1
+            h[JOKER] += 1
+            t = list(state.table)
+            t[o.target] = o.meld
+            starts.append((o.ops, h, t))
+    best = None
+    for pre_ops, h0, t0 in starts:
+        for layoffs_first in ((False, True) if p.layoffs_count_for_opening else (False,)):
+            found = _opening_variant(state, p, h0, t0, pre_ops, layoffs_first, keep, forbid, must_meld)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+    return None if best is None else best[1:]
+
+
+def _opening_variant(state, p, h0, t0, pre_ops, layoffs_first: bool, keep: int, forbid: int, must_meld: int):
+    """One way to open from hand h0 on table t0 after ``pre_ops`` (a joker swap or nothing): the most
+    valuable melds of the hand, and lay-offs onto the table (before or after choosing the melds) where
+    they count.  (deadwood after the best discard, ops, hand left) if it reaches the minimum, else None."""
+    h = h0.copy()
+    table = list(t0)
+    layoff_ops: list = []
+
+    def lay_off_rest():
+        before = [M.value(m, p) for m in table]
+        ops = find_layoffs(state, h, table, keep=keep, protect=must_meld if must_meld >= 0 else forbid)
+        layoff_ops.extend(ops)
+        return sum(M.value(m, p) - v for m, v in zip(table, before))
+
+    layoff_value = lay_off_rest() if layoffs_first else 0
+    ms = sorted(MS.analyse(h, p).opening, key=lambda m: M.value(m, p), reverse=True)
+    needed = {c for c in (must_meld, JOKER if pre_ops else -1) if c >= 0}
+    rest = h.copy()
+    for m in ms:
+        for c in m.cards:
+            rest[c] -= 1
+    while ms and (not discardable(rest, forbid) or rest.sum() < keep):
+        drop = next((m for m in reversed(ms) if not needed & set(m.cards)), None)
+        if drop is None:
+            return None
+        ms.remove(drop)
+        for c in drop.cards:
+            rest[c] += 1
+    if not ms or any(not any(c in m.cards for m in ms) for c in needed):
+        return None
+    h[:] = rest
+    if not layoffs_first and p.layoffs_count_for_opening:
+        layoff_value = lay_off_rest()
+    value = sum(M.value(m, p) for m in ms) + (layoff_value if p.layoffs_count_for_opening else 0)
+    if value < p.opening_min or not discardable(h, forbid) or h.sum() < keep:
+        return None
+    deadwood = MS.best_discard(h, p, forbid)[1]
+    return deadwood, list(pre_ops) + [NewMeld(m) for m in ms] + layoff_ops, h
+
+
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
 
 
@@ -630,7 +703,24 @@ class PatientBot(GreedyBot):
             if not taken_needs_open and self._waiting(state, me, hand):
                 res = MS.analyse_deadwood(hand, p)
                 return Play([], _loose_discard(hand.copy(), state.values, forbid, res.deadwood_left))
+            if not MS.can_open(hand, p)[0]:
+                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
+                if found is not None:
+                    ops, rest = found
+                    return Play(ops, _loose_discard(rest, state.values, forbid,
+                                                    MS.analyse_deadwood(rest, p).deadwood_left))
         return super().play(state, me)
+
+    def dealer_swap(self, state, me):
+        """Take the upcard and discard another card when that lowers the hand's least deadwood."""
+        up = state.discard_top
+        hand = state.hands[me]
+        if up < 0:
+            return None
+        h = hand.copy()
+        h[up] += 1
+        card, after = MS.best_discard(h, state.profile, up)
+        return card if card != up and after < MS.fast_search(hand, state.profile)[1] else None
 
 
 class ExpertBot(PatientBot):
@@ -666,10 +756,13 @@ class ExpertBot(PatientBot):
         h = state.hands[me].copy()
         h[top] += 1
         if obligation == "open":
+            if self._waiting(state, me, state.hands[me]):
+                return DRAW_STOCK
             ok, ms = MS.can_open(h, p)
-            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < h.sum() \
-                    and not self._waiting(state, me, state.hands[me]):
+            if ok and any(top in m.cards for m in ms) and sum(len(m) for m in ms) < h.sum():
                 return DRAW_DISCARD
+            if not ok and table_opening(state, me, h, top, top) is not None:
+                return DRAW_DISCARD  # it opens with the table's help (a joker taken, lay-offs counted)
             return DRAW_STOCK
         if not state.opened[me] and self._waiting(state, me, state.hands[me]):
             return super().draw(state, me)
@@ -838,6 +931,11 @@ class ExpertBot(PatientBot):
                 table.append(op.meld)
             elif isinstance(op, LayOff):
                 hand[op.card] -= 1
+            elif isinstance(op, SwapJoker):  # a joker taken to open: it goes into a new meld below
+                hand[op.card] -= 1
+                if op.extra >= 0:
+                    hand[op.extra] -= 1
+                hand[JOKER] += 1
         if hand.sum() == 1 or (play.ops and hand.sum() == 0):
             return play
         if hand.sum() <= 1:

@@ -36,12 +36,14 @@ GAME_RULES = {"stake_initial", "stake_call", "stake_kalooki", "stake_buy_in", "p
 # only the rule under test differs.  Short hands make first-turn go-outs and Kalookis common (with no
 # opening minimum for the first-round rule); long hands bring jokers together and more lay-offs; six
 # players with 17 cards leave a stock of a few cards; an all-joker group is chosen when it is worth
-# more than the cards the jokers would stand for.
+# more than the cards the jokers would stand for; jokers are left in hand (and their penalty paid) when
+# opening is hard (the bots never discard a joker and meld every joker they can).
 SITUATIONS = {"go_out_first_round": (3, {"opening_min": 0}), "kalooki_double_penalty": (7, {}),
               "kalooki_exempt_from_minimum": (9, {}), "stake_kalooki": (7, {}), "pay_double_on_kalooki": (7, {}),
               "cut_card_joker": (5, {}), "stock_exhausted": (17, {"players": 6}),
               "joker_melds": (24, {"joker_meld_value": 25}), "joker_meld_value": (24, {}),
-              "max_jokers_per_meld": (24, {}), "run_add_limit": (20, {})}
+              "max_jokers_per_meld": (24, {}), "run_add_limit": (20, {}),
+              "joker_penalty": (None, {"opening_min": 100})}
 SEEDS = {"cut_card_joker": 200}  # a joker at the bottom of the pack is dealt in about one hand in 50
 
 
@@ -49,6 +51,8 @@ def situation(p, name) -> dict:
     if name not in SITUATIONS:
         return {}
     size, extra = SITUATIONS[name]
+    if size is None:
+        return dict(extra)
     players = extra.get("players", p.players)
     return {"hand_size": size, "hand_size_by_players": {}, "deal_pattern": [], "max_players": players,
             "min_players": min(p.min_players, players), **extra}
@@ -82,7 +86,8 @@ def alternative(p, name):
     if meta["choices"] is not None:
         return both, next(c for c in meta["choices"] if c != v)
     special = {"turn_cap": 10, "hand_cap": 1, "max_buy_ins": 0 if v else 2, "run_end_limit": 1 if v > 1 else 2,
-               "max_jokers_per_meld": 1 if v > 1 else 13, "ace_low_value": 10, "eliminate_above": v // 2,
+               "max_jokers_per_meld": 1 if v > 1 else 13, "ace_low_value": 10,
+               "joker_penalty": 1 if v > 1 else 15, "joker_meld_value": 40 if v < 40 else 15, "eliminate_above": v // 2,
                "target_score": v // 2, "opening_min": v - 15}
     if name in special:
         return both, special[name]
