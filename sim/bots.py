@@ -659,14 +659,28 @@ def kalooki_within_reach(state, me, loose: int, deadwood: int, max_missing: int,
     return missing <= max_missing and draws_left >= min_draws + missing and not danger and deadwood <= max_risk
 
 
+def kalooki_pays_more(p) -> bool:
+    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
+    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
+    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
+    if p.kalooki_double_penalty:
+        return True
+    if p.game_end == "elimination":
+        return p.stake_kalooki > p.stake_call
+    return p.game_end == "single_hand" and p.pay_double_on_kalooki
+
+
 class PatientBot(GreedyBot):
     """Patient: plays like greedy, but holds its melds while a Kalooki is within reach.
 
     Before opening, it judges from the meld search how many cards its hand is missing from melding
     completely, how many draws the stock still offers, whether an opponent who has opened is close to
     going out, and how much penalty it risks holding; while the Kalooki looks reachable it does not
-    open (it only draws and discards its worst loose card) and aims to go out in one go.  Otherwise it
-    plays exactly like greedy.
+    open (it only draws and discards its worst loose card) and aims to go out in one go.  It holds
+    back only where a Kalooki pays more than a call (``kalooki_pays_more``).  Where the profile allows
+    it, it opens with the table's help when its hand alone cannot (``table_opening``: lay-offs that
+    count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
+    deadwood.  Otherwise it plays exactly like greedy.
     """
 
     name = "patient"
@@ -676,6 +690,8 @@ class PatientBot(GreedyBot):
         self.max_missing, self.min_draws, self.danger_cards, self.max_risk = max_missing, min_draws, danger_cards, max_risk
 
     def _waiting(self, state, me, hand) -> bool:
+        if not kalooki_pays_more(state.profile):
+            return False  # a Kalooki is then only a way out: holding back gains nothing
         _, deadwood, loose = MS.fast_search(hand, state.profile)
         return kalooki_within_reach(state, me, loose, deadwood, self.max_missing, self.min_draws, self.danger_cards,
                                     self.max_risk)
@@ -736,8 +752,10 @@ class ExpertBot(PatientBot):
     inner card.  It takes the discard when that lowers its deadwood or lets it open; it chooses the
     discard that keeps its own deadwood low and avoids feeding the next player (it remembers what that
     player picked up and discarded, and which cards extend the table for them); it holds back its opening for a
-    Kalooki like `patient` while that is within reach and opponents are far from going out; it keeps
-    jokers; and it buys back in only when the pool is worth the stake.
+    Kalooki like `patient` while that is within reach and opponents are far from going out (where a
+    Kalooki pays more); it opens like `patient`, with the table's help where the profile allows it,
+    and takes a discard it can open with that way; it keeps jokers; and it buys back in only when the
+    pool is worth the stake.
     """
 
     name = "expert"

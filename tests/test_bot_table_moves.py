@@ -148,3 +148,19 @@ def test_dealer_swaps_the_upcard_when_it_lowers_the_deadwood():
         assert st.hands[0][C(up)] == 1 and st.discard_top == card != C(up)
         assert ms.fast_search(st.hands[0], EC)[1] < before
     assert make_bot("greedy", np.random.default_rng(0)).dealer_swap(st, 0) is None  # greedy keeps its deal
+
+
+def test_patient_holds_back_for_a_kalooki_only_where_it_pays_more():
+    from sim.bots import kalooki_pays_more
+    assert [kalooki_pays_more(profiles.load(n)) for n in ("kalooki40", "kalooki51", "east_coast")] == [True, False, True]
+    hand = "KS KH KD QS QH QD 5C 6C 7C 9D TD JD 2S"  # melds all but 2S and the draw: a Kalooki is near
+    for p, waits in ((K40, True), (K40.replace(stake_kalooki=1), False),
+                     (K40.replace(stake_kalooki=1, kalooki_double_penalty=True), True)):
+        for name in ("patient", "expert"):
+            st = HandState.scripted(p, [hand, "2C 3C 4C 5C 6C 7H 8H 9S TS JS"],
+                                    stock="4H 8S 8D 3S 3D 4D 6S 7S 9H 2H 5S AD",
+                                    discard="2D", current=0, opened=[False, True])
+            st.turns_taken[0] = 1
+            st.apply_draw(DRAW_STOCK)
+            play = make_bot(name, np.random.default_rng(0)).play(st, 0)
+            assert (play.ops == []) == waits, (name, p.stake_kalooki, play.ops)

@@ -178,3 +178,10 @@ def test_the_coverage_lists_name_real_parameters_with_reasons():
             assert cond in PARAM_NAMES and cond != name and len(values) >= 1
             profiles.load("kalooki40").replace(**{cond: values[0]})  # an allowed value
     assert all(len(reason) > 20 for reason in MOVES_THE_RULES_FORBID.values())
+
+
+def test_the_readme_names_the_rules_no_bot_can_use():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "sim/rule_coverage.py" in text
+    assert all(f"`{name}`" in text for name in RULES_NO_BOT_CAN_USE)
