@@ -43,7 +43,7 @@ APPLIES_ONLY_WHEN = {  # parameter: the conditions (parameter, values it takes e
 }
 
 MOVES_THE_RULES_FORBID = {
-    "lay off a freed joker": "RULES.md section 3: a joker taken from the table must be played in the same "
+    "lay off a freed joker": "docs/RULES.md section 3: a joker taken from the table must be played in the same "
                              "turn in a new meld with at least two cards from the player's own hand; no "
                              "parameter allows laying it off onto a table meld, so the bots always start a "
                              "new meld with it",

@@ -1,7 +1,5 @@
 """The expert uses the whole repertoire of RULES.md section 3, through validated turns: a split, a
-shift, a group substitution and group joker releases under both joker_from_group rules; and the moves
-a profile allows around the opening: lay-offs counted towards it, a joker taken from the table to
-open, and the dealer's swap of the upcard."""
+shift, a group substitution and group joker releases under both joker_from_group rules."""
 import numpy as np
 
 from sim import meldsearch as ms
@@ -71,6 +69,8 @@ def test_harvest_options_respect_the_run_limits_and_try_ops_changes_nothing():
 
 
 # ---------------------------------------------------------------- moves the profile allows the opening
+# lay-offs counted towards the opening, a joker taken from the table to open, the dealer's upcard swap,
+# and holding back for a Kalooki only where it pays more
 EC = profiles.load("east_coast")
 
 
