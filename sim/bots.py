@@ -347,9 +347,10 @@ class RandomBot(Bot):
     """Random: a legal turn chosen at random.
 
     It draws from either allowed pile at random (the discard only when it owes nothing for it), opens
-    with probability one half when it can, once open tries one table move at random (a removal, shift,
-    substitution or joker swap whose freed card it can meld again), then makes random lay-offs and
-    splits, and discards a random card.
+    with probability one half when it can (with the table's help where the profile allows it and the
+    hand alone cannot), once open tries one table move at random (a removal, shift, substitution or
+    joker swap whose freed card it can meld again), then makes random lay-offs and splits, and
+    discards a random card; as dealer it swaps the upcard for a random card half the time.
     """
 
     name = "random"
@@ -374,6 +375,13 @@ class RandomBot(Bot):
                         hand[c] -= 1
                     ops.append(NewMeld(m))
                     table.append(m)
+            elif not ok:
+                taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
+                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
+                if found is not None:  # the profile lets it open with the table's help
+                    ops, rest = found
+                    cards = [c for c in discardable(rest, forbid) for _ in range(int(rest[c]))]
+                    return Play(ops, cards[int(self.rng.integers(len(cards)))])
         adds = TurnAdds()
         if state.opened[me] and not ops and self.rng.random() < 0.5:
             ops += self._random_harvest(state, me, hand, table, forbid, adds)
@@ -385,6 +393,14 @@ class RandomBot(Bot):
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if not (c == forbid and hand[c] == 1)]
         return Play(ops, cards[int(self.rng.integers(len(cards)))])
 
+
+    def dealer_swap(self, state, me):
+        """Half the time, take the upcard and discard a random other card of the hand."""
+        if self.rng.random() < 0.5:
+            return None
+        hand = state.hands[me]
+        cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != state.discard_top]
+        return cards[int(self.rng.integers(len(cards)))] if cards else None
 
     def _random_harvest(self, state, me, hand, table, forbid, adds) -> list:
         """Try one table move at random (a removal, a shift, a substitution, a joker swap) whose freed

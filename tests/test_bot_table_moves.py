@@ -94,6 +94,12 @@ def test_expert_opens_with_lay_offs_where_they_count():
         assert sum(isinstance(op, NewMeld) for op in play.ops) == 1, play.ops
         assert {op.card for op in play.ops if isinstance(op, LayOff)} == {C("QC"), C("9H"), C("TH")}, play.ops
         assert "run[5H 6H 7H 8H 9H TH]" in table_str(st)
+    opened = 0
+    for seed in range(8):  # random tries to open half the time, and then opens the same way
+        st = unopened_state(hand, table)
+        st.apply_play(make_bot("random", np.random.default_rng(seed)).play(st, 0))
+        opened += st.opened[0]
+    assert 0 < opened < 8
     # where lay-offs do not count, 30 from the hand does not open
     st = unopened_state(hand, table, p=K51.replace(layoffs_count_for_opening=False))
     play = make_bot("expert", np.random.default_rng(0)).play(st, 0)
@@ -148,6 +154,9 @@ def test_dealer_swaps_the_upcard_when_it_lowers_the_deadwood():
         assert st.hands[0][C(up)] == 1 and st.discard_top == card != C(up)
         assert ms.fast_search(st.hands[0], EC)[1] < before
     assert make_bot("greedy", np.random.default_rng(0)).dealer_swap(st, 0) is None  # greedy keeps its deal
+    swaps = [make_bot("random", np.random.default_rng(seed)).dealer_swap(st, 0) for seed in range(8)]
+    assert None in swaps and any(c is not None for c in swaps) and all(c is None or st.hands[0][c] > 0 and c != st.discard_top
+                                                 for c in swaps)
 
 
 def test_patient_holds_back_for_a_kalooki_only_where_it_pays_more():
