@@ -393,7 +393,6 @@ class RandomBot(Bot):
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if not (c == forbid and hand[c] == 1)]
         return Play(ops, cards[int(self.rng.integers(len(cards)))])
 
-
     def dealer_swap(self, state, me):
         """Half the time, take the upcard and discard a random other card of the hand."""
         if self.rng.random() < 0.5:

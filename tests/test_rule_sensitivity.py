@@ -1,14 +1,17 @@
 """Every rule in a profile changes play: for each parameter of each profile, seeded hands (or games)
 played with the parameter at its value and at another value record different outcomes.
 
-Hand rules are played by four ``expert`` bots (the strongest bot but for ``lookahead``, which makes the
-same table moves and is several times slower), hand by hand from seed 0, until a hand's record (its
-transcript and every player's opening statistics) differs, at most ``MAX_HANDS`` hands.  Game rules
-(money, elimination, targets, caps) are played as whole games by four ``greedy`` bots (the compiled
-loop: whole expert games for every profile would not fit the test's time), at most ``MAX_GAMES`` games,
-comparing the score sheets.  The only exceptions are the names of ``sim.rule_coverage``: a parameter no
-bot can use must leave every outcome unchanged, and a parameter that applies only under another
-parameter's value must change nothing without it and change outcomes with it.
+Hand rules are played by an ``expert`` bot in every seat (the strongest bot but for ``lookahead``,
+which makes the same table moves and is several times slower), hand by hand from seed 0, until a
+hand's record (its transcript and every player's opening statistics) differs, at most ``MAX_HANDS``
+hands.  Game rules (money, elimination, targets, caps) are played as whole games by ``greedy`` bots
+(the compiled loop: whole expert games for every profile would not fit the test's time), at most
+``MAX_GAMES`` games (single-hand games: ``MAX_HANDS``), comparing the score sheets.  A rule whose
+effect seeded hands of the full profile reach too rarely is compared in a situation that makes it
+common (``SITUATIONS``, the same on both sides).  The only exceptions are the names of
+``sim.rule_coverage``: a parameter no bot can use must leave every outcome unchanged, and a parameter
+that applies only under another parameter's value must change nothing without it and change outcomes
+with it.
 """
 from __future__ import annotations
 
@@ -151,8 +154,8 @@ def test_every_rule_changes_recorded_outcomes(prof, name):
     base = p.replace(**both) if both else p
     other = base.replace(**{name: alt})
     assert first_difference(base, other, name) is not None, (
-        f"{prof}: {name} = {getattr(base, name)!r} and {alt!r} recorded the same outcomes in "
-        f"{MAX_GAMES if name in GAME_RULES else MAX_HANDS} seeded {'games' if name in GAME_RULES else 'hands'}")
+        f"{prof}: {name} = {getattr(base, name)!r} and {alt!r} recorded the same outcomes in every seeded "
+        f"{'game' if name in GAME_RULES else 'hand'} compared (situation: {both or 'the profile as it is'})")
 
 
 @pytest.mark.parametrize("prof", PROFILES)
