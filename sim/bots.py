@@ -373,9 +373,10 @@ class RandomBot(Bot):
     """Random: a legal turn chosen at random.
 
     It draws from either allowed pile at random (the discard only when it owes nothing for it), opens
-    with probability one half when it can, once open tries one table move at random (a removal, shift,
-    substitution or joker swap whose freed card it can meld again), then makes random lay-offs and
-    splits, and discards a random card.
+    with probability one half when it can (with the table's help where the profile allows it and the
+    hand alone cannot), once open tries one table move at random (a removal, shift, substitution or
+    joker swap whose freed card it can meld again), then makes random lay-offs and splits, and
+    discards a random card; as dealer it swaps the upcard for a random card half the time.
     """
 
     name = "random"
@@ -400,6 +401,13 @@ class RandomBot(Bot):
                         hand[c] -= 1
                     ops.append(NewMeld(m))
                     table.append(m)
+            elif not ok:
+                taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
+                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
+                if found is not None:  # the profile lets it open with the table's help
+                    ops, rest = found
+                    cards = [c for c in discardable(rest, forbid) for _ in range(int(rest[c]))]
+                    return Play(ops, cards[int(self.rng.integers(len(cards)))])
         adds = TurnAdds()
         if state.opened[me] and not ops and self.rng.random() < 0.5:
             ops += self._random_harvest(state, me, hand, table, forbid, adds)
@@ -411,6 +419,13 @@ class RandomBot(Bot):
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != forbid]
         return Play(ops, cards[int(self.rng.integers(len(cards)))])
 
+    def dealer_swap(self, state, me):
+        """Half the time, take the upcard and discard a random other card of the hand."""
+        if self.rng.random() < 0.5:
+            return None
+        hand = state.hands[me]
+        cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != state.discard_top]
+        return cards[int(self.rng.integers(len(cards)))] if cards else None
 
     def _random_harvest(self, state, me, hand, table, forbid, adds) -> list:
         """Try one table move at random (a removal, a shift, a substitution, a joker swap) whose freed
@@ -538,6 +553,79 @@ def apply_harvest(state, hand, table, option: Harvest, forbid, adds: TurnAdds | 
     return list(option.ops) + [NewMeld(ms[0])]
 
 
+def table_opening(state, me, hand, forbid: int, must_meld: int = -1):
+    """An opening that uses the table where the profile allows it: a joker taken from a table meld by
+    substitution and laid in a new meld with hand cards (``joker_take_at_opening``), and hand cards
+    built onto table melds counted towards the minimum with at least one new meld
+    (``layoffs_count_for_opening``).  ``must_meld``: a card that must go into a new meld (a discard
+    taken to open).  Returns (operations, hand left) of the valid opening leaving the least deadwood
+    after the best discard, or None.  The engine's ``apply_play`` validates the turn as always."""
+    p = state.profile
+    if not (p.joker_take_at_opening or p.layoffs_count_for_opening):
+        return None
+    keep = keep_cards(state, me)
+    starts = [((), hand, list(state.table))]
+    if p.joker_take_at_opening:
+        for o in harvest_options(state, hand, state.table):
+            o = checked(state, state.table, hand, o) if o.got == JOKER else None
+            if o is None:
+                continue
+            h = hand.copy()
+            for c in o.give:
+                h[c] -= 1
+            h[JOKER] += 1
+            t = list(state.table)
+            t[o.target] = o.meld
+            starts.append((o.ops, h, t))
+    best = None
+    for pre_ops, h0, t0 in starts:
+        for layoffs_first in ((False, True) if p.layoffs_count_for_opening else (False,)):
+            found = _opening_variant(state, p, h0, t0, pre_ops, layoffs_first, keep, forbid, must_meld)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+    return None if best is None else best[1:]
+
+
+def _opening_variant(state, p, h0, t0, pre_ops, layoffs_first: bool, keep: int, forbid: int, must_meld: int):
+    """One way to open from hand h0 on table t0 after ``pre_ops`` (a joker swap or nothing): the most
+    valuable melds of the hand, and lay-offs onto the table (before or after choosing the melds) where
+    they count.  (deadwood after the best discard, ops, hand left) if it reaches the minimum, else None."""
+    h = h0.copy()
+    table = list(t0)
+    layoff_ops: list = []
+
+    def lay_off_rest():
+        before = [M.value(m, p) for m in table]
+        ops = find_layoffs(state, h, table, keep=keep, protect=must_meld if must_meld >= 0 else forbid)
+        layoff_ops.extend(ops)
+        return sum(M.value(m, p) - v for m, v in zip(table, before))
+
+    layoff_value = lay_off_rest() if layoffs_first else 0
+    ms = sorted(MS.analyse(h, p).opening, key=lambda m: M.value(m, p), reverse=True)
+    needed = {c for c in (must_meld, JOKER if pre_ops else -1) if c >= 0}
+    rest = h.copy()
+    for m in ms:
+        for c in m.cards:
+            rest[c] -= 1
+    while ms and (not discardable(rest, forbid) or rest.sum() < keep):
+        drop = next((m for m in reversed(ms) if not needed & set(m.cards)), None)
+        if drop is None:
+            return None
+        ms.remove(drop)
+        for c in drop.cards:
+            rest[c] += 1
+    if not ms or any(not any(c in m.cards for m in ms) for c in needed):
+        return None
+    h[:] = rest
+    if not layoffs_first and p.layoffs_count_for_opening:
+        layoff_value = lay_off_rest()
+    value = sum(M.value(m, p) for m in ms) + (layoff_value if p.layoffs_count_for_opening else 0)
+    if value < p.opening_min or not discardable(h, forbid) or h.sum() < keep:
+        return None
+    deadwood = MS.best_discard(h, p, forbid)[1]
+    return deadwood, list(pre_ops) + [NewMeld(m) for m in ms] + layoff_ops, h
+
+
 BOTS = {"greedy": GreedyBot, "random": RandomBot}
 
 
@@ -612,14 +700,28 @@ def kalooki_within_reach(state, me, loose: int, deadwood: int, max_missing: int,
     return missing <= max_missing and draws_left >= min_draws + missing and not danger and deadwood <= max_risk
 
 
+def kalooki_pays_more(p) -> bool:
+    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
+    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
+    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
+    if p.kalooki_double_penalty:
+        return True
+    if p.game_end == "elimination":
+        return p.stake_kalooki > p.stake_call
+    return p.game_end == "single_hand" and p.pay_double_on_kalooki
+
+
 class PatientBot(GreedyBot):
     """Patient: plays like greedy, but holds its melds while a Kalooki is within reach.
 
     Before opening, it judges from the meld search how many cards its hand is missing from melding
     completely, how many draws the stock still offers, whether an opponent who has opened is close to
     going out, and how much penalty it risks holding; while the Kalooki looks reachable it does not
-    open (it only draws and discards its worst loose card) and aims to go out in one go.  Otherwise it
-    plays exactly like greedy.
+    open (it only draws and discards its worst loose card) and aims to go out in one go.  It holds
+    back only where a Kalooki pays more than a call (``kalooki_pays_more``).  Where the profile allows
+    it, it opens with the table's help when its hand alone cannot (``table_opening``: lay-offs that
+    count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
+    deadwood.  Otherwise it plays exactly like greedy.
     """
 
     name = "patient"
@@ -629,6 +731,8 @@ class PatientBot(GreedyBot):
         self.max_missing, self.min_draws, self.danger_cards, self.max_risk = max_missing, min_draws, danger_cards, max_risk
 
     def _waiting(self, state, me, hand) -> bool:
+        if not kalooki_pays_more(state.profile):
+            return False  # a Kalooki is then only a way out: holding back gains nothing
         _, deadwood, loose = MS.fast_search(hand, state.profile)
         return kalooki_within_reach(state, me, loose, deadwood, self.max_missing, self.min_draws, self.danger_cards,
                                     self.max_risk)
@@ -656,7 +760,24 @@ class PatientBot(GreedyBot):
             if not taken_needs_open and self._waiting(state, me, hand):
                 res = MS.analyse_deadwood(hand, p)
                 return Play([], _loose_discard(hand.copy(), state.values, forbid, res.deadwood_left))
+            if not MS.can_open(hand, p)[0]:
+                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
+                if found is not None:
+                    ops, rest = found
+                    return Play(ops, _loose_discard(rest, state.values, forbid,
+                                                    MS.analyse_deadwood(rest, p).deadwood_left))
         return super().play(state, me)
+
+    def dealer_swap(self, state, me):
+        """Take the upcard and discard another card when that lowers the hand's least deadwood."""
+        up = state.discard_top
+        hand = state.hands[me]
+        if up < 0:
+            return None
+        h = hand.copy()
+        h[up] += 1
+        card, after = MS.best_discard(h, state.profile, up)
+        return card if card != up and after < MS.fast_search(hand, state.profile)[1] else None
 
 
 class ExpertBot(PatientBot):
@@ -672,8 +793,10 @@ class ExpertBot(PatientBot):
     inner card.  It takes the discard when that lowers its deadwood or lets it open; it chooses the
     discard that keeps its own deadwood low and avoids feeding the next player (it remembers what that
     player picked up and discarded, and which cards extend the table for them); it holds back its opening for a
-    Kalooki like `patient` while that is within reach and opponents are far from going out; it keeps
-    jokers; and it buys back in only when the pool is worth the stake.
+    Kalooki like `patient` while that is within reach and opponents are far from going out (where a
+    Kalooki pays more); it opens like `patient`, with the table's help where the profile allows it,
+    and takes a discard it can open with that way; it keeps jokers; and it buys back in only when the
+    pool is worth the stake.
     """
 
     name = "expert"
@@ -692,10 +815,13 @@ class ExpertBot(PatientBot):
         h = state.hands[me].copy()
         h[top] += 1
         if obligation == "open":
+            if self._waiting(state, me, state.hands[me]):
+                return DRAW_STOCK
             ok, ms = MS.can_open(h, p)
-            if ok and any(top in m.cards for m in ms) and _leaves_a_discard(h, ms, top, 1) \
-                    and not self._waiting(state, me, state.hands[me]):
+            if ok and any(top in m.cards for m in ms) and _leaves_a_discard(h, ms, top, 1):
                 return DRAW_DISCARD
+            if not ok and table_opening(state, me, h, top, top) is not None:
+                return DRAW_DISCARD  # it opens with the table's help (a joker taken, lay-offs counted)
             return DRAW_STOCK
         if not state.opened[me] and self._waiting(state, me, state.hands[me]):
             return super().draw(state, me)
@@ -864,6 +990,11 @@ class ExpertBot(PatientBot):
                 table.append(op.meld)
             elif isinstance(op, LayOff):
                 hand[op.card] -= 1
+            elif isinstance(op, SwapJoker):  # a joker taken to open: it goes into a new meld below
+                hand[op.card] -= 1
+                if op.extra >= 0:
+                    hand[op.extra] -= 1
+                hand[JOKER] += 1
         if hand.sum() == 1 or (play.ops and hand.sum() == 0):
             return play
         if hand.sum() <= 1:

@@ -2,9 +2,11 @@
 shift, a group substitution and group joker releases under both joker_from_group rules."""
 import numpy as np
 
+from sim import meldsearch as ms
+from sim import profiles
 from sim.bots import TurnAdds, harvest_options, make_bot
 from sim.cards import JOKER, parse_card as C
-from sim.engine import HIGH, LayOff, NewMeld, Split, SwapJoker, Take, try_ops
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HIGH, HandState, LayOff, NewMeld, Split, SwapJoker, Take, try_ops
 
 from test_table_play import G, K40, K51, R, opened_state, table_str
 
@@ -64,3 +66,110 @@ def test_harvest_options_respect_the_run_limits_and_try_ops_changes_nothing():
     after = try_ops(st.table, K40, hand, [LayOff(0, C("6H"), HIGH), Take(0, 0)])
     assert str(after[0]) == "run[4H 5H 6H]"
     assert (hand == before_hand).all() and st.table == before_table
+
+
+# ---------------------------------------------------------------- moves the profile allows the opening
+# lay-offs counted towards the opening, a joker taken from the table to open, the dealer's upcard swap,
+# and holding back for a Kalooki only where it pays more
+EC = profiles.load("east_coast")
+
+
+def unopened_state(hand, table, p=K51, draw="3D"):
+    """Seat 0 has not opened and has drawn (the stock holds nothing more: no Kalooki to wait for)."""
+    st = HandState.scripted(p, [hand, "2C 3C 4C 5C 6C"], stock=draw, discard="2D", current=0, table=table,
+                            opened=[False, True])
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_expert_opens_with_lay_offs_where_they_count():
+    # K-K-K is 30 from the hand; QC onto the queens and 9H, TH onto the hearts add 29: 59 >= 51
+    table = [R("5H 6H 7H 8H", K51), G("QS QH QD", K51)]
+    hand = "KS KH KD QC 9H TH 4S 2C"
+    for name in ("expert", "lookahead", "patient"):
+        st = unopened_state(hand, table)
+        play = make_bot(name, np.random.default_rng(0)).play(st, 0)
+        st.apply_play(play)
+        assert st.opened[0], name
+        assert sum(isinstance(op, NewMeld) for op in play.ops) == 1, play.ops
+        assert {op.card for op in play.ops if isinstance(op, LayOff)} == {C("QC"), C("9H"), C("TH")}, play.ops
+        assert "run[5H 6H 7H 8H 9H TH]" in table_str(st)
+    opened = 0
+    for seed in range(8):  # random tries to open half the time, and then opens the same way
+        st = unopened_state(hand, table)
+        st.apply_play(make_bot("random", np.random.default_rng(seed)).play(st, 0))
+        opened += st.opened[0]
+    assert 0 < opened < 8
+    # where lay-offs do not count, 30 from the hand does not open
+    st = unopened_state(hand, table, p=K51.replace(layoffs_count_for_opening=False))
+    play = make_bot("expert", np.random.default_rng(0)).play(st, 0)
+    st.apply_play(play)
+    assert play.ops == [] and not st.opened[0]
+
+
+def test_expert_takes_a_joker_from_the_table_to_open_where_allowed():
+    # A-A-A is 45 (aces 15); the joker under 6D makes K-K-JK (30): 75 >= 51
+    table = [R("5D JK 7D 8D", K51)]
+    hand = "6D AS AH AD KS KH 4C 2C"
+    st = unopened_state(hand, table, p=K51.replace(layoffs_count_for_opening=False))
+    play = make_bot("expert", np.random.default_rng(0)).play(st, 0)
+    st.apply_play(play)
+    assert play.ops[0] == SwapJoker(0, 1, C("6D")), play.ops
+    assert st.opened[0] and any(JOKER in m.cards and C("KS") in m.cards for m in st.table)
+    assert "run[5D 6D 7D 8D]" in table_str(st)
+    st = unopened_state(hand, table, p=K51.replace(layoffs_count_for_opening=False, joker_take_at_opening=False))
+    play = make_bot("expert", np.random.default_rng(0)).play(st, 0)
+    st.apply_play(play)
+    assert play.ops == [] and not st.opened[0]
+
+
+def test_expert_takes_the_discard_it_can_open_with_by_taking_a_joker():
+    # after the first round the discard may be taken only to open with it: 6C makes 6C-7C-8C (21) and
+    # the table's joker K-K-JK (30): 51
+    table = [R("5D JK 7D 8D", K51)]
+    p = K51.replace(layoffs_count_for_opening=False)
+    st = HandState.scripted(p, ["6D KS KH 7C 8C AS 2S 9H", "2C 3C 4C 5C 6H"], stock="3D", discard="6C",
+                            current=0, table=table, opened=[False, True])
+    st.turns_taken[0] = 1
+    bot = make_bot("expert", np.random.default_rng(0))
+    assert st.discard_obligation(0) == "open"
+    assert bot.draw(st, 0) == DRAW_DISCARD
+    st.apply_draw(DRAW_DISCARD)
+    st.apply_play(bot.play(st, 0))
+    assert st.opened[0] and any(C("6C") in m.cards for m in st.table)
+
+
+def test_dealer_swaps_the_upcard_when_it_lowers_the_deadwood():
+    hand = "2S 3S 5H 5D 9C TC KD 8H 4C 7D JS QH 6C AD 3H"
+    for up, takes in (("4S", True), ("AC", False)):  # AC: as loose as the AD it would replace
+        st = HandState.scripted(EC, [hand, "2C 3C 4C 5C 6C 7C 8C 9D TD JD QD KH AC 2H 3C"], stock="9S",
+                                discard=up, dealer=0, current=1)
+        bot = make_bot("expert", np.random.default_rng(0))
+        before = ms.fast_search(st.hands[0], EC)[1]
+        card = bot.dealer_swap(st, 0)
+        if not takes:
+            assert card is None
+            continue
+        st.dealer_swap(card)
+        assert st.hands[0][C(up)] == 1 and st.discard_top == card != C(up)
+        assert ms.fast_search(st.hands[0], EC)[1] < before
+    assert make_bot("greedy", np.random.default_rng(0)).dealer_swap(st, 0) is None  # greedy keeps its deal
+    swaps = [make_bot("random", np.random.default_rng(seed)).dealer_swap(st, 0) for seed in range(8)]
+    assert None in swaps and any(c is not None for c in swaps) and all(c is None or st.hands[0][c] > 0 and c != st.discard_top
+                                                 for c in swaps)
+
+
+def test_patient_holds_back_for_a_kalooki_only_where_it_pays_more():
+    from sim.bots import kalooki_pays_more
+    assert [kalooki_pays_more(profiles.load(n)) for n in ("kalooki40", "kalooki51", "east_coast")] == [True, False, True]
+    hand = "KS KH KD QS QH QD 5C 6C 7C 9D TD JD 2S"  # melds all but 2S and the draw: a Kalooki is near
+    for p, waits in ((K40, True), (K40.replace(stake_kalooki=1), False),
+                     (K40.replace(stake_kalooki=1, kalooki_double_penalty=True), True)):
+        for name in ("patient", "expert"):
+            st = HandState.scripted(p, [hand, "2C 3C 4C 5C 6C 7H 8H 9S TS JS"],
+                                    stock="4H 8S 8D 3S 3D 4D 6S 7S 9H 2H 5S AD",
+                                    discard="2D", current=0, opened=[False, True])
+            st.turns_taken[0] = 1
+            st.apply_draw(DRAW_STOCK)
+            play = make_bot(name, np.random.default_rng(0)).play(st, 0)
+            assert (play.ops == []) == waits, (name, p.stake_kalooki, play.ops)
