@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import bench_report, compare, findings, metrics, report
+from analysis import compare, findings, metrics, report
+from bench import report as bench_report
 from sim import cli
 from sim.errors import UserError
 from test_analysis import alpha_shards, write_run
