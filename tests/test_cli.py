@@ -325,11 +325,12 @@ def test_the_wheel_installed_elsewhere_finds_its_profiles(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     kalooki = str(venv / "bin" / "kalooki")
     code = ("import sim, sim.resources as r; print(sim.__file__); print(r.config_root()); "
-            "print(r.names('runs'), r.config_file('bots.toml').is_file())")
+            "print(r.names('runs'), r.config_file('bots.toml').is_file() and r.config_file('thresholds.toml').is_file())")
     where = subprocess.run([py, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True,
                            check=True).stdout
     assert str(venv) in where and str(ROOT) not in where, where
-    assert "['default', 'smoke'] True" in where, where
+    shipped = sorted(f.stem for f in (ROOT / "configs" / "runs").glob("*.toml"))
+    assert f"{shipped} True" in where, where
     listed = subprocess.run([kalooki, "profiles"], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
     assert [l.split()[0] for l in listed.stdout.splitlines()[1:] if not l.startswith(" ")] == profiles.available()
