@@ -309,7 +309,7 @@ def test_opening_metrics(results):
     assert _row(o, metric="mean_open_value", bot="all")["estimate"] == pytest.approx(49.1)
     assert _row(o, metric="mean_open_round", bot="all")["estimate"] == pytest.approx(2.6)
     values = [60, 42, 55, 40, 48, 41, 44, 40, 51, 70]
-    r, se, g = _cluster([0, 0, 0, 0, 1, 1, 2, 2, 2, 2], values, [1] * 10)
+    r, se, g = _cluster([0, 0, 0, 0, 0, 1, 1, 2, 2, 2], values, [1] * 10)
     row = _row(o, metric="mean_open_value", bot="all")
     half = sps.t.ppf(0.975, g - 1) * se
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((r - half, r + half))
