@@ -176,7 +176,7 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
             row["width_vs_unpaired"] = se / se_u
         row["p_value"] = stats.t_test(diff, se, 0.0, df)
         row["test"] = test
-        constant = se_a == 0 and se_b == 0 and diff == 0
+        constant = diff == 0 and (se == 0 or (se_a == 0 and se_b == 0))  # e.g. equal game by game
         if constant:
             row["test"] += " (constant in both: not in the family)"
         elif not in_info_family:

@@ -170,7 +170,7 @@ class _Cells:
             combos = np.vstack([combos, np.full((1, combos.shape[1]), FINAL)])
         else:
             X = np.bincount(flat, weights=x, minlength=size).reshape(self.n_games, n_cells)
-        self._moments(metric, combos, list(present), bot_names, Y, X, yy, keep)
+        self._moments(metric, combos, list(present), bot_names, Y, X, yy, keep, denominator_last=x_by_game)
 
     def add_cumulative(self, metric: str, game: np.ndarray, value: np.ndarray, x: np.ndarray):
         """Running counts: cell v counts the rows with 1 <= value <= v, over the game's total x; a FINAL
@@ -185,12 +185,14 @@ class _Cells:
         combos = np.append(np.arange(1, last + 1), FINAL)[:, None]
         self._moments(metric, combos, ["value"], None, Y, X, np.zeros(last + 1), keep=False)
 
-    def _moments(self, metric, combos, names, bot_names, Y, X, yy, keep):
+    def _moments(self, metric, combos, names, bot_names, Y, X, yy, keep, denominator_last=False):
         present_games = X != 0
         frame = pd.DataFrame({"metric": metric, "profile": self.profile,
                               "games": present_games.sum(axis=0), "x": X.sum(axis=0), "y": Y.sum(axis=0),
                               "yy_rows": yy, "Y2": (Y * Y).sum(axis=0), "X2": (X * X).sum(axis=0),
                               "XY": (X * Y).sum(axis=0)})
+        if denominator_last:  # only the FINAL cell carries the denominator (the game's total)
+            frame.loc[frame.index[:-1], ["games", "x", "X2"]] = 0
         for i, name in enumerate(names):
             frame[name] = combos[:, i]
         if "bot" in names:
