@@ -137,40 +137,49 @@ class _Cells:
 
         With bot codes, cells per bot and (with_all) for every bot together.  x_by_game: the
         denominator is the game's total x over every group (shares of a categorical)."""
-        y = np.asarray(y, dtype=np.float64)
-        x = np.ones_like(y) if x is None else np.asarray(x, dtype=np.float64)
+        y = np.asarray(y)
+        x = None if x is None else np.asarray(x, dtype=np.float64)
         if bot is not None:
-            if with_all:
+            only_bot = n_players is None and seat is None and value is None and not x_by_game
+            if with_all and not only_bot:
                 self.add(metric, game, y, x, n_players=n_players, seat=seat, value=value, x_by_game=x_by_game,
                          keep=keep)
-            self._add(metric, game, y, x, {"bot": bot}, bot_names, n_players, seat, value, x_by_game, keep=False)
+            self._add(metric, game, y, x, {"bot": bot}, bot_names, n_players, seat, value, x_by_game, keep=keep,
+                      with_all=with_all and only_bot)
             return
         self._add(metric, game, y, x, {}, None, n_players, seat, value, x_by_game, keep)
 
-    def _add(self, metric, game, y, x, extra, bot_names, n_players, seat, value, x_by_game, keep):
+    def _add(self, metric, game, y, x, extra, bot_names, n_players, seat, value, x_by_game, keep, with_all=False):
         keys = {"bot": extra.get("bot"), "n_players": n_players, "seat": seat, "value": value}
         present = {k: np.asarray(v, dtype=np.int64) for k, v in keys.items() if v is not None}
         if present:
-            stacked = np.stack(list(present.values()), axis=1)
-            combos, code = np.unique(stacked, axis=0, return_inverse=True)
-            code = code.ravel()
+            combos, code = _dense_groups(list(present.values()))
         else:
             combos, code = np.zeros((1, 0), dtype=np.int64), np.zeros(game.size, dtype=np.int64)
         n_cells = len(combos)
         flat = game * n_cells + code
         size = self.n_games * n_cells
         Y = np.bincount(flat, weights=y, minlength=size).reshape(self.n_games, n_cells)
-        yy = np.bincount(code, weights=y * y, minlength=n_cells)
+        if y.dtype == bool:  # y * y = y
+            yy = Y.sum(axis=0)
+        else:
+            y = y.astype(np.float64, copy=False)
+            yy = np.bincount(code, weights=y * y, minlength=n_cells)
+        count = lambda index, length: np.bincount(index, weights=x, minlength=length).astype(np.float64, copy=False)
         if x_by_game:
             # the denominator is the game's total: a FINAL cell carries it, since a shard without rows in
             # a cell still has games in its denominator
-            X = np.repeat(np.bincount(game, weights=x, minlength=self.n_games)[:, None], n_cells + 1, axis=1)
+            X = np.repeat(count(game, self.n_games)[:, None], n_cells + 1, axis=1)
             Y = np.hstack([Y, Y.sum(axis=1, keepdims=True)])
             yy = np.append(yy, 0.0)
             combos = np.vstack([combos, np.full((1, combos.shape[1]), FINAL)])
         else:
-            X = np.bincount(flat, weights=x, minlength=size).reshape(self.n_games, n_cells)
-        self._moments(metric, combos, list(present), bot_names, Y, X, yy, keep, denominator_last=x_by_game)
+            X = count(flat, size).reshape(self.n_games, n_cells)
+        if with_all:  # every bot together: the per-bot sums of each game added up (no second pass)
+            self._moments(metric, np.zeros((1, 0), dtype=np.int64), [], None, Y.sum(axis=1, keepdims=True),
+                          X.sum(axis=1, keepdims=True), np.atleast_1d(yy.sum()), keep)
+        self._moments(metric, combos, list(present), bot_names, Y, X, yy, keep and not with_all and not extra,
+                      denominator_last=x_by_game)
 
     def add_cumulative(self, metric: str, game: np.ndarray, value: np.ndarray, x: np.ndarray):
         """Running counts: cell v counts the rows with 1 <= value <= v, over the game's total x; a FINAL
@@ -211,6 +220,32 @@ class _Cells:
     def frame(self) -> pd.DataFrame:
         out = pd.concat(self.parts, ignore_index=True)
         return out[(out["games"] > 0) | (out["y"] != 0)].reset_index(drop=True)
+
+
+def _dense_groups(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of small-integer key columns (sorted) and each row's group number, in linear
+    time: the keys are packed in a mixed radix and counted (np.unique(axis=0) sorts, far slower)."""
+    if len(columns) == 1 and columns[0].size:  # one key: its values are the groups
+        lo = int(columns[0].min())
+        shifted = columns[0] - lo
+        seen = np.bincount(shifted)
+        present = np.flatnonzero(seen)
+        lookup = np.cumsum(seen > 0) - 1
+        return (present + lo)[:, None], lookup[shifted]
+    lows = [int(c.min()) if c.size else 0 for c in columns]
+    spans = [int(c.max()) - lo + 1 if c.size else 1 for c, lo in zip(columns, lows)]
+    packed = np.zeros(columns[0].size, dtype=np.int64)
+    for c, lo, span in zip(columns, lows, spans):
+        packed = packed * span + (c - lo)
+    seen = np.bincount(packed, minlength=int(np.prod(spans)))
+    present = np.flatnonzero(seen)
+    lookup = np.cumsum(seen > 0) - 1
+    combos = np.empty((present.size, len(columns)), dtype=np.int64)
+    rest = present.copy()
+    for i in range(len(columns) - 1, -1, -1):
+        combos[:, i] = rest % spans[i] + lows[i]
+        rest //= spans[i]
+    return combos, lookup[packed]
 
 
 def _bool(column: pd.Series) -> np.ndarray:
@@ -275,11 +310,11 @@ def summarise_shard(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | N
     """The sufficient statistics of one shard's hands and games rows (one profile per call's rows;
     several profiles are summarised one by one).  `manifest` supplies the profile's rules."""
     manifest = manifest or {}
-    names = pd.unique(pd.concat([hands["profile"].astype(str), games["profile"].astype(str)], ignore_index=True))
+    names = list(dict.fromkeys([str(p) for p in hands["profile"].unique()] + [str(p) for p in games["profile"].unique()]))
     total = Summary.empty()
     for profile in names:
-        h = hands[hands["profile"].astype(str) == profile] if len(names) > 1 else hands
-        g = games[games["profile"].astype(str) == profile] if len(names) > 1 else games
+        h = hands[(hands["profile"] == profile).to_numpy()] if len(names) > 1 else hands
+        g = games[(games["profile"] == profile).to_numpy()] if len(names) > 1 else games
         total = total.merge(_summarise_profile(str(profile), h.reset_index(drop=True), g.reset_index(drop=True),
                                                manifest, keep_games))
     return total
@@ -289,8 +324,17 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
                        keep_games: bool) -> Summary:
     hand_ids = h["game_id"].to_numpy(dtype=np.int64)
     game_ids_rows = g["game_id"].to_numpy(dtype=np.int64)
-    ids, inverse = np.unique(np.concatenate([hand_ids, game_ids_rows]), return_inverse=True)
-    hg, gg = inverse[:hand_ids.size], inverse[hand_ids.size:]
+    both = np.concatenate([hand_ids, game_ids_rows])
+    low, high = (int(both.min()), int(both.max())) if both.size else (0, -1)
+    if high - low < 4 * max(game_ids_rows.size, hand_ids.size // 2, 1):  # a shard's games are a range
+        present = np.zeros(high - low + 1, dtype=bool)
+        present[both - low] = True
+        ids = np.flatnonzero(present) + low
+        index = np.cumsum(present) - 1
+        hg, gg = index[hand_ids - low], index[game_ids_rows - low]
+    else:
+        ids, inverse = np.unique(both, return_inverse=True)
+        hg, gg = inverse[:hand_ids.size], inverse[hand_ids.size:]
     cells = _Cells(profile, ids.size, ids, keep_games)
     elimination = has_elimination(manifest, profile)
 
@@ -299,7 +343,7 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
     played = ~void & ~stalled
     won = _bool(h["won"])
     opened = _bool(h["opened"])
-    kalooki = won & (h["win_type"].astype(str) == "kalooki").to_numpy()
+    kalooki = won & (h["win_type"] == "kalooki").to_numpy(dtype=bool, na_value=False)
     bot, bots = _codes(h["bot"])
     n_players = h["n_players"].to_numpy(dtype=np.int64)
     sfd = h["seat_from_dealer"].to_numpy(dtype=np.int64)
@@ -350,8 +394,7 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
     # --- player-games
     g_stalled, g_won = _bool(g["stalled"]), _bool(g["won"])
     g_bot, g_bots = _codes(g["bot"])
-    g_first = np.zeros(len(g), dtype=bool)
-    g_first[np.unique(gg, return_index=True)[1]] = True
+    g_first = _deal_starts(gg, np.zeros_like(gg), np.zeros_like(gg))  # one row of each game
     hands_played = g["hands_played"].to_numpy(dtype=np.float64)
     cells.add("hands_per_game", gg[g_first], hands_played[g_first])
     cells.add("stalled_game_share", gg[g_first], g_stalled[g_first])
@@ -471,8 +514,18 @@ def _report_child(run_dir: str, out_dir: str) -> None:
     start = time.perf_counter()
     write_report(run_dir, out_dir)
     wall = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
-    print(json.dumps({"report_wall_s": round(wall, 2), "report_peak_rss_mb": round(peak_mb, 1)}))
+    me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime  # unaffected by other load
+    # Linux reports KiB; a worker process's peak is its own (RUSAGE_CHILDREN: the largest worker)
+    print(json.dumps({"report_wall_s": round(wall, 2), "report_cpu_s": round(cpu, 2),
+                      "report_peak_rss_mb": round(me.ru_maxrss / 1024, 1),
+                      "worker_peak_rss_mb": round(workers.ru_maxrss / 1024, 1),
+                      "workers": metrics_workers(run_dir)}))
+
+
+def metrics_workers(run_dir) -> int:
+    from .metrics import _workers
+    return _workers(run_dir, load.read_manifest(run_dir))
 
 
 def replicate_run(source, target, copies: int):
