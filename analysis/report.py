@@ -20,15 +20,20 @@ PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low"
 MEAN_COLUMNS = ["metric", "profile", "bot", "n", "estimate", "sd", "ci_low", "ci_high", "method"]
 SUMMARY_COLUMNS = ["profile", "metric", "description", "n", "estimate", "ci_low", "ci_high", "p_value", "method"]
 METHOD_NOTES = [
-    "Proportions: Wilson 95% intervals (statsmodels proportion_confint). Means: t 95% intervals (scipy).",
-    "Intervals treat the rows counted (player-hands, hands, player-games) as independent; rows of one "
-    "hand or game are not quite, so the intervals are somewhat narrower than they should be.",
+    "Every estimate is a ratio of sums over games, with an interval clustered by game (cluster-robust "
+    "linearisation variance from per-game sums): proportions a Wilson 95% interval at the effective n "
+    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom. The "
+    "summary states each metric's unit, denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
-    "exactly one winner. Opening metrics other than P(can open at deal) use played hands only.",
-    "Seat fairness: chi-square goodness of fit of wins by seat_from_dealer against equal shares, per table "
-    "size (scipy.stats.chisquare). Dealer's edge: Fisher's exact test, Newcomb interval for the difference.",
-    "Survival: Kaplan-Meier (statsmodels SurvfuncRight), games without an elimination censored at their "
-    "hands_played; pointwise log-log 95% band.",
+    "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
+    "void and stalled shares count every deal.",
+    "Seat fairness per table size: chi-square goodness of fit of the winner's seat against 1/n "
+    "(scipy.stats.chisquare); the dealer's rate against 1/n by a cluster-robust t-test; the dealer's edge "
+    "over the other seats and first player minus dealer as effect sizes. The full table is the headline.",
+    "Buy-in rate: buy-ins over the eliminations where the rules allowed one (fewer than max_buy_ins so far "
+    "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
+    "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
+    "standard error, pointwise log-log 95% band.",
 ]
 
 

@@ -33,3 +33,55 @@ def test_aa_at_default_run_size(tmp_path):
     from pathlib import Path
     default = Path(__file__).resolve().parent.parent / "configs" / "runs" / "default.toml"
     _aa(tmp_path, games=runner.read_run_config(default)["games"])
+
+
+def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int = 2026, profile: str = "kalooki40"):
+    """`comparisons` A/A comparisons of two small runs of `games` games each of one profile: a run of
+    2 x comparisons shards of `games` games (every game dealt from its own seed key, so two shards are
+    two independent runs of the profile), compared pairwise with compare's statistics.  Returns the
+    share of comparisons each tested metric flags at p < 0.05 before correction, and the comparisons'
+    tables."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis import compare as cmp
+    from analysis import load, metrics, summaries
+
+    out = tmp_path / "aa-many"
+    cfg = runner.make_config(None, None, profiles=[profile], games=2 * comparisons * games, seed=seed, out=str(out),
+                             shard_games=games)
+    runner.run_local(cfg, progress=False, log=lambda m: None)
+    manifest = load.read_manifest(out)
+    results = []
+    for name, hands, games_file in summaries._shard_files(out, manifest, [profile], ()):
+        summary = summaries._summarise_files(name, hands, games_file, manifest, False)
+        results.append(metrics.compute(metrics.RunData(manifest, summary, [profile])))
+    tables = [cmp.compare_results(a, b, [(profile, profile)]) for a, b in zip(results[0::2], results[1::2])]
+    both = pd.concat(tables, ignore_index=True)
+    tested = both[both["p_value"].notna() & both["in_family"]]
+    rates = tested.groupby("metric")["p_value"].agg(flag_rate=lambda p: float(np.mean(p < 0.05)), tests="count")
+    return rates, both
+
+
+@pytest.mark.slow
+def test_aa_flags_about_five_percent_per_metric(tmp_path):
+    """200 A/A comparisons: each metric is flagged (p < 0.05, before correction) close to 5% of the
+    time.  With 200 comparisons a true 5% rate lands in [1%, 10.5%] with probability above 99%."""
+    comparisons = int(os.environ.get("KALOOKI_AA_COMPARISONS", "200"))
+    rates, _ = aa_flag_rates(tmp_path, comparisons=comparisons)
+    print("\n" + rates.to_string())
+    print(f"mean flag rate over {len(rates)} metrics: {rates['flag_rate'].mean():.3f}")
+    assert len(rates) >= 12
+    assert (rates["tests"] >= 0.9 * comparisons).all(), rates
+    assert rates["flag_rate"].between(0.01, 0.105).all(), rates
+    assert 0.03 <= rates["flag_rate"].mean() <= 0.075, rates
+
+
+if __name__ == "__main__":  # python tests/test_aa.py [COMPARISONS]: print the A/A flag rates
+    import sys
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        rates, _ = aa_flag_rates(Path(tmp), comparisons=int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+        print(rates.to_string())
+        print(f"mean flag rate over {len(rates)} metrics: {rates['flag_rate'].mean():.3f}")
