@@ -92,7 +92,9 @@ class Summary:
         """Per-game sums kept for paired comparisons (empty unless summarised with keep_games)."""
         if not self.per_game:
             return pd.DataFrame(columns=KEYS + ["game_id", "y", "x"])
-        return pd.concat(self.per_game, ignore_index=True)
+        if len(self.per_game) > 1:  # concatenated once, then kept
+            self.per_game[:] = [pd.concat(self.per_game, ignore_index=True)]
+        return self.per_game[0]
 
 
 CUMULATIVE = "opened_by_round"  # the one metric whose cells are cumulative in `value`
@@ -388,8 +390,6 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
     allowed = buy_in_allowed(h, int(rule(manifest, profile, "max_buy_ins")), elimination)
     cells.add("buy_in_rate", hg[allowed], bought[allowed], bot=bot[allowed], bot_names=bots)
     cells.add("buy_in_allowed_share", hg[eliminated], allowed[eliminated], bot=bot[eliminated], bot_names=bots)
-    cells.add("buy_in_rate_every_elimination", hg[eliminated], bought[eliminated], bot=bot[eliminated],
-              bot_names=bots)
 
     # --- player-games
     g_stalled, g_won = _bool(g["stalled"]), _bool(g["won"])
@@ -548,7 +548,8 @@ def replicate_run(source, target, copies: int):
                 except OSError:
                     shutil.copyfile(source / entry["path"], target / rel)
                 files[table] = {**entry, "path": rel}
-            shards.append({**shard, "index": copy * len(manifest["shards"]) + shard["index"], "files": files})
+            planned = manifest["profiles"][shard["profile"]]["shards_planned"]
+            shards.append({**shard, "index": copy * planned + shard["index"], "files": files})
     for name, info in manifest["profiles"].items():
         info["shards_planned"] = info["shards_planned"] * copies
         info["games"] = info["games"] * copies

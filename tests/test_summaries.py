@@ -300,3 +300,9 @@ def test_compare_family_leaves_out_duplicates_and_constants(paired_runs):
     assert f"over {family} tests" in table["correction"].iloc[0]
     # identical columns (hands per game are equal game by game) are constant: not in the family
     assert table.loc["hands_per_game", "difference"] == 0 and not table.loc["hands_per_game", "in_family"]
+
+
+def test_report_benchmark_entry_point_repeats_shards_into_a_verified_run():
+    result = summaries.bench_report_memory(rows=40_000, base_rows=20_000)
+    assert result["rows"] == pytest.approx(40_000, rel=0.1)
+    assert result["report_wall_s"] > 0 and result["report_cpu_s"] > 0 and result["report_peak_rss_mb"] > 0

@@ -34,5 +34,6 @@ def run(args):
     table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial)
     print(format_frame(table[SHOWN]).to_string(index=False))
     print(f"\nsignificant: {table.attrs['correction']}; difference = B - A")
+    print(f"design: {table.attrs.get('design', '')}")
     print(f"wrote {html}, {out / 'report.md'} and {out / 'figures'}/")
     return 0
