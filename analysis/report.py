@@ -131,9 +131,9 @@ def metric_sections(doc: Document, res: metrics.Results) -> None:
                "Hand win rate by seat at the full table, 95% Wilson intervals; dashed: the fair share.")
     doc.table(res.seat_tests, "Equal shares by seat (per level and table size)",
               ["profile", "level", "n_players", "n", "statistic", "df", "p_value", "test"])
-    doc.table(res.dealer_edge, "Dealer's edge: dealer's hand win rate minus the other seats'",
-              ["profile", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate", "estimate",
-               "ci_low", "ci_high", "p_value", "test"])
+    doc.table(res.dealer_edge, "Dealer's edge per table size: dealer's hand win rate minus the other seats'",
+              ["profile", "n_players", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate",
+               "estimate", "ci_low", "ci_high", "p_value", "first_minus_dealer", "fmd_ci_low", "fmd_ci_high", "test"])
     doc.table(res.seat_rates, "Win rate by seat_from_dealer (games: the seat in the game's first deal)",
               ["profile", "level", "n_players", "seat_from_dealer", "n", "k", "estimate", "ci_low", "ci_high",
                "expected"])
