@@ -312,7 +312,7 @@ def summarise_shard(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | N
     """The sufficient statistics of one shard's hands and games rows (one profile per call's rows;
     several profiles are summarised one by one).  `manifest` supplies the profile's rules."""
     manifest = manifest or {}
-    names = list(dict.fromkeys([str(p) for p in hands["profile"].unique()] + [str(p) for p in games["profile"].unique()]))
+    names = list(dict.fromkeys(str(p) for frame in (hands, games) for p in frame["profile"].unique()))
     total = Summary.empty()
     for profile in names:
         h = hands[(hands["profile"] == profile).to_numpy()] if len(names) > 1 else hands

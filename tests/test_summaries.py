@@ -178,7 +178,8 @@ def test_shard_summaries_merge_to_the_summary_of_all_rows(synthetic):
 
 
 def _hand(game, hand, seat, n, winner, eliminated=False, bought=False, total=0):
-    return {"profile": "p", "game_id": game, "hand_no": hand, "redeal_no": 0, "seat": seat, "seat_from_dealer": 1 + seat,
+    return {"profile": "p", "game_id": game, "hand_no": hand, "redeal_no": 0, "seat": seat,
+            "seat_from_dealer": 1 + seat,
             "n_players": n, "bot": "b", "dealt_jokers": 0, "can_open_at_deal": False, "opened": False,
             "open_round": None, "open_value": None, "open_with_discard": False, "won": seat == winner,
             "win_type": "call" if seat == winner else None, "rounds": 5, "eliminated": eliminated,
@@ -237,7 +238,8 @@ def test_elimination_metrics_not_applicable_without_elimination(synthetic, tmp_p
     try:
         res = metrics.compute(synthetic)
     finally:
-        del manifest["profiles"]["kalooki51"]["params"]["game_end"], manifest["profiles"]["kalooki40"]["params"]["game_end"]
+        for profile in ("kalooki40", "kalooki51"):
+            del manifest["profiles"][profile]["params"]["game_end"]
         (synthetic / "manifest.json").write_text(json.dumps(manifest))
     s = res.summary.set_index(["profile", "metric"])
     for metric in metrics.ELIMINATION_METRICS:
