@@ -60,6 +60,11 @@ def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int =
     both = pd.concat(tables, ignore_index=True)
     tested = both[both["p_value"].notna() & both["in_family"]]
     rates = tested.groupby("metric")["p_value"].agg(flag_rate=lambda p: float(np.mean(p < 0.05)), tests="count")
+    # calibration of the standard error itself: the spread of the 200 differences over the typical
+    # standard error the test used (1 when the standard errors are right)
+    se = (tested["diff_ci_high"] - tested["diff_ci_low"]) / (2 * 1.96)
+    spread = tested.assign(se2=se ** 2).groupby("metric").agg(sd=("difference", "std"), se2=("se2", "mean"))
+    rates["sd_over_se"] = spread["sd"] / np.sqrt(spread["se2"])
     return rates, both
 
 
