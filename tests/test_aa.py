@@ -76,10 +76,11 @@ def test_aa_flags_about_five_percent_per_metric(tmp_path):
     rates, _ = aa_flag_rates(tmp_path, comparisons=comparisons)
     print("\n" + rates.to_string())
     print(f"mean flag rate over {len(rates)} metrics: {rates['flag_rate'].mean():.3f}")
-    assert len(rates) >= 12
-    assert (rates["tests"] >= 0.9 * comparisons).all(), rates
-    assert rates["flag_rate"].between(0.01, 0.105).all(), rates
-    assert 0.03 <= rates["flag_rate"].mean() <= 0.075, rates
+    common = rates[rates["tests"] >= 0.9 * comparisons]  # rare events (stalled hands) are often constant
+    assert len(common) >= 12, rates
+    assert common["flag_rate"].between(0.01, 0.105).all(), rates
+    assert 0.03 <= common["flag_rate"].mean() <= 0.075, rates
+    assert common["sd_over_se"].between(0.8, 1.2).all(), rates
 
 
 if __name__ == "__main__":  # python tests/test_aa.py [COMPARISONS]: print the A/A flag rates
