@@ -1,9 +1,20 @@
 """Two runs, or two profiles, side by side: every headline metric, its difference and a test.
 
-Proportions are compared with Fisher's exact test (Newcomb interval for the difference), means with
-Welch's t-test.  One family of tests per comparison is corrected with Holm's method; ``significant``
-is the corrected decision at 5%.  Medians, the dealer's edge and p-values are shown side by side but
-not tested.  Runs of different schema or engine versions are refused: their numbers do not compare.
+Every estimate is a ratio of per-game sums with a cluster-robust (by game) standard error (see
+:mod:`analysis.summaries`).  The design decides how a difference is estimated:
+
+- **paired by game**: both sides were dealt from the same seeds game by game (two runs with the same
+  seed and the same profile name, e.g. a ``--set`` change or every ``sweep`` point; or two profiles of
+  runs whose manifests say ``paired``, written by ``simulate --paired``, with the same seed).  The
+  difference is estimated from per-game differences of the linearised ratios (game g of A against
+  game g of B), a t-test on games - 1 degrees of freedom; the table also gives the unpaired interval
+  of the same data and how much narrower the paired one is;
+- **independent samples** otherwise: Welch's t-test of the two cluster-robust estimates.
+
+One family of tests per comparison is corrected with Holm's method; ``significant`` is the corrected
+decision at 5%.  The family holds the metrics that can differ: medians, p-values, near-duplicates
+(``metrics.METRIC_INFO``), metrics not applicable on either side and metrics constant in both runs
+are shown but not tested.  Runs of different schema or engine versions are refused.
 """
 from __future__ import annotations
 
@@ -18,10 +29,13 @@ from sim.errors import UserError
 from . import findings, load, metrics, plots, report, stats
 from .document import Cell, Document
 
-TESTED_KINDS = ("proportion", "mean")
+TESTED_KINDS = ("proportion", "mean", "difference")
 COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_low_a", "ci_high_a", "n_b",
            "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "p_value",
-           "p_adjusted", "significant", "test", "correction"]
+           "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b", "unpaired_ci_low",
+           "unpaired_ci_high", "width_vs_unpaired", "in_family"]
+PAIRED_TEST = "t-test of per-game differences (game g of A against game g of B), cluster-robust ratios"
+UNPAIRED_TEST = "Welch t-test of two cluster-robust (by game) estimates"
 
 
 @dataclass
@@ -65,33 +79,152 @@ def _check_versions(manifest_a: dict, manifest_b: dict, dir_a, dir_b) -> None:
                             f"{manifest_b.get(key)}); their results are not comparable")
 
 
-def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str, profile_b: str) -> list[dict]:
+def paired_design(manifest_a: dict, manifest_b: dict, profile_a: str, profile_b: str) -> bool:
+    """Were game g of A and game g of B dealt from the same seed?  Same seed and either the same profile
+    name, or both manifests marked paired (simulate --paired keys every profile's game g by (seed, g))."""
+    if manifest_a.get("seed") is None or manifest_a.get("seed") != manifest_b.get("seed"):
+        return False
+    return profile_a == profile_b or bool(manifest_a.get("paired") and manifest_b.get("paired"))
+
+
+def _per_game(res: metrics.Results, profile: str, metric: str) -> pd.DataFrame:
+    """Per-game (y, x) of a headline metric's cell, indexed by game_id, over every game of the profile."""
+    table = res.run.summary.games_table()
+    mine = table[table["profile"] == profile]
+    games = mine.loc[mine["metric"] == "hands_per_game", "game_id"].drop_duplicates()
+    cell = metrics.headline_cell(metric, metrics.full_table_size(res.run, profile))
+    keep = np.ones(len(mine), dtype=bool)
+    for key, value in cell.items():
+        keep &= (mine[key] == value).to_numpy()
+    out = mine.loc[keep, ["game_id", "y", "x"]].groupby("game_id").sum()
+    return out.reindex(pd.Index(np.sort(games.to_numpy()), name="game_id"), fill_value=0.0)
+
+
+def _scale(res: metrics.Results, profile: str, metric: str) -> float:
+    """dealer_edge is the dealer's rate times n / (n - 1) (minus a constant)."""
+    if metric != "dealer_edge":
+        return 1.0
+    n = metrics.full_table_size(res.run, profile)
+    return n / (n - 1)
+
+
+def _paired_difference(res_a, res_b, profile_a, profile_b, metric) -> dict | None:
+    """Difference B - A from per-game differences; None when the two sides hold different games."""
+    a, b = _per_game(res_a, profile_a, metric), _per_game(res_b, profile_b, metric)
+    if len(a) < 2 or not a.index.equals(b.index):
+        return None
+    z = []
+    for side, res, profile in ((a, res_a, profile_a), (b, res_b, profile_b)):
+        x_total = side["x"].sum()
+        if x_total == 0:
+            return None
+        r = side["y"].sum() / x_total
+        z.append(_scale(res, profile, metric) * (side["y"] - r * side["x"]).to_numpy() / (x_total / len(side)))
+    u = z[1] - z[0]
+    n = len(u)
+    se = float(np.sqrt(np.var(u, ddof=1) / n))
+    return {"se": se, "df": n - 1, "games": n}
+
+
+def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str, profile_b: str,
+                 paired: bool) -> list[dict]:
     sa = res_a.summary[res_a.summary["profile"] == profile_a].set_index("metric")
     sb = res_b.summary[res_b.summary["profile"] == profile_b].set_index("metric")
-    samples_a = samples_b = None
+    t975 = lambda df: stats.sps.t.ppf(0.5 + stats.CONFIDENCE / 2, df)
     rows = []
     for metric, _, _ in metrics.HEADLINE:
         a, b = sa.loc[metric], sb.loc[metric]
         kind = a["kind"]
+        in_info_family = metrics.METRIC_INFO[metric][3]
         row = {"profile_a": profile_a, "profile_b": profile_b, "metric": metric, "kind": kind,
                "n_a": a["n"], "estimate_a": a["estimate"], "ci_low_a": a["ci_low"], "ci_high_a": a["ci_high"],
                "n_b": b["n"], "estimate_b": b["estimate"], "ci_low_b": b["ci_low"], "ci_high_b": b["ci_high"],
-               "difference": b["estimate"] - a["estimate"]}
-        if kind == "proportion":
-            row.update(stats.two_proportions(int(a["k"]), int(a["n"]), int(b["k"]), int(b["n"])))
-        elif kind == "mean":
-            if samples_a is None:
-                samples_a = metrics.mean_samples(res_a.run, profile_a)
-                samples_b = metrics.mean_samples(res_b.run, profile_b)
-            row.update(stats.two_means(samples_a[metric], samples_b[metric]))
-        else:
-            if kind == "test":
-                row["difference"] = np.nan  # a difference of p-values means nothing
-            row.update({"ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan,
-                        "test": f"not tested (a {kind}); shown side by side"})
-        row["diff_ci_low"], row["diff_ci_high"] = row.pop("ci_low"), row.pop("ci_high")
+               "difference": b["estimate"] - a["estimate"], "games_a": a["games"], "games_b": b["games"],
+               "diff_ci_low": np.nan, "diff_ci_high": np.nan, "p_value": np.nan, "unpaired_ci_low": np.nan,
+               "unpaired_ci_high": np.nan, "width_vs_unpaired": np.nan, "in_family": False,
+               "design": "paired by game" if paired else "independent samples"}
         rows.append(row)
+        if kind == "test":
+            row["difference"] = np.nan  # a difference of p-values means nothing
+        if kind not in TESTED_KINDS:
+            row["test"] = f"not tested (a {kind}); shown side by side"
+            continue
+        if not (a["applicable"] and b["applicable"]):
+            row["test"] = "not tested: not applicable (no elimination) on " + \
+                ("both sides" if not (a["applicable"] or b["applicable"]) else "one side")
+            continue
+        se_a, se_b = float(a["se"]), float(b["se"])
+        g_a, g_b = float(a["games"] or 0), float(b["games"] or 0)
+        diff = row["difference"]
+        if not (np.isfinite(diff) and np.isfinite(se_a) and np.isfinite(se_b)):
+            row["test"] = "not tested: too few games or no rows on one side"
+            continue
+        se_u = float(np.hypot(se_a, se_b))
+        df_u = stats.welch_df(se_a, g_a, se_b, g_b)
+        row["unpaired_ci_low"], row["unpaired_ci_high"] = diff - t975(df_u) * se_u, diff + t975(df_u) * se_u
+        se, df, test = se_u, df_u, UNPAIRED_TEST
+        if paired:
+            found = _paired_difference(res_a, res_b, profile_a, profile_b, metric)
+            if found is None:
+                row["design"] = "independent samples (paired seeds, but the runs hold different games)"
+            else:
+                se, df = found["se"], found["df"]
+                row["design"] = f"paired by game ({found['games']:,} games)"
+                test = PAIRED_TEST
+        row["diff_ci_low"], row["diff_ci_high"] = diff - t975(df) * se, diff + t975(df) * se
+        if se_u > 0:
+            row["width_vs_unpaired"] = se / se_u
+        row["p_value"] = stats.t_test(diff, se, 0.0, df)
+        row["test"] = test
+        constant = diff == 0 and (se == 0 or (se_a == 0 and se_b == 0))  # e.g. equal game by game
+        if constant:
+            row["test"] += " (constant in both: not in the family)"
+        elif not in_info_family:
+            row["test"] += " (a near-duplicate of another metric: not in the family)"
+        row["in_family"] = bool(in_info_family and not constant)
     return rows
+
+
+def _load(run_dir, allow_partial: bool, profiles, keep_games: bool) -> metrics.RunData:
+    """report.load_verified, keeping per-game sums when a paired comparison needs them."""
+    check = load.check_run(run_dir)
+    if check.problems and not allow_partial:
+        raise report.failed_verification(run_dir, check.problems)
+    return metrics.load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems,
+                            keep_games=keep_games)
+
+
+def compare_results(res_a: metrics.Results, res_b: metrics.Results, pairs, paired: dict | None = None
+                    ) -> pd.DataFrame:
+    """The comparison table of computed results; `paired` maps a pair to whether its design is paired
+    (the results must then keep per-game sums)."""
+    paired = paired or {}
+    rows = [row for a, b in pairs for row in _metric_rows(res_a, res_b, a, b, paired.get((a, b), False))]
+    table = pd.DataFrame(rows)
+    in_family = table["in_family"].to_numpy(dtype=bool) & table["p_value"].notna().to_numpy()
+    reject, adjusted = stats.adjust(np.where(in_family, table["p_value"].astype(float), np.nan))
+    table["p_adjusted"] = adjusted
+    table["in_family"] = in_family
+    table["significant"] = pd.array(np.where(in_family, reject, None), dtype="boolean")  # NA: not tested
+    family = int(in_family.sum())
+    table["correction"] = f"{stats.CORRECTION_NAME}, over {family} tests"
+    table.attrs["correction"] = table["correction"].iloc[0] if len(table) else stats.CORRECTION_NAME
+    designs = table.drop_duplicates(["profile_a", "profile_b"])
+    table.attrs["design"] = "; ".join(f"{r.profile_a} vs {r.profile_b}: "
+                                      f"{_design_line(table, r.profile_a, r.profile_b)}"
+                                      for r in designs.itertuples())
+    return table[COLUMNS]
+
+
+def _design_line(table: pd.DataFrame, a: str, b: str) -> str:
+    mine = table[(table["profile_a"] == a) & (table["profile_b"] == b)]
+    tested = mine[mine["p_value"].notna()]
+    design = tested["design"].mode().iloc[0] if len(tested) else mine["design"].iloc[0]
+    ratio = tested["width_vs_unpaired"].dropna()
+    if design.startswith("paired by game") and len(ratio):
+        design += (f"; paired intervals are {ratio.median():.0%} of the unpaired width of the same data "
+                   f"(median over metrics; range {ratio.min():.0%}-{ratio.max():.0%})")
+    return design
 
 
 def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> Comparison:
@@ -101,31 +234,17 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     if not same_run:
         _check_versions(manifest_a, manifest_b, dir_a, dir_b)
     pairs = _pairs(manifest_a, None if same_run else manifest_b, profiles)
+    paired = {(a, b): paired_design(manifest_a, manifest_a if same_run else manifest_b, a, b) for a, b in pairs}
+    keep = any(paired.values())
     wanted_a = list(dict.fromkeys(p for p, _ in pairs))
     wanted_b = list(dict.fromkeys(p for _, p in pairs))
     if same_run:
         both = list(dict.fromkeys(wanted_a + wanted_b))
-        res_a = res_b = metrics.compute(report.load_verified(dir_a, allow_partial, both))
+        res_a = res_b = metrics.compute(_load(dir_a, allow_partial, both, keep))
     else:
-        res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a))
-        res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b))
-    return Comparison(family_table(res_a, res_b, pairs), res_a, res_b, pairs, same_run)
-
-
-def family_table(res_a: metrics.Results, res_b: metrics.Results, pairs: list[tuple[str, str]]) -> pd.DataFrame:
-    """The headline rows of every pair (A profile of res_a, B profile of res_b), tested as one family
-    corrected with Holm's method (the report's differences from its baseline use it too)."""
-    rows = [row for a, b in pairs for row in _metric_rows(res_a, res_b, a, b)]
-    table = pd.DataFrame(rows)
-    tested = table["kind"].isin(TESTED_KINDS).to_numpy()
-    reject, adjusted = stats.adjust(np.where(tested, table["p_value"].astype(float), np.nan))
-    table["p_adjusted"] = adjusted
-    in_family = tested & table["p_value"].notna().to_numpy()
-    table["significant"] = pd.array(np.where(in_family, reject, None), dtype="boolean")  # NA: not tested
-    family = int(in_family.sum())
-    table["correction"] = f"{stats.CORRECTION_NAME}, over {family} tests"
-    table.attrs["correction"] = table["correction"].iloc[0] if len(table) else stats.CORRECTION_NAME
-    return table[COLUMNS]
+        res_a = metrics.compute(_load(dir_a, allow_partial, wanted_a, keep))
+        res_b = metrics.compute(_load(dir_b, allow_partial, wanted_b, keep))
+    return Comparison(compare_results(res_a, res_b, pairs, paired), res_a, res_b, pairs, same_run)
 
 
 def compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> pd.DataFrame:
@@ -231,8 +350,10 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
              "practical threshold (configs/thresholds.toml, or --thresholds FILE).")
     doc.bullets(pair_findings(judged))
     doc.heading("Headline metrics")
-    doc.text(f"Significance: {cmp.table.attrs.get('correction', stats.CORRECTION_NAME)} (proportions: Fisher's exact "
-             "test; means: Welch's t-test). Medians, differences and p-values are shown but not tested.")
+    doc.text(f"Design: {cmp.table.attrs['design']}.")
+    doc.text(f"Significance: {cmp.table.attrs['correction']} (paired: t-test of per-game differences; independent: "
+             "Welch's t-test of cluster-robust estimates). Medians, p-values, near-duplicates, metrics not "
+             "applicable on a side and metrics constant in both runs are shown but not tested (in_family).")
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         doc.grid(*headline_grid(rows), f"A = {a}, B = {b}")
     doc.attach("comparison", judged, "The whole comparison table (every column)")

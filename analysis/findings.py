@@ -142,9 +142,10 @@ SHOW = {
     "kalooki_per_hand": Show("Kalookis per 1,000 hands", KALOOKI, 1000.0, "", "", 1),
     "kalooki_per_player_hand": Show("Kalookis per 1,000 player-hands", KALOOKI, 1000.0, "", "", 2),
     "kalooki_share_of_wins": Show("Hand wins that are Kalookis", KALOOKI),
-    "share_players_eliminated_per_game": Show("Players eliminated per game", ELIMINATION),
+    "share_players_eliminated_at_least_once": Show("Players eliminated at least once in a game", ELIMINATION),
     "share_games_with_elimination": Show("Games with an elimination", ELIMINATION),
     "buy_in_rate": Show("Eliminations followed by a buy-in", ELIMINATION),
+    "buy_ins_per_game": _mean("Buy-ins per game, mean", ELIMINATION, 2),
     "p_win_game_given_bought_in": Show("Game win rate after a buy-in", ELIMINATION),
     "median_hands_to_first_elimination": _mean("Hands to first elimination, median", ELIMINATION, 0),
     "hands_per_game": _mean("Hands per game, mean", LENGTH),
@@ -155,6 +156,7 @@ SHOW = {
     "stalled_game_share": Show("Games stopped at the hand cap", LENGTH, digits=2),
     "dealer_hand_win_rate": Show("Dealer's hand win rate", SEAT),
     "dealer_edge": Show("Dealer's edge over the other seats", SEAT),
+    "first_minus_dealer": Show("First player's win rate minus the dealer's", SEAT),
     "seat_equal_shares_p": Show("Seats equal: chi-square p", SEAT, 1.0, "", "", 3),
 }
 
@@ -422,26 +424,9 @@ def bot_rows(res, profile: str) -> pd.DataFrame:
 
 def elimination_by_group(res) -> pd.DataFrame:
     """Share of player-games in which the player was eliminated at least once, by the seat in the
-    game's first deal and by bot, per profile (Wilson 95% intervals); expected: the profile's share.
-    Denominator: every player-game of the profile."""
-    pg = res.run.player_games
-    pg = pg.assign(was_eliminated=pg["eliminated_count"] > 0)
-    parts = []
-    seats = pg[pg["start_seat_from_dealer"].notna()].astype({"start_seat_from_dealer": int})
-    for by, column, frame in (("seat", "start_seat_from_dealer", seats), ("bot", "bot", pg)):
-        rates = stats.grouped_proportion(frame[["profile", column, "was_eliminated"]], ["profile", column],
-                                         "was_eliminated")
-        rates["profile"] = rates["profile"].astype(str)
-        if by == "seat":
-            rates["group"] = ["seat " + str(int(s)) for s in rates[column]]
-            rates["seat_from_dealer"] = rates[column].astype(int)
-        else:
-            rates["group"] = rates[column].astype(str)
-        rates.insert(1, "by", by)
-        total = rates.groupby("profile")[["k", "n"]].transform("sum")
-        rates["expected"] = total["k"] / total["n"]
-        parts.append(rates.drop(columns=[column]))
-    return pd.concat(parts, ignore_index=True)
+    game's first deal and by bot, per profile (``metrics.eliminated_by_group``)."""
+    from . import metrics
+    return metrics.eliminated_by_group(res.run)
 
 
 def money_rows(res, profile: str, by: str) -> pd.DataFrame | None:

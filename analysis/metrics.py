@@ -1,17 +1,22 @@
 """Balance metrics of a run as tidy DataFrames, per profile and, where it means something, per bot.
 
-Each metric function takes a :class:`RunData` (the run's hands and games, loaded once with only the
-columns the metrics need) and returns a DataFrame with the metric's name, the profile, the group
-(bot, seat, round, ...), n, the estimate, its 95% interval and the method.  Definitions follow
-docs/RULES.md sections 4-8 and the column meanings in ``sim.schema``:
+The run is read shard by shard into a :class:`analysis.summaries.Summary` (per-game sums that add
+across shards), so memory does not grow with rows.  Each metric function takes a :class:`RunData`
+(or a run directory) and returns a DataFrame with the metric's name, the profile, the group (bot,
+seat, round, ...), n, the estimate, its 95% interval and the method.  Definitions follow docs/RULES.md
+sections 4-8 and the column meanings in ``sim.schema``:
 
-- a *player-hand* is one row of ``hands``; a *hand* is one (game_id, hand_no, redeal_no) deal;
-- a *played* hand is neither void nor stalled: it has exactly one winner;
-- proportions carry Wilson intervals and means t intervals, treating the rows counted as
-  independent (player-hands of one game are not quite, so the intervals are a little narrow).
+- a *player-hand* is one row of ``hands``; a *hand* (deal) is one (game_id, hand_no, redeal_no);
+- a *played* hand is neither void nor stalled: it has exactly one winner.  Every metric of play
+  (opening, Kalookis, wins, rounds) counts played hands only; only the metrics about deals as such
+  (P(can open at deal), reshuffles, void and stalled shares) count every deal;
+- every interval is clustered by game: each estimate is a ratio of sums over games with a
+  cluster-robust variance (shares: Wilson at the effective n; means and differences: t);
+- elimination metrics are "not applicable" where the profile's ``game_end`` is not elimination.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,102 +27,60 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import load, stats
+from .summaries import ALL, FINAL, NONE, Summary, has_elimination, summarise_run, summarise_shard
 
-HAND_COLUMNS = ["profile", "game_id", "hand_no", "redeal_no", "seat", "seat_from_dealer", "n_players", "bot",
-                "dealt_jokers", "can_open_at_deal", "opened", "open_round", "open_value", "open_with_discard",
-                "won", "win_type", "rounds", "eliminated", "bought_in", "stock_reshuffles", "void", "stalled"]
-GAME_COLUMNS = ["profile", "game_id", "seat", "n_players", "bot", "hands_played", "won", "eliminated_count",
-                "buy_ins", "net_payment", "stalled"]
-_HAND_FLAGS = ["can_open_at_deal", "opened", "open_with_discard", "won", "eliminated", "bought_in", "void",
-               "stalled"]
-_GAME_FLAGS = ["won", "stalled"]
-ALL = "all"  # the group label of a whole profile
+NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
 
 
 @dataclass
 class RunData:
-    """A run's hands and games (needed columns only), ready for the metric functions."""
+    """A run's summary (per-game sums of every metric, merged over shards) and its manifest."""
     manifest: dict
-    hands: pd.DataFrame
-    games: pd.DataFrame
+    summary: Summary
     profiles: list[str]
     run_dir: Path | None = None
     problems: list[str] = field(default_factory=list)  # verification problems (partial runs)
 
-    def __post_init__(self):
-        self.hands = _prepare(self.hands, _HAND_FLAGS, self.profiles)
-        self.games = _prepare(self.games, _GAME_FLAGS, self.profiles)
-        h = self.hands
-        for name in ("open_round", "open_value"):
-            h[name] = h[name].astype("float32")  # nulls (never opened) become NaN
-        h["played"] = ~(h["void"] | h["stalled"])
-        h["kalooki"] = h["won"] & (h["win_type"] == "kalooki").to_numpy(dtype=bool, na_value=False)
+    @property
+    def hand_row_count(self) -> int:
+        return sum(self.summary.counts.get(p, {}).get("hand_rows", 0) for p in self.profiles)
 
-    @cached_property
-    def hand_key(self) -> np.ndarray:
-        """One int64 per player-hand row, equal for the rows of one deal."""
-        h = self.hands
-        return _composite_key([h["profile"].cat.codes.to_numpy(), h["game_id"].to_numpy(),
-                               h["hand_no"].to_numpy(), h["redeal_no"].to_numpy()])
+    @property
+    def game_count(self) -> int:
+        return sum(self.summary.counts.get(p, {}).get("games", 0) for p in self.profiles)
 
-    @cached_property
-    def hand_rows(self) -> pd.DataFrame:
-        """One row per deal (void re-deals included) with the hand-level columns."""
-        first = ~pd.Series(self.hand_key).duplicated().to_numpy()
-        cols = ["profile", "game_id", "hand_no", "redeal_no", "n_players", "rounds", "stock_reshuffles", "void",
-                "stalled", "played"]
-        return self.hands.loc[first, cols].reset_index(drop=True)
+    def cells(self, metric: str) -> pd.DataFrame:
+        m = self.summary.moments
+        return m[(m["metric"] == metric) & m["profile"].isin(self.profiles)]
 
-    @cached_property
-    def game_rows(self) -> pd.DataFrame:
-        """One row per game with the game-level columns (hands_played, stalled, n_players)."""
-        g = self.games
-        key = _composite_key([g["profile"].cat.codes.to_numpy(), g["game_id"].to_numpy()])
-        first = ~pd.Series(key).duplicated().to_numpy()
-        return g.loc[first, ["profile", "game_id", "n_players", "hands_played", "stalled"]].reset_index(drop=True)
+    def elimination(self, profile: str) -> bool:
+        return has_elimination(self.manifest, profile)
 
-    @cached_property
-    def player_games(self) -> pd.DataFrame:
-        """Games rows with the seat_from_dealer each player had in the game's first deal."""
-        h = self.hands
-        first_deal = (h["hand_no"] == 1) & (h["redeal_no"] == 0)
-        start = h.loc[first_deal, ["profile", "game_id", "seat", "seat_from_dealer"]].rename(
-            columns={"seat_from_dealer": "start_seat_from_dealer"})
-        return self.games.merge(start, on=["profile", "game_id", "seat"], how="left")
+    @classmethod
+    def from_frames(cls, manifest: dict, hands: pd.DataFrame, games: pd.DataFrame, profiles=None,
+                    keep_games: bool = False) -> "RunData":
+        """A RunData from hands and games rows in memory (one summary of all of them)."""
+        profiles = list(manifest["profiles"]) if profiles is None else list(profiles)
+        return cls(manifest, summarise_shard(hands, games, manifest, keep_games), profiles)
 
 
-def _prepare(frame: pd.DataFrame, flags: list[str], profiles: list[str]) -> pd.DataFrame:
-    frame = frame.copy(deep=False)
-    for name in flags:
-        if frame[name].dtype != bool:
-            frame[name] = frame[name].fillna(False).astype(bool)  # an unrecorded flag did not happen
-    frame["profile"] = frame["profile"].astype("category").cat.set_categories(profiles)
-    frame["bot"] = frame["bot"].astype("category")
-    return frame
+def _workers(run_dir, manifest: dict) -> int:
+    """Summarise in parallel for big runs (KALOOKI_REPORT_WORKERS overrides): one process per core, at
+    most 4, once the run has over 5 million player-hand rows."""
+    if "KALOOKI_REPORT_WORKERS" in os.environ:
+        return max(1, int(os.environ["KALOOKI_REPORT_WORKERS"]))
+    rows = sum((s.get("files", {}).get("hands") or {}).get("rows", 0) for s in manifest["shards"])
+    return min(os.cpu_count() or 1, 4) if rows > 5_000_000 else 1
 
 
-def _composite_key(parts: list[np.ndarray]) -> np.ndarray:
-    """Pack non-negative integer columns into one int64 (bit fields), or number the groups if too wide."""
-    widths = [int(p.max()).bit_length() if p.size else 1 for p in parts]
-    if sum(widths) <= 63 and all((p.min() >= 0) if p.size else True for p in parts):
-        key = np.zeros(parts[0].size, dtype=np.int64)
-        for part, width in zip(parts, widths):
-            key = (key << width) | part.astype(np.int64)
-        return key
-    return pd.DataFrame({i: p for i, p in enumerate(parts)}).groupby(list(range(len(parts)))).ngroup().to_numpy()
-
-
-def load_run(run_dir, profiles=None, exclude=(), problems=()) -> RunData:
-    """Read what the metrics need from a run directory (files in `exclude` left out)."""
+def load_run(run_dir, profiles=None, exclude=(), problems=(), keep_games: bool = False) -> RunData:
+    """Summarise what the metrics need from a run directory, shard by shard (files in `exclude` left out)."""
     manifest = load.read_manifest(run_dir)
     profiles = load.check_profiles(manifest, profiles)
-    hands = load.read_files(load.table_files(run_dir, manifest, "hands", profiles, exclude), "hands",
-                            HAND_COLUMNS, profiles)
-    games = load.read_files(load.table_files(run_dir, manifest, "games", profiles, exclude), "games",
-                            GAME_COLUMNS, profiles)
-    if hands.empty:
+    summary = summarise_run(run_dir, manifest, profiles, exclude, keep_games, _workers(run_dir, manifest))
+    if sum(summary.counts.get(p, {}).get("hand_rows", 0) for p in profiles) == 0:
         raise UserError(f"run {run_dir} has no readable hands rows for profile(s) {', '.join(profiles)}")
-    return RunData(manifest, hands, games, profiles, Path(run_dir), list(problems))
+    return RunData(manifest, summary, profiles, Path(str(run_dir)), list(problems))
 
 
 def _as_run(run) -> RunData:
@@ -126,6 +89,27 @@ def _as_run(run) -> RunData:
 
 # ---------------------------------------------------------------------------------------------
 # building blocks
+
+
+def _estimates(cells: pd.DataFrame, kind: str) -> pd.DataFrame:
+    cells = cells.reset_index(drop=True)
+    args = [cells[c] for c in ("games", "x", "y", "Y2", "X2", "XY")]
+    if kind == "proportion":
+        est = stats.cluster_proportion(*args)
+    else:
+        est = stats.cluster_mean(*args, yy_rows=cells["yy_rows"])
+        est.insert(1, "k", pd.array([pd.NA] * len(cells), dtype="Int64"))
+    return pd.concat([cells.drop(columns=["metric", "games", "x", "y", "yy_rows", "Y2", "X2", "XY"]), est], axis=1)
+
+
+def _with_denominator(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells of a share of a categorical: the denominator (games, x, X^2) of every value cell is the
+    profile's FINAL cell (every game, whether or not it has rows at that value); XY is a cell's own."""
+    final = cells[cells["value"] == FINAL].set_index("profile")
+    cells = cells[cells["value"] != FINAL].copy()
+    for col in ("games", "x", "X2"):
+        cells[col] = cells["profile"].map(final[col]).to_numpy()
+    return cells
 
 
 def _tidy(metric: str, frame: pd.DataFrame, front: list[str]) -> pd.DataFrame:
@@ -138,20 +122,43 @@ def _tidy(metric: str, frame: pd.DataFrame, front: list[str]) -> pd.DataFrame:
     return frame[["metric"] + front + rest]
 
 
-def _profile_and_bot(frame: pd.DataFrame, column: str, metric: str, mean: bool = False) -> pd.DataFrame:
-    """`column` per profile (bot = 'all') and per profile and bot: a proportion, or a mean."""
-    estimator = stats.grouped_mean if mean else stats.grouped_proportion
-    whole = estimator(frame, ["profile"], column, observed=False)  # every profile, even with n = 0
-    whole.insert(1, "bot", ALL)
-    by_bot = estimator(frame, ["profile", "bot"], column)
-    out = pd.concat([whole.astype({"profile": str}), by_bot.astype({"profile": str, "bot": str})],
-                    ignore_index=True)
-    return _tidy(metric, out, ["profile", "bot"])
+def _empty_cells(run: RunData, metric: str, profiles) -> pd.DataFrame:
+    return pd.DataFrame({"metric": metric, "profile": list(profiles), "bot": ALL, "n_players": NONE, "seat": NONE,
+                         "value": NONE, "games": 0, "x": 0.0, "y": 0.0, "yy_rows": 0.0, "Y2": 0.0, "X2": 0.0,
+                         "XY": 0.0})
 
 
-def _per_profile(frame: pd.DataFrame, column: str, metric: str, mean: bool = False) -> pd.DataFrame:
-    estimator = stats.grouped_mean if mean else stats.grouped_proportion
-    return _tidy(metric, estimator(frame, ["profile"], column, observed=False), ["profile"])
+def _profile_and_bot(run: RunData, metric: str, kind: str = "proportion", bots: bool = True,
+                     cells_metric: str | None = None) -> pd.DataFrame:
+    """`metric` per profile (bot = 'all', every profile even with n = 0) and, with bots, per profile and bot."""
+    cells = run.cells(cells_metric or metric)
+    whole = cells[cells["bot"] == ALL]
+    missing = [p for p in run.profiles if p not in set(whole["profile"])]
+    if missing:
+        whole = pd.concat([whole, _empty_cells(run, metric, missing)], ignore_index=True)
+    order = {p: i for i, p in enumerate(run.profiles)}
+    whole = whole.sort_values("profile", key=lambda c: c.map(order))
+    parts = [whole]
+    if bots:
+        parts.append(cells[cells["bot"] != ALL].sort_values(["profile", "bot"], key=lambda c: c.map(order)
+                                                             if c.name == "profile" else c))
+    frame = _estimates(pd.concat(parts, ignore_index=True), kind).drop(columns=["n_players", "seat", "value"])
+    return _tidy(metric, frame, ["profile", "bot"])
+
+
+def _not_applicable(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
+    """Blank the estimates of profiles without elimination and say why."""
+    frame = frame.copy()
+    for profile in run.profiles:
+        if run.elimination(profile):
+            continue
+        mine = (frame["profile"] == profile).to_numpy()
+        for col in ("estimate", "ci_low", "ci_high", "se", "sd", "design_effect"):
+            if col in frame:
+                frame.loc[mine, col] = np.nan
+        game_end = run.manifest["profiles"].get(profile, {}).get("params", {}).get("game_end")
+        frame.loc[mine, "method"] = NOT_APPLICABLE.format(game_end)
+    return frame
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,41 +166,25 @@ def _per_profile(frame: pd.DataFrame, column: str, metric: str, mean: bool = Fal
 
 
 def opening(run) -> pd.DataFrame:
-    """P(can open at deal) over every deal; over played player-hands the share never opened; over
-    openings in played hands the mean open round, mean open value and share made with the discard."""
+    """P(can open at deal) over every player-hand dealt; over played player-hands the share never
+    opened; over openings in played hands the mean open round, mean open value and share made with
+    the discard."""
     run = _as_run(run)
-    h = run.hands
-    played = h.loc[h["played"], ["profile", "bot", "opened"]]
-    played["never_opened"] = ~played["opened"]
-    openings = h.loc[h["played"] & h["opened"], ["profile", "bot", "open_round", "open_value",
-                                                 "open_with_discard"]]
     return pd.concat([
-        _profile_and_bot(h[["profile", "bot", "can_open_at_deal"]], "can_open_at_deal", "p_can_open_at_deal"),
-        _profile_and_bot(played, "never_opened", "share_never_opened"),
-        _profile_and_bot(openings, "open_round", "mean_open_round", mean=True),
-        _profile_and_bot(openings, "open_value", "mean_open_value", mean=True),
-        _profile_and_bot(openings, "open_with_discard", "share_open_with_discard"),
+        _profile_and_bot(run, "p_can_open_at_deal"),
+        _profile_and_bot(run, "share_never_opened"),
+        _profile_and_bot(run, "mean_open_round", "mean"),
+        _profile_and_bot(run, "mean_open_value", "mean"),
+        _profile_and_bot(run, "share_open_with_discard"),
     ], ignore_index=True)
-
-
-def _open_round_counts(run: RunData) -> tuple[pd.DataFrame, pd.Series]:
-    h = run.hands
-    played = h.loc[h["played"], ["profile", "opened", "open_round"]]
-    denominators = played.groupby("profile", observed=True).size()
-    opened = played.loc[played["opened"] & played["open_round"].notna()]
-    counts = opened.groupby(["profile", "open_round"], observed=True).size().unstack(fill_value=0)
-    return counts, denominators
 
 
 def open_round_distribution(run) -> pd.DataFrame:
     """Distribution of open_round among openings in played hands: share of openings at each round."""
     run = _as_run(run)
-    counts, _ = _open_round_counts(run)
-    long = counts.stack().rename("k").reset_index()
-    long = long[long["k"] > 0]
-    long["n"] = long.groupby("profile", observed=True)["k"].transform("sum")
-    est = stats.proportion(long["k"], long["n"])
-    out = pd.concat([long[["profile", "open_round"]].reset_index(drop=True), est], axis=1)
+    cells = _with_denominator(run.cells("open_round_share")).sort_values(["profile", "value"])
+    out = _estimates(cells, "proportion").rename(columns={"value": "open_round"})
+    out = out.drop(columns=["bot", "n_players", "seat"])
     out["open_round"] = out["open_round"].astype(int)
     return _tidy("open_round_share", out, ["profile", "open_round"])
 
@@ -202,20 +193,14 @@ def opened_by_round(run) -> pd.DataFrame:
     """Cumulative P(opened by round k), k = 1..the profile's last open round; the denominator is every
     played player-hand (so the curve ends at 1 - share never opened)."""
     run = _as_run(run)
-    counts, denominators = _open_round_counts(run)
-    parts = []
-    for profile, row in counts.iterrows():  # one iteration per profile
-        last = int(row[row > 0].index.max())
-        by_round = row.reindex(np.arange(1, last + 1), fill_value=0)
-        k = by_round.cumsum().to_numpy()
-        est = stats.proportion(k, np.full(k.size, denominators[profile]))
-        est.insert(0, "round", np.arange(1, last + 1))
-        est.insert(0, "profile", profile)
-        parts.append(est)
-    if not parts:
+    cells = run.cells("opened_by_round")
+    cells = cells[(cells["value"] != FINAL) & (cells["value"] >= 1)].sort_values(["profile", "value"])
+    if cells.empty:
         return pd.DataFrame(columns=["metric", "profile", "round", "n", "k", "estimate", "ci_low", "ci_high",
                                      "method"])
-    return _tidy("p_opened_by_round", pd.concat(parts, ignore_index=True), ["profile", "round"])
+    out = _estimates(cells, "proportion").rename(columns={"value": "round"}).drop(columns=["bot", "n_players", "seat"])
+    out["round"] = out["round"].astype(int)
+    return _tidy("p_opened_by_round", out, ["profile", "round"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,21 +208,12 @@ def opened_by_round(run) -> pd.DataFrame:
 
 
 def kalooki_frequency(run) -> pd.DataFrame:
-    """Kalookis per hand (non-void deals), per player-hand (non-void rows) and as a share of wins."""
+    """Kalookis per played hand, per played player-hand and as a share of wins (played hands)."""
     run = _as_run(run)
-    h = run.hands
-    deals = run.hand_rows.loc[~run.hand_rows["void"], ["profile"]].groupby("profile", observed=False).size()
-    kalooki_rows = h["kalooki"].to_numpy() & ~h["void"].to_numpy()
-    kalooki_deals = pd.DataFrame({"profile": h.loc[kalooki_rows, "profile"], "key": run.hand_key[kalooki_rows]})
-    k = kalooki_deals.drop_duplicates().groupby("profile", observed=True).size().reindex(deals.index, fill_value=0)
-    per_hand = pd.concat([pd.DataFrame({"profile": deals.index.astype(str), "bot": ALL}),
-                          stats.proportion(k.to_numpy(), deals.to_numpy())], axis=1)
-    nonvoid = h.loc[~h["void"], ["profile", "bot", "kalooki"]]
-    wins = h.loc[h["won"] & ~h["void"], ["profile", "bot", "kalooki"]]
     return pd.concat([
-        _tidy("kalooki_per_hand", per_hand, ["profile", "bot"]),
-        _profile_and_bot(nonvoid, "kalooki", "kalooki_per_player_hand"),
-        _profile_and_bot(wins, "kalooki", "kalooki_share_of_wins"),
+        _profile_and_bot(run, "kalooki_per_hand", bots=False),
+        _profile_and_bot(run, "kalooki_per_player_hand"),
+        _profile_and_bot(run, "kalooki_share_of_wins"),
     ], ignore_index=True)
 
 
@@ -245,70 +221,72 @@ def kalooki_frequency(run) -> pd.DataFrame:
 # 3. elimination
 
 
-def _first_elimination(run: RunData) -> pd.DataFrame:
-    """Per game: hands until the first elimination (event) or hands_played (censored)."""
-    h = run.hands
-    first = h.loc[h["eliminated"], ["profile", "game_id", "hand_no"]].groupby(
-        ["profile", "game_id"], observed=True)["hand_no"].min().rename("first_elimination").reset_index()
-    games = run.game_rows.merge(first, on=["profile", "game_id"], how="left")
-    games["event"] = games["first_elimination"].notna()
-    games["time"] = games["first_elimination"].fillna(games["hands_played"]).astype(float)
-    return games
-
-
 def elimination(run) -> pd.DataFrame:
-    """Share of players eliminated per game (mean over games), share of games with an elimination,
-    the buy-in rate (share of eliminations followed by a buy-in), P(win game | bought in at least
-    once) and P(win game | never bought in) over games that were not stalled, and the median number
-    of hands until a game's first elimination (Kaplan-Meier)."""
+    """Share of players eliminated at least once in their game (over player-games), share of games with
+    an elimination, the buy-in rate (buy-ins over the eliminations where the rules allowed one), the
+    share of eliminations where a buy-in was allowed, buy-ins per game, P(win game | bought in at least
+    once) and P(win game | never bought in) over games that were not stalled, and the median number of
+    hands until a game's first elimination (Kaplan-Meier).  Not applicable without elimination."""
     run = _as_run(run)
-    g = run.games.loc[:, ["profile", "game_id", "bot", "eliminated_count", "buy_ins", "won", "stalled"]]
-    g["was_eliminated"] = g["eliminated_count"] > 0
-    per_game = g.groupby(["profile", "game_id"], observed=True)["was_eliminated"].agg(["mean", "any"]).reset_index()
-    per_game = per_game.rename(columns={"mean": "share_eliminated", "any": "any_eliminated"})
-    h = run.hands
-    eliminations = h.loc[h["eliminated"], ["profile", "bot", "bought_in"]]
-    finished = g.loc[~g["stalled"]]
     frames = [
-        _per_profile(per_game, "share_eliminated", "share_players_eliminated_per_game", mean=True),
-        _per_profile(per_game, "any_eliminated", "share_games_with_elimination"),
-        _profile_and_bot(eliminations, "bought_in", "buy_in_rate"),
-        _profile_and_bot(finished.loc[finished["buy_ins"] > 0], "won", "p_win_game_given_bought_in"),
-        _profile_and_bot(finished.loc[finished["buy_ins"] == 0], "won", "p_win_game_given_never_bought_in"),
+        _profile_and_bot(run, "share_players_eliminated_at_least_once", bots=False),
+        _profile_and_bot(run, "share_games_with_elimination", bots=False),
+        _profile_and_bot(run, "buy_in_rate"),
+        _profile_and_bot(run, "buy_in_allowed_share"),
+        _profile_and_bot(run, "buy_ins_per_game", "mean", bots=False),
+        _profile_and_bot(run, "p_win_game_given_bought_in"),
+        _profile_and_bot(run, "p_win_game_given_never_bought_in"),
     ]
-    survival = _first_elimination(run)
     medians = []
     for profile in run.profiles:
-        games = survival.loc[survival["profile"] == profile]
-        med = stats.km_median(games["time"], games["event"])
-        medians.append({"profile": profile, "n": len(games), "k": int(games["event"].sum()), **med})
-    frames.append(_tidy("median_hands_to_first_elimination", pd.DataFrame(medians), ["profile"]))
+        curve = _km_curve(run, profile)
+        games = run.summary.survival
+        games = games[games["profile"] == profile]
+        row = {"profile": profile, "bot": ALL, "n": int(games["games"].sum()),
+               "k": int(games.loc[games["event"].astype(bool), "games"].sum()), "games": int(games["games"].sum())}
+        row.update(stats.km_median_from_curve(curve) if len(curve) else
+                   {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "method": "Kaplan-Meier median"})
+        medians.append(row)
+    frames.append(_tidy("median_hands_to_first_elimination", pd.DataFrame(medians), ["profile", "bot"]))
     out = pd.concat(frames, ignore_index=True)
-    out["bot"] = out["bot"].fillna(ALL)
-    return out
+    return _not_applicable(run, out)
+
+
+def _km_curve(run: RunData, profile: str) -> pd.DataFrame:
+    h = run.summary.survival
+    h = h[h["profile"] == profile]
+    return stats.km_from_counts(h["time"], h["event"].astype(bool), h["games"])
 
 
 def first_elimination_survival(run) -> pd.DataFrame:
-    """Kaplan-Meier curve of hands until a game's first elimination, per profile: S(t) = P(nobody
-    eliminated in hands 1..t).  Games without an elimination are censored at hands_played.  Each
-    profile's curve starts with t = 0, S = 1."""
+    """Kaplan-Meier curve of hands until a game's first elimination, per profile with elimination:
+    S(t) = P(nobody eliminated in hands 1..t).  Games without an elimination are censored at
+    hands_played.  Each profile's curve starts with t = 0, S = 1.  Profiles without elimination have
+    no curve (not applicable)."""
     run = _as_run(run)
-    survival = _first_elimination(run)
     parts = []
     for profile in run.profiles:
-        games = survival.loc[survival["profile"] == profile]
-        curve = stats.kaplan_meier(games["time"], games["event"])
-        start = pd.DataFrame({"time": [0.0], "n_at_risk": [len(games)], "events": [0], "survival": [1.0],
-                              "ci_low": [1.0], "ci_high": [1.0]})
+        if not run.elimination(profile):
+            continue
+        h = run.summary.survival
+        h = h[h["profile"] == profile]
+        n = int(h["games"].sum())
+        curve = _km_curve(run, profile)
+        start = pd.DataFrame({"time": [0.0], "n_at_risk": [n], "events": [0], "survival": [1.0], "ci_low": [1.0],
+                              "ci_high": [1.0]})
         curve = pd.concat([start, curve], ignore_index=True) if len(curve) else start
-        last = float(games["time"].max()) if len(games) else 0.0
+        last = float(h["time"].max()) if n else 0.0
         if last > curve["time"].iloc[-1]:  # the curve holds until the last game ends (censored)
-            end = curve.iloc[[-1]].assign(time=last, n_at_risk=int((games["time"] >= last).sum()), events=0)
+            at_risk = int(h.loc[h["time"] >= last, "games"].sum())
+            end = curve.iloc[[-1]].assign(time=last, n_at_risk=at_risk, events=0)
             curve = pd.concat([curve, end], ignore_index=True)
         curve.insert(0, "profile", profile)
         parts.append(curve)
+    if not parts:
+        return pd.DataFrame(columns=["metric", "profile", "time", "n_at_risk", "events", "survival", "ci_low",
+                                     "ci_high", "method"])
     out = pd.concat(parts, ignore_index=True)
-    out["method"] = "Kaplan-Meier (statsmodels SurvfuncRight), log-log 95% interval"
+    out["method"] = "Kaplan-Meier, Greenwood standard error, log-log 95% interval (one time per game)"
     return _tidy("survival_no_elimination", out, ["profile", "time"])
 
 
@@ -320,25 +298,26 @@ def game_shape(run) -> pd.DataFrame:
     """Hands per game, rounds per played hand, stock reshuffles per deal, shares of void and stalled
     deals, share of stalled games."""
     run = _as_run(run)
-    deals = run.hand_rows
-    games = run.game_rows
-    return pd.concat([
-        _per_profile(games, "hands_played", "hands_per_game", mean=True),
-        _per_profile(deals.loc[deals["played"]], "rounds", "rounds_per_hand", mean=True),
-        _per_profile(deals, "stock_reshuffles", "reshuffles_per_hand", mean=True),
-        _per_profile(deals, "void", "void_hand_share"),
-        _per_profile(deals, "stalled", "stalled_hand_share"),
-        _per_profile(games, "stalled", "stalled_game_share"),
-    ], ignore_index=True)
+    frames = [
+        _profile_and_bot(run, "hands_per_game", "mean", bots=False),
+        _profile_and_bot(run, "rounds_per_hand", "mean", bots=False),
+        _profile_and_bot(run, "reshuffles_per_hand", "mean", bots=False),
+        _profile_and_bot(run, "void_hand_share", bots=False),
+        _profile_and_bot(run, "stalled_hand_share", bots=False),
+        _profile_and_bot(run, "stalled_game_share", bots=False),
+    ]
+    return pd.concat(frames, ignore_index=True).drop(columns=["bot"])
 
 
 def hands_per_game_counts(run) -> pd.DataFrame:
     """How many games lasted each number of hands, per profile, and their share of the profile's games."""
     run = _as_run(run)
-    counts = run.game_rows.groupby(["profile", "hands_played"], observed=True).size().rename("games").reset_index()
-    counts["share"] = counts["games"] / counts.groupby("profile", observed=True)["games"].transform("sum")
-    counts["profile"] = counts["profile"].astype(str)
-    return counts
+    cells = _with_denominator(run.cells("hands_per_game_hist")).sort_values(["profile", "value"])
+    out = pd.DataFrame({"profile": cells["profile"].astype(str).to_numpy(),
+                        "hands_played": cells["value"].astype(int).to_numpy(),
+                        "games": np.rint(cells["y"]).astype(np.int64).to_numpy()})
+    out["share"] = out["games"] / out.groupby("profile")["games"].transform("sum")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,50 +328,75 @@ def seat_win_rates(run) -> pd.DataFrame:
     """Win rate by seat_from_dealer, per profile and table size: of played hands (level 'hand'), and
     of finished games by the seat in the game's first deal (level 'game')."""
     run = _as_run(run)
-    h = run.hands
-    hands = stats.grouped_proportion(h.loc[h["played"], ["profile", "n_players", "seat_from_dealer", "won"]],
-                                     ["profile", "n_players", "seat_from_dealer"], "won")
-    hands.insert(1, "level", "hand")
-    pg = run.player_games
-    pg = pg.loc[~pg["stalled"] & pg["start_seat_from_dealer"].notna(),
-                ["profile", "n_players", "start_seat_from_dealer", "won"]]
-    pg = pg.rename(columns={"start_seat_from_dealer": "seat_from_dealer"})
-    pg["seat_from_dealer"] = pg["seat_from_dealer"].astype(int)
-    games = stats.grouped_proportion(pg, ["profile", "n_players", "seat_from_dealer"], "won")
-    games.insert(1, "level", "game")
-    out = pd.concat([hands, games], ignore_index=True)
+    parts = []
+    for level in ("hand", "game"):
+        cells = run.cells(f"win_rate_by_seat_{level}").sort_values(["profile", "n_players", "seat"])
+        est = _estimates(cells, "proportion").drop(columns=["bot", "value"]).rename(
+            columns={"seat": "seat_from_dealer"})
+        est.insert(1, "level", level)
+        parts.append(est)
+    out = pd.concat(parts, ignore_index=True)
+    out["n_players"] = out["n_players"].astype(int)
+    out["seat_from_dealer"] = out["seat_from_dealer"].astype(int)
     out["expected"] = 1.0 / out["n_players"]
     return _tidy("win_rate_by_seat", out, ["profile", "level", "n_players", "seat_from_dealer"])
 
 
 def seat_tests(run, rates: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Chi-square test of equal win shares across seats, per profile, level and table size."""
+    """Chi-square test of the winner's seat against equal shares, per profile, level and table size
+    (one-sample: the expected wins of each seat are its share of the hands or games)."""
     rates = seat_win_rates(run) if rates is None else rates
     rows = []
     for (profile, level, n_players), group in rates.groupby(["profile", "level", "n_players"], sort=True):
         test = stats.equal_shares(group["k"], group["n"])  # expected wins proportional to seats' hands
         rows.append({"metric": "seat_equal_shares", "profile": profile, "level": level,
                      "n_players": int(n_players), "n": int(group["k"].sum()), **test})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["metric", "profile", "level", "n_players", "n", "statistic", "df", "p_value",
+                                       "test"])
+
+
+DEALER_TEST = ("t-test of the dealer's rate against 1/n, cluster-robust (by game) standard error; the edge is "
+               "the dealer's rate minus the other seats' at one table size (they sum to one: edge = "
+               "(n d - 1) / (n - 1))")
 
 
 def dealer_edge(run) -> pd.DataFrame:
-    """Hand win rate of the dealer (seat_from_dealer == n_players) minus that of the other seats,
-    over played player-hands, with a 95% interval and Fisher's exact test."""
+    """Per profile and table size (played hands): the dealer's hand win rate (seat_from_dealer ==
+    n_players) against its fair share 1/n, the edge over the other seats (dealer's rate minus theirs),
+    and the effect size first player minus dealer, all with cluster-robust (by game) intervals.
+    `headline` marks the profile's full table."""
     run = _as_run(run)
-    h = run.hands.loc[run.hands["played"], ["profile", "seat_from_dealer", "n_players", "won"]]
-    h["dealer"] = h["seat_from_dealer"] == h["n_players"]
-    counts = h.groupby(["profile", "dealer"], observed=True)["won"].agg(["sum", "count"])
+    rates = run.cells("win_rate_by_seat_hand")
+    effect = run.cells("first_minus_dealer")
     rows = []
     for profile in run.profiles:
-        get = lambda d: tuple(int(x) for x in counts.loc[(profile, d)]) if (profile, d) in counts.index else (0, 0)
-        (k_d, n_d), (k_r, n_r) = get(True), get(False)
-        test = stats.two_proportions(k_r, n_r, k_d, n_d)
-        rows.append({"metric": "dealer_edge", "profile": profile, "dealer_k": k_d, "dealer_n": n_d,
-                     "dealer_rate": k_d / n_d if n_d else np.nan, "others_k": k_r, "others_n": n_r,
-                     "others_rate": k_r / n_r if n_r else np.nan, "estimate": test["difference"],
-                     "ci_low": test["ci_low"], "ci_high": test["ci_high"], "p_value": test["p_value"],
-                     "test": test["test"]})
+        full = full_table_size(run, profile)
+        mine = rates[rates["profile"] == profile]
+        for n in sorted(mine["n_players"].unique()):
+            at_n = mine[mine["n_players"] == n]
+            dealer = at_n[at_n["seat"] == n]
+            if dealer.empty:
+                continue
+            d = _estimates(dealer, "proportion").iloc[0]
+            k_r, n_r = int(round(at_n.loc[at_n["seat"] != n, "y"].sum())), int(round(at_n.loc[at_n["seat"] != n,
+                                                                                                  "x"].sum()))
+            scale = n / (n - 1)
+            t_half = d["se"] * scale * stats.sps.t.ppf(0.975, max(d["games"] - 1, 1))
+            edge = d["estimate"] * scale - 1 / (n - 1)
+            e = effect[(effect["profile"] == profile) & (effect["n_players"] == n)]
+            fmd = _estimates(e, "mean").iloc[0] if len(e) else None
+            rows.append({"metric": "dealer_edge", "profile": profile, "n_players": int(n), "headline": n == full,
+                         "dealer_k": int(d["k"]), "dealer_n": int(d["n"]), "dealer_rate": d["estimate"],
+                         "dealer_ci_low": d["ci_low"], "dealer_ci_high": d["ci_high"], "fair": 1 / n,
+                         "others_k": k_r, "others_n": n_r, "others_rate": k_r / n_r if n_r else np.nan,
+                         "estimate": edge, "ci_low": edge - t_half, "ci_high": edge + t_half,
+                         "p_value": stats.t_test(d["estimate"], d["se"], 1 / n, d["games"] - 1),
+                         "test": DEALER_TEST, "games": int(d["games"]),
+                         "first_minus_dealer": fmd["estimate"] if fmd is not None else np.nan,
+                         "fmd_ci_low": fmd["ci_low"] if fmd is not None else np.nan,
+                         "fmd_ci_high": fmd["ci_high"] if fmd is not None else np.nan,
+                         "fmd_p_value": stats.t_test(fmd["estimate"], fmd["se"], 0, fmd["games"] - 1)
+                         if fmd is not None else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -401,41 +405,59 @@ def bot_win_shares(run) -> tuple[pd.DataFrame, pd.DataFrame]:
     and the rate expected if every seat were equally likely to win (the mean of 1/n_players over the
     bot's rows); plus a chi-square test per profile and level of wins against those expectations."""
     run = _as_run(run)
-    h = run.hands.loc[run.hands["played"], ["profile", "bot", "n_players", "won"]]
-    g = run.games.loc[~run.games["stalled"], ["profile", "bot", "n_players", "won"]]
     parts, tests = [], []
-    for level, frame in (("hand", h), ("game", g)):
-        frame = frame.assign(fair=1.0 / frame["n_players"].astype(float))
-        agg = frame.groupby(["profile", "bot"], observed=True).agg(k=("won", "sum"), n=("won", "count"),
-                                                                    fair=("fair", "sum")).reset_index()
-        est = stats.proportion(agg["k"], agg["n"])
-        out = pd.concat([agg[["profile", "bot"]], est], axis=1)
-        out.insert(2, "level", level)
-        out["expected"] = agg["fair"] / agg["n"]
-        out["share_of_wins"] = agg["k"] / agg.groupby("profile", observed=True)["k"].transform("sum")
-        parts.append(out)
-        for profile, group in agg.groupby("profile", observed=True):
+    for level in ("hand", "game"):
+        cells = run.cells(f"win_rate_by_bot_{level}").sort_values(["profile", "bot"]).reset_index(drop=True)
+        fair = run.cells(f"fair_share_by_bot_{level}").set_index(["profile", "bot"])
+        est = _estimates(cells, "proportion").drop(columns=["n_players", "seat", "value"])
+        est.insert(2, "level", level)
+        key = pd.MultiIndex.from_frame(cells[["profile", "bot"]])
+        fair_sum = fair["y"].reindex(key).to_numpy()
+        est["expected"] = fair_sum / cells["x"].to_numpy()
+        est["share_of_wins"] = est["k"] / est.groupby("profile")["k"].transform("sum")
+        parts.append(est)
+        for profile, group in est.assign(fair=fair_sum).groupby("profile"):
             test = stats.equal_shares(group["k"], group["fair"])
             tests.append({"metric": "bot_equal_skill", "profile": str(profile), "level": level,
                           "n": int(group["k"].sum()), **test})
     return _tidy("win_rate_by_bot", pd.concat(parts, ignore_index=True), ["profile", "bot", "level"]), \
-        pd.DataFrame(tests)
+        pd.DataFrame(tests, columns=["metric", "profile", "level", "n", "statistic", "df", "p_value", "test"])
 
 
 def net_payment(run) -> pd.DataFrame:
-    """Mean net_payment per game (units) by the seat in the game's first deal and by bot."""
+    """Mean net_payment per player-game (units) by the seat in the game's first deal and by bot."""
     run = _as_run(run)
-    pg = run.player_games
-    by_seat = stats.grouped_mean(pg.loc[pg["start_seat_from_dealer"].notna()],
-                                 ["profile", "start_seat_from_dealer"], "net_payment")
-    by_seat = by_seat.rename(columns={"start_seat_from_dealer": "group"})
-    by_seat["group"] = "seat " + by_seat["group"].astype(int).astype(str)
-    by_seat.insert(1, "by", "start seat_from_dealer")
-    by_bot = stats.grouped_mean(pg, ["profile", "bot"], "net_payment").rename(columns={"bot": "group"})
-    by_bot["group"] = by_bot["group"].astype(str)
-    by_bot.insert(1, "by", "bot")
-    return _tidy("mean_net_payment_per_game", pd.concat([by_seat, by_bot], ignore_index=True),
-                 ["profile", "by", "group"])
+    by_seat = _estimates(run.cells("net_payment_by_seat").sort_values(["profile", "seat"]), "mean")
+    by_seat = by_seat.assign(group="seat " + by_seat["seat"].astype(int).astype(str), by="start seat_from_dealer")
+    by_bot = _estimates(run.cells("net_payment_by_bot").sort_values(["profile", "bot"]), "mean")
+    by_bot = by_bot.assign(group=by_bot["bot"].astype(str), by="bot")
+    out = pd.concat([by_seat, by_bot], ignore_index=True).drop(columns=["bot", "n_players", "seat", "value", "k"])
+    return _tidy("mean_net_payment_per_game", out, ["profile", "by", "group"])
+
+
+def eliminated_by_group(run) -> pd.DataFrame:
+    """Share of player-games in which the player was eliminated at least once, by the seat in the
+    game's first deal ("seat") and by bot ("bot"), per profile; expected: the profile's overall share.
+    Denominator: the player-games of the group; intervals clustered by game."""
+    run = _as_run(run)
+    parts = []
+    for by, metric, key in (("seat", "eliminated_by_seat", "seat"), ("bot", "eliminated_by_bot", "bot")):
+        cells = run.cells(metric)
+        if cells.empty:
+            continue
+        rates = _estimates(cells.sort_values(["profile", key]), "proportion")
+        if by == "seat":
+            rates["seat_from_dealer"] = rates["seat"].astype(int)
+            rates["group"] = "seat " + rates["seat_from_dealer"].astype(str)
+        else:
+            rates["group"] = rates["bot"].astype(str)
+        rates.insert(1, "by", by)
+        total = rates.groupby("profile")[["k", "n"]].transform("sum")
+        rates["expected"] = total["k"] / total["n"]
+        parts.append(rates.drop(columns=[c for c in ("bot", "n_players", "seat", "value") if c in rates]))
+    if not parts:
+        return pd.DataFrame(columns=["profile", "by", "group", "n", "k", "estimate", "ci_low", "ci_high", "expected"])
+    return pd.concat(parts, ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,8 +467,9 @@ def net_payment(run) -> pd.DataFrame:
 def win_by_jokers(run) -> pd.DataFrame:
     """P(win the hand | dealt_jokers = j) over played player-hands, per profile."""
     run = _as_run(run)
-    h = run.hands.loc[run.hands["played"], ["profile", "dealt_jokers", "won"]]
-    out = stats.grouped_proportion(h, ["profile", "dealt_jokers"], "won")
+    cells = run.cells("p_win_hand_by_dealt_jokers").sort_values(["profile", "value"])
+    out = _estimates(cells, "proportion").rename(columns={"value": "dealt_jokers"}).drop(
+        columns=["bot", "n_players", "seat"])
     out["dealt_jokers"] = out["dealt_jokers"].astype(int)
     return _tidy("p_win_hand_by_dealt_jokers", out, ["profile", "dealt_jokers"])
 
@@ -462,12 +485,13 @@ HEADLINE = [
     ("mean_open_round", "opening", "mean turn of the opening (openings in played hands)"),
     ("mean_open_value", "opening", "mean points of the opening melds"),
     ("share_open_with_discard", "opening", "share of openings made with the discard"),
-    ("kalooki_per_hand", "kalooki", "Kalookis per non-void hand"),
-    ("kalooki_per_player_hand", "kalooki", "Kalookis per non-void player-hand"),
+    ("kalooki_per_hand", "kalooki", "Kalookis per played hand"),
+    ("kalooki_per_player_hand", "kalooki", "Kalookis per played player-hand"),
     ("kalooki_share_of_wins", "kalooki", "share of hand wins that are Kalookis"),
-    ("share_players_eliminated_per_game", "elimination", "mean share of a game's players eliminated"),
+    ("share_players_eliminated_at_least_once", "elimination", "share of player-games eliminated at least once"),
     ("share_games_with_elimination", "elimination", "share of games with at least one elimination"),
-    ("buy_in_rate", "elimination", "share of eliminations followed by a buy-in"),
+    ("buy_in_rate", "elimination", "share of eliminations with a buy-in allowed that were followed by one"),
+    ("buy_ins_per_game", "elimination", "mean buy-ins per game"),
     ("p_win_game_given_bought_in", "elimination", "P(win game | bought in at least once)"),
     ("median_hands_to_first_elimination", "elimination", "median hands until a game's first elimination (KM)"),
     ("hands_per_game", "shape", "mean hands per game (re-deals not counted)"),
@@ -476,14 +500,45 @@ HEADLINE = [
     ("void_hand_share", "shape", "share of deals that were void"),
     ("stalled_hand_share", "shape", "share of deals stopped at turn_cap"),
     ("stalled_game_share", "shape", "share of games stopped at hand_cap"),
-    ("dealer_hand_win_rate", "fairness", "hand win rate of the dealer"),
-    ("dealer_edge", "fairness", "dealer's hand win rate minus the other seats'"),
-    ("seat_equal_shares_p", "fairness", "p-value, chi-square of equal hand wins by seat at the full table"),
+    ("dealer_hand_win_rate", "fairness", "hand win rate of the dealer at the full table"),
+    ("dealer_edge", "fairness", "dealer's hand win rate minus the other seats' at the full table"),
+    ("first_minus_dealer", "fairness", "first player's hand win rate minus the dealer's at the full table"),
+    ("seat_equal_shares_p", "fairness", "p-value, chi-square of the winner's seat against 1/n at the full table"),
 ]
-KINDS = {"mean_open_round": "mean", "mean_open_value": "mean", "share_players_eliminated_per_game": "mean",
-         "hands_per_game": "mean", "rounds_per_hand": "mean", "reshuffles_per_hand": "mean",
-         "median_hands_to_first_elimination": "median", "dealer_edge": "difference",
-         "seat_equal_shares_p": "test"}
+PLAYED_HANDS = "played player-hands (void and stalled hands left out)"
+# metric -> (kind, unit, denominator, in compare's Holm family); near-duplicates stay out of the family:
+# kalooki_per_player_hand and kalooki_share_of_wins are kalooki_per_hand over n players and over one winner
+# per played hand, dealer_edge is the dealer's rate rescaled
+METRIC_INFO = {
+    "p_can_open_at_deal": ("proportion", "share", "every player-hand dealt (void and stalled deals included)", True),
+    "share_never_opened": ("proportion", "share", PLAYED_HANDS, True),
+    "mean_open_round": ("mean", "turns (the player's turn in the hand)", "openings in played hands", True),
+    "mean_open_value": ("mean", "points", "openings in played hands", True),
+    "share_open_with_discard": ("proportion", "share", "openings in played hands", True),
+    "kalooki_per_hand": ("proportion", "Kalookis per hand", "played hands (deals)", True),
+    "kalooki_per_player_hand": ("proportion", "Kalookis per player-hand", PLAYED_HANDS, False),
+    "kalooki_share_of_wins": ("proportion", "share", "hand wins (one per played hand)", False),
+    "share_players_eliminated_at_least_once": ("proportion", "share", "player-games", True),
+    "share_games_with_elimination": ("proportion", "share", "games", True),
+    "buy_in_rate": ("proportion", "share", "eliminations where a buy-in was allowed (fewer than max_buy_ins so "
+                    "far and two players still in)", True),
+    "buy_ins_per_game": ("mean", "buy-ins per game", "games", True),
+    "p_win_game_given_bought_in": ("proportion", "share", "finished player-games with a buy-in", True),
+    "median_hands_to_first_elimination": ("median", "hands", "games (no elimination: censored at hands_played)",
+                                          False),
+    "hands_per_game": ("mean", "hands per game", "games", True),
+    "rounds_per_hand": ("mean", "rounds per hand", "played hands (deals)", True),
+    "reshuffles_per_hand": ("mean", "reshuffles per deal", "every deal (void and stalled included)", True),
+    "void_hand_share": ("proportion", "share", "every deal", True),
+    "stalled_hand_share": ("proportion", "share", "every deal", True),
+    "stalled_game_share": ("proportion", "share", "games", True),
+    "dealer_hand_win_rate": ("proportion", "share", "the dealer's played player-hands at the full table", True),
+    "dealer_edge": ("difference", "difference of shares", "played hands at the full table", False),
+    "first_minus_dealer": ("difference", "difference of shares", "played hands at the full table", True),
+    "seat_equal_shares_p": ("test", "p-value", "hand wins at the full table", False),
+}
+KINDS = {m: info[0] for m, info in METRIC_INFO.items() if info[0] != "proportion"}
+ELIMINATION_METRICS = {m for m, group, _ in HEADLINE if group == "elimination"}
 
 
 @dataclass
@@ -527,13 +582,26 @@ def full_table_size(run: RunData, profile: str) -> int:
     """The profile's table size: the manifest's n_players, else the largest seen in its hands."""
     n = run.manifest["profiles"].get(profile, {}).get("n_players")
     if n is None:
-        n = int(run.hands.loc[run.hands["profile"] == profile, "n_players"].max())
+        seen = run.cells("win_rate_by_seat_hand")
+        seen = seen.loc[seen["profile"] == profile, "n_players"]
+        n = int(seen.max()) if len(seen) else 0
     return int(n)
 
 
+def headline_cell(metric: str, full: int) -> dict:
+    """Which summary cell a headline metric reads: its cell metric and keys (compare's per-game sums)."""
+    if metric == "dealer_hand_win_rate" or metric == "dealer_edge":
+        return {"metric": "win_rate_by_seat_hand", "bot": ALL, "n_players": full, "seat": full, "value": NONE}
+    if metric == "first_minus_dealer":
+        return {"metric": "first_minus_dealer", "bot": ALL, "n_players": full, "seat": NONE, "value": NONE}
+    return {"metric": metric, "bot": ALL, "n_players": NONE, "seat": NONE, "value": NONE}
+
+
+SUMMARY_COLUMNS = ["profile", "metric", "kind", "n", "k", "estimate", "ci_low", "ci_high", "p_value", "method",
+                   "description", "unit", "denominator", "games", "se", "applicable"]
+
+
 def _summary(res: Results) -> pd.DataFrame:
-    columns = ["profile", "metric", "kind", "n", "k", "estimate", "ci_low", "ci_high", "p_value", "method",
-               "description"]
     pools = [res.opening, res.kalooki, res.elimination, res.shape]
     tables = pd.concat([p[p["bot"] == ALL] if "bot" in p else p for p in pools], ignore_index=True)
     rates = res.seat_rates
@@ -541,22 +609,42 @@ def _summary(res: Results) -> pd.DataFrame:
     for profile in res.run.profiles:
         mine = tables[tables["profile"] == profile].set_index("metric")
         full = full_table_size(res.run, profile)
+        edge = res.dealer_edge
+        edge = edge[(edge["profile"] == profile) & (edge["n_players"] == full)] if len(edge) else edge
         for metric, _, description in HEADLINE:
-            row = {"profile": profile, "metric": metric, "kind": KINDS.get(metric, "proportion"),
-                   "description": description}
+            kind, unit, denominator, _ = METRIC_INFO[metric]
+            row = {"profile": profile, "metric": metric, "kind": kind, "description": description, "unit": unit,
+                   "denominator": denominator, "applicable": True}
+            if metric in ELIMINATION_METRICS and not res.run.elimination(profile):
+                row["applicable"] = False
             if metric in mine.index:
                 found = mine.loc[metric]
-                row.update({c: found.get(c) for c in ("n", "k", "estimate", "ci_low", "ci_high", "method")})
+                row.update({c: found.get(c) for c in ("n", "k", "estimate", "ci_low", "ci_high", "method", "games",
+                                                      "se")})
             elif metric == "dealer_hand_win_rate":
                 dealer = rates[(rates["profile"] == profile) & (rates["level"] == "hand")
-                               & (rates["seat_from_dealer"] == rates["n_players"])]
-                k, n = int(dealer["k"].sum()), int(dealer["n"].sum())
-                row.update(stats.proportion(k, n).iloc[0].to_dict())
-            elif metric == "dealer_edge":
-                edge = res.dealer_edge[res.dealer_edge["profile"] == profile].iloc[0]
-                row.update({"n": edge["dealer_n"] + edge["others_n"], "estimate": edge["estimate"],
-                            "ci_low": edge["ci_low"], "ci_high": edge["ci_high"], "p_value": edge["p_value"],
-                            "method": edge["test"]})
+                               & (rates["n_players"] == full) & (rates["seat_from_dealer"] == full)]
+                if len(dealer):
+                    d = dealer.iloc[0]
+                    row.update({c: d[c] for c in ("n", "k", "estimate", "ci_low", "ci_high", "method", "games",
+                                                  "se")})
+                    row["p_value"] = edge.iloc[0]["p_value"] if len(edge) else np.nan
+                    row["method"] += f"; p: {DEALER_TEST.split(';')[0]}"
+                row["description"] += f" ({full} players; fair share 1/{full})"
+            elif metric == "dealer_edge" and len(edge):
+                e = edge.iloc[0]
+                row.update({"n": e["dealer_n"] + e["others_n"], "estimate": e["estimate"], "ci_low": e["ci_low"],
+                            "ci_high": e["ci_high"], "p_value": e["p_value"], "games": e["games"],
+                            "se": (e["ci_high"] - e["ci_low"]) / 2 / stats.sps.t.ppf(0.975, max(e["games"] - 1, 1)),
+                            "method": stats.CLUSTER_T + "; " + DEALER_TEST})
+            elif metric == "first_minus_dealer" and len(edge):
+                e = edge.iloc[0]
+                row.update({"n": e["dealer_n"], "estimate": e["first_minus_dealer"], "ci_low": e["fmd_ci_low"],
+                            "ci_high": e["fmd_ci_high"], "p_value": e["fmd_p_value"], "games": e["games"],
+                            "se": (e["fmd_ci_high"] - e["fmd_ci_low"]) / 2
+                            / stats.sps.t.ppf(0.975, max(e["games"] - 1, 1)),
+                            "method": stats.CLUSTER_T + "; p: t-test against 0"})
+                row["description"] += f" ({full} players)"
             elif metric == "seat_equal_shares_p":
                 test = res.seat_tests[(res.seat_tests["profile"] == profile) & (res.seat_tests["level"] == "hand")
                                       & (res.seat_tests["n_players"] == full)]
@@ -566,32 +654,14 @@ def _summary(res: Results) -> pd.DataFrame:
                                 "method": f"{t['test']}, {full} seats, df {t['df']}"})
                 row["description"] += f" ({full} players)"
             rows.append(row)
-    out = pd.DataFrame(rows, columns=columns)
+    out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["n"] = out["n"].fillna(0).astype(np.int64)
     out["k"] = out["k"].astype("Float64").astype("Int64")
+    out["games"] = out["games"].astype("Float64").astype("Int64")
     return out
 
 
 def summary(run) -> pd.DataFrame:
     """One row per headline metric per profile: kind, n, k (successes, proportions), estimate, 95%
-    interval, p-value (tests) and the method."""
+    interval, p-value (tests), the interval method, unit, denominator and games (clusters)."""
     return compute(run).summary
-
-
-def mean_samples(run: RunData, profile: str) -> dict[str, np.ndarray]:
-    """The values behind each 'mean' headline metric of a profile (compare's Welch tests need them)."""
-    h = run.hands
-    mine = (h["profile"] == profile).to_numpy()
-    openings = mine & h["played"].to_numpy() & h["opened"].to_numpy()
-    deals = run.hand_rows[run.hand_rows["profile"] == profile]
-    games = run.game_rows[run.game_rows["profile"] == profile]
-    g = run.games[run.games["profile"] == profile]
-    share = (g["eliminated_count"] > 0).groupby(g["game_id"]).mean()
-    return {
-        "mean_open_round": h["open_round"].to_numpy()[openings],
-        "mean_open_value": h["open_value"].to_numpy()[openings],
-        "share_players_eliminated_per_game": share.to_numpy(dtype=float),
-        "hands_per_game": games["hands_played"].to_numpy(dtype=float),
-        "rounds_per_hand": deals.loc[deals["played"], "rounds"].to_numpy(dtype=float),
-        "reshuffles_per_hand": deals["stock_reshuffles"].to_numpy(dtype=float),
-    }

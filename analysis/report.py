@@ -22,17 +22,22 @@ PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low"
 MEAN_COLUMNS = ["metric", "profile", "bot", "n", "estimate", "sd", "ci_low", "ci_high", "method"]
 SUMMARY_COLUMNS = ["profile", "metric", "description", "n", "estimate", "ci_low", "ci_high", "p_value", "method"]
 METHOD_NOTES = [
-    "Proportions: Wilson 95% intervals (statsmodels proportion_confint). Means: t 95% intervals (scipy).",
-    "Intervals treat the rows counted (player-hands, hands, player-games) as independent; rows of one "
-    "hand or game are not quite, so the intervals are somewhat narrower than they should be.",
+    "Every estimate is a ratio of sums over games, with an interval clustered by game (cluster-robust "
+    "linearisation variance from per-game sums): proportions a Wilson 95% interval at the effective n "
+    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom. The "
+    "summary states each metric's unit, denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
-    "exactly one winner. Opening metrics other than P(can open at deal) use played hands only.",
-    "Seat fairness: chi-square goodness of fit of wins by seat_from_dealer against equal shares, per table "
-    "size (scipy.stats.chisquare). Dealer's edge: Fisher's exact test, Newcomb interval for the difference.",
-    "Differences from the baseline: compare's tests (proportions: Fisher's exact test with a Newcomb "
-    "interval; means: Welch's t-test), one Holm family over every tested metric of every profile.",
-    "Survival: Kaplan-Meier (statsmodels SurvfuncRight), games without an elimination censored at their "
-    "hands_played; pointwise log-log 95% band.",
+    "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
+    "void and stalled shares count every deal.",
+    "Seat fairness per table size: chi-square goodness of fit of the winner's seat against 1/n "
+    "(scipy.stats.chisquare); the dealer's rate against 1/n by a cluster-robust t-test; the dealer's edge "
+    "over the other seats and first player minus dealer as effect sizes. The full table is the headline.",
+    "Buy-in rate: buy-ins over the eliminations where the rules allowed one (fewer than max_buy_ins so far "
+    "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
+    "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
+    "standard error, pointwise log-log 95% band.",
+    "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
+    "per-game differences for a paired run), one Holm family over every tested metric of every profile.",
 ]
 
 
@@ -125,32 +130,39 @@ def pick_baseline(profiles: list[str], baseline: str | None) -> str:
 def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     """Every other profile's headline metrics against the baseline's (compare's rows and tests, one
     Holm family over all of them); empty with compare's columns for a one-profile run."""
-    from .compare import COLUMNS, family_table
+    from .compare import COLUMNS, compare_results
     pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
-    return family_table(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
+    return compare_results(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
 
 
 def play_model(res: metrics.Results) -> tuple[str, str]:
-    """The play model in one paragraph (HTML, Markdown): which bots at which tables, games and hands."""
+    """The play model in one paragraph (HTML, Markdown): which bots at which tables (with the share of
+    games each table composition was drawn with), how many games and hands each profile played."""
     info = res.run.manifest.get("profiles", {})
-    deals = res.run.hand_rows
-    hands = deals[~deals["void"]].groupby("profile", observed=False).size()
-    games = res.run.game_rows.groupby("profile", observed=False).size()
     tables = {}
     for p in res.run.profiles:
-        bots = [str(b) for b in info.get(p, {}).get("bots", [])]
         n = metrics.full_table_size(res.run, p)
-        seats = (f"all {n} seats {bots[0]}" if bots and len(set(bots)) == 1 else
-                 "seats " + ", ".join(f"{i + 1} {b}" for i, b in enumerate(bots)) if bots else "bots not recorded")
-        tables.setdefault(f"{n}-player tables, {seats}", []).append(p)
-    where = "; ".join(f"{', '.join(ps)}: {t}" for t, ps in tables.items()) if len(tables) > 1 else \
+        mix = info.get(p, {}).get("tables") or [{"name": ",".join(info.get(p, {}).get("bots", [])) or "not recorded",
+                                                 "bots": info.get(p, {}).get("bots", []), "weight": 1}]
+        total = sum(float(t.get("weight", 1)) for t in mix)
+        parts = []
+        for t in mix:
+            bots = [str(b) for b in t.get("bots", [])]
+            who = f"{len(bots)} x {bots[0]}" if bots and len(set(bots)) == 1 else ",".join(bots)
+            name = "" if t.get("name") == ",".join(bots) else f"{t.get('name')}: "
+            share = f" ({float(t.get('weight', 1)) / total:.0%} of games)" if len(mix) > 1 else ""
+            parts.append(f"{name}{who}{share}")
+        tables.setdefault(f"{n}-player tables, " + "; ".join(parts), []).append(p)
+    where = " | ".join(f"{', '.join(ps)}: {t}" for t, ps in tables.items()) if len(tables) > 1 else \
         next(iter(tables)) if tables else "no profiles"
-    rows = res.run.hands.groupby("profile", observed=False).size()
+    counts = res.run.summary.counts
     plural = lambda n, word: f"{n:,} {word}{'' if n == 1 else 's'}"
-    counts = "; ".join(f"{p} {plural(int(games.get(p, 0)), 'game')}, {plural(int(hands.get(p, 0)), 'hand')}, "
-                       f"{plural(int(rows.get(p, 0)), 'player-hand row')}" for p in res.run.profiles)
-    text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. "
-            f"Played: {counts} (hands: non-void deals). Each seat keeps its bot in every game.")
+    played = "; ".join(f"{p} {plural(int(counts.get(p, {}).get('games', 0)), 'game')}, "
+                       f"{plural(int(counts.get(p, {}).get('deals', 0)), 'deal')}, "
+                       f"{plural(int(counts.get(p, {}).get('hand_rows', 0)), 'player-hand row')}"
+                       for p in res.run.profiles)
+    text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. Seats rotate "
+            f"game by game. Played: {played}.")
     return f"<b>Play model.</b> {html.escape(text)}", f"**Play model.** {text}"
 
 
@@ -287,9 +299,9 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.open("details", "Fairness: seats, dealer, bots, payments")
     doc.table(res.seat_tests, "Equal shares by seat (per level and table size)",
               ["profile", "level", "n_players", "n", "statistic", "df", "p_value", "test"])
-    doc.table(res.dealer_edge, "Dealer's edge: dealer's hand win rate minus the other seats'",
-              ["profile", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate", "estimate",
-               "ci_low", "ci_high", "p_value", "test"])
+    doc.table(res.dealer_edge, "Dealer's edge per table size: dealer's hand win rate minus the other seats'",
+              ["profile", "n_players", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate",
+               "estimate", "ci_low", "ci_high", "p_value", "first_minus_dealer", "fmd_ci_low", "fmd_ci_high", "test"])
     doc.table(res.bot_tests, "Wins by bot against equal skill", ["profile", "level", "n", "statistic", "df",
                                                                   "p_value", "test"])
     doc.attach("win_rate_by_seat", res.seat_rates, "Win rate by seat_from_dealer")

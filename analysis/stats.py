@@ -17,6 +17,8 @@ WILSON = "Wilson 95% interval"
 T_INTERVAL = "t 95% interval"
 CORRECTION = "holm"
 CORRECTION_NAME = "Holm (step-down Bonferroni), family-wise error 5%"
+CLUSTER_WILSON = "Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game)"
+CLUSTER_T = "t 95% interval, cluster-robust (by game) standard error, df = games - 1"
 
 
 def proportion(k, n) -> pd.DataFrame:
@@ -181,6 +183,127 @@ def km_median(durations, observed) -> dict:
     estimate = first(survival)
     low = first(np.where(np.isnan(curve["ci_low"]), survival, curve["ci_low"]))
     high = first(np.where(np.isnan(curve["ci_high"]), survival, curve["ci_high"]))
+    if np.isinf(estimate):
+        estimate = np.nan
+    return {"estimate": estimate, "ci_low": low if np.isfinite(low) else np.nan, "ci_high": high, "method": method}
+
+
+# ---------------------------------------------------------------------------------------------
+# ratio estimators over games (clusters), from per-game sums
+
+
+def ratio_moments(games, x, y, Y2, X2, XY) -> tuple[np.ndarray, np.ndarray]:
+    """R = sum y / sum x over games and its cluster-robust (by game) standard error, the linearisation
+    estimate sqrt(G / (G - 1) * sum_g (y_g - R x_g)^2) / sum x, from the sums over games of y_g, x_g,
+    y_g^2, x_g^2 and x_g y_g.  NaN where x = 0; a NaN standard error where G < 2."""
+    games, x, y, Y2, X2, XY = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (games, x, y, Y2, X2, XY))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(x != 0, y / x, np.nan)
+        residual = np.maximum(Y2 - 2 * r * XY + r * r * X2, 0.0)
+        se = np.where(games >= 2, np.sqrt(games / (games - 1) * residual) / np.abs(x), np.nan)
+    return r, se
+
+
+def _wilson(k, n):
+    """Wilson 95% interval for (possibly fractional) k successes of n."""
+    z = sps.norm.ppf(0.5 + CONFIDENCE / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
+    """Shares y/x with a Wilson 95% interval at the effective sample size n / deff, where the design
+    effect deff is the cluster-robust (by game) variance over the binomial one.  Where the binomial
+    variance is 0 (a share of 0 or 1) deff is taken as 1."""
+    r, se = ratio_moments(games, x, y, Y2, X2, XY)
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        binomial = r * (1 - r) / x
+        deff = np.where((binomial > 0) & np.isfinite(se), se * se / binomial, 1.0)
+        n_eff = x / np.maximum(deff, 1e-9)
+    low, high = _wilson(r * n_eff, n_eff)
+    ok = x > 0
+    return pd.DataFrame({"n": np.rint(x).astype(np.int64), "k": np.rint(np.atleast_1d(y)).astype(np.int64),
+                         "estimate": r, "se": se, "ci_low": np.where(ok, np.minimum(low, r), np.nan),
+                         "ci_high": np.where(ok, np.maximum(high, r), np.nan), "design_effect": deff,
+                         "games": np.atleast_1d(games).astype(np.int64), "method": CLUSTER_WILSON})
+
+
+def cluster_mean(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:
+    """Means (or any ratio) y/x with t 95% intervals from the cluster-robust (by game) standard error,
+    df = games - 1; `yy_rows` (row-level sum of squares) gives the rows' standard deviation."""
+    r, se = ratio_moments(games, x, y, Y2, X2, XY)
+    g = np.atleast_1d(np.asarray(games, dtype=float))
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    half = np.full(r.shape, np.nan)
+    ok = (g >= 2) & np.isfinite(se)
+    half[ok] = sps.t.ppf(0.5 + CONFIDENCE / 2, g[ok] - 1) * se[ok]
+    sd = np.full(r.shape, np.nan)
+    if yy_rows is not None:
+        yy = np.atleast_1d(np.asarray(yy_rows, dtype=float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sd = np.where(x >= 2, np.sqrt(np.maximum(yy - x * r * r, 0) / (x - 1)), np.nan)
+    return pd.DataFrame({"n": np.rint(x).astype(np.int64), "estimate": r, "sd": sd, "se": se, "ci_low": r - half,
+                         "ci_high": r + half, "games": g.astype(np.int64), "method": CLUSTER_T})
+
+
+def t_test(estimate, se, null, df) -> float:
+    """Two-sided p-value of (estimate - null) / se on df degrees of freedom; with se = 0 the answer is
+    exact: 1 when estimate equals null, else 0."""
+    if not np.isfinite(estimate) or not np.isfinite(df) or df < 1:
+        return np.nan
+    if not se > 0:
+        return 1.0 if np.isclose(estimate, null, rtol=0, atol=1e-12) else 0.0
+    return float(2 * sps.t.sf(abs(estimate - null) / se, df))
+
+
+def welch_df(se_a, g_a, se_b, g_b) -> float:
+    """Welch-Satterthwaite degrees of freedom of a difference of two independent estimates."""
+    va, vb = se_a * se_a, se_b * se_b
+    denominator = (va * va / (g_a - 1) if g_a > 1 else 0) + (vb * vb / (g_b - 1) if g_b > 1 else 0)
+    return (va + vb) ** 2 / denominator if denominator > 0 else float(max(g_a + g_b - 2, 1))
+
+
+def km_from_counts(time, event, games) -> pd.DataFrame:
+    """Kaplan-Meier from a histogram: `games` games ended at `time` with (event) or without (censored)
+    the event.  Columns as :func:`kaplan_meier`: Greenwood standard error, log(-log S) 95% band."""
+    frame = pd.DataFrame({"time": np.asarray(time, dtype=float), "event": np.asarray(event, dtype=bool),
+                          "games": np.asarray(games, dtype=np.int64)})
+    columns = ["time", "n_at_risk", "events", "survival", "ci_low", "ci_high"]
+    if not (frame["event"] & (frame["games"] > 0)).any():
+        return pd.DataFrame(columns=columns).astype(float)
+    by_time = frame.pivot_table(index="time", columns="event", values="games", aggfunc="sum", fill_value=0)
+    by_time = by_time.reindex(columns=[False, True], fill_value=0).sort_index()
+    leaving = by_time[False].to_numpy() + by_time[True].to_numpy()
+    at_risk = leaving[::-1].cumsum()[::-1]
+    events = by_time[True].to_numpy()
+    keep = events > 0
+    t, n, d = by_time.index.to_numpy()[keep], at_risk[keep].astype(float), events[keep].astype(float)
+    s = np.cumprod(1 - d / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        greenwood = np.cumsum(np.where(n > d, d / (n * (n - d)), 0.0))
+        se = s * np.sqrt(greenwood)
+        z = sps.norm.ppf(0.5 + CONFIDENCE / 2)
+        spread = z * se / np.abs(s * np.log(s))
+        low = np.where((s > 0) & (s < 1), s ** np.exp(spread), np.nan)
+        high = np.where((s > 0) & (s < 1), s ** np.exp(-spread), np.nan)
+    low = np.where(s == 0, 0.0, low)
+    high = np.where(s == 0, np.nan, high)
+    return pd.DataFrame({"time": t, "n_at_risk": n.astype(np.int64), "events": d.astype(np.int64), "survival": s,
+                         "ci_low": low, "ci_high": high})
+
+
+def km_median_from_curve(curve: pd.DataFrame) -> dict:
+    """The Kaplan-Meier median and its interval (see :func:`km_median`) from a curve."""
+    method = "Kaplan-Meier median; 95% interval where the pointwise log-log band crosses 1/2"
+    first = lambda values: float(curve["time"][values <= 0.5].min()) if (values <= 0.5).any() else np.inf
+    survival = curve["survival"].to_numpy(dtype=float)
+    estimate = first(survival)
+    low = first(np.where(np.isnan(curve["ci_low"].to_numpy(dtype=float)), survival, curve["ci_low"]))
+    high = first(np.where(np.isnan(curve["ci_high"].to_numpy(dtype=float)), survival, curve["ci_high"]))
     if np.isinf(estimate):
         estimate = np.nan
     return {"estimate": estimate, "ci_low": low if np.isfinite(low) else np.nan, "ci_high": high, "method": method}

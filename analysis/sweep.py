@@ -13,7 +13,7 @@ KEY_METRICS = [
     ("kalooki_per_hand", "Kalookis per hand"),
     ("rounds_per_hand", "rounds per hand"),
     ("hands_per_game", "hands per game"),
-    ("share_players_eliminated_per_game", "share of players eliminated per game"),
+    ("share_players_eliminated_at_least_once", "share of players eliminated at least once per game"),
     ("dealer_hand_win_rate", "dealer's hand win rate"),
 ]
 
@@ -46,7 +46,7 @@ def plot_metric(ax, frame: pd.DataFrame, metric: str, label: str, param: str):
 def write_sweep(frame: pd.DataFrame, profile: str, param: str, out_dir, provenance: list[str]) -> None:
     doc = Document(f"Sweep of {param} in {profile}")
     doc.text(f"Each point is a separate run of profile {profile} with {param} set to the value on the x axis; "
-             "error bars are 95% intervals (Wilson for shares, t for means).")
+             "error bars are 95% intervals clustered by game (Wilson at the effective n for shares, t for means).")
     doc.bullets(provenance)
     for metric, label in KEY_METRICS:
         if (frame["metric"] == metric).any():

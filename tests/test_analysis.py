@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import scipy.stats as sps
+from statsmodels.stats.proportion import proportion_confint as sm_proportion_confint
 
 from analysis import load, metrics, stats
 from sim import schema
@@ -170,6 +171,16 @@ def _wilson(k, n):
     return ci.low, ci.high
 
 
+def _cluster(games, y, x):
+    """Ratio sum(y)/sum(x) and its cluster-robust standard error, from per-row game ids, by plain numpy."""
+    frame = pd.DataFrame({"g": games, "y": np.asarray(y, float), "x": np.asarray(x, float)}).groupby("g").sum()
+    frame = frame[frame["x"] > 0]
+    r = frame["y"].sum() / frame["x"].sum()
+    g = len(frame)
+    se = np.sqrt(g / (g - 1) * ((frame["y"] - r * frame["x"]) ** 2).sum()) / frame["x"].sum()
+    return r, se, g
+
+
 # --- loading --------------------------------------------------------------------------------------
 
 
@@ -285,16 +296,24 @@ def test_opening_metrics(results):
     o = results.opening
     row = _row(o, metric="p_can_open_at_deal", bot="all")
     assert (row["k"], row["n"], row["estimate"]) == (6, 16, 3 / 8)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(_wilson(6, 16))
+    # per game (can open, player-hands): (3, 8), (1, 4), (2, 4); the interval is Wilson at n / deff
+    r, se, g = _cluster([0] * 8 + [1] * 4 + [2] * 4, [1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0], [1] * 16)
+    assert (row["se"], row["games"]) == (pytest.approx(se), 3)
+    n_eff = 16 / (se ** 2 / (r * (1 - r) / 16))
+    k_eff = r * n_eff
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        sm_proportion_confint(k_eff, n_eff, method="wilson"))
     assert _row(o, metric="p_can_open_at_deal", bot="greedy")["estimate"] == 3 / 8
     assert _row(o, metric="share_never_opened", bot="all")["estimate"] == pytest.approx(2 / 12)
     assert _row(o, metric="share_never_opened", bot="cautious")["estimate"] == pytest.approx(2 / 6)
     assert _row(o, metric="mean_open_value", bot="all")["estimate"] == pytest.approx(49.1)
     assert _row(o, metric="mean_open_round", bot="all")["estimate"] == pytest.approx(2.6)
     values = [60, 42, 55, 40, 48, 41, 44, 40, 51, 70]
-    ci = sps.ttest_1samp(values, 0).confidence_interval()
+    r, se, g = _cluster([0, 0, 0, 0, 0, 1, 1, 2, 2, 2], values, [1] * 10)
     row = _row(o, metric="mean_open_value", bot="all")
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((ci.low, ci.high))
+    half = sps.t.ppf(0.975, g - 1) * se
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((r - half, r + half))
+    assert row["sd"] == pytest.approx(np.std(values, ddof=1))
     assert _row(o, metric="share_open_with_discard", bot="all")["estimate"] == pytest.approx(2 / 10)
 
 
@@ -309,8 +328,9 @@ def test_opened_by_round_curve(results):
 
 def test_kalooki_frequency(results):
     k = results.kalooki
-    assert _row(k, metric="kalooki_per_hand")["estimate"] == pytest.approx(1 / 7)
-    assert _row(k, metric="kalooki_per_player_hand", bot="all")["estimate"] == pytest.approx(1 / 14)
+    # played hands only (the stalled hand of game 1 and the void deal of game 0 are left out)
+    assert _row(k, metric="kalooki_per_hand")[["k", "n"]].tolist() == [1, 6]
+    assert _row(k, metric="kalooki_per_player_hand", bot="all")[["k", "n"]].tolist() == [1, 12]
     assert _row(k, metric="kalooki_share_of_wins", bot="all")[["k", "n"]].tolist() == [1, 6]
     assert _row(k, metric="kalooki_share_of_wins", bot="greedy")["estimate"] == pytest.approx(1 / 3)
     assert _row(k, metric="kalooki_share_of_wins", bot="cautious")["estimate"] == 0
@@ -318,10 +338,14 @@ def test_kalooki_frequency(results):
 
 def test_elimination(results):
     e = results.elimination
-    row = _row(e, metric="share_players_eliminated_per_game")
-    assert (row["n"], row["estimate"]) == (3, pytest.approx(1 / 3))
+    row = _row(e, metric="share_players_eliminated_at_least_once")
+    assert (row["k"], row["n"]) == (2, 6)
     assert _row(e, metric="share_games_with_elimination")["estimate"] == pytest.approx(2 / 3)
-    assert _row(e, metric="buy_in_rate", bot="all")[["k", "n"]].tolist() == [1, 3]
+    # two players: an eliminated player never has two others still in, so no buy-in was ever allowed
+    # (the hand-made buy-in of game 0 breaks that rule, and is not counted as a decision)
+    assert _row(e, metric="buy_in_rate", bot="all")[["k", "n"]].tolist() == [0, 0]
+    assert _row(e, metric="buy_in_allowed_share", bot="all")[["k", "n"]].tolist() == [0, 3]
+    assert _row(e, metric="buy_ins_per_game")[["n", "estimate"]].tolist() == [3, pytest.approx(1 / 3)]
     assert _row(e, metric="p_win_game_given_bought_in", bot="all")[["k", "n"]].tolist() == [0, 1]
     assert _row(e, metric="p_win_game_given_never_bought_in", bot="all")[["k", "n"]].tolist() == [2, 3]
     assert _row(e, metric="median_hands_to_first_elimination")["estimate"] == 2
@@ -336,8 +360,8 @@ def test_no_elimination_reports_zeros_with_n(tmp_path):
     hands = [r for r in hands_rows(ALPHA_HANDS) if r["game_id"] == 1]
     run = write_run(tmp_path / "r", {"alpha": [(hands, [r for r in games_rows(ALPHA_GAMES) if r["game_id"] == 1])]})
     e = metrics.elimination(run)
-    row = _row(e, metric="share_players_eliminated_per_game")
-    assert (row["n"], row["estimate"]) == (1, 0)
+    row = _row(e, metric="share_players_eliminated_at_least_once")
+    assert (row["n"], row["estimate"]) == (2, 0)
     assert _row(e, metric="buy_in_rate", bot="all")["n"] == 0
     curve = metrics.first_elimination_survival(run)  # flat at 1 until the game ends after 2 hands
     assert curve[["time", "survival", "n_at_risk"]].values.tolist() == [[0, 1, 1], [2, 1, 1]]
@@ -364,8 +388,14 @@ def test_seat_fairness(results):
     game = rates[rates["level"] == "game"]
     assert game["k"].tolist() == [1, 1] and game["n"].tolist() == [2, 2]
     edge = results.dealer_edge.iloc[0]
+    assert (edge["n_players"], edge["headline"]) == (2, True)
     assert edge["estimate"] == pytest.approx(4 / 6 - 2 / 6)
-    assert edge["p_value"] == pytest.approx(sps.fisher_exact([[2, 4], [4, 2]]).pvalue)
+    # the dealer (seat_from_dealer 2) in played hands, per game (wins of hands): 1 of 3, 1 of 1, 2 of 2
+    r, se, g = _cluster([0, 0, 0, 1, 2, 2], [0, 0, 1, 1, 1, 1], [1] * 6)
+    assert edge["dealer_rate"] == pytest.approx(r)
+    assert edge["p_value"] == pytest.approx(2 * sps.t.sf(abs(r - 0.5) / se, g - 1))
+    # first player minus dealer per played hand: the two rates sum to one at two players
+    assert edge["first_minus_dealer"] == pytest.approx((1 - r) - r)
 
 
 def test_bot_shares_and_payments(results):

@@ -136,7 +136,8 @@ def test_compare_flags_a_large_real_difference(synthetic_runs, tmp_path):
     assert rows.loc["kalooki_per_hand", "difference"] == pytest.approx(0.08, abs=0.02)
     assert rows.loc["kalooki_per_hand", "diff_ci_low"] > 0
     assert "Holm" in rows.loc["kalooki_per_hand", "correction"]
-    assert "Fisher" in rows.loc["kalooki_per_hand", "test"] and "Welch" in rows.loc["hands_per_game", "test"]
+    assert "Welch" in rows.loc["kalooki_per_hand", "test"] and "cluster-robust" in rows.loc["hands_per_game", "test"]
+    assert rows.loc["kalooki_per_hand", "design"] == "independent samples"  # seeds 1 and 2
     page = _parse(html)
     assert len(page.images) == 7  # the differences dot plot and six figures
     text = " ".join(page.text)

@@ -243,7 +243,7 @@ def test_the_report_has_a_contents_list_and_one_table_of_profiles_by_metrics(two
 
 def test_compare_terminal_table_fits_100_columns(two_profile_runs):
     res = two_profile_runs[0]
-    table = compare.family_table(res, res, [("base", "more")])
+    table = compare.compare_results(res, res, [("base", "more")])
     judged = findings.judge(table, findings.load_thresholds())
     text = compare.terminal_table(judged)
     lines = text.splitlines()

@@ -38,6 +38,7 @@ def run(args):
                                 thresholds_file=args.thresholds)
     print(terminal_table(table))
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
+    print(f"design: {table.attrs.get('design', '')}")
     print("verdict: B higher / B lower when clear and past the practical threshold; -: no practical difference")
     print(f"wrote {html}, {out / 'report.md'}, {out / 'figures'}/ and {out / 'data'}/")
     return 0

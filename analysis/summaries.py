@@ -1,0 +1,502 @@
+"""Mergeable per-shard summaries: what the metrics need from a run, one shard at a time.
+
+Every metric is a ratio R = sum over games of y_g / sum over games of x_g, where y_g and x_g are
+sums over the game's rows (player-hands, deals or player-games) of a value and of a count, per
+group (bot, table size and seat, jokers dealt, round, ...).  A shard summarises its rows once into,
+per metric cell: the number of games with rows in the cell, sum x, sum y, the row-level sum of
+y^2 (for a standard deviation), and the sums over games of Y^2, X^2 and XY.  These sums add across
+shards exactly (a game lives in one shard), so :meth:`Summary.merge` is addition and the report
+holds a few thousand numbers however many rows the run has.  The cross-products give each ratio a
+cluster-robust (by game) variance, the linearisation estimate
+
+    var(R) = G / (G - 1) * sum_g (y_g - R x_g)^2 / (sum_g x_g)^2,   G = games in the cell.
+
+Kaplan-Meier of a game's first elimination is a histogram of (hands, event) per game.  For
+``compare`` of paired runs a summary can also keep per-game (y_g, x_g) keyed by game number
+(``keep_games=True``); the report never asks for them.
+
+Buy-ins: ``bought_in`` is a decision only where the rules allowed one.  RULES.md 6: an eliminated
+player may buy in while they have bought in fewer than ``max_buy_ins`` times and at least two players
+are still in; players eliminated in one hand decide in turn, starting left of the hand's winner.  The
+hands table has no column saying so, so it is derived here from ``buy_ins_total``, ``bought_in``,
+``eliminated``, the winner's seat and the profile's ``max_buy_ins`` and ``game_end``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from sim.profiles import Profile
+
+from . import load
+
+HAND_COLUMNS = ["profile", "game_id", "hand_no", "redeal_no", "seat", "seat_from_dealer", "n_players", "bot",
+                "dealt_jokers", "can_open_at_deal", "opened", "open_round", "open_value", "open_with_discard",
+                "won", "win_type", "rounds", "eliminated", "bought_in", "buy_ins_total", "stock_reshuffles", "void",
+                "stalled"]
+GAME_COLUMNS = ["profile", "game_id", "seat", "n_players", "bot", "hands_played", "won", "eliminated_count",
+                "buy_ins", "net_payment", "stalled"]
+ALL = "all"  # the group label of a whole profile (bot) and of "no group" (n_players, seat, value = -1)
+NONE = -1
+KEYS = ["metric", "profile", "bot", "n_players", "seat", "value"]
+MOMENTS = ["games", "x", "y", "yy_rows", "Y2", "X2", "XY"]
+_RULE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Profile)}
+
+
+def rule(manifest: dict, profile: str, name: str):
+    """A profile's rule parameter from the manifest, else the rule's default (sim.profiles)."""
+    params = manifest.get("profiles", {}).get(profile, {}).get("params") or {}
+    return params.get(name, _RULE_DEFAULTS[name])
+
+
+def has_elimination(manifest: dict, profile: str) -> bool:
+    return rule(manifest, profile, "game_end") == "elimination"
+
+
+@dataclass
+class Summary:
+    """Sufficient statistics of some shards of a run; :meth:`merge` adds two summaries exactly."""
+    moments: pd.DataFrame  # KEYS + MOMENTS, one row per metric cell
+    survival: pd.DataFrame  # profile, time, event, games: the first-elimination histogram
+    counts: dict = field(default_factory=dict)  # profile -> {"hand_rows", "game_rows", "games", "deals"}
+    per_game: list = field(default_factory=list)  # frames of (profile, metric, cell keys, game_id, y, x)
+
+    @classmethod
+    def empty(cls) -> "Summary":
+        return cls(pd.DataFrame(columns=KEYS + MOMENTS), pd.DataFrame(columns=["profile", "time", "event", "games"]))
+
+    def merge(self, other: "Summary") -> "Summary":
+        frames = [f for f in (self.moments, other.moments) if len(f)]
+        moments = _extend_cumulative(frames)
+        moments = (pd.concat(moments, ignore_index=True).groupby(KEYS, sort=True, as_index=False)[MOMENTS].sum()
+                   if moments else self.moments)
+        survival = [f for f in (self.survival, other.survival) if len(f)]
+        survival = (pd.concat(survival, ignore_index=True).groupby(["profile", "time", "event"], as_index=False)
+                    ["games"].sum() if survival else self.survival)
+        counts = {p: dict(c) for p, c in self.counts.items()}
+        for p, c in other.counts.items():
+            mine = counts.setdefault(p, {})
+            for k, v in c.items():
+                mine[k] = mine.get(k, 0) + v
+        return Summary(moments, survival, counts, self.per_game + other.per_game)
+
+    def games_table(self) -> pd.DataFrame:
+        """Per-game sums kept for paired comparisons (empty unless summarised with keep_games)."""
+        if not self.per_game:
+            return pd.DataFrame(columns=KEYS + ["game_id", "y", "x"])
+        if len(self.per_game) > 1:  # concatenated once, then kept
+            self.per_game[:] = [pd.concat(self.per_game, ignore_index=True)]
+        return self.per_game[0]
+
+
+CUMULATIVE = "opened_by_round"  # the one metric whose cells are cumulative in `value`
+FINAL = 1 << 30  # the value of a cumulative metric's "every round" cell
+
+
+def _extend_cumulative(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """A cumulative metric's cells beyond a summary's last round equal its FINAL cell: add them so the
+    summaries align before they are added."""
+    if len(frames) < 2:
+        return frames
+    cum = [f[f["metric"] == CUMULATIVE] for f in frames]
+    rounds = [c.loc[c["value"] != FINAL, ["profile", "value"]] for c in cum]
+    out = []
+    for frame, c in zip(frames, cum):
+        extra = []
+        for profile, final in c[c["value"] == FINAL].groupby("profile"):
+            wanted = set().union(*[r.loc[r["profile"] == profile, "value"] for r in rounds])
+            have = set(c.loc[(c["profile"] == profile), "value"])
+            missing = sorted(wanted - have)
+            if missing:
+                extra.append(pd.concat([final.assign(value=v) for v in missing], ignore_index=True))
+        out.append(pd.concat([frame] + extra, ignore_index=True) if extra else frame)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# one shard
+
+
+class _Cells:
+    """Collects the metric cells of one shard: per-game sums by bincount, then moments over games."""
+
+    def __init__(self, profile: str, n_games: int, game_ids: np.ndarray, keep_games: bool):
+        self.profile, self.n_games, self.game_ids, self.keep_games = profile, n_games, game_ids, keep_games
+        self.parts: list[pd.DataFrame] = []
+        self.per_game: list[pd.DataFrame] = []
+
+    def add(self, metric: str, game: np.ndarray, y, x=None, *, bot=None, bot_names=None, n_players=None, seat=None,
+            value=None, x_by_game: bool = False, with_all: bool = True, keep: bool = True):
+        """Cells of `metric` over the rows given: y and x (default 1) per row, grouped by the keys given.
+
+        With bot codes, cells per bot and (with_all) for every bot together.  x_by_game: the
+        denominator is the game's total x over every group (shares of a categorical)."""
+        y = np.asarray(y)
+        x = None if x is None else np.asarray(x, dtype=np.float64)
+        if bot is not None:
+            only_bot = n_players is None and seat is None and value is None and not x_by_game
+            if with_all and not only_bot:
+                self.add(metric, game, y, x, n_players=n_players, seat=seat, value=value, x_by_game=x_by_game,
+                         keep=keep)
+            self._add(metric, game, y, x, {"bot": bot}, bot_names, n_players, seat, value, x_by_game, keep=keep,
+                      with_all=with_all and only_bot)
+            return
+        self._add(metric, game, y, x, {}, None, n_players, seat, value, x_by_game, keep)
+
+    def _add(self, metric, game, y, x, extra, bot_names, n_players, seat, value, x_by_game, keep, with_all=False):
+        keys = {"bot": extra.get("bot"), "n_players": n_players, "seat": seat, "value": value}
+        present = {k: np.asarray(v, dtype=np.int64) for k, v in keys.items() if v is not None}
+        if present:
+            combos, code = _dense_groups(list(present.values()))
+        else:
+            combos, code = np.zeros((1, 0), dtype=np.int64), np.zeros(game.size, dtype=np.int64)
+        n_cells = len(combos)
+        flat = game * n_cells + code
+        size = self.n_games * n_cells
+        Y = np.bincount(flat, weights=y, minlength=size).reshape(self.n_games, n_cells)
+        if y.dtype == bool:  # y * y = y
+            yy = Y.sum(axis=0)
+        else:
+            y = y.astype(np.float64, copy=False)
+            yy = np.bincount(code, weights=y * y, minlength=n_cells)
+        count = lambda index, length: np.bincount(index, weights=x, minlength=length).astype(np.float64, copy=False)
+        if x_by_game:
+            # the denominator is the game's total: a FINAL cell carries it, since a shard without rows in
+            # a cell still has games in its denominator
+            X = np.repeat(count(game, self.n_games)[:, None], n_cells + 1, axis=1)
+            Y = np.hstack([Y, Y.sum(axis=1, keepdims=True)])
+            yy = np.append(yy, 0.0)
+            combos = np.vstack([combos, np.full((1, combos.shape[1]), FINAL)])
+        else:
+            X = count(flat, size).reshape(self.n_games, n_cells)
+        if with_all:  # every bot together: the per-bot sums of each game added up (no second pass)
+            self._moments(metric, np.zeros((1, 0), dtype=np.int64), [], None, Y.sum(axis=1, keepdims=True),
+                          X.sum(axis=1, keepdims=True), np.atleast_1d(yy.sum()), keep)
+        self._moments(metric, combos, list(present), bot_names, Y, X, yy, keep and not with_all and not extra,
+                      denominator_last=x_by_game)
+
+    def add_cumulative(self, metric: str, game: np.ndarray, value: np.ndarray, x: np.ndarray):
+        """Running counts: cell v counts the rows with 1 <= value <= v, over the game's total x; a FINAL
+        cell counts every row with value >= 1 (it stands for every v past the last)."""
+        event = value >= 1
+        last = int(value[event].max()) if event.any() else 0
+        size = self.n_games * (last + 1)
+        Y = np.bincount(game[event] * (last + 1) + value[event], minlength=size).reshape(self.n_games, last + 1)
+        Y = np.cumsum(Y, axis=1)[:, 1:].astype(np.float64)
+        Y = np.hstack([Y, Y[:, -1:] if last else np.zeros((self.n_games, 1))])
+        X = np.repeat(np.bincount(game, weights=x, minlength=self.n_games)[:, None], last + 1, axis=1)
+        combos = np.append(np.arange(1, last + 1), FINAL)[:, None]
+        self._moments(metric, combos, ["value"], None, Y, X, np.zeros(last + 1), keep=False)
+
+    def _moments(self, metric, combos, names, bot_names, Y, X, yy, keep, denominator_last=False):
+        present_games = X != 0
+        frame = pd.DataFrame({"metric": metric, "profile": self.profile,
+                              "games": present_games.sum(axis=0), "x": X.sum(axis=0), "y": Y.sum(axis=0),
+                              "yy_rows": yy, "Y2": (Y * Y).sum(axis=0), "X2": (X * X).sum(axis=0),
+                              "XY": (X * Y).sum(axis=0)})
+        if denominator_last:  # only the FINAL cell carries the denominator (the game's total)
+            frame.loc[frame.index[:-1], ["games", "x", "X2"]] = 0
+        for i, name in enumerate(names):
+            frame[name] = combos[:, i]
+        if "bot" in names:
+            frame["bot"] = np.asarray(bot_names, dtype=object)[frame["bot"].to_numpy()]
+        for name in ("bot", "n_players", "seat", "value"):
+            if name not in frame:
+                frame[name] = ALL if name == "bot" else NONE
+        self.parts.append(frame[KEYS + MOMENTS])
+        if self.keep_games and keep:
+            g, c = np.nonzero(present_games | (Y != 0))
+            cells = frame.iloc[c][KEYS].reset_index(drop=True)
+            cells["game_id"] = self.game_ids[g]
+            cells["y"], cells["x"] = Y[g, c], X[g, c]
+            self.per_game.append(cells)
+
+    def frame(self) -> pd.DataFrame:
+        out = pd.concat(self.parts, ignore_index=True)
+        return out[(out["games"] > 0) | (out["y"] != 0)].reset_index(drop=True)
+
+
+def _dense_groups(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of small-integer key columns (sorted) and each row's group number, in linear
+    time: the keys are packed in a mixed radix and counted (np.unique(axis=0) sorts, far slower)."""
+    if len(columns) == 1 and columns[0].size:  # one key: its values are the groups
+        lo = int(columns[0].min())
+        shifted = columns[0] - lo
+        seen = np.bincount(shifted)
+        present = np.flatnonzero(seen)
+        lookup = np.cumsum(seen > 0) - 1
+        return (present + lo)[:, None], lookup[shifted]
+    lows = [int(c.min()) if c.size else 0 for c in columns]
+    spans = [int(c.max()) - lo + 1 if c.size else 1 for c, lo in zip(columns, lows)]
+    packed = np.zeros(columns[0].size, dtype=np.int64)
+    for c, lo, span in zip(columns, lows, spans):
+        packed = packed * span + (c - lo)
+    seen = np.bincount(packed, minlength=int(np.prod(spans)))
+    present = np.flatnonzero(seen)
+    lookup = np.cumsum(seen > 0) - 1
+    combos = np.empty((present.size, len(columns)), dtype=np.int64)
+    rest = present.copy()
+    for i in range(len(columns) - 1, -1, -1):
+        combos[:, i] = rest % spans[i] + lows[i]
+        rest //= spans[i]
+    return combos, lookup[packed]
+
+
+def _bool(column: pd.Series) -> np.ndarray:
+    if column.dtype == bool:
+        return column.to_numpy()
+    return column.fillna(False).to_numpy(dtype=bool)
+
+
+def _ints(column: pd.Series, fill: int = 0) -> np.ndarray:
+    if column.dtype.kind in "iu":
+        return column.to_numpy(dtype=np.int64)
+    return column.astype("Float64").fillna(fill).to_numpy(dtype=np.int64)
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    cat = column.astype("category")
+    return cat.cat.codes.to_numpy(dtype=np.int64), [str(c) for c in cat.cat.categories]
+
+
+def _deal_starts(game: np.ndarray, hand_no: np.ndarray, redeal_no: np.ndarray) -> np.ndarray:
+    """True at one row of each deal (game, hand_no, redeal_no)."""
+    key = (game.astype(np.int64) << 34) | (hand_no.astype(np.int64) << 16) | redeal_no.astype(np.int64)
+    if key.size == 0:
+        return np.zeros(0, dtype=bool)
+    if np.all(key[1:] >= key[:-1]):
+        return np.concatenate([[True], key[1:] != key[:-1]])
+    first = np.zeros(key.size, dtype=bool)
+    first[np.unique(key, return_index=True)[1]] = True
+    return first
+
+
+def buy_in_allowed(hands: pd.DataFrame, max_buy_ins: int, elimination: bool) -> np.ndarray:
+    """Per player-hand: eliminated, and the rules let the player buy back in (see the module docstring)."""
+    eliminated = _bool(hands["eliminated"])
+    allowed = np.zeros(len(hands), dtype=bool)
+    if not elimination or max_buy_ins <= 0 or not eliminated.any():
+        return allowed
+    bought = _bool(hands["bought_in"])
+    before = _ints(hands["buy_ins_total"]) - bought.astype(np.int64)
+    deal = pd.DataFrame({"game_id": hands["game_id"].to_numpy(), "hand_no": hands["hand_no"].to_numpy(),
+                         "redeal_no": hands["redeal_no"].to_numpy()})
+    won = _bool(hands["won"])
+    winners = deal[won].assign(winner=hands["seat"].to_numpy()[won])
+    rows = np.flatnonzero(eliminated)
+    out = deal.iloc[rows].assign(row=rows, seat=hands["seat"].to_numpy()[rows].astype(np.int64),
+                                 n=hands["n_players"].to_numpy()[rows].astype(np.int64), bought=bought[rows])
+    out = out.merge(winners, on=["game_id", "hand_no", "redeal_no"], how="left")
+    winner = out["winner"].fillna(-1).to_numpy(dtype=np.int64)
+    out["order"] = (out["seat"].to_numpy() - winner - 1) % 128  # clockwise from the winner's left
+    out = out.sort_values(["game_id", "hand_no", "redeal_no", "order"])
+    by_deal = out.groupby(["game_id", "hand_no", "redeal_no"], sort=False)
+    eliminated_in_deal = by_deal["row"].transform("size").to_numpy()
+    bought_earlier = by_deal["bought"].cumsum().to_numpy() - out["bought"].to_numpy()
+    still_in = out["n"].to_numpy() - eliminated_in_deal + bought_earlier
+    ok = (still_in >= 2) & (before[out["row"].to_numpy()] < max_buy_ins)
+    allowed[out["row"].to_numpy()[ok]] = True
+    return allowed
+
+
+def summarise_shard(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | None = None,
+                    keep_games: bool = False) -> Summary:
+    """The sufficient statistics of one shard's hands and games rows (one profile per call's rows;
+    several profiles are summarised one by one).  `manifest` supplies the profile's rules."""
+    manifest = manifest or {}
+    names = list(dict.fromkeys(str(p) for frame in (hands, games) for p in frame["profile"].unique()))
+    total = Summary.empty()
+    for profile in names:
+        h = hands[(hands["profile"] == profile).to_numpy()] if len(names) > 1 else hands
+        g = games[(games["profile"] == profile).to_numpy()] if len(names) > 1 else games
+        total = total.merge(_summarise_profile(str(profile), h.reset_index(drop=True), g.reset_index(drop=True),
+                                               manifest, keep_games))
+    return total
+
+
+def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest: dict,
+                       keep_games: bool) -> Summary:
+    hand_ids = h["game_id"].to_numpy(dtype=np.int64)
+    game_ids_rows = g["game_id"].to_numpy(dtype=np.int64)
+    both = np.concatenate([hand_ids, game_ids_rows])
+    low, high = (int(both.min()), int(both.max())) if both.size else (0, -1)
+    if high - low < 4 * max(game_ids_rows.size, hand_ids.size // 2, 1):  # a shard's games are a range
+        present = np.zeros(high - low + 1, dtype=bool)
+        present[both - low] = True
+        ids = np.flatnonzero(present) + low
+        index = np.cumsum(present) - 1
+        hg, gg = index[hand_ids - low], index[game_ids_rows - low]
+    else:
+        ids, inverse = np.unique(both, return_inverse=True)
+        hg, gg = inverse[:hand_ids.size], inverse[hand_ids.size:]
+    cells = _Cells(profile, ids.size, ids, keep_games)
+    elimination = has_elimination(manifest, profile)
+
+    # --- player-hands
+    void, stalled = _bool(h["void"]), _bool(h["stalled"])
+    played = ~void & ~stalled
+    won = _bool(h["won"])
+    opened = _bool(h["opened"])
+    kalooki = won & (h["win_type"] == "kalooki").to_numpy(dtype=bool, na_value=False)
+    bot, bots = _codes(h["bot"])
+    n_players = h["n_players"].to_numpy(dtype=np.int64)
+    sfd = h["seat_from_dealer"].to_numpy(dtype=np.int64)
+    hand_no, redeal_no = h["hand_no"].to_numpy(), h["redeal_no"].to_numpy()
+    first = _deal_starts(hg, hand_no, redeal_no)
+
+    cells.add("p_can_open_at_deal", hg, _bool(h["can_open_at_deal"]), bot=bot, bot_names=bots)
+    p = played
+    cells.add("share_never_opened", hg[p], ~opened[p], bot=bot[p], bot_names=bots)
+    open_round = h["open_round"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+    open_value = h["open_value"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+    o = played & opened
+    r = o & ~np.isnan(open_round)
+    cells.add("mean_open_round", hg[r], open_round[r], bot=bot[r], bot_names=bots)
+    v = o & ~np.isnan(open_value)
+    cells.add("mean_open_value", hg[v], open_value[v], bot=bot[v], bot_names=bots)
+    cells.add("share_open_with_discard", hg[o], _bool(h["open_with_discard"])[o], bot=bot[o], bot_names=bots)
+    cells.add("open_round_share", hg[r], np.ones(r.sum()), value=open_round[r].astype(np.int64), x_by_game=True)
+    cells.add_cumulative(CUMULATIVE, hg[p], np.where(r, np.nan_to_num(open_round), 0).astype(np.int64)[p],
+                         np.ones(p.sum()))
+
+    pd_ = played & first  # played deals
+    cells.add("kalooki_per_hand", hg, kalooki.astype(float), pd_.astype(float))
+    cells.add("kalooki_per_player_hand", hg[p], kalooki[p], bot=bot[p], bot_names=bots)
+    w = played & won
+    cells.add("kalooki_share_of_wins", hg[w], kalooki[w], bot=bot[w], bot_names=bots)
+
+    cells.add("rounds_per_hand", hg[pd_], h["rounds"].to_numpy()[pd_])
+    cells.add("reshuffles_per_hand", hg[first], h["stock_reshuffles"].to_numpy()[first])
+    cells.add("void_hand_share", hg[first], void[first])
+    cells.add("stalled_hand_share", hg[first], stalled[first])
+
+    cells.add("win_rate_by_seat_hand", hg[p], won[p], n_players=n_players[p], seat=sfd[p])
+    dealer = sfd == n_players
+    effect = np.where(won & (sfd == 1), 1.0, 0.0) - np.where(won & dealer, 1.0, 0.0)
+    cells.add("first_minus_dealer", hg[p], effect[p], (dealer & played)[p], n_players=n_players[p])
+    cells.add("p_win_hand_by_dealt_jokers", hg[p], won[p], value=h["dealt_jokers"].to_numpy()[p])
+    cells.add("win_rate_by_bot_hand", hg[p], won[p], bot=bot[p], bot_names=bots, with_all=False)
+    cells.add("fair_share_by_bot_hand", hg[p], 1.0 / n_players[p], bot=bot[p], bot_names=bots, with_all=False)
+
+    eliminated, bought = _bool(h["eliminated"]), _bool(h["bought_in"])
+    allowed = buy_in_allowed(h, int(rule(manifest, profile, "max_buy_ins")), elimination)
+    cells.add("buy_in_rate", hg[allowed], bought[allowed], bot=bot[allowed], bot_names=bots)
+    cells.add("buy_in_allowed_share", hg[eliminated], allowed[eliminated], bot=bot[eliminated], bot_names=bots)
+
+    # --- player-games
+    g_stalled, g_won = _bool(g["stalled"]), _bool(g["won"])
+    g_bot, g_bots = _codes(g["bot"])
+    g_first = _deal_starts(gg, np.zeros_like(gg), np.zeros_like(gg))  # one row of each game
+    hands_played = g["hands_played"].to_numpy(dtype=np.float64)
+    cells.add("hands_per_game", gg[g_first], hands_played[g_first])
+    cells.add("stalled_game_share", gg[g_first], g_stalled[g_first])
+    cells.add("hands_per_game_hist", gg[g_first], np.ones(g_first.sum()), value=hands_played[g_first].astype(np.int64),
+              x_by_game=True, keep=False)
+    was_eliminated = g["eliminated_count"].to_numpy() > 0
+    cells.add("share_players_eliminated_at_least_once", gg, was_eliminated)
+    cells.add("share_games_with_elimination", gg, np.bincount(gg, weights=was_eliminated,
+                                                              minlength=ids.size)[gg] * g_first > 0, g_first)
+    buy_ins = g["buy_ins"].to_numpy(dtype=np.float64)
+    cells.add("buy_ins_per_game", gg, buy_ins, g_first)
+    fin = ~g_stalled
+    b = fin & (buy_ins > 0)
+    cells.add("p_win_game_given_bought_in", gg[b], g_won[b], bot=g_bot[b], bot_names=g_bots)
+    nb = fin & (buy_ins == 0)
+    cells.add("p_win_game_given_never_bought_in", gg[nb], g_won[nb], bot=g_bot[nb], bot_names=g_bots)
+    g_n = g["n_players"].to_numpy(dtype=np.int64)
+    cells.add("win_rate_by_bot_game", gg[fin], g_won[fin], bot=g_bot[fin], bot_names=g_bots, with_all=False)
+    cells.add("fair_share_by_bot_game", gg[fin], 1.0 / g_n[fin], bot=g_bot[fin], bot_names=g_bots, with_all=False)
+
+    # the seat each player had in the game's first deal
+    start = (hand_no == 1) & (redeal_no == 0)
+    seat_count = int(max(h["seat"].max() if len(h) else 0, g["seat"].max() if len(g) else 0)) + 1
+    start_sfd = np.zeros(ids.size * seat_count, dtype=np.int64)
+    start_sfd[hg[start] * seat_count + h["seat"].to_numpy(dtype=np.int64)[start]] = sfd[start]
+    g_sfd = start_sfd[gg * seat_count + g["seat"].to_numpy(dtype=np.int64)]
+    known = g_sfd > 0
+    s = fin & known
+    cells.add("win_rate_by_seat_game", gg[s], g_won[s], n_players=g_n[s], seat=g_sfd[s])
+    pay = g["net_payment"].to_numpy(dtype=np.float64)
+    cells.add("net_payment_by_seat", gg[known], pay[known], seat=g_sfd[known])
+    cells.add("net_payment_by_bot", gg, pay, bot=g_bot, bot_names=g_bots, with_all=False)
+    cells.add("eliminated_by_seat", gg[known], was_eliminated[known], seat=g_sfd[known])
+    cells.add("eliminated_by_bot", gg, was_eliminated, bot=g_bot, bot_names=g_bots, with_all=False)
+
+    # --- first elimination per game (Kaplan-Meier histogram)
+    first_elim = np.full(ids.size, np.iinfo(np.int64).max)
+    np.minimum.at(first_elim, hg[eliminated], hand_no[eliminated].astype(np.int64))
+    game_hands = np.zeros(ids.size)
+    game_hands[gg[g_first]] = hands_played[g_first]
+    has_game = np.zeros(ids.size, dtype=bool)
+    has_game[gg] = True
+    event = first_elim < np.iinfo(np.int64).max
+    time_ = np.where(event, first_elim, game_hands)[has_game]
+    survival = (pd.DataFrame({"time": time_.astype(float), "event": event[has_game]})
+                .groupby(["time", "event"], as_index=False).size().rename(columns={"size": "games"}))
+    survival.insert(0, "profile", profile)
+
+    counts = {profile: {"hand_rows": len(h), "game_rows": len(g), "games": int(g_first.sum()),
+                        "deals": int(first.sum())}}
+    return Summary(cells.frame(), survival, counts, cells.per_game)
+
+
+# ---------------------------------------------------------------------------------------------
+# a run, shard by shard
+
+
+def _shard_files(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, object, object]]:
+    """(profile, hands path or None, games path or None) per manifest shard, from load.table_files."""
+    found = {t: load.table_files(run_dir, manifest, t, profiles, exclude) for t in ("hands", "games")}
+    by_name = {t: {} for t in found}
+    for table, paths in found.items():
+        for path in paths:
+            by_name[table].setdefault(str(path).replace("\\", "/").rsplit("/", 1)[-1], []).append(path)
+    wanted = set(profiles)
+    out = []
+    for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
+        if shard.get("profile") not in wanted:
+            continue
+        pair = []
+        for table in ("hands", "games"):
+            rel = (shard.get("files", {}).get(table) or {}).get("path")
+            match = None
+            if rel:
+                for path in by_name[table].get(rel.rsplit("/", 1)[-1], []):
+                    if str(path).replace("\\", "/").endswith(rel) or rel in str(path):
+                        match = path
+                        break
+            pair.append(match)
+        if pair[0] is not None or pair[1] is not None:
+            out.append((shard["profile"], pair[0], pair[1]))
+    return out
+
+
+def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: bool = False,
+                  workers: int = 1) -> Summary:
+    """Summarise every shard of `profiles` (files in `exclude` left out) and merge: memory stays that
+    of one shard.  workers > 1 summarises shards in that many processes."""
+    jobs = _shard_files(run_dir, manifest, profiles, exclude)
+    total = Summary.empty()
+    for profile in profiles:  # every profile has its counts, even with no readable rows
+        total.counts.setdefault(profile, {"hand_rows": 0, "game_rows": 0, "games": 0, "deals": 0})
+    if workers > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(workers) as pool:
+            parts = pool.map(_summarise_files, *zip(*[(p, hp, gp, manifest, keep_games) for p, hp, gp in jobs]))
+            for part in parts:
+                total = total.merge(part)
+        return total
+    for profile, hands_path, games_path in jobs:
+        total = total.merge(_summarise_files(profile, hands_path, games_path, manifest, keep_games))
+    return total
+
+
+def _summarise_files(profile, hands_path, games_path, manifest, keep_games) -> Summary:
+    hands = load.read_files([hands_path] if hands_path is not None else [], "hands", HAND_COLUMNS, [profile])
+    games = load.read_files([games_path] if games_path is not None else [], "games", GAME_COLUMNS, [profile])
+    if hands.empty and games.empty:
+        return Summary.empty()
+    return summarise_shard(hands, games, manifest, keep_games)
