@@ -447,13 +447,18 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
 # a run, shard by shard
 
 
+def _path_text(path) -> str:
+    """A file's path within its filesystem (a URI's query left out), with forward slashes."""
+    return str(getattr(path, "path", path)).replace("\\", "/")
+
+
 def _shard_files(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, object, object]]:
     """(profile, hands path or None, games path or None) per manifest shard, from load.table_files."""
     found = {t: load.table_files(run_dir, manifest, t, profiles, exclude) for t in ("hands", "games")}
     by_name = {t: {} for t in found}
     for table, paths in found.items():
         for path in paths:
-            by_name[table].setdefault(str(path).replace("\\", "/").rsplit("/", 1)[-1], []).append(path)
+            by_name[table].setdefault(_path_text(path).rsplit("/", 1)[-1], []).append(path)
     wanted = set(profiles)
     out = []
     for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
@@ -465,7 +470,7 @@ def _shard_files(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, 
             match = None
             if rel:
                 for path in by_name[table].get(rel.rsplit("/", 1)[-1], []):
-                    if str(path).replace("\\", "/").endswith(rel) or rel in str(path):
+                    if _path_text(path).endswith(rel):
                         match = path
                         break
             pair.append(match)
