@@ -491,11 +491,16 @@ def _se(row) -> float:
     return (row.diff_ci_high - row.diff_ci_low) / 2 / t
 
 
+def _counted(rows: pd.DataFrame) -> pd.DataFrame:
+    """The compositions with enough data: tested, at least MIN_GAMES games on each side."""
+    return rows[rows["p_value"].notna() & rows["diff_ci_low"].notna()
+                & (rows["games_a"].fillna(0) >= MIN_GAMES) & (rows["games_b"].fillna(0) >= MIN_GAMES)]
+
+
 def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, threshold: float) -> str:
     """The robustness of one difference from its per-composition rows (compare's columns plus
     `table`): see ROBUSTNESS_NOTE."""
-    counted = rows[rows["p_value"].notna() & rows["diff_ci_low"].notna()
-                   & (rows["games_a"].fillna(0) >= MIN_GAMES) & (rows["games_b"].fillna(0) >= MIN_GAMES)]
+    counted = _counted(rows)
     if len(counted) < 2:
         return f"{NOT_ASSESSED}: {len(counted)} composition{'' if len(counted) == 1 else 's'} with enough data"
     if pd.isna(threshold):
@@ -529,38 +534,52 @@ def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) 
         out["robustness"] = ONE_TABLE
         return out
     groups = {key: rows for key, rows in by_table.groupby(["profile_a", "profile_b", "metric"], sort=False)}
-    marks = []
+    marks, spreads = [], []
     for row in out.itertuples(index=False):
         rows = groups.get((row.profile_a, row.profile_b, row.metric))
         if row.verdict in (NOT_APPLICABLE, NOT_TESTED) or rows is None:
             marks.append(f"{NOT_ASSESSED}: {row.verdict}" if row.verdict in (NOT_APPLICABLE, NOT_TESTED)
                          else f"{NOT_ASSESSED}: no composition data")
+            spreads.append(np.nan)
             continue
         marks.append(robustness_mark(rows, row.metric, row.kind, row.threshold))
+        counted = _counted(rows)["difference"]
+        spreads.append((counted.max() - counted.min()) / row.threshold if len(counted) > 1 and row.threshold > 0
+                       else np.nan)
     out["robustness"] = marks
+    out["spread_in_thresholds"] = spreads  # the largest gap between compositions' differences / threshold
     return out
 
 
-def robustness_finding(judged: pd.DataFrame, tables: list[str]) -> Finding:
+def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -> Finding:
     """The findings' first line: which differences from the baseline depend on play strength."""
     if len(tables) < 2:
         return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {tables[0] if tables else 'one table'}).",
                        False)
     depends = judged[judged["robustness"].str.startswith(DEPENDS)]
+    depends = depends.assign(stated=depends["verdict"].isin(STATED)).sort_values(
+        ["stated", "spread_in_thresholds"], ascending=False, kind="stable")  # the most telling first
     stated_robust = judged[judged["verdict"].isin(STATED) & (judged["robustness"] == ROBUST)]
     parts = []
-    for profile, rows in depends.groupby("profile_b", sort=False):
+    for profile in dict.fromkeys(judged["profile_b"]):
+        rows = depends[depends["profile_b"] == profile]
+        if rows.empty:
+            continue
         items = [f"{sentence_label(show(r.metric, r.kind).label)} ({r.robustness[len(DEPENDS) + 2:]})"
-                 for r in rows.itertuples(index=False)]
-        parts.append(f"{profile} against the baseline: " + "; ".join(items))
+                 for r in rows.head(most).itertuples(index=False)]
+        more = len(rows) - most
+        parts.append(f"{profile}: " + "; ".join(items)
+                     + (f"; and {more} more under By table composition" if more > 0 else ""))
     lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
     if parts:
-        text = lead + "these differences depend on play strength: " + ". ".join(parts) + "."
+        text = lead + "these differences from the baseline depend on play strength: " + ". ".join(parts) + "."
     else:
         text = lead + "no difference from the baseline clearly depends on play strength."
     if len(stated_robust):
-        text += " Stated differences that hold at every composition: " + ", ".join(
-            f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)}" for r in stated_robust.itertuples(index=False)) + "."
+        named = [f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)}"
+                 for r in stated_robust.itertuples(index=False)]
+        text += " Stated differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
+            f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
     unsettled = int(judged["robustness"].str.startswith(UNSETTLED).sum())
     if unsettled:
         text += f" {unsettled} more differ between compositions by a threshold or more, not clearly (unsettled)."

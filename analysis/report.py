@@ -228,7 +228,7 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
 def _strength_note(judged_row) -> str:
     """' ⚠ depends on play strength' on a cell whose difference depends on the composition."""
     mark = getattr(judged_row, "robustness", "")
-    return " ⚠ depends on play strength" if str(mark).startswith(findings.DEPENDS) else ""
+    return " ⚠" if str(mark).startswith(findings.DEPENDS) else ""
 
 
 def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds) -> list:
@@ -251,56 +251,70 @@ def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tu
 
 def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFrame, by_table_diffs: pd.DataFrame,
                         baseline: str) -> None:
-    """'By table composition': the differences that depend on play strength, then per metric group
+    """'By table composition' (runs of several compositions): the differences that depend on play strength, then per metric group
     a profiles x compositions table (collapsed), and the long tables as CSV."""
     tables = metrics.tables_of(res.run)
-    doc.heading("By table composition")
-    if len(tables) < 2:
-        doc.text(f"{findings.ONE_TABLE[0].upper()}{findings.ONE_TABLE[1:]}: every game was played at "
-                 f"{tables[0] if tables else 'one table'}.")
+    if len(tables) < 2:  # the findings say so once
         return
+    doc.heading("By table composition")
     shares = res.by_table[res.by_table["metric"] == "hands_per_game"].groupby("table", sort=False)["games"].sum()
-    doc.text("Each headline metric per profile and per table composition (games: " + ", ".join(
-        f"{t} {int(shares.get(t, 0)):,}" for t in tables) + "), and each profile's difference from the baseline "
-        f"{baseline} within each composition. A difference is robust when it has the same direction and "
-        "practically the same size at every composition; Methods says how.")
-    marks = judged[judged["robustness"].str.startswith((findings.DEPENDS, findings.UNSETTLED))] \
-        if "robustness" in judged else judged.iloc[0:0]
-    if len(marks):
-        header = [Cell("Metric"), Cell("Profile"), Cell("All tables", "B − A")] + \
-            [Cell(t, "B − A (95% CI)") for t in tables] + [Cell("Robustness")]
-        diffs = {(r.profile_b, r.metric, r.table): r for r in by_table_diffs.itertuples(index=False)}
-        rows = []
-        for r in marks.itertuples(index=False):
-            s = findings.show(r.metric, r.kind)
-            row = [Cell(s.label, r.metric), Cell(r.profile_b),
-                   Cell(findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind))]
-            for t in tables:
-                d = diffs.get((r.profile_b, r.metric, t))
-                row.append(Cell(findings.fmt_difference(r.metric, d.difference, d.diff_ci_low, d.diff_ci_high, r.kind)
-                                .replace("95% CI ", "") if d is not None else ""))
-            depends = r.robustness.startswith(findings.DEPENDS)
-            row.append(Cell(findings.DEPENDS if depends else findings.UNSETTLED, "",
-                            findings.HIGHER if depends else ""))
-            rows.append(row)
-        doc.grid(header, rows, "Differences from the baseline that are not the same at every composition "
-                 "(▲/▼ cells of the headline table carry ⚠ when they depend on play strength).")
+    doc.text("Each profile's difference from the baseline " + baseline + " within each table composition (games, "
+             "every profile together: " + ", ".join(f"{t} {int(shares.get(t, 0)):,}" for t in tables) + "): robust "
+             "when the same direction and practically the same size at every composition (Methods).")
+    has = lambda mark: judged["robustness"].str.startswith(mark) if "robustness" in judged else \
+        pd.Series(False, index=judged.index)
+    depends, unsettled = judged[has(findings.DEPENDS)], judged[has(findings.UNSETTLED)]
+    if len(depends) > VISIBLE_ROWS:  # a long list: collapsed, the findings name the first of each profile
+        doc.open("details", f"{len(depends)} differences from the baseline depend on play strength")
+    if len(depends):
+        doc.grid(*robustness_grid(depends, by_table_diffs, tables), "Differences from the baseline that depend on "
+                 "play strength (▲/▼ cells of the headline table carry ⚠).")
     else:
-        doc.text("No difference from the baseline depends on play strength or is unsettled between compositions.")
+        doc.text("No difference from the baseline clearly depends on play strength.")
+    if len(depends) > VISIBLE_ROWS:
+        doc.close("details")
+    if len(unsettled):
+        doc.open("details", f"{len(unsettled)} differences a threshold or more apart between compositions, not "
+                            "clearly (unsettled)")
+        doc.grid(*robustness_grid(unsettled, by_table_diffs, tables))
+        doc.close("details")
     by_table = res.by_table
+    doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
     for topic in (findings.OPENING, findings.KALOOKI, findings.ELIMINATION, findings.LENGTH, findings.SEAT):
         metrics_here = [m for m, _, _ in metrics.HEADLINE if findings.show(m).topic == topic]
         mine = by_table[by_table["metric"].isin(metrics_here)]
         if mine.empty or mine["estimate"].isna().all():
             continue
-        doc.open("details", f"{topic}: profiles x compositions")
         doc.grid(*composition_grid(mine, res.run.profiles, tables), f"{topic}: estimate (95% interval) per "
                  "profile (rows) and table composition (columns).")
-        doc.close("details")
     doc.attach("by_table", by_table, "Every headline metric per profile and table composition (long format)")
     if len(by_table_diffs):
         doc.attach("differences_by_table", by_table_diffs, "Every difference from the baseline within each "
                    "table composition, tested and judged")
+    doc.close("details")
+
+
+VISIBLE_ROWS = 12  # the most rows of differences depending on play strength shown open
+
+
+def robustness_grid(marked: pd.DataFrame, by_table_diffs: pd.DataFrame, tables: list[str]):
+    """Metric, profile, the difference over every table and within each composition, the mark."""
+    header = [Cell("Metric"), Cell("Profile"), Cell("All tables", "B − A")] + \
+        [Cell(t, "B − A (95% CI)") for t in tables] + [Cell("Robustness")]
+    diffs = {(r.profile_b, r.metric, r.table): r for r in by_table_diffs.itertuples(index=False)}
+    rows = []
+    for r in marked.itertuples(index=False):
+        s = findings.show(r.metric, r.kind)
+        row = [Cell(s.label, r.metric), Cell(r.profile_b),
+               Cell(findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind))]
+        for t in tables:
+            d = diffs.get((r.profile_b, r.metric, t))
+            row.append(Cell(findings.fmt_difference(r.metric, d.difference, d.diff_ci_low, d.diff_ci_high, r.kind)
+                            .replace("95% CI ", "") if d is not None else ""))
+        depends = r.robustness.startswith(findings.DEPENDS)
+        row.append(Cell(findings.DEPENDS if depends else findings.UNSETTLED, cls=findings.HIGHER if depends else ""))
+        rows.append(row)
+    return header, rows
 
 
 def composition_grid(by_table: pd.DataFrame, profiles: list[str], tables: list[str]):
@@ -453,7 +467,9 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     doc.heading("Headline metrics")
     doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
              f"Estimate (95% interval) per profile. Marked cells differ from the baseline {baseline} clearly and by "
-             "more than the practical threshold (▲ higher, ▼ lower, with the difference). Code names in small print.")
+             "more than the practical threshold (▲ higher, ▼ lower, with the difference)"
+             + ("; ⚠: the difference depends on play strength (By table composition)"
+                if len(metrics.tables_of(res.run)) > 1 else "") + ". Code names in small print.")
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
     composition_section(doc, res, judged, by_table_diffs, baseline)

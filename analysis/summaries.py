@@ -354,9 +354,9 @@ def summarise_shard(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | N
 def _keys(frame: pd.DataFrame, manifest: dict) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """Each row's (profile, table) pair as a code into the list of pairs (codes, not strings per row)."""
     profile, profiles = _codes(frame["profile"])
-    if "table" in frame:
+    if "table" in frame and frame["table"].notna().all():
         table, tables = _codes(frame["table"])
-    else:  # written before the table column: the profile's bots
+    else:  # written before the table column (or without it filled): the profile's bots
         table, tables = profile, [default_table(manifest, p) for p in profiles]
     combos, code = _dense_groups([profile, table]) if len(frame) else (np.zeros((0, 2), np.int64), profile)
     return code, [(profiles[p], tables[t]) for p, t in combos]
