@@ -31,8 +31,8 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import load, stats
-from .summaries import (ALL, FINAL, NONE, Summary, default_table, has_elimination, summarise_run,
-                        summarise_shard)
+from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
+                        summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
 
@@ -594,7 +594,9 @@ BY_TABLE_COLUMNS = ["profile", "table", "metric", "kind", "estimate", "ci_low", 
 def tables_of(run: RunData) -> list[str]:
     """The run's table compositions in order: each profile's manifest mix, then any others seen."""
     by_table = run.summary.by_table
-    seen = [t for p, t in (by_table.compositions.values() if by_table is not None else ()) if p in run.profiles]
+    if by_table is None:  # a summary made without compositions: each profile's bots
+        return list(dict.fromkeys(default_table(run.manifest, p) for p in run.profiles))
+    seen = [t for p, t in by_table.compositions.values() if p in run.profiles]
     named = [str(t.get("name")) for p in run.profiles
              for t in run.manifest.get("profiles", {}).get(p, {}).get("tables") or []]
     return list(dict.fromkeys([t for t in named if t in seen] + sorted(seen)))
@@ -605,14 +607,13 @@ def composition_run(run: RunData) -> RunData:
     rules those of the profile, its bots those of the composition.  ``manifest["compositions"]`` maps
     each name to (profile, table); the order is by profile, then by composition."""
     by_table = run.summary.by_table
-    if by_table is None:  # a summary made without compositions: one, named from the bots
-        from .summaries import composition_name
-        by_table = Summary(run.summary.moments, run.summary.survival, run.summary.counts, run.summary.per_game)
-        names = {p: composition_name(p, default_table(run.manifest, p)) for p in run.profiles}
-        by_table = Summary(by_table.moments.assign(profile=by_table.moments["profile"].map(names)),
-                           by_table.survival.assign(profile=by_table.survival["profile"].map(names)),
-                           {names[p]: c for p, c in by_table.counts.items() if p in names}, [],
-                           {n: (p, default_table(run.manifest, p)) for p, n in names.items()})
+    if by_table is None:  # a summary made without compositions: each profile one, named from its bots
+        s = run.summary
+        names = {p: composition_name(p, default_table(run.manifest, p)) for p in s.counts}
+        rename = lambda frame: frame.assign(profile=frame["profile"].map(names))
+        by_table = Summary(rename(s.moments), rename(s.survival), {names[p]: c for p, c in s.counts.items()},
+                           [rename(f) for f in s.per_game], {n: (p, default_table(run.manifest, p))
+                                                              for p, n in names.items()})
     order = {t: i for i, t in enumerate(tables_of(run))}
     pairs = sorted(((name, pt) for name, pt in by_table.compositions.items() if pt[0] in run.profiles),
                    key=lambda item: (run.profiles.index(item[1][0]), order.get(item[1][1], len(order))))
