@@ -582,5 +582,6 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
             f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
     unsettled = int(judged["robustness"].str.startswith(UNSETTLED).sum())
     if unsettled:
-        text += f" {unsettled} more differ between compositions by a threshold or more, not clearly (unsettled)."
+        text += (f" {unsettled}{' more' if parts else ''} differ{'s' if unsettled == 1 else ''} between compositions "
+                 "by a threshold or more, not clearly (unsettled).")
     return Finding("Play strength", text, bool(parts))

@@ -138,10 +138,29 @@ def test_robustness_mark_on_constructed_rows():
 
 def test_an_old_run_without_a_table_column_is_one_composition_named_from_its_bots(tmp_path):
     run_dir = bench_report.synthesize_run(tmp_path / "run", 20_000, seed=2, profiles={"kalooki40": SPEC})
+    import pyarrow.parquet as pq
     for path in (tmp_path / "run").rglob("*.parquet"):
-        import pyarrow.parquet as pq
         table = pq.read_table(path)
         pq.write_table(table.drop_columns(["table"]), path)
     res = metrics.compute(metrics.load_run(run_dir))
     assert set(res.by_table["table"]) == {",".join(SPEC["bots"])}
     assert metrics.tables_of(res.run) == [",".join(SPEC["bots"])]
+
+
+def test_a_run_read_shard_by_shard_has_the_by_table_numbers_of_all_its_rows_at_once(tmp_path):
+    import pyarrow.parquet as pq
+    run_dir = bench_report.synthesize_run(tmp_path / "run", 30_000, seed=4, shard_rows=6_000)
+    for path in (tmp_path / "run").rglob("*.parquet"):  # games alternate between two compositions
+        table = pq.read_table(path)
+        names = np.where(table.column("game_id").to_numpy() % 3 == 0, "strong", "casual")
+        pq.write_table(table.set_column(table.schema.get_field_index("table"), "table", pa.array(names)), path)
+    sharded = metrics.compute(metrics.load_run(run_dir)).by_table
+    hands, games = (metrics.load.load_table(run_dir, t) for t in ("hands", "games"))
+    manifest = metrics.load.read_manifest(run_dir)
+    whole = metrics.compute(metrics.RunData.from_frames(manifest, hands, games)).by_table
+    assert len(manifest["shards"]) > 2 and set(sharded["table"]) == {"casual", "strong"}
+    key = ["profile", "table", "metric"]
+    a, b = sharded.set_index(key).sort_index(), whole.set_index(key).sort_index()
+    assert a.index.equals(b.index)
+    assert np.allclose(a["estimate"].astype(float), b["estimate"].astype(float), equal_nan=True)
+    assert np.allclose(a["ci_high"].astype(float), b["ci_high"].astype(float), equal_nan=True)
