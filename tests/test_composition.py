@@ -164,3 +164,16 @@ def test_a_run_read_shard_by_shard_has_the_by_table_numbers_of_all_its_rows_at_o
     assert a.index.equals(b.index)
     assert np.allclose(a["estimate"].astype(float), b["estimate"].astype(float), equal_nan=True)
     assert np.allclose(a["ci_high"].astype(float), b["ci_high"].astype(float), equal_nan=True)
+
+
+def test_a_paired_run_keeping_per_game_sums_pairs_the_differences_within_each_composition():
+    specs = {("base", "casual"): SPEC, ("base", "strong"): SPEC, ("other", "casual"): {**SPEC, "kalooki_rate": 0.08},
+             ("other", "strong"): {**SPEC, "kalooki_rate": 0.08}}
+    plain, hands, games = _run(specs, rows=6_000, paired=True)  # game g of each profile: same composition
+    run = metrics.RunData.from_frames(plain.manifest, hands, games, keep_games=True)
+    diffs = report.table_differences(metrics.compute(run), "base")
+    tested = diffs[diffs["p_value"].notna()]
+    assert set(tested["table"]) == {"casual", "strong"}
+    assert tested["design"].str.startswith("paired by game").all(), set(tested["design"])
+    unpaired = report.table_differences(metrics.compute(plain), "base")  # no per-game sums kept
+    assert unpaired.loc[unpaired["p_value"].notna(), "design"].eq("independent samples").all()
