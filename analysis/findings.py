@@ -454,3 +454,138 @@ def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int]
         rows = [r for r in rows if r is not None]
         money[p] = money_advantage(pd.concat(rows), gap("net_payment_per_game")) if rows else None
     return advantage_findings(seat, bot, eliminated, money)
+
+
+# ---------------------------------------------------------------------------------------------
+# robustness across table compositions (play strength)
+
+
+ROBUST = "robust"
+DEPENDS = "depends on play strength"
+UNSETTLED = "unsettled"
+NOT_ASSESSED = "not assessed"
+ONE_TABLE = "one table composition: robustness not assessed"
+MIN_GAMES = 30  # games on each side before a composition's difference counts
+ROBUSTNESS_NOTE = (
+    "Robustness across table compositions: each profile's difference from the baseline is computed again "
+    "within each composition (the same tests, one Holm family over every composition). A composition counts "
+    f"when its difference was tested with at least {MIN_GAMES} games on each side. Two compositions disagree "
+    "when their differences point clearly in opposite directions (each 95% interval excluding 0) or differ by "
+    "at least the metric's practical threshold with that gap clear at 95% (compositions are different games, "
+    "so its standard error is the root sum of squares). \"robust\": no two disagree and every two are within "
+    "the threshold of each other; \"depends on play strength\": some two disagree (named, with their "
+    "differences); \"unsettled\": differences a threshold or more apart that the data cannot yet tell from "
+    "noise; \"not assessed\": fewer than two compositions count.")
+
+
+def _clear_direction(row) -> int:
+    if row.diff_ci_low > 0:
+        return 1
+    if row.diff_ci_high < 0:
+        return -1
+    return 0
+
+
+Z95 = float(sps.norm.ppf(0.975))
+
+
+def _se(row) -> float:
+    """The standard error behind a difference's 95% interval (its half-width over z; a t interval's
+    is a little wider, so this errs towards calling a gap unclear)."""
+    return (row.diff_ci_high - row.diff_ci_low) / 2 / Z95
+
+
+def _counted(rows: pd.DataFrame) -> pd.DataFrame:
+    """The compositions with enough data: tested, at least MIN_GAMES games on each side."""
+    return rows[rows["p_value"].notna() & rows["diff_ci_low"].notna()
+                & (rows["games_a"].fillna(0) >= MIN_GAMES) & (rows["games_b"].fillna(0) >= MIN_GAMES)]
+
+
+def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, threshold: float) -> str:
+    """The robustness of one difference from its per-composition rows (compare's columns plus
+    `table`): see ROBUSTNESS_NOTE."""
+    counted = _counted(rows)
+    if len(counted) < 2:
+        return f"{NOT_ASSESSED}: {len(counted)} composition{'' if len(counted) == 1 else 's'} with enough data"
+    if pd.isna(threshold):
+        return f"{NOT_ASSESSED}: no threshold set"
+    items = list(counted.itertuples(index=False))
+    disagree, wide = set(), False
+    for i, a in enumerate(items):
+        for b in items[i + 1:]:
+            gap = abs(a.difference - b.difference)
+            opposite = _clear_direction(a) * _clear_direction(b) < 0
+            gap_clear = gap - Z95 * float(np.hypot(_se(a), _se(b))) > 0
+            if opposite or (gap >= threshold and gap_clear):
+                disagree.update({a.table, b.table})
+            elif gap >= threshold:
+                wide = True
+    named = lambda tables: " vs ".join(
+        f"{r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)}"
+        for r in sorted((r for r in items if r.table in tables), key=lambda r: -r.difference))
+    if disagree:
+        return f"{DEPENDS}: {named(disagree)}"
+    if wide:
+        return f"{UNSETTLED}: {named({r.table for r in items})} (a threshold or more apart, not clearly)"
+    return ROBUST
+
+
+def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) -> pd.DataFrame:
+    """`judged` (each profile against the baseline) with a `robustness` column from `by_table`
+    (the same differences within each composition, with a `table` column): one mark per row."""
+    out = judged.copy()
+    if len(tables) < 2:
+        out["robustness"] = ONE_TABLE
+        return out
+    groups = {key: rows for key, rows in by_table.groupby(["profile_a", "profile_b", "metric"], sort=False)}
+    marks, spreads = [], []
+    for row in out.itertuples(index=False):
+        rows = groups.get((row.profile_a, row.profile_b, row.metric))
+        if row.verdict in (NOT_APPLICABLE, NOT_TESTED) or rows is None:
+            marks.append(f"{NOT_ASSESSED}: {row.verdict}" if row.verdict in (NOT_APPLICABLE, NOT_TESTED)
+                         else f"{NOT_ASSESSED}: no composition data")
+            spreads.append(np.nan)
+            continue
+        marks.append(robustness_mark(rows, row.metric, row.kind, row.threshold))
+        counted = _counted(rows)["difference"]
+        spreads.append((counted.max() - counted.min()) / row.threshold if len(counted) > 1 and row.threshold > 0
+                       else np.nan)
+    out["robustness"] = marks
+    out["spread_in_thresholds"] = spreads  # the largest gap between compositions' differences / threshold
+    return out
+
+
+def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -> Finding:
+    """The findings' first line: which differences from the baseline depend on play strength."""
+    if len(tables) < 2:
+        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {tables[0] if tables else 'one table'}).",
+                       False)
+    depends = judged[judged["robustness"].str.startswith(DEPENDS)]
+    depends = depends.assign(stated=depends["verdict"].isin(STATED)).sort_values(
+        ["stated", "spread_in_thresholds"], ascending=False, kind="stable")  # the most telling first
+    stated_robust = judged[judged["verdict"].isin(STATED) & (judged["robustness"] == ROBUST)]
+    parts = []
+    for profile in dict.fromkeys(judged["profile_b"]):
+        rows = depends[depends["profile_b"] == profile]
+        if rows.empty:
+            continue
+        items = [f"{sentence_label(show(r.metric, r.kind).label)} ({r.robustness[len(DEPENDS) + 2:]})"
+                 for r in rows.head(most).itertuples(index=False)]
+        more = len(rows) - most
+        parts.append(f"{profile}: " + "; ".join(items)
+                     + (f"; and {more} more under By table composition" if more > 0 else ""))
+    lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
+    if parts:
+        text = lead + "these differences from the baseline depend on play strength: " + ". ".join(parts) + "."
+    else:
+        text = lead + "no difference from the baseline clearly depends on play strength."
+    if len(stated_robust):
+        named = [f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)}"
+                 for r in stated_robust.itertuples(index=False)]
+        text += " Stated differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
+            f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
+    unsettled = int(judged["robustness"].str.startswith(UNSETTLED).sum())
+    if unsettled:
+        text += (f" {unsettled}{' more' if parts else ''} differ{'s' if unsettled == 1 else ''} between compositions "
+                 "by a threshold or more, not clearly (unsettled).")
+    return Finding("Play strength", text, bool(parts))

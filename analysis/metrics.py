@@ -13,6 +13,10 @@ sections 4-8 and the column meanings in ``sim.schema``:
 - every interval is clustered by game: each estimate is a ratio of sums over games with a
   cluster-robust variance (shares: Wilson at the effective n; means and differences: t);
 - elimination metrics are "not applicable" where the profile's ``game_end`` is not elimination.
+
+By table composition: :func:`composition_run` views each (profile, table composition) as a profile of
+its own (the summary keeps the per-composition sums), so every metric is computed per composition by
+the same code; ``Results.by_table`` is the headline table per profile and composition.
 """
 from __future__ import annotations
 
@@ -27,7 +31,8 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import load, stats
-from .summaries import ALL, FINAL, NONE, Summary, has_elimination, summarise_run, summarise_shard
+from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
+                        summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
 
@@ -564,6 +569,65 @@ class Results:
     @cached_property
     def summary(self) -> pd.DataFrame:
         return _summary(self)
+
+    @cached_property
+    def compositions(self) -> "Results":
+        """The same metrics with each (profile, table composition) as a profile (:func:`composition_run`)."""
+        return compute(composition_run(self.run))
+
+    @cached_property
+    def by_table(self) -> pd.DataFrame:
+        """The headline metrics per profile and table composition (long: profile, table, metric, the
+        estimate and its interval, n, games, ...), the profiles and compositions in run order."""
+        comp = self.compositions
+        names = comp.run.manifest["compositions"]
+        out = comp.summary.rename(columns={"profile": "composition"})
+        out.insert(0, "table", out["composition"].map(lambda c: names[c][1]))
+        out.insert(0, "profile", out["composition"].map(lambda c: names[c][0]))
+        return out[BY_TABLE_COLUMNS].reset_index(drop=True)
+
+
+BY_TABLE_COLUMNS = ["profile", "table", "metric", "kind", "estimate", "ci_low", "ci_high", "n", "k", "games", "se",
+                    "p_value", "applicable", "method", "unit", "denominator", "composition"]
+
+
+def tables_of(run: RunData) -> list[str]:
+    """The run's table compositions in order: each profile's manifest mix, then any others seen."""
+    by_table = run.summary.by_table
+    if by_table is None:  # a summary made without compositions: each profile's bots
+        return list(dict.fromkeys(default_table(run.manifest, p) for p in run.profiles))
+    seen = [t for p, t in by_table.compositions.values() if p in run.profiles]
+    named = [str(t.get("name")) for p in run.profiles
+             for t in run.manifest.get("profiles", {}).get(p, {}).get("tables") or []]
+    return list(dict.fromkeys([t for t in named if t in seen] + sorted(seen)))
+
+
+def composition_run(run: RunData) -> RunData:
+    """The run with each (profile, table composition) as a profile named ``"profile | table"``: its
+    rules those of the profile, its bots those of the composition.  ``manifest["compositions"]`` maps
+    each name to (profile, table); the order is by profile, then by composition."""
+    by_table = run.summary.by_table
+    if by_table is None:  # a summary made without compositions: each profile one, named from its bots
+        s = run.summary
+        names = {p: composition_name(p, default_table(run.manifest, p)) for p in s.counts}
+        rename = lambda frame: frame.assign(profile=frame["profile"].map(names))
+        by_table = Summary(rename(s.moments), rename(s.survival), {names[p]: c for p, c in s.counts.items()},
+                           [rename(f) for f in s.per_game], {n: (p, default_table(run.manifest, p))
+                                                              for p, n in names.items()})
+    order = {t: i for i, t in enumerate(tables_of(run))}
+    pairs = sorted(((name, pt) for name, pt in by_table.compositions.items() if pt[0] in run.profiles),
+                   key=lambda item: (run.profiles.index(item[1][0]), order.get(item[1][1], len(order))))
+    profiles = run.manifest.get("profiles", {})
+    entries = {}
+    for name, (profile, table) in pairs:
+        info = dict(profiles.get(profile, {}))
+        mix = {str(t.get("name")): t for t in info.get("tables") or []}
+        if table in mix:
+            info["bots"] = list(mix[table].get("bots", info.get("bots", [])))
+        entries[name] = info
+    manifest = {**run.manifest, "profiles": entries, "compositions": dict(pairs)}
+    summary = Summary(by_table.moments, by_table.survival, by_table.counts, by_table.per_game, dict(pairs))
+    return RunData(manifest, summary, [name for name, _ in pairs], run.run_dir, list(run.problems))
 
 
 def compute(run) -> Results:

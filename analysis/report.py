@@ -135,6 +135,26 @@ def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     return compare_results(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
 
 
+def table_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
+    """Every other profile against the baseline within each table composition (compare's rows and
+    tests on the composition profiles, one Holm family over all of them; per-game differences when the
+    run is paired and its per-game sums were kept), with `table` and the real profile names."""
+    from .compare import COLUMNS, compare_results
+    comp = res.compositions
+    names = comp.run.manifest["compositions"]
+    of = {(p, t): name for name, (p, t) in names.items()}
+    pairs = [(of[(baseline, t)], of[(p, t)]) for p in res.run.profiles if p != baseline
+             for t in metrics.tables_of(res.run) if (baseline, t) in of and (p, t) in of]
+    if not pairs:
+        return pd.DataFrame(columns=["table"] + COLUMNS)
+    paired = bool(res.run.manifest.get("paired")) and bool(comp.run.summary.per_game)
+    out = compare_results(comp, comp, pairs, {pair: paired for pair in pairs})
+    out.insert(0, "table", out["profile_a"].map(lambda c: names[c][1]))
+    for side in ("profile_a", "profile_b"):
+        out[side] = out[side].map(lambda c: names[c][0])
+    return out
+
+
 def play_model(res: metrics.Results) -> tuple[str, str]:
     """The play model in one paragraph (HTML, Markdown): which bots at which tables (with the share of
     games each table composition was drawn with), how many games and hands each profile played."""
@@ -195,17 +215,129 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
             elif judged_row is not None and judged_row.verdict in findings.STATED:
                 arrow = "▲" if judged_row.verdict == findings.HIGHER else "▼"
                 diff = findings.fmt_difference(metric, judged_row.difference, np.nan, np.nan, kind)
-                row.append(Cell(text, f"{arrow} {diff}", judged_row.verdict, inline=True))
+                row.append(Cell(text, f"{arrow} {diff}{_strength_note(judged_row)}", judged_row.verdict,
+                                inline=True))
+            elif judged_row is not None and _strength_note(judged_row):
+                row.append(Cell(text, _strength_note(judged_row).strip(), inline=True))
             else:
                 row.append(Cell(text))
         rows.append(row)
     return header, rows
 
 
+def _strength_note(judged_row) -> str:
+    """' ⚠ depends on play strength' on a cell whose difference depends on the composition."""
+    mark = getattr(judged_row, "robustness", "")
+    return " ⚠" if str(mark).startswith(findings.DEPENDS) else ""
+
+
 def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds) -> list:
     full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
     found = findings.difference_findings(judged, baseline) if len(judged) else []
-    return findings.merge(found + findings.within_profile_findings(res, res.run.profiles, full, thresholds))
+    strength = [findings.robustness_finding(judged, metrics.tables_of(res.run))] if "robustness" in judged else []
+    return strength + findings.merge(found + findings.within_profile_findings(res, res.run.profiles, full,
+                                                                               thresholds))
+
+
+def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The judged differences from the baseline with their robustness mark, and the same differences
+    judged within each table composition."""
+    judged = findings.judge(baseline_differences(res, baseline), thresholds)
+    tables = metrics.tables_of(res.run)
+    by_table = findings.judge(table_differences(res, baseline), thresholds) if len(tables) > 1 and len(judged) \
+        else pd.DataFrame()
+    return findings.robustness(judged, by_table, tables), by_table
+
+
+def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFrame, by_table_diffs: pd.DataFrame,
+                        baseline: str) -> None:
+    """'By table composition' (runs of several compositions): the differences that depend on play strength, then per metric group
+    a profiles x compositions table (collapsed), and the long tables as CSV."""
+    tables = metrics.tables_of(res.run)
+    if len(tables) < 2:  # the findings say so once
+        return
+    doc.heading("By table composition")
+    shares = res.by_table[res.by_table["metric"] == "hands_per_game"].groupby("table", sort=False)["games"].sum()
+    doc.text("Each profile's difference from the baseline " + baseline + " within each table composition (games, "
+             "every profile together: " + ", ".join(f"{t} {int(shares.get(t, 0)):,}" for t in tables) + "): robust "
+             "when the same direction and practically the same size at every composition (Methods).")
+    has = lambda mark: judged["robustness"].str.startswith(mark) if "robustness" in judged else \
+        pd.Series(False, index=judged.index)
+    depends, unsettled = judged[has(findings.DEPENDS)], judged[has(findings.UNSETTLED)]
+    if len(depends) > VISIBLE_ROWS:  # a long list: collapsed, the findings name the first of each profile
+        doc.open("details", f"{len(depends)} differences from the baseline depend on play strength")
+    if len(depends):
+        doc.grid(*robustness_grid(depends, by_table_diffs, tables), "Differences from the baseline that depend on "
+                 "play strength (▲/▼ cells of the headline table carry ⚠).")
+    else:
+        doc.text("No difference from the baseline clearly depends on play strength.")
+    if len(depends) > VISIBLE_ROWS:
+        doc.close("details")
+    if len(unsettled):
+        doc.open("details", f"{len(unsettled)} differences a threshold or more apart between compositions, not "
+                            "clearly (unsettled)")
+        doc.grid(*robustness_grid(unsettled, by_table_diffs, tables))
+        doc.close("details")
+    by_table = res.by_table
+    doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
+    for topic in (findings.OPENING, findings.KALOOKI, findings.ELIMINATION, findings.LENGTH, findings.SEAT):
+        metrics_here = [m for m, _, _ in metrics.HEADLINE if findings.show(m).topic == topic]
+        mine = by_table[by_table["metric"].isin(metrics_here)]
+        if mine.empty or mine["estimate"].isna().all():
+            continue
+        doc.grid(*composition_grid(mine, res.run.profiles, tables), f"{topic}: estimate (95% interval) per "
+                 "profile (rows) and table composition (columns).")
+    doc.attach("by_table", by_table, "Every headline metric per profile and table composition (long format)")
+    if len(by_table_diffs):
+        doc.attach("differences_by_table", by_table_diffs, "Every difference from the baseline within each "
+                   "table composition, tested and judged")
+    doc.close("details")
+
+
+VISIBLE_ROWS = 12  # the most rows of differences depending on play strength shown open
+
+
+def robustness_grid(marked: pd.DataFrame, by_table_diffs: pd.DataFrame, tables: list[str]):
+    """Metric, profile, the difference over every table and within each composition, the mark."""
+    header = [Cell("Metric"), Cell("Profile"), Cell("All tables", "B − A")] + \
+        [Cell(t, "B − A (95% CI)") for t in tables] + [Cell("Robustness")]
+    diffs = {(r.profile_b, r.metric, r.table): r for r in by_table_diffs.itertuples(index=False)}
+    rows = []
+    for r in marked.itertuples(index=False):
+        s = findings.show(r.metric, r.kind)
+        row = [Cell(s.label, r.metric), Cell(r.profile_b),
+               Cell(findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind))]
+        for t in tables:
+            d = diffs.get((r.profile_b, r.metric, t))
+            row.append(Cell(findings.fmt_difference(r.metric, d.difference, d.diff_ci_low, d.diff_ci_high, r.kind)
+                            .replace("95% CI ", "") if d is not None else ""))
+        depends = r.robustness.startswith(findings.DEPENDS)
+        row.append(Cell(findings.DEPENDS if depends else findings.UNSETTLED, cls=findings.HIGHER if depends else ""))
+        rows.append(row)
+    return header, rows
+
+
+def composition_grid(by_table: pd.DataFrame, profiles: list[str], tables: list[str]):
+    """Metrics x profiles as rows, compositions as columns, estimate (interval) in each cell."""
+    header = [Cell("Metric"), Cell("Profile")] + [Cell(t) for t in tables]
+    cells = {(r.metric, r.profile, r.table): r for r in by_table.itertuples(index=False)}
+    rows = []
+    for metric in dict.fromkeys(by_table["metric"]):
+        kind = by_table.loc[by_table["metric"] == metric, "kind"].iloc[0]
+        s = findings.show(metric, kind)
+        for i, p in enumerate(profiles):
+            row = [Cell(s.label if i == 0 else "", metric if i == 0 else ""), Cell(p)]
+            for t in tables:
+                r = cells.get((metric, p, t))
+                if r is None:
+                    row.append(Cell("", cls="na"))
+                    continue
+                value = findings.fmt_value(metric, r.estimate, kind)
+                interval = findings.fmt_interval(metric, r.ci_low, r.ci_high, kind)
+                row.append(Cell(f"{value} ({interval})" if interval else value,
+                                cls="na" if value == findings.NOT_APPLICABLE else ""))
+            rows.append(row)
+    return header, rows
 
 
 def differences_for_plot(judged: pd.DataFrame) -> pd.DataFrame:
@@ -322,7 +454,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     profiles = res.run.profiles
     baseline = pick_baseline(profiles, baseline)
     thresholds = findings.default_thresholds() if thresholds is None else thresholds
-    judged = findings.judge(baseline_differences(res, baseline), thresholds)
+    judged, by_table_diffs = judge_with_robustness(res, baseline, thresholds)
     doc = Document(f"Kalooki balance report: run {manifest.get('run_id')}")
     if res.run.problems:
         partial_warning(doc, res.run.problems)
@@ -335,9 +467,12 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     doc.heading("Headline metrics")
     doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
              f"Estimate (95% interval) per profile. Marked cells differ from the baseline {baseline} clearly and by "
-             "more than the practical threshold (▲ higher, ▼ lower, with the difference). Code names in small print.")
+             "more than the practical threshold (▲ higher, ▼ lower, with the difference)"
+             + ("; ⚠: the difference depends on play strength (By table composition)"
+                if len(metrics.tables_of(res.run)) > 1 else "") + ". Code names in small print.")
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
+    composition_section(doc, res, judged, by_table_diffs, baseline)
     doc.heading("Figures")
     figures(doc, res, judged, baseline)
     details(doc, res)
@@ -351,7 +486,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.close("details")
     doc.heading("Methods")
     doc.open("details", "How each number was made")
-    doc.bullets(METHOD_NOTES + [THRESHOLD_NOTE])
+    doc.bullets(METHOD_NOTES + [THRESHOLD_NOTE, findings.ROBUSTNESS_NOTE])
     doc.close("details")
     provenance(doc, manifest)
     return doc

@@ -15,6 +15,12 @@ Kaplan-Meier of a game's first elimination is a histogram of (hands, event) per 
 ``compare`` of paired runs a summary can also keep per-game (y_g, x_g) keyed by game number
 (``keep_games=True``); the report never asks for them.
 
+Table compositions: every game is played at one composition (the ``table`` column).  A shard is
+summarised per (profile, composition) as if each were its own profile (a *composition profile*,
+named by :func:`composition_name`), since games partition a profile exactly; the profile's summary
+is those summaries added up (:func:`collapse`), kept with them in ``Summary.by_table``.  Runs written
+before the column existed are one composition named from the manifest's bots.
+
 Buy-ins: ``bought_in`` is a decision only where the rules allowed one.  RULES.md 6: an eliminated
 player may buy in while they have bought in fewer than ``max_buy_ins`` times and at least two players
 are still in; players eliminated in one hand decide in turn, starting left of the hand's winner.  The
@@ -28,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from sim.profiles import Profile
 
@@ -36,9 +43,9 @@ from . import load
 HAND_COLUMNS = ["profile", "game_id", "hand_no", "redeal_no", "seat", "seat_from_dealer", "n_players", "bot",
                 "dealt_jokers", "can_open_at_deal", "opened", "open_round", "open_value", "open_with_discard",
                 "won", "win_type", "rounds", "eliminated", "bought_in", "buy_ins_total", "stock_reshuffles", "void",
-                "stalled"]
+                "stalled", "table"]
 GAME_COLUMNS = ["profile", "game_id", "seat", "n_players", "bot", "hands_played", "won", "eliminated_count",
-                "buy_ins", "net_payment", "stalled"]
+                "buy_ins", "net_payment", "stalled", "table"]
 ALL = "all"  # the group label of a whole profile (bot) and of "no group" (n_players, seat, value = -1)
 NONE = -1
 KEYS = ["metric", "profile", "bot", "n_players", "seat", "value"]
@@ -63,6 +70,9 @@ class Summary:
     survival: pd.DataFrame  # profile, time, event, games: the first-elimination histogram
     counts: dict = field(default_factory=dict)  # profile -> {"hand_rows", "game_rows", "games", "deals"}
     per_game: list = field(default_factory=list)  # frames of (profile, metric, cell keys, game_id, y, x)
+    # composition profile name -> (profile, table); set on a summary keyed by composition profiles
+    compositions: dict = field(default_factory=dict)
+    by_table: "Summary | None" = None  # the same sums per (profile, composition), keyed by composition_name
 
     @classmethod
     def empty(cls) -> "Summary":
@@ -81,7 +91,12 @@ class Summary:
             mine = counts.setdefault(p, {})
             for k, v in c.items():
                 mine[k] = mine.get(k, 0) + v
-        return Summary(moments, survival, counts, self.per_game + other.per_game)
+        if self.by_table is None or other.by_table is None:
+            by_table = self.by_table if other.by_table is None else other.by_table
+        else:
+            by_table = self.by_table.merge(other.by_table)
+        return Summary(moments, survival, counts, self.per_game + other.per_game,
+                       {**self.compositions, **other.compositions}, by_table)
 
     def games_table(self) -> pd.DataFrame:
         """Per-game sums kept for paired comparisons (empty unless summarised with keep_games)."""
@@ -90,6 +105,32 @@ class Summary:
         if len(self.per_game) > 1:  # concatenated once, then kept
             self.per_game[:] = [pd.concat(self.per_game, ignore_index=True)]
         return self.per_game[0]
+
+
+def composition_name(profile: str, table: str) -> str:
+    """The name a (profile, table composition) pair is summarised under."""
+    return f"{profile} | {table}"
+
+
+def default_table(manifest: dict, profile: str) -> str:
+    """The composition of a run without a ``table`` column: its bots, comma-separated (as the runner
+    names a one-composition run)."""
+    bots = manifest.get("profiles", {}).get(profile, {}).get("bots") or []
+    return ",".join(map(str, bots)) or "not recorded"
+
+
+def collapse(by_table: Summary) -> Summary:
+    """The per-profile summary of a summary keyed by composition profiles: each renamed to its
+    profile and added up (exact: a game is played at one composition), with `by_table` kept."""
+    total = Summary.empty()
+    for name, (profile, _) in by_table.compositions.items():
+        part = Summary(by_table.moments[by_table.moments["profile"] == name].assign(profile=profile),
+                       by_table.survival[by_table.survival["profile"] == name].assign(profile=profile),
+                       {profile: dict(by_table.counts.get(name, {}))},
+                       [f[f["profile"] == name].assign(profile=profile) for f in by_table.per_game])
+        total = total.merge(part)
+    total.by_table = by_table
+    return total
 
 
 CUMULATIVE = "opened_by_round"  # the one metric whose cells are cumulative in `value`
@@ -304,16 +345,43 @@ def buy_in_allowed(hands: pd.DataFrame, max_buy_ins: int, elimination: bool) -> 
 
 def summarise_shard(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | None = None,
                     keep_games: bool = False) -> Summary:
-    """The sufficient statistics of one shard's hands and games rows (one profile per call's rows;
-    several profiles are summarised one by one).  `manifest` supplies the profile's rules."""
+    """The sufficient statistics of one shard's hands and games rows (several profiles and table
+    compositions are summarised one by one), per profile, with the same per composition in
+    ``by_table``.  `manifest` supplies the profile's rules."""
+    return collapse(summarise_by_table(hands, games, manifest, keep_games))
+
+
+def _keys(frame: pd.DataFrame, manifest: dict) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Each row's (profile, table) pair as a code into the list of pairs (codes, not strings per row)."""
+    profile, profiles = _codes(frame["profile"])
+    if "table" in frame and frame["table"].notna().all():
+        table, tables = _codes(frame["table"])
+    else:  # written before the table column (or without it filled): the profile's bots
+        table, tables = profile, [default_table(manifest, p) for p in profiles]
+    combos, code = _dense_groups([profile, table]) if len(frame) else (np.zeros((0, 2), np.int64), profile)
+    return code, [(profiles[p], tables[t]) for p, t in combos]
+
+
+def summarise_by_table(hands: pd.DataFrame, games: pd.DataFrame, manifest: dict | None = None,
+                       keep_games: bool = False) -> Summary:
+    """The sufficient statistics of one shard's rows keyed by composition profile (see the module
+    docstring); ``compositions`` maps each name to its (profile, table)."""
     manifest = manifest or {}
-    names = list(dict.fromkeys(str(p) for frame in (hands, games) for p in frame["profile"].unique()))
+    (h_code, h_pairs), (g_code, g_pairs) = _keys(hands, manifest), _keys(games, manifest)
     total = Summary.empty()
-    for profile in names:
-        h = hands[(hands["profile"] == profile).to_numpy()] if len(names) > 1 else hands
-        g = games[(games["profile"] == profile).to_numpy()] if len(names) > 1 else games
-        total = total.merge(_summarise_profile(str(profile), h.reset_index(drop=True), g.reset_index(drop=True),
-                                               manifest, keep_games))
+    for profile, table in dict.fromkeys(h_pairs + g_pairs):
+        parts = []
+        for frame, code, pairs in ((hands, h_code, h_pairs), (games, g_code, g_pairs)):
+            if len(pairs) == 1 and pairs[0] == (profile, table):
+                parts.append(frame.reset_index(drop=True))
+            else:
+                mine = code == pairs.index((profile, table)) if (profile, table) in pairs else np.zeros(len(frame), bool)
+                parts.append(frame[mine].reset_index(drop=True))
+        name = composition_name(profile, table)
+        rules = {**manifest, "profiles": {name: manifest.get("profiles", {}).get(profile, {})}}
+        part = _summarise_profile(name, parts[0], parts[1], rules, keep_games)
+        part.compositions = {name: (profile, table)}
+        total = total.merge(part)
     return total
 
 
@@ -484,24 +552,35 @@ def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: boo
     """Summarise every shard of `profiles` (files in `exclude` left out) and merge: memory stays that
     of one shard.  workers > 1 summarises shards in that many processes."""
     jobs = _shard_files(run_dir, manifest, profiles, exclude)
-    total = Summary.empty()
-    for profile in profiles:  # every profile has its counts, even with no readable rows
-        total.counts.setdefault(profile, {"hand_rows": 0, "game_rows": 0, "games": 0, "deals": 0})
+    by_table = Summary.empty()  # merged per composition profile, collapsed once at the end
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor
         with ProcessPoolExecutor(workers) as pool:
             parts = pool.map(_summarise_files, *zip(*[(p, hp, gp, manifest, keep_games) for p, hp, gp in jobs]))
             for part in parts:
-                total = total.merge(part)
-        return total
-    for profile, hands_path, games_path in jobs:
-        total = total.merge(_summarise_files(profile, hands_path, games_path, manifest, keep_games))
+                by_table = by_table.merge(part)
+    else:
+        for profile, hands_path, games_path in jobs:
+            by_table = by_table.merge(_summarise_files(profile, hands_path, games_path, manifest, keep_games))
+    total = collapse(by_table)
+    for profile in profiles:  # every profile has its counts, even with no readable rows
+        total.counts.setdefault(profile, {"hand_rows": 0, "game_rows": 0, "games": 0, "deals": 0})
     return total
 
 
+def _read(path, table: str, columns: list[str], profile: str) -> pd.DataFrame:
+    """The shard file's rows; a file written before the ``table`` column existed is read without it."""
+    paths = [path] if path is not None else []
+    try:
+        return load.read_files(paths, table, columns, [profile])
+    except pa.ArrowInvalid:
+        return load.read_files(paths, table, [c for c in columns if c != "table"], [profile])
+
+
 def _summarise_files(profile, hands_path, games_path, manifest, keep_games) -> Summary:
-    hands = load.read_files([hands_path] if hands_path is not None else [], "hands", HAND_COLUMNS, [profile])
-    games = load.read_files([games_path] if games_path is not None else [], "games", GAME_COLUMNS, [profile])
+    """One shard's summary keyed by composition profile."""
+    hands = _read(hands_path, "hands", HAND_COLUMNS, profile)
+    games = _read(games_path, "games", GAME_COLUMNS, profile)
     if hands.empty and games.empty:
         return Summary.empty()
-    return summarise_shard(hands, games, manifest, keep_games)
+    return summarise_by_table(hands, games, manifest, keep_games)
