@@ -25,7 +25,7 @@ h1 { font-size: 1.5em; margin: 0.3em 0; } h2 { font-size: 1.2em; margin: 1em 0 0
        border-bottom: 1px solid #ddd; } h3 { font-size: 1em; margin: 0.8em 0 0.3em; }
 table { border-collapse: collapse; margin: 0.3em 0 0.8em; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.1em 0.45em; text-align: right; vertical-align: top; }
-table.grid { font-size: 0.8em; line-height: 1.2; } table.grid td:not(:first-child) { white-space: nowrap; }
+table.grid { font-size: 0.74em; line-height: 1.2; } table.grid td:not(:first-child) { white-space: nowrap; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 td small, th small { color: #777; font-family: ui-monospace, monospace; font-size: 0.85em; }
 td.higher { background: #fde2c8; } td.lower { background: #cfe3f7; } td.na { color: #999; }

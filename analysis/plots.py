@@ -318,7 +318,7 @@ def hands_per_game(axes, counts: pd.DataFrame):
                 ha="right", va="top", fontsize="x-small")
         ax.set_title(label, fontsize="small", color=_colour(i))
     axes[0].set_xlim(0.4, end + 0.6)
-    axes[0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0].xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     for ax in axes:
         _percent_axis(ax)
     return _panel_labels(axes, title, "hands played in the game (re-deals not counted)", "games")

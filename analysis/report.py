@@ -365,7 +365,7 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
                    f"Each profile against the baseline {baseline}: the difference divided by the metric's practical "
                    "threshold, with its 95% interval. Inside the grey band: smaller than the threshold. Filled: "
                    "a stated difference (clear after the Holm correction and past the threshold).",
-                   width=13.0, height=0.17 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
+                   width=13.0, height=0.12 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
     doc.figure("opening_cdf", plots.opening_cdf, ordered(res.opened_by_round, profiles),
                "Share of played player-hands opened by turn k, one panel a profile with its 95% band; the baseline "
                "dashed and the other profiles grey for reference. Player-hands never opened keep a curve below 100%.",
