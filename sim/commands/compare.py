@@ -40,5 +40,5 @@ def run(args):
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")
     print("verdict: B higher / B lower when clear and past the practical threshold; -: no practical difference")
-    print(f"wrote {html}, {out / 'report.md'}, {out / 'figures'}/ and {out / 'data'}/")
+    print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

@@ -35,5 +35,5 @@ def run(args):
             print(f"kalooki report: warning: {problem}", file=sys.stderr)
     html = write_report(args.run_dir, out, allow_partial=args.allow_partial, baseline=args.baseline,
                         thresholds_file=args.thresholds)
-    print(f"wrote {html}, {out / 'report.md'}, {out / 'figures'}/ and {out / 'data'}/")
+    print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
