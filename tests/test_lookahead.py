@@ -99,4 +99,4 @@ def test_lookahead_soak(name):
     n = int(os.environ.get("KALOOKI_SOAK_HANDS", "100000")) // 10
     s = play_checked_hands(profiles.load(name), n, seed=2027, bots=("lookahead", "expert", "greedy", "random"))
     print(f"\nlookahead soak {name}: {s}")
-    assert s["hands"] == n
+    assert s["hands"] == n and s["stalled"] == 0, s

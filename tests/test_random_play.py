@@ -64,7 +64,7 @@ def test_random_play_invariants(name):
     prof = profiles.load(name)
     s = play_checked_hands(prof, CI_HANDS, seed=11)
     assert s["wins"] > 0.5 * s["hands"], s  # most hands end with someone going out
-    assert s["stalled"] == 0 or s["stalled"] < 0.05 * s["hands"], s
+    assert s["stalled"] == 0, s  # a hand that reaches turn_cap is a bug to find (docs/RULES.md 9), not a statistic
     assert s["table_moves"] > 0, s  # the bots rearrange the table (takes, shifts, joker swaps)
 
 
@@ -130,4 +130,4 @@ def test_soak(name):
     prof = profiles.load(name)
     s = play_checked_hands(prof, n, seed=2026)
     print(f"\nsoak {name}: {s}")
-    assert s["hands"] == n
+    assert s["hands"] == n and s["stalled"] == 0, s
