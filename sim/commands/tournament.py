@@ -120,10 +120,12 @@ def run(args):
     print(f"{args.games} games, {n_hands} hands; shares of each bot's player-hands and player-games (n);")
     print("mean net payment per game in units; 95% intervals: Wilson for shares, t for means")
     print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
+    no_money = not tables["games"]["net_payment"].to_numpy().any()  # a profile without stakes (kalooki51)
     for r in df.itertuples():
+        pay = "no money changes hands" if no_money else \
+            f"{r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
         print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
-              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}"
-              f"  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]")
+              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}  {pay}")
     return 0
 
 
