@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from sim import runformat
 from sim.profiles import Profile
 
 from . import load
@@ -515,36 +516,10 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
 # a run, shard by shard
 
 
-def _path_text(path) -> str:
-    """A file's path within its filesystem (a URI's query left out), with forward slashes."""
-    return str(getattr(path, "path", path)).replace("\\", "/")
-
-
 def _shard_files(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, object, object]]:
-    """(profile, hands path or None, games path or None) per manifest shard, from load.table_files."""
-    found = {t: load.table_files(run_dir, manifest, t, profiles, exclude) for t in ("hands", "games")}
-    by_name = {t: {} for t in found}
-    for table, paths in found.items():
-        for path in paths:
-            by_name[table].setdefault(_path_text(path).rsplit("/", 1)[-1], []).append(path)
-    wanted = set(profiles)
-    out = []
-    for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
-        if shard.get("profile") not in wanted:
-            continue
-        pair = []
-        for table in ("hands", "games"):
-            rel = (shard.get("files", {}).get(table) or {}).get("path")
-            match = None
-            if rel:
-                for path in by_name[table].get(rel.rsplit("/", 1)[-1], []):
-                    if _path_text(path).endswith(rel):
-                        match = path
-                        break
-            pair.append(match)
-        if pair[0] is not None or pair[1] is not None:
-            out.append((shard["profile"], pair[0], pair[1]))
-    return out
+    """(profile, hands file or None, games file or None) per manifest shard that has either."""
+    pairs = runformat.shard_files(runformat.locate(run_dir, "run"), manifest, ("hands", "games"), profiles, exclude)
+    return [(p, f["hands"], f["games"]) for p, f in pairs if f["hands"] is not None or f["games"] is not None]
 
 
 def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: bool = False,

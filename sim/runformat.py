@@ -405,16 +405,28 @@ def check_run(uri: RunLocation | str) -> RunCheck:
 # ----------------------------------------------------------------------------------------------
 # listing
 
+def shard_files(loc: RunLocation, manifest: dict, tables, profiles=None, exclude=()) -> list[tuple[str, dict]]:
+    """Per manifest shard of `profiles` (all when None), in (profile, shard) order: (profile, {table:
+    RunFile or None}) for each of `tables`, None where the manifest lists no such file, it is in
+    `exclude` (manifest-relative paths) or it does not exist."""
+    wanted = set(profiles) if profiles is not None else set(manifest["profiles"])
+    out = []
+    for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
+        if shard.get("profile") not in wanted:
+            continue
+        files = {}
+        for table in tables:
+            entry = shard.get("files", {}).get(table)
+            file = loc.file(entry["path"]) if entry and entry.get("path") not in exclude else None
+            files[table] = file if file is not None and exists(file) else None
+        out.append((shard["profile"], files))
+    return out
+
+
 def table_files(loc: RunLocation, manifest: dict, table: str, profiles=None, exclude=()) -> list[RunFile]:
     """The files of `table` the manifest lists for `profiles` (all when None) that exist, in (profile,
     shard) order, minus `exclude` (manifest-relative paths)."""
-    wanted = set(profiles) if profiles is not None else set(manifest["profiles"])
-    files = []
-    for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
-        entry = shard.get("files", {}).get(table)
-        if shard.get("profile") in wanted and entry and entry.get("path") not in exclude:
-            files.append(loc.file(entry["path"]))
-    return [f for f in files if exists(f)]
+    return [f[table] for _, f in shard_files(loc, manifest, (table,), profiles, exclude) if f[table] is not None]
 
 
 def exists(file: RunFile) -> bool:
