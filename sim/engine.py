@@ -6,6 +6,13 @@ discard), OVER.  ``apply_draw`` and ``apply_play`` check every rule of the profi
 choice comes from the numpy Generator passed in, all of it at the deal: the shuffle, then one key per
 card (``reshuffle_keys``) that orders the discard pile if it ever becomes the stock.
 
+Seat-keyed stock (``draw_seats``, duplicate tournaments): the deal also gives every game seat a random
+key per card, and a stock draw takes the stock card with the drawer's highest key instead of the top
+card.  Every stock draw is still a uniformly random card of the stock, whatever was seen before
+(the keys of the cards left are exchangeable; a reshuffled stock gets fresh keys), so the game is the
+same game, but the cards a seat draws no longer shift when another player takes the discard instead of
+the stock: what the seat draws depends on which cards are left, not on how many draws came before.
+
 Table operations in a play are applied in order to a working copy of the table:
 ``NewMeld`` (a meld from hand or harvested cards), ``LayOff`` (one card onto an end of a run or
 into a group), ``Take`` (harvest a card from a table meld: run ends, a four-card group, a shift),
@@ -22,6 +29,7 @@ from . import melds as M
 from .cards import JOKER, N_KINDS, N_RANKS, card_str, cards_str, from_counts, full_deck, hand_values, rank_of, suit_of
 from .melds import GROUP, RUN, Meld
 
+SEAT_KEYS = 6  # game seats a seat-keyed stock has keys for (sim.profiles: at most six players)
 DRAW_STOCK = 0
 DRAW_DISCARD = 1
 LOW = 0
@@ -96,8 +104,11 @@ class HandResult:
 class HandState:
     """The state of one hand.  Read by bots (their own hand, the table, the discard pile, counts)."""
 
-    def __init__(self, profile, n_players: int, dealer: int, rng: np.random.Generator, record: bool = False):
+    def __init__(self, profile, n_players: int, dealer: int, rng: np.random.Generator, record: bool = False,
+                 draw_seats: list[int] | None = None):
+        """``draw_seats``: the game seat of each hand position, for a seat-keyed stock; None: draw from the top."""
         self.profile = profile
+        self.draw_seats = list(draw_seats) if draw_seats is not None else None
         self.n = n_players
         self.dealer = dealer
         self.rng = rng
@@ -128,6 +139,9 @@ class HandState:
         self.rng.shuffle(deck)
         # every random draw of the hand is made here, so a compiled hand loop can replay it exactly
         self.reshuffle_keys = self.rng.random(p.deck_size)
+        # seat-keyed stock: keys per (stock generation, game seat, card), as many whoever is still in, so
+        # every hand of a game draws the same number of randoms and hand k is dealt alike in every rotation
+        self.draw_keys = self.rng.random((2, SEAT_KEYS, p.deck_size)) if self.draw_seats is not None else None
         deck = [int(c) for c in deck]  # deck[0] is the top card
         size = p.hand_size_for(self.n)
         sizes = [size] * self.n
@@ -155,6 +169,8 @@ class HandState:
             sizes[seat] = 0
         self.discard = [deck[pos]]
         self.stock = deck[pos + 1:][::-1]  # stock[-1] is the top
+        # seat-keyed: each stock card's place in the shuffled pack, which its keys are looked up by
+        self.stock_ids = list(range(len(deck) - 1, pos, -1)) if self.draw_keys is not None else None
         self.current = (self.dealer + 1) % self.n
         self._log("deal", self.dealer, [from_counts(h) for h in self.hands], self.discard[-1])
 
@@ -194,6 +210,7 @@ class HandState:
         self.discard = parse_cards(discard)
         self.current = current
         self.reshuffle_keys = self.rng.random(profile.deck_size)
+        self.draw_seats = self.draw_keys = self.stock_ids = None
         return self
 
     def dealer_swap(self, card: int | None):
@@ -255,6 +272,8 @@ class HandState:
             pile = [int(c) for c in pile[np.argsort(self.reshuffle_keys[:len(pile)], kind="stable")]]
             self.discard = [pile[0]]
             self.stock = pile[1:][::-1]
+            if self.draw_keys is not None:
+                self.stock_ids = list(range(len(self.stock)))
             self.reshuffles += 1
             self._log("reshuffle", len(self.stock), self.discard[-1])
         else:
@@ -297,11 +316,20 @@ class HandState:
         if problem is not None:
             raise problem
 
+    def _pop_stock(self, seat: int) -> int:
+        """The stock card a draw takes: the top one, or on a seat-keyed stock the drawer's highest key."""
+        if self.draw_keys is None:
+            return self.stock.pop()
+        keys = self.draw_keys[min(self.reshuffles, 1), self.draw_seats[seat]]
+        j = max(range(len(self.stock)), key=lambda i: keys[self.stock_ids[i]])
+        self.stock_ids.pop(j)
+        return self.stock.pop(j)
+
     def apply_draw(self, source: int) -> int:
         self._check_draw(source)
         seat = self.current
         if source == DRAW_STOCK:
-            c = self.stock.pop()
+            c = self._pop_stock(seat)
         else:
             c = self.discard.pop()
             self.pickups[seat].append(c)
@@ -467,6 +495,8 @@ class HandState:
         total = self.total_cards()
         assert total == deck, f"card count {total} != {deck}"
         counts = self.hands.sum(axis=0).astype(np.int32)
+        if self.draw_keys is not None:
+            assert len(self.stock_ids) == len(self.stock) == len(set(self.stock_ids)), "stock places out of step"
         for c in self.stock + self.discard:
             counts[c] += 1
         counts += self.table_counts()

@@ -955,8 +955,9 @@ def _rules(state):
 
 
 def can_play_fast(state) -> bool:
-    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys."""
-    return (state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
+    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys, drawing from the
+    top of the stock (a seat-keyed stock is played by the Python engine)."""
+    return (state.draw_keys is None and state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
             and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
 
 

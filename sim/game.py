@@ -275,9 +275,10 @@ def _packet_positions(profile, n: int):
 
 
 def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_turn=None, on_hand=None,
-              hand_ctx: dict | None = None, canonical_deal: bool = False) -> GameRecord:
+              hand_ctx: dict | None = None, canonical_deal: bool = False, seat_keyed: bool = False) -> GameRecord:
     """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``.
-    ``canonical_deal``: deal as if one card at a time whatever the deal pattern (``CanonicalDeal``)."""
+    ``canonical_deal``: deal as if one card at a time whatever the deal pattern (``CanonicalDeal``).
+    ``seat_keyed``: every hand draws from a seat-keyed stock keyed by game seat (sim.engine)."""
     n = len(bots)
     ledger = Ledger(profile, n)
     game = GameRecord(ledger=ledger)
@@ -290,7 +291,8 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
             seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
             pos_dealer = seats.index(dealer) if dealer in seats else 0
             hand_rng = CanonicalDeal(rng, profile, len(seats)) if canonical_deal else rng
-            state = HandState(profile, len(seats), pos_dealer, hand_rng, record=record)
+            state = HandState(profile, len(seats), pos_dealer, hand_rng, record=record,
+                              draw_seats=seats if seat_keyed else None)
             if hand_ctx is not None:
                 hand_ctx.update(hand_no=hand_no, redeal_no=redeal, seats=seats)
             dealt = state.hands.copy()

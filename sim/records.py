@@ -4,7 +4,8 @@ A game's random stream depends only on (run seed, profile name, game number): it
 ``SeedSequence(seed, spawn_key=(crc32(profile), game_id))``, so a game is the same whatever shard or
 worker plays it.  A paired spec drops the profile from the key (``spawn_key=(deal,)``), so every profile
 of a paired run plays game g from the same deal; a duplicate spec (tournaments) plays deal
-``game_id // n`` once per rotation of the bots, rotation ``game_id % n``.  Its children: 0 the deal,
+``game_id // n`` once per rotation of the bots, rotation ``game_id % n``, from a seat-keyed stock
+(sim.engine), so the cards a seat draws follow the seat across rotations.  Its children: 0 the deal,
 1..n the bots by seat, and ``TABLE_STREAM`` the choice of the table composition among a run's
 weighted mix.  ``play_shard`` is the serial unit of work the runner distributes.
 """
@@ -176,7 +177,8 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 hand_ctx["totals"] = list(sheet.totals)
 
         game = play_game(p, bots, rng, on_turn=on_turn if turns is not None else None,
-                         on_hand=on_hand, hand_ctx=hand_ctx, canonical_deal=spec.paired)
+                         on_hand=on_hand, hand_ctx=hand_ctx, canonical_deal=spec.paired,
+                         seat_keyed=spec.duplicate)
         lg = game.ledger
         ranks = lg.finish_ranks()
         for seat in range(len(bots)):

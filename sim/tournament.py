@@ -7,7 +7,11 @@ whatever the number of workers.
 A duplicate tournament (``duplicate=True``) plays each deal once per rotation of the bots: games
 ``d*n .. d*n + n-1`` are rotations 0..n-1 of deal d, all from deal d's random stream (the same shuffled
 pack, the same first dealer, the same seat-by-seat bot streams), so in every rotation the same cards
-reach the same seats and only the bot holding them changes.  Its estimates are averages over deals of
+reach the same seats and only the bot holding them changes.  The stock is seat-keyed (sim.engine): a
+stock draw takes the card the drawer's seat ranks highest among those left, a uniformly random stock
+card as in any game, so the cards a seat draws stay the same across rotations even after the bots play
+differently (from the top of a stock, one discard taken instead of a stock card would shift every later
+draw of every seat).  Its estimates are averages over deals of
 each bot's per-deal average over the rotations (``deal_level``), with t intervals over deals: the luck
 of the cards, which every bot met once per seat, drops out of the interval.
 """

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import cli, profiles, runner
-from sim.engine import HandState
+from sim.engine import DRAW_STOCK, HandState, Play
 from sim.game import CanonicalDeal
 from sim.records import ShardSpec, make_game, play_shard, table_of
 from sim.tournament import deal_level, play_tournament
@@ -221,6 +221,65 @@ def test_paired_profiles_that_cannot_share_a_deal_are_refused(profiles_, reason,
 
 # ---------------------------------------------------------------------------------------------
 # duplicate tournaments
+
+def seat_keyed(seed: int, keyed: bool = True) -> HandState:
+    """A four-player kalooki40 hand dealt by seat 0, its stock seat-keyed (or drawn from the top)."""
+    return HandState(profiles.load("kalooki40"), 4, 0, np.random.default_rng(seed),
+                     draw_seats=[0, 1, 2, 3] if keyed else None)
+
+
+def draw_place(state: HandState) -> tuple[int, int]:
+    """Draw from the stock for the player to move and discard the card drawn; returns (the rank of the
+    drawn card's place in the pack among the stock's places, the stock's size before the draw)."""
+    state.start_turn()
+    before = sorted(state.stock_ids)
+    c = state.apply_draw(DRAW_STOCK)
+    (gone,) = set(before) - set(state.stock_ids)
+    state.apply_play(Play([], c))
+    state.check_invariants()
+    return before.index(gone), len(before)
+
+
+def test_a_seat_keyed_stock_draw_is_a_uniform_card_of_the_stock_whatever_came_before():
+    # the stock is face down and shuffled (docs/RULES.md), so every draw must be a uniformly random card of it
+    # given all that was seen; here each seat's first and second draws, 3,000 hands, chi-square tests
+    from scipy import stats
+    first, second = [], []
+    for seed in range(3000):
+        st = seat_keyed(seed)
+        places = [draw_place(st) for _ in range(5)]  # seat 1 draws, 2, 3, 0, then seat 1 again
+        first.append(places[0][0] * 6 // places[0][1])
+        second.append(places[4][0] * 6 // places[4][1])
+    for bins in (first, second):
+        assert stats.chisquare(np.bincount(bins, minlength=6)).pvalue > 1e-3
+    table = np.zeros((6, 6))
+    np.add.at(table, (first, second), 1)
+    assert stats.chi2_contingency(table).pvalue > 1e-3  # the second draw does not depend on the first
+
+
+def test_a_taken_discard_does_not_shift_what_the_next_seat_draws_from_a_seat_keyed_stock():
+    # seat 1 draws the stock in one world and takes the discard in the other: on a seat-keyed stock seat 2
+    # then draws the very same card (unless seat 1 drew it); from the top of the stock it gets another
+    def gone(state: HandState, seat: int) -> int:
+        before = list(state.stock_ids)
+        state._pop_stock(seat)
+        (place,) = set(before) - set(state.stock_ids)
+        return place
+    same = 0
+    for seed in range(200):
+        a, b = seat_keyed(seed), seat_keyed(seed)
+        by_1 = gone(a, 1)
+        in_a, in_b = gone(a, 2), gone(b, 2)
+        assert in_a == in_b or by_1 == in_b
+        same += in_a == in_b
+    assert same >= 190
+    shifted = 0
+    for seed in range(200):
+        a, b = seat_keyed(seed, keyed=False), seat_keyed(seed, keyed=False)
+        a._pop_stock(1)
+        shifted += a._pop_stock(2) != b._pop_stock(2)
+    assert shifted >= 180  # the same card only where the two top cards are copies
+
 
 def test_duplicate_rotations_get_the_same_cards_at_the_same_seats():
     prof = profiles.load("kalooki40")
