@@ -28,3 +28,30 @@ def test_tournament_cli_json(capsys):
     # the game winners' shares add up over the bots
     assert abs(rows["greedy"]["game_win"] * rows["greedy"]["player_games"]
                + rows["random"]["game_win"] * rows["random"]["player_games"] - 3) < 1e-9
+
+
+def test_tournament_intervals_are_clustered_by_game():
+    # a game's hands share one table and the greedy bot holds three seats of each game: the interval of
+    # its share of games won must match a bootstrap over games, not the binomial over player-games
+    import numpy as np
+
+    from sim.commands.tournament import summarise
+    prof = profiles.load("kalooki40")
+    tables = play_tournament(prof, ["patient", "greedy", "greedy", "greedy"], games=60, seed=5)
+    rows = summarise(tables).set_index("bot")
+    games = tables["games"].to_pandas()
+    rng = np.random.default_rng(0)
+    ids = games["game_id"].unique()
+    wins = games[games["bot"] == "greedy"].groupby("game_id")["won"].agg(["sum", "size"])
+    boot = []
+    for _ in range(2000):
+        pick = wins.loc[rng.choice(ids, ids.size)]
+        boot.append(pick["sum"].sum() / pick["size"].sum())
+    width = rows.loc["greedy", "game_win_hi"] - rows.loc["greedy", "game_win_lo"]
+    boot_width = np.quantile(boot, 0.975) - np.quantile(boot, 0.025)
+    p, n = rows.loc["greedy", "game_win"], rows.loc["greedy", "player_games"]
+    binomial_width = 2 * 1.96 * np.sqrt(p * (1 - p) / n)
+    assert abs(width / boot_width - 1) < 0.3
+    assert width < 0.7 * binomial_width  # one winner a game: the greedy seats' results are not independent
+    assert rows.loc["greedy", "hand_win"] == tables["hands"].to_pandas().query(
+        "bot == 'greedy' and not void and not stalled")["won"].mean()

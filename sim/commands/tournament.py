@@ -49,21 +49,34 @@ def read_bot_params(path) -> dict:
     return data
 
 
+def _game_sums(frame, value: str) -> tuple:
+    """(games, sum x, sum y, sum y_g^2, sum x_g^2, sum x_g y_g) over games of y = ``value`` summed over the
+    game's rows and x = the number of rows: what analysis.stats needs for an interval clustered by game."""
+    per = frame.groupby("game_id")[value].agg(["sum", "size"])
+    y, x = per["sum"].to_numpy(float), per["size"].to_numpy(float)
+    return len(per), x.sum(), y.sum(), (y * y).sum(), (x * x).sum(), (x * y).sum()
+
+
 def summarise(tables):
+    """Per bot: shares of its player-hands and player-games won, Kalooki wins per player-hand and net
+    payment per player-game.  The rows of one game are not independent (one winner per hand and per
+    game, and a bot may hold several seats), so every interval is clustered by game: shares get a Wilson
+    interval at the design-effect sample size, the payment a t interval on the cluster-robust error."""
     import pandas as pd
 
-    from analysis.stats import mean, proportion
+    from analysis.stats import cluster_mean, cluster_proportion
     hands = tables["hands"].to_pandas()
-    hands = hands[~hands["void"] & ~hands["stalled"]]
+    hands = hands[~hands["void"] & ~hands["stalled"]].assign(
+        kalooki=lambda h: h["won"] & (h["win_type"] == "kalooki"))
     games = tables["games"].to_pandas()
     rows = []
     for bot in sorted(set(hands["bot"])):
         h = hands[hands["bot"] == bot]
         g = games[games["bot"] == bot]
-        hw = proportion(int(h["won"].sum()), len(h)).iloc[0]
-        gw = proportion(int(g["won"].sum()), len(g)).iloc[0]
-        pay = mean(g["net_payment"].to_numpy()).iloc[0]
-        kal = proportion(int((h["win_type"] == "kalooki").sum()), len(h)).iloc[0]
+        hw = cluster_proportion(*_game_sums(h, "won")).iloc[0]
+        gw = cluster_proportion(*_game_sums(g, "won")).iloc[0]
+        pay = cluster_mean(*_game_sums(g, "net_payment")).iloc[0]
+        kal = cluster_proportion(*_game_sums(h, "kalooki")).iloc[0]
         rows.append(dict(bot=bot, player_hands=len(h), hand_win=hw.estimate, hand_win_lo=hw.ci_low,
                          hand_win_hi=hw.ci_high, player_games=len(g), game_win=gw.estimate, game_win_lo=gw.ci_low,
                          game_win_hi=gw.ci_high, net_payment=pay.estimate, net_payment_lo=pay.ci_low,
@@ -118,7 +131,8 @@ def run(args):
     print(f"Tournament: profile {prof.name}, seed {args.seed}, seats rotated every game")
     print(f"bots: {','.join(bots)}")
     print(f"{args.games} games, {n_hands} hands; shares of each bot's player-hands and player-games (n);")
-    print("mean net payment per game in units; 95% intervals: Wilson for shares, t for means")
+    print("mean net payment per game in units; 95% intervals clustered by game (Wilson at the design-effect")
+    print("sample size for shares, t on the cluster-robust standard error for the payment)")
     print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
     no_money = not tables["games"]["net_payment"].to_numpy().any()  # a profile without stakes (kalooki51)
     for r in df.itertuples():
