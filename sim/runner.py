@@ -819,6 +819,10 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
                     "Re-run with that run's settings to resume it, or choose another --out")
             raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
                             f"settings that differ: {'; '.join(diffs)}. {hint}")
+    # A complete run with every shard intact has nothing to play: no Ray to start.
+    kept = intact_shards(loc, old, plan) if old is not None and old.get("complete") else None
+    if kept is not None and len(kept) == sum(len(pp.shards) for pp in plan.profiles.values()):
+        local = True
     # Ray first: a start-up failure (a bad --address) must leave nothing written, not even the directory.
     ray_started, ray_workers, ray_seconds = False, 1, 0.0
     if not local:
@@ -831,7 +835,7 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
         try:
             return _run_claimed(config, plan, loc, old, local=local, ray_workers=ray_workers,
                                 ray_seconds=ray_seconds, progress=progress, shard_fn=shard_fn, command=command,
-                                log=log)
+                                log=log, kept=kept)
         finally:
             storage.release_lock(lock)
     finally:
@@ -841,10 +845,11 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
 
 
 def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, ray_workers,
-                 ray_seconds, progress, shard_fn, command, log) -> RunResult:
-    """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest."""
+                 ray_seconds, progress, shard_fn, command, log, kept=None) -> RunResult:
+    """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest.
+    ``kept``: the intact shards when ``run`` has already checked them."""
     storage.remove_temp_files(loc)
-    kept = intact_shards(loc, old, plan)
+    kept = intact_shards(loc, old, plan) if kept is None else kept
     manifest = new_manifest(plan, command or _command_line(config), created=(old or {}).get("created"))
     manifest["shards"] = list(kept)
     done_keys = {(e["profile"], e["index"]) for e in kept}

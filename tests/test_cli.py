@@ -116,6 +116,19 @@ def test_simulate_summary_goes_to_stdout(tmp_path, capsys):
     assert rc == 0 and out.startswith("nothing to do: all 1 shard(s)") and err == ""
 
 
+def test_simulate_of_a_complete_run_starts_no_ray(tmp_path, capsys, monkeypatch):
+    rc, out, err = run_cli(capsys, "simulate", "--local", "--profile", "kalooki40", "--games", "2", "--seed", "1",
+                           "--out", tmp_path / "run")
+    assert rc == 0, err
+
+    def no_ray(*args, **kwargs):
+        raise AssertionError("Ray started for a run with nothing to play")
+    monkeypatch.setattr(runner, "_start_ray", no_ray)
+    rc, out, err = run_cli(capsys, "simulate", "--profile", "kalooki40", "--games", "2", "--seed", "1",
+                           "--out", tmp_path / "run")
+    assert rc == 0 and out.startswith("nothing to do: all 1 shard(s)"), err
+
+
 # ---------------------------------------------------------------------------------------------
 # seeds and --set: refused with status 2 by every command (the full table is in test_bad_input.py)
 
