@@ -7,7 +7,8 @@
     N games (seats rotated game by game, a new deal every game); the unit is the game, and the expert's
     hand-win share (hands it won / hands it played in the game) and net payment (units) are averaged
     over games.  Paired: a duplicate tournament of the same N games (N/4 deals, each played in all four
-    rotations); the unit is the deal, each value the expert's average over the deal's rotations.
+    rotations from a seat-keyed stock, sim.engine); the unit is the deal, each value the expert's
+    average over the deal's rotations.
 (b) Profiles: kalooki40 against swedish and against british, four greedy bots, N games per profile.
     Unpaired: ``simulate`` as before (each profile its own deals); the difference of the means of two
     independent samples of games, Welch interval.  Paired: ``simulate --paired`` (game g of both profiles
@@ -17,8 +18,9 @@
 
 Every interval is a t 95% interval (Welch's for two independent samples).  ``games for the same width``
 is how many games each design needs for the paired design's width at N games: the unpaired design
-needs N x (unpaired width / paired width)^2 (widths shrink as 1/sqrt(games)).  Results vary with the
-seed at these sizes; the factor is the figure to read.  Nothing here is timed.
+needs N x (unpaired width / paired width)^2 (widths shrink as 1/sqrt(games)).  The factor is itself
+an estimate: each comes with a percentile bootstrap 95% interval, the units of each design resampled
+independently.  Nothing here is timed.
 """
 from __future__ import annotations
 
@@ -57,12 +59,43 @@ def welch_width(a, b) -> float:
     return 2 * stats.t.ppf(0.5 + Z / 2, df) * np.sqrt(va + vb)
 
 
-def row(comparison: str, metric: str, unit: str, n_games: int, estimate: float, unpaired: float,
-        paired: float) -> dict:
-    factor = (unpaired / paired) ** 2 if paired > 0 else float("inf")
+BOOTSTRAP = 2000
+
+
+def _values(x) -> np.ndarray:
+    v = np.asarray(x, dtype=float)
+    return v[~np.isnan(v)]
+
+
+def factor_interval(unpaired: list, paired, seed: int) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the factor: the unpaired samples (one for a tournament, two
+    for independent runs) and the paired sample are resampled independently, each over its own units
+    (games, or deals of a duplicate tournament)."""
+    rng = np.random.default_rng(seed)
+    unpaired, paired = [_values(u) for u in unpaired], _values(paired)
+    out = []
+    with np.errstate(all="ignore"):
+        for _ in range(BOOTSTRAP):
+            u = [x[rng.integers(0, x.size, x.size)] for x in unpaired]
+            p = paired[rng.integers(0, paired.size, paired.size)]
+            wu = t_width(u[0]) if len(u) == 1 else welch_width(*u)
+            wp = t_width(p)
+            out.append((wu / wp) ** 2 if wp > 0 else np.inf)
+    lo, hi = np.nanquantile(out, [0.025, 0.975])
+    return float(lo), float(hi)
+
+
+def row(comparison: str, metric: str, unit: str, n_games: int, estimate: float, unpaired: list, paired,
+        seed: int) -> dict:
+    """One comparison: ``unpaired`` holds the unpaired design's per-unit values (one sample, or the two
+    independent samples whose means are compared), ``paired`` the paired design's."""
+    wu = t_width(unpaired[0]) if len(unpaired) == 1 else welch_width(*unpaired)
+    wp = t_width(paired)
+    factor = (wu / wp) ** 2 if wp > 0 else float("inf")
+    lo, hi = factor_interval(unpaired, paired, seed) if wp > 0 else (float("inf"), float("inf"))
     return dict(comparison=comparison, metric=metric, unit=unit, games=n_games, estimate=estimate,
-                width_unpaired=unpaired, width_paired=paired, games_for_same_width_unpaired=n_games * factor,
-                games_for_same_width_paired=n_games, factor=factor)
+                width_unpaired=wu, width_paired=wp, games_for_same_width_unpaired=n_games * factor,
+                games_for_same_width_paired=n_games, factor=factor, factor_lo=lo, factor_hi=hi)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,9 +115,9 @@ def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
     e = per_deal[per_deal["bot"] == "expert"]
     name = f"expert vs 3 greedy ({profile})"
     return [row(name, "expert hand-win share", "share of its hands", games, e["hand_win"].mean(),
-                t_width(per_game_share), t_width(e["hand_win"])),
+                [per_game_share], e["hand_win"], seed),
             row(name, "expert net payment per game", "units per game", games, e["net_payment"].mean(),
-                t_width(per_game_pay), t_width(e["net_payment"]))]
+                [per_game_pay], e["net_payment"], seed)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,7 +166,7 @@ def profile_gain(games: int, seed: int, workers: int, root: Path) -> list[dict]:
         for col, label, unit in METRICS:
             diff = (b[col] - a[col]).dropna()
             rows.append(row(f"{other} - kalooki40", label, unit, games, diff.mean(),
-                            welch_width(ua[col], ub[col]), t_width(diff)))
+                            [ua[col], ub[col]], diff, seed))
     return rows
 
 
@@ -154,11 +187,13 @@ def main(argv=None) -> int:
     frame = pd.DataFrame(rows)
     pd.set_option("display.width", 200)
     shown = frame.assign(**{c: frame[c].round(4) for c in ("estimate", "width_unpaired", "width_paired")},
-                         factor=frame["factor"].round(2),
+                         factor=frame["factor"].round(2), factor_lo=frame["factor_lo"].round(2),
+                         factor_hi=frame["factor_hi"].round(2),
                          games_for_same_width_unpaired=frame["games_for_same_width_unpaired"].round(0))
     print(shown.drop(columns=["unit"]).to_string(index=False))
     print(f"\n95% interval widths at the same number of games; factor = (unpaired width / paired width)^2 = "
-          f"how many times more games the unpaired design needs; seed {args.seed}; "
+          f"how many times more games the unpaired design needs, with a {BOOTSTRAP}-resample percentile "
+          f"bootstrap 95% interval (units resampled within each design); seed {args.seed}; "
           f"{time.perf_counter() - t0:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=float) + "\n")
