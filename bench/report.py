@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from analysis.summaries import write_shard_summary
 from sim import runformat, schema
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout holding bench/, for the child processes
@@ -169,15 +170,19 @@ def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = No
         bounds = np.unique(np.concatenate([[0], cut + 1, [n_games]]))
         bounds = bounds[bounds <= n_games]
         row_bounds = np.concatenate([[0], np.cumsum(rows_per_game)])
+        params = {"opening_min": spec["opening_min"]}
         for index, (g0, g1) in enumerate(zip(bounds[:-1], bounds[1:])):
-            files = {}
+            files, arrow = {}, {}
             for table, columns, part in (("hands", hands, slice(row_bounds[g0], row_bounds[g1])),
                                          ("games", games, slice(g0 * n, g1 * n))):
-                files[table] = runformat.write_table(loc, runformat.shard_path(table, name, index),
-                                                     _arrow(table, columns, part))
+                arrow[table] = _arrow(table, columns, part)
+                files[table] = runformat.write_table(loc, runformat.shard_path(table, name, index), arrow[table])
+            # the shard's summary file, made by the function the runner's worker calls
+            files[runformat.SUMMARY] = write_shard_summary(loc, name, index, arrow["hands"], arrow["games"],
+                                                           {"profiles": {name: {"params": params}}})
             shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
                            "files": files})
-        manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": {"opening_min": spec["opening_min"]},
+        manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": params,
                                    "games": int(n_games), "n_players": n, "bots": spec["bots"],
                                    "shards_planned": int(len(bounds) - 1)}
     manifest = {"format": runformat.RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION,
