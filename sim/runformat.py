@@ -188,12 +188,13 @@ def sha256_of(fs: pafs.FileSystem, path: str) -> str | None:
     return digest.hexdigest()
 
 
-def write_table(loc: RunLocation, rel: str, table: pa.Table | list[pa.Table]) -> dict:
+def write_table(loc: RunLocation, rel: str, table: pa.Table | list[pa.Table], options: dict | None = None) -> dict:
     """Write `table` as Parquet to `rel` atomically; its manifest entry (path, rows, sha256, bytes).
-    A list of tables of one schema is written one after the other, each starting its own row groups."""
+    A list of tables of one schema is written one after the other, each starting its own row groups;
+    `options` add to (or replace) PARQUET_OPTIONS (e.g. column encodings)."""
     parts = table if isinstance(table, list) else [table]
     sink = pa.BufferOutputStream()
-    with pq.ParquetWriter(sink, parts[0].schema, **PARQUET_OPTIONS) as writer:
+    with pq.ParquetWriter(sink, parts[0].schema, **{**PARQUET_OPTIONS, **(options or {})}) as writer:
         for part in parts:
             writer.write_table(part)
     data = sink.getvalue().to_pybytes()
