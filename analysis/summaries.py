@@ -619,29 +619,47 @@ def write_shard_summary(loc: runformat.RunLocation, profile: str, index: int, ha
 
 
 def read_shard_summary(file, manifest: dict, keep_games: bool) -> Summary | None:
-    """A shard's stored summary, or None when it cannot stand for the shard's rows: unreadable, of
-    another format version, or made under other rules than `manifest` gives its profile now."""
+    """A shard's stored summary, or None when it cannot stand for the shard's rows (see
+    :func:`usable_summary`)."""
     try:
         fs, path = runformat.open_file(file)
         with fs.open_input_file(path) as f:
             parquet = pq.ParquetFile(f)
-            meta = summary_metadata(parquet.schema_arrow)
-            if meta is None or meta.get("version") != SUMMARY_VERSION:
-                log.info("%s: not a summary of format version %s; summarising the shard's rows", file, SUMMARY_VERSION)
+            if not _usable(file, parquet, manifest):
                 return None
-            for name, (profile, _) in meta["compositions"].items():
-                now = {r: rule(manifest, profile, r) for r in RULES_READ}
-                if meta["rules"].get(name) != now:
-                    log.info("%s: summarised under %s, the manifest now says %s; summarising the shard's rows",
-                             file, meta["rules"].get(name), now)
-                    return None
             wanted = [i for i in range(parquet.num_row_groups)
                       if keep_games or _row_group_part(parquet, i) != "per_game"]
             table = parquet.read_row_groups(wanted) if wanted else parquet.schema_arrow.empty_table()
+        return from_arrow(table, keep_games)
     except Exception as e:  # a damaged file is never fatal: the shard's rows are read instead
         log.info("%s: cannot read the summary (%s: %s); summarising the shard's rows", file, type(e).__name__, e)
         return None
-    return from_arrow(table, keep_games)
+
+
+def usable_summary(file, manifest: dict) -> bool:
+    """Whether a summary file can stand for its shard's rows, from its footer alone: readable, of this
+    SUMMARY_VERSION, and made under the rules `manifest` gives its profile now."""
+    try:
+        fs, path = runformat.open_file(file)
+        with fs.open_input_file(path) as f:
+            return _usable(file, pq.ParquetFile(f), manifest)
+    except Exception as e:  # a damaged file is never fatal: the shard's rows are read instead
+        log.info("%s: cannot read the summary (%s: %s); summarising the shard's rows", file, type(e).__name__, e)
+        return False
+
+
+def _usable(file, parquet: pq.ParquetFile, manifest: dict) -> bool:
+    meta = summary_metadata(parquet.schema_arrow)
+    if meta is None or meta.get("version") != SUMMARY_VERSION:
+        log.info("%s: not a summary of format version %s; summarising the shard's rows", file, SUMMARY_VERSION)
+        return False
+    for name, (profile, _) in meta["compositions"].items():
+        now = {r: rule(manifest, profile, r) for r in RULES_READ}
+        if meta["rules"].get(name) != now:
+            log.info("%s: summarised under %s, the manifest now says %s; summarising the shard's rows",
+                     file, meta["rules"].get(name), now)
+            return False
+    return True
 
 
 def _row_group_part(parquet: pq.ParquetFile, index: int) -> str | None:
@@ -690,14 +708,14 @@ def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: boo
     rows to summarise); `from_rows` ignores stored summaries (default: KALOOKI_REPORT_FROM_ROWS)."""
     if from_rows is None:
         from_rows = os.environ.get(FROM_ROWS_ENV, "") not in ("", "0")
-    sources = []  # per shard: its stored Summary, or the arguments to summarise its rows
+    sources = []  # per shard: (its summary file or None, the arguments to summarise its rows, its rows)
     for profile, files, rows in _shard_sources(run_dir, manifest, profiles, exclude):
-        stored = None
-        if not from_rows and files[runformat.SUMMARY] is not None and files["hands"] and files["games"]:
-            stored = read_shard_summary(files[runformat.SUMMARY], manifest, keep_games)
-        sources.append(stored if stored is not None else ((profile, files["hands"], files["games"], manifest,
-                                                           keep_games), rows))
-    jobs = [s for s in sources if not isinstance(s, Summary)]
+        stored = files[runformat.SUMMARY]
+        whole = files["hands"] is not None and files["games"] is not None  # a summary stands for both
+        if from_rows or stored is None or not whole or not usable_summary(stored, manifest):
+            stored = None
+        sources.append((stored, (profile, files["hands"], files["games"], manifest, keep_games), rows))
+    jobs = [(args, rows) for stored, args, rows in sources if stored is None]
     if workers is None:
         workers = parallel_workers(sum(rows for _, rows in jobs))
     by_table = Summary.empty()  # merged per composition profile, collapsed once at the end
@@ -709,9 +727,14 @@ def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: boo
     else:
         from_jobs = (_summarise_files(*args) for args, _ in jobs)
     try:
-        for source in sources:  # in shard order, whichever way each was summarised: the same sums
-            part = source if isinstance(source, Summary) else next(from_jobs)
-            part.read_from = {"summary file" if isinstance(source, Summary) else "rows": 1}
+        for stored, args, _ in sources:  # in shard order, whichever way each was summarised: the same sums
+            if stored is None:
+                part, way = next(from_jobs), "rows"
+            else:
+                part, way = read_shard_summary(stored, manifest, keep_games), "summary file"
+                if part is None:  # its footer was fine, the rest is not: its rows, here
+                    part, way = _summarise_files(*args), "rows"
+            part.read_from = {way: 1}
             by_table = by_table.merge(part)
     finally:
         if pool is not None:
