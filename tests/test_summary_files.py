@@ -106,6 +106,9 @@ def _assert_same_tables(a: dict, b: dict) -> None:
 def test_the_report_from_summaries_equals_the_report_from_rows(paired_run, monkeypatch):
     stored, read_from = _report_tables(paired_run)
     assert read_from == {"summary file": 8}
+    by_uri, read_from = _report_tables(f"file://{paired_run}")  # through a pyarrow filesystem URI
+    assert read_from == {"summary file": 8}
+    _assert_same_tables(stored, by_uri)
     monkeypatch.setenv(summaries.FROM_ROWS_ENV, "1")
     rows, read_from = _report_tables(paired_run)
     assert read_from == {"rows": 8}
