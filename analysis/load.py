@@ -97,7 +97,13 @@ def read_files(paths, table: str, columns=None, profiles=None) -> pd.DataFrame:
     fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=strings))
     row_filter = ds.field("profile").isin(list(profiles)) if profiles is not None else None
     parts = [d.to_table(columns=columns, filter=row_filter) for d in _datasets(paths, fmt)]
-    arrow = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+    return frame_of(parts[0] if len(parts) == 1 else pa.concat_tables(parts), columns)
+
+
+def frame_of(arrow: pa.Table, columns) -> pd.DataFrame:
+    """`columns` of an Arrow table as read_files returns them (a table in memory, e.g. a shard the
+    runner has just written, reads the same as its file)."""
+    arrow = arrow.select(list(columns))
     frame = {}
     for name in columns:
         frame[name] = _to_pandas(arrow.column(name))

@@ -1,7 +1,8 @@
 """Balance metrics of a run as tidy DataFrames, per profile and, where it means something, per bot.
 
 The run is read shard by shard into a :class:`analysis.summaries.Summary` (per-game sums that add
-across shards), so memory does not grow with rows.  Each metric function takes a :class:`RunData`
+across shards): each shard's summary file, written once by the worker that played it, or where a
+shard has none its rows, so memory does not grow with rows.  Each metric function takes a :class:`RunData`
 (or a run directory) and returns a DataFrame with the metric's name, the profile, the group (bot,
 seat, round, ...), n, the estimate, its 95% interval and the method.  Definitions follow docs/RULES.md
 sections 4-8 and the column meanings in ``sim.schema``:
@@ -20,7 +21,6 @@ the same code; ``Results.by_table`` is the headline table per profile and compos
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -32,7 +32,7 @@ from sim.errors import UserError
 
 from . import load, stats
 from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
-                        summarise_run, summarise_shard)
+                        parallel_workers, summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
 
@@ -70,19 +70,18 @@ class RunData:
 
 
 def _workers(run_dir, manifest: dict) -> int:
-    """Summarise in parallel for big runs (KALOOKI_REPORT_WORKERS overrides): one process per core, at
-    most 4, once the run has over 5 million player-hand rows."""
-    if "KALOOKI_REPORT_WORKERS" in os.environ:
-        return max(1, int(os.environ["KALOOKI_REPORT_WORKERS"]))
+    """Processes a report of the whole run would summarise rows in, were it to read every shard's rows."""
     rows = sum((s.get("files", {}).get("hands") or {}).get("rows", 0) for s in manifest["shards"])
-    return min(os.cpu_count() or 1, 4) if rows > 5_000_000 else 1
+    return parallel_workers(rows)
 
 
 def load_run(run_dir, profiles=None, exclude=(), problems=(), keep_games: bool = False) -> RunData:
-    """Summarise what the metrics need from a run directory, shard by shard (files in `exclude` left out)."""
+    """What the metrics need from a run directory: each shard's stored summary, or where it has no
+    intact one (or its files are in `exclude`) the summary of its rows; ``summary.read_from`` counts
+    the shards read each way."""
     manifest = load.read_manifest(run_dir)
     profiles = load.check_profiles(manifest, profiles)
-    summary = summarise_run(run_dir, manifest, profiles, exclude, keep_games, _workers(run_dir, manifest))
+    summary = summarise_run(run_dir, manifest, profiles, exclude, keep_games, workers=None)
     if sum(summary.counts.get(p, {}).get("hand_rows", 0) for p in profiles) == 0:
         raise UserError(f"run {run_dir} has no readable hands rows for profile(s) {', '.join(profiles)}")
     return RunData(manifest, summary, profiles, Path(str(run_dir)), list(problems))

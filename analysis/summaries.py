@@ -21,6 +21,14 @@ named by :func:`composition_name`), since games partition a profile exactly; the
 is those summaries added up (:func:`collapse`), kept with them in ``Summary.by_table``.  Runs written
 before the column existed are one composition named from the manifest's bots.
 
+Written once: the worker that plays a shard summarises it (:func:`write_shard_summary`, keyed by
+composition profile, per-game sums kept) into the shard's ``summary`` file beside its tables
+(``summary/profile=P/part-NNNNN.parquet``, listed in the manifest with its rows and sha256 like
+them); the report merges those files (:func:`summarise_run`) and summarises a shard from its rows
+only where the run has no intact summary of it (older runs, a damaged or missing summary file, a
+summary of another format version or written under other rules than the manifest's).  The sums are
+the same numbers either way, merged in the same order, so the report is the same to the last digit.
+
 Buy-ins: ``bought_in`` is a decision only where the rules allowed one.  RULES.md 6: an eliminated
 player may buy in while they have bought in fewer than ``max_buy_ins`` times and at least two players
 are still in; players eliminated in one hand decide in turn, starting left of the hand's winner.  The
@@ -30,11 +38,15 @@ hands table has no column saying so, so it is derived here from ``buy_ins_total`
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from sim import runformat
 from sim.profiles import Profile
@@ -74,6 +86,8 @@ class Summary:
     # composition profile name -> (profile, table); set on a summary keyed by composition profiles
     compositions: dict = field(default_factory=dict)
     by_table: "Summary | None" = None  # the same sums per (profile, composition), keyed by composition_name
+    # how many shards were read from their stored summary file ("summary file") and from rows ("rows")
+    read_from: dict = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> "Summary":
@@ -96,8 +110,10 @@ class Summary:
             by_table = self.by_table if other.by_table is None else other.by_table
         else:
             by_table = self.by_table.merge(other.by_table)
+        read_from = {k: self.read_from.get(k, 0) + other.read_from.get(k, 0)
+                     for k in dict.fromkeys([*self.read_from, *other.read_from])}
         return Summary(moments, survival, counts, self.per_game + other.per_game,
-                       {**self.compositions, **other.compositions}, by_table)
+                       {**self.compositions, **other.compositions}, by_table, read_from)
 
     def games_table(self) -> pd.DataFrame:
         """Per-game sums kept for paired comparisons (empty unless summarised with keep_games)."""
@@ -131,6 +147,7 @@ def collapse(by_table: Summary) -> Summary:
                        [f[f["profile"] == name].assign(profile=profile) for f in by_table.per_game])
         total = total.merge(part)
     total.by_table = by_table
+    total.read_from = dict(by_table.read_from)
     return total
 
 
@@ -513,33 +530,221 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
 
 
 # ---------------------------------------------------------------------------------------------
+# a shard's summary file
+
+SUMMARY_VERSION = 1  # bumped whenever the stored sums or their layout change; other versions are not read
+RULES_READ = ("game_end", "max_buy_ins")  # the rule parameters a summary depends on (see summarise_by_table)
+PARTS = {"moments": KEYS + MOMENTS, "survival": ["profile", "time", "event", "games"],
+         "per_game": KEYS + ["game_id", "y", "x"]}
+# one long table: `part` says which frame a row belongs to; the other columns are the frames' own
+SUMMARY_SCHEMA = pa.schema([("part", pa.string()), ("metric", pa.string()), ("profile", pa.string()),
+                            ("bot", pa.string()), ("n_players", pa.int64()), ("seat", pa.int64()),
+                            ("value", pa.int64()), ("game_id", pa.int64()), ("time", pa.float64()),
+                            ("event", pa.bool_()), ("games", pa.int64()), ("x", pa.float64()), ("y", pa.float64()),
+                            ("yy_rows", pa.float64()), ("Y2", pa.float64()), ("X2", pa.float64()),
+                            ("XY", pa.float64())])
+# per-game sums are most of a summary file: game ids as deltas (they ascend within a cell), the sums with
+# their bytes split by position (small whole numbers mostly); about half the size of the defaults
+SUMMARY_PARQUET = {"use_dictionary": [f.name for f in SUMMARY_SCHEMA if f.name not in ("game_id", "x", "y")],
+                   "column_encoding": {"game_id": "DELTA_BINARY_PACKED", "x": "BYTE_STREAM_SPLIT",
+                                       "y": "BYTE_STREAM_SPLIT"}}
+log = logging.getLogger("analysis.summaries")
+
+
+def to_arrow(summary: Summary, manifest: dict | None = None) -> list[pa.Table]:
+    """A summary keyed by composition profile (what :func:`summarise_by_table` returns) as the parts of
+    its file: one table per part (moments, survival, per-game sums), each starting its own row groups so
+    a reader skips the per-game sums it does not need.  Counts, compositions, the rules the sums were
+    made under (`manifest`'s) and SUMMARY_VERSION go in the schema's metadata."""
+    if summary.by_table is not None:
+        raise ValueError("store a shard's summary keyed by composition profile, before collapse()")
+    manifest = manifest or {}
+    meta = {"version": SUMMARY_VERSION, "counts": summary.counts,
+            "compositions": {n: list(pt) for n, pt in summary.compositions.items()},
+            "rules": {n: {r: rule(manifest, p, r) for r in RULES_READ} for n, (p, _) in summary.compositions.items()}}
+    schema = SUMMARY_SCHEMA.with_metadata({runformat.SUMMARY_METADATA_KEY: json.dumps(meta)})
+    frames = {"moments": summary.moments, "survival": summary.survival, "per_game": summary.games_table()}
+    tables = []
+    for part, columns in PARTS.items():
+        frame = frames[part]
+        n = len(frame)
+        arrays = []
+        for f in SUMMARY_SCHEMA:
+            if f.name == "part":
+                arrays.append(pa.array([part] * n, pa.string()))
+            elif f.name in columns:
+                arrays.append(pa.array(frame[f.name].to_numpy(), f.type) if n else pa.array([], f.type))
+            else:
+                arrays.append(pa.nulls(n, f.type))
+        tables.append(pa.Table.from_arrays(arrays, schema=schema))
+    return tables
+
+
+def from_arrow(table: pa.Table, keep_games: bool = True) -> Summary:
+    """The summary a file of :func:`to_arrow`'s parts holds (per-game sums only with keep_games)."""
+    meta = summary_metadata(table.schema)
+    if meta is None or meta.get("version") != SUMMARY_VERSION:
+        raise ValueError(f"not a summary of format version {SUMMARY_VERSION}")
+    part = table.column("part").to_numpy(zero_copy_only=False)
+    frames = {}
+    for name, columns in PARTS.items():
+        rows = table.filter(pa.array(part == name)).select(columns)
+        frames[name] = pd.DataFrame({c: rows.column(c).to_pandas() for c in columns}, columns=columns)
+    per_game = [frames["per_game"]] if keep_games and len(frames["per_game"]) else []
+    return Summary(frames["moments"], frames["survival"], meta["counts"], per_game,
+                   {n: tuple(pt) for n, pt in meta["compositions"].items()})
+
+
+def summary_metadata(schema: pa.Schema) -> dict | None:
+    """The metadata of a summary file's schema (version, counts, compositions, rules), or None."""
+    raw = (schema.metadata or {}).get(runformat.SUMMARY_METADATA_KEY.encode())
+    return json.loads(raw) if raw else None
+
+
+def summarise_tables(hands: pa.Table, games: pa.Table, manifest: dict) -> Summary:
+    """One shard's summary, keyed by composition profile with its per-game sums, from its Arrow tables
+    in memory (the same frames a reader of its files gets)."""
+    return summarise_by_table(load.frame_of(hands, HAND_COLUMNS), load.frame_of(games, GAME_COLUMNS), manifest,
+                              keep_games=True)
+
+
+def write_shard_summary(loc: runformat.RunLocation, profile: str, index: int, hands: pa.Table, games: pa.Table,
+                        manifest: dict) -> dict:
+    """Summarise a shard's tables and write the summary file beside them (atomically, through
+    sim.runformat); its manifest entry (path, rows, sha256, bytes).  `manifest` needs only the
+    profile's ``params`` (``{"profiles": {profile: {"params": ...}}}``)."""
+    summary = summarise_tables(hands, games, manifest)
+    return runformat.write_table(loc, runformat.shard_path(runformat.SUMMARY, profile, index),
+                                 to_arrow(summary, manifest), SUMMARY_PARQUET)
+
+
+def read_shard_summary(file, manifest: dict, keep_games: bool) -> Summary | None:
+    """A shard's stored summary, or None when it cannot stand for the shard's rows (see
+    :func:`usable_summary`)."""
+    try:
+        fs, path = runformat.open_file(file)
+        with fs.open_input_file(path) as f:
+            parquet = pq.ParquetFile(f)
+            if not _usable(file, parquet, manifest):
+                return None
+            wanted = [i for i in range(parquet.num_row_groups)
+                      if keep_games or _row_group_part(parquet, i) != "per_game"]
+            table = parquet.read_row_groups(wanted) if wanted else parquet.schema_arrow.empty_table()
+        return from_arrow(table, keep_games)
+    except Exception as e:  # a damaged file is never fatal: the shard's rows are read instead
+        log.info("%s: cannot read the summary (%s: %s); summarising the shard's rows", file, type(e).__name__, e)
+        return None
+
+
+def usable_summary(file, manifest: dict) -> bool:
+    """Whether a summary file can stand for its shard's rows, from its footer alone: readable, of this
+    SUMMARY_VERSION, and made under the rules `manifest` gives its profile now."""
+    try:
+        fs, path = runformat.open_file(file)
+        with fs.open_input_file(path) as f:
+            return _usable(file, pq.ParquetFile(f), manifest)
+    except Exception as e:  # a damaged file is never fatal: the shard's rows are read instead
+        log.info("%s: cannot read the summary (%s: %s); summarising the shard's rows", file, type(e).__name__, e)
+        return False
+
+
+def _usable(file, parquet: pq.ParquetFile, manifest: dict) -> bool:
+    meta = summary_metadata(parquet.schema_arrow)
+    if meta is None or meta.get("version") != SUMMARY_VERSION:
+        log.info("%s: not a summary of format version %s; summarising the shard's rows", file, SUMMARY_VERSION)
+        return False
+    for name, (profile, _) in meta["compositions"].items():
+        now = {r: rule(manifest, profile, r) for r in RULES_READ}
+        if meta["rules"].get(name) != now:
+            log.info("%s: summarised under %s, the manifest now says %s; summarising the shard's rows",
+                     file, meta["rules"].get(name), now)
+            return False
+    return True
+
+
+def _row_group_part(parquet: pq.ParquetFile, index: int) -> str | None:
+    """The part a row group holds (each part starts its own row groups), from the column statistics."""
+    stats = parquet.metadata.row_group(index).column(0).statistics
+    if stats is None or not stats.has_min_max or stats.min != stats.max:
+        return None
+    return stats.min
+
+
+# ---------------------------------------------------------------------------------------------
 # a run, shard by shard
+
+PARALLEL_ROWS = 5_000_000  # summarising rows in several processes pays above this many player-hand rows
+FROM_ROWS_ENV = "KALOOKI_REPORT_FROM_ROWS"  # set to 1: ignore stored summaries (benchmarks, checks)
+
+
+def parallel_workers(rows: int) -> int:
+    """Processes to summarise `rows` player-hand rows in (KALOOKI_REPORT_WORKERS overrides): one per
+    core, at most 4, above PARALLEL_ROWS rows."""
+    if "KALOOKI_REPORT_WORKERS" in os.environ:
+        return max(1, int(os.environ["KALOOKI_REPORT_WORKERS"]))
+    return min(os.cpu_count() or 1, 4) if rows > PARALLEL_ROWS else 1
+
+
+def _shard_sources(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, dict, int]]:
+    """(profile, {hands, games, summary: RunFile or None}, hands rows) per manifest shard that has a
+    hands or games file."""
+    tables = ("hands", "games", runformat.SUMMARY)
+    loc = runformat.locate(run_dir, "run")
+    return [(shard["profile"], files, (shard.get("files", {}).get("hands") or {}).get("rows", 0))
+            for shard, files in runformat.shards_with_files(loc, manifest, tables, profiles, exclude)
+            if files["hands"] is not None or files["games"] is not None]
 
 
 def _shard_files(run_dir, manifest: dict, profiles, exclude) -> list[tuple[str, object, object]]:
     """(profile, hands file or None, games file or None) per manifest shard that has either."""
-    pairs = runformat.shard_files(runformat.locate(run_dir, "run"), manifest, ("hands", "games"), profiles, exclude)
-    return [(p, f["hands"], f["games"]) for p, f in pairs if f["hands"] is not None or f["games"] is not None]
+    return [(p, f["hands"], f["games"]) for p, f, _ in _shard_sources(run_dir, manifest, profiles, exclude)]
 
 
 def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: bool = False,
-                  workers: int = 1) -> Summary:
-    """Summarise every shard of `profiles` (files in `exclude` left out) and merge: memory stays that
-    of one shard.  workers > 1 summarises shards in that many processes."""
-    jobs = _shard_files(run_dir, manifest, profiles, exclude)
+                  workers: int | None = 1, from_rows: bool | None = None) -> Summary:
+    """Merge every shard of `profiles` (files in `exclude` left out), in shard order: its stored
+    summary where it has an intact one and both its tables are read, else the summary of its rows.
+    Memory stays that of one shard.  `workers` processes summarise rows (None: parallel_workers of the
+    rows to summarise); `from_rows` ignores stored summaries (default: KALOOKI_REPORT_FROM_ROWS)."""
+    if from_rows is None:
+        from_rows = os.environ.get(FROM_ROWS_ENV, "") not in ("", "0")
+    sources = []  # per shard: (its summary file or None, the arguments to summarise its rows, its rows)
+    for profile, files, rows in _shard_sources(run_dir, manifest, profiles, exclude):
+        stored = files[runformat.SUMMARY]
+        whole = files["hands"] is not None and files["games"] is not None  # a summary stands for both
+        if from_rows or stored is None or not whole or not usable_summary(stored, manifest):
+            stored = None
+        sources.append((stored, (profile, files["hands"], files["games"], manifest, keep_games), rows))
+    jobs = [(args, rows) for stored, args, rows in sources if stored is None]
+    if workers is None:
+        workers = parallel_workers(sum(rows for _, rows in jobs))
     by_table = Summary.empty()  # merged per composition profile, collapsed once at the end
+    pool = None
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(workers) as pool:
-            parts = pool.map(_summarise_files, *zip(*[(p, hp, gp, manifest, keep_games) for p, hp, gp in jobs]))
-            for part in parts:
-                by_table = by_table.merge(part)
+        pool = ProcessPoolExecutor(workers)
+        from_jobs = pool.map(_summarise_files, *zip(*[args for args, _ in jobs]))
     else:
-        for profile, hands_path, games_path in jobs:
-            by_table = by_table.merge(_summarise_files(profile, hands_path, games_path, manifest, keep_games))
+        from_jobs = (_summarise_files(*args) for args, _ in jobs)
+    try:
+        for stored, args, _ in sources:  # in shard order, whichever way each was summarised: the same sums
+            if stored is None:
+                part, way = next(from_jobs), "rows"
+            else:
+                part, way = read_shard_summary(stored, manifest, keep_games), "summary file"
+                if part is None:  # its footer was fine, the rest is not: its rows, here
+                    part, way = _summarise_files(*args), "rows"
+            part.read_from = {way: 1}
+            by_table = by_table.merge(part)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     total = collapse(by_table)
     for profile in profiles:  # every profile has its counts, even with no readable rows
         total.counts.setdefault(profile, {"hand_rows": 0, "game_rows": 0, "games": 0, "deals": 0})
+    log.info("summarised %d shard(s) from their summary files and %d from rows",
+             total.read_from.get("summary file", 0), total.read_from.get("rows", 0),
+             extra={"read_from": dict(total.read_from)})
     return total
 
 

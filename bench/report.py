@@ -1,4 +1,5 @@
-"""Benchmark of `kalooki report`: synthesise a large schema-valid run, time the report, measure memory.
+"""Benchmark of `kalooki report`: synthesise a large schema-valid run, time the report, measure memory,
+reading the shards' summary files and (beside it) summarising every shard's rows.
 
 The synthetic run is random but shaped like a real one (games of several hands, void re-deals,
 one winner per played hand, the deal rotating clockwise, eliminations and buy-ins, Kalookis), and is
@@ -11,6 +12,7 @@ process so its peak RSS is its own.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import resource
 import subprocess
@@ -22,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from analysis.summaries import write_shard_summary
 from sim import runformat, schema
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout holding bench/, for the child processes
@@ -152,9 +155,10 @@ def _arrow(table: str, columns: dict, rows: slice) -> pa.Table:
 
 
 def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = None,
-                   shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION):
+                   shard_rows: int = 1_000_000, engine_version: str = schema.ENGINE_VERSION, summaries: bool = True):
     """Write a synthetic run of about `rows` hands rows (split evenly over `profiles`) to `run_dir`
-    (a local path or a URI); `run_dir` back."""
+    (a local path or a URI), each shard with its summary file as the runner writes it (without, as
+    runs were written before summary files, when not `summaries`); `run_dir` back."""
     loc = runformat.locate(run_dir, "run")
     profiles = DEFAULT_PROFILES if profiles is None else profiles
     rng = np.random.default_rng(seed)
@@ -169,15 +173,23 @@ def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = No
         bounds = np.unique(np.concatenate([[0], cut + 1, [n_games]]))
         bounds = bounds[bounds <= n_games]
         row_bounds = np.concatenate([[0], np.cumsum(rows_per_game)])
+        params = {"opening_min": spec["opening_min"]}
         for index, (g0, g1) in enumerate(zip(bounds[:-1], bounds[1:])):
-            files = {}
+            files, arrow = {}, {}
             for table, columns, part in (("hands", hands, slice(row_bounds[g0], row_bounds[g1])),
                                          ("games", games, slice(g0 * n, g1 * n))):
-                files[table] = runformat.write_table(loc, runformat.shard_path(table, name, index),
-                                                     _arrow(table, columns, part))
+                arrow[table] = _arrow(table, columns, part)
+                files[table] = runformat.write_table(loc, runformat.shard_path(table, name, index), arrow[table])
+            if not summaries:
+                shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
+                               "files": files})
+                continue
+            # the shard's summary file, made by the function the runner's worker calls
+            files[runformat.SUMMARY] = write_shard_summary(loc, name, index, arrow["hands"], arrow["games"],
+                                                           {"profiles": {name: {"params": params}}})
             shards.append({"profile": name, "index": index, "first_game": int(g0), "n_games": int(g1 - g0),
                            "files": files})
-        manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": {"opening_min": spec["opening_min"]},
+        manifest_profiles[name] = {"rules_hash": f"rules-{name}", "params": params,
                                    "games": int(n_games), "n_players": n, "bots": spec["bots"],
                                    "shards_planned": int(len(bounds) - 1)}
     manifest = {"format": runformat.RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION,
@@ -189,10 +201,18 @@ def synthesize_run(run_dir, rows: int, seed: int = 0, profiles: dict | None = No
     return run_dir
 
 
-def _report_child(run_dir: str, out_dir: str) -> None:
-    from analysis import load
-    from analysis.metrics import _workers
+def _report_child(run_dir: str, out_dir: str, from_rows: bool = False) -> None:
+    from analysis import summaries
     from analysis.report import write_report
+    if from_rows:  # today's path before summary files: every shard's rows read and summarised
+        os.environ[summaries.FROM_ROWS_ENV] = "1"
+    read_from = {}  # which way each shard was read, from the summariser's log line
+
+    class Noted(logging.Handler):
+        def emit(self, record):
+            read_from.update(getattr(record, "read_from", {}))
+    summaries.log.addHandler(Noted())
+    summaries.log.setLevel(logging.INFO)
     start = time.perf_counter()
     write_report(run_dir, out_dir)
     wall = time.perf_counter() - start
@@ -202,12 +222,14 @@ def _report_child(run_dir: str, out_dir: str) -> None:
     print(json.dumps({"report_wall_s": round(wall, 2), "report_cpu_s": round(cpu, 2),
                       "report_peak_rss_mb": round(me.ru_maxrss / 1024, 1),
                       "worker_peak_rss_mb": round(workers.ru_maxrss / 1024, 1),
-                      "workers": _workers(run_dir, load.read_manifest(run_dir))}))
+                      "shards_read_from": read_from}))
 
 
 def replicate_run(source, target, copies: int) -> Path:
     """A local run of `copies` times `source`'s shards (hard links where the filesystem allows, else
-    copies), listed as distinct shards: a large run for the report benchmark from a smaller one."""
+    copies), listed as distinct shards: a large run for the report benchmark from a smaller one.  A
+    copy's summary file is its source shard's: its tables are the same bytes (the same game ids), so
+    summarising them gives that summary exactly."""
     import shutil
     source, target = Path(source), Path(target)
     manifest = json.loads((source / "manifest.json").read_text())
@@ -241,13 +263,16 @@ def _child(*args: str) -> str:
     return done.stdout
 
 
-def run(rows: int = 10_000_000, seed: int = 0, keep: str | None = None, base_rows: int = 10_000_000) -> dict:
-    """Synthesise about `rows` hands rows, run write_report on them; its wall and CPU time and peak RSS.
-    Above `base_rows` a run of `base_rows` rows is synthesised (the synthesiser holds it in memory) and
-    repeated as distinct shards (local only).  `keep`: where the synthetic run goes (a path or a URI),
-    kept afterwards; default a temporary folder.
+def run(rows: int = 10_000_000, seed: int = 0, keep: str | None = None, base_rows: int = 10_000_000,
+        from_rows: bool = True) -> dict:
+    """Synthesise about `rows` hands rows, run write_report on them reading the shards' summary files;
+    its wall and CPU time and peak RSS.  With `from_rows` the same report again summarising every
+    shard's rows (the path of runs without summary files), and whether the two reports' tables are
+    the same bytes.  Above `base_rows` a run of `base_rows` rows is synthesised (the synthesiser holds
+    it in memory) and repeated as distinct shards (local only).  `keep`: where the synthetic run goes
+    (a path or a URI), kept afterwards; default a temporary folder.
 
-    Synthesis and report each run in a fresh child process: Linux keeps a process's peak RSS across
+    Synthesis and each report run in a fresh child process: Linux keeps a process's peak RSS across
     exec, so a child forked from a big parent would report the parent's memory as its own.
     """
     base_rows = min(rows, base_rows)
@@ -258,18 +283,35 @@ def run(rows: int = 10_000_000, seed: int = 0, keep: str | None = None, base_row
         _child("--synthesize", base_dir, str(base_rows), str(seed))
         run_dir = str(replicate_run(base_dir, keep or Path(tmp) / "run", copies)) if copies > 1 else base_dir
         synth = time.perf_counter() - start
-        result = json.loads(_child("--report-only", run_dir, str(Path(tmp) / "report")).splitlines()[-1])
+        reports = {"summaries": Path(tmp) / "report-summaries", "rows": Path(tmp) / "report-rows"}
+        out = {"from_summaries": json.loads(_child("--report-only", run_dir, str(reports["summaries"]))
+                                            .splitlines()[-1])}
+        if from_rows:
+            out["from_rows"] = json.loads(_child("--report-only", run_dir, str(reports["rows"]), "--from-rows")
+                                          .splitlines()[-1])
+            out["same_tables"] = _same_files(reports["summaries"] / "data", reports["rows"] / "data")
+            out["rows_over_summaries_wall"] = round(out["from_rows"]["report_wall_s"]
+                                                    / out["from_summaries"]["report_wall_s"], 1)
         manifest = runformat.read_manifest(runformat.locate_run(run_dir))
-        files = [f for s in manifest["shards"] for f in s["files"].values()]
+        size = lambda kind: round(sum(s["files"][kind]["bytes"] for s in manifest["shards"]
+                                      if kind in s["files"]) / 2**20, 1)
         return {"rows": sum(s["files"]["hands"]["rows"] for s in manifest["shards"]),
-                "synthesis_s": round(synth, 2), **result,
-                "parquet_mb": round(sum(f["bytes"] for f in files) / 2**20, 1)}
+                "shards": len(manifest["shards"]), "synthesis_s": round(synth, 2),
+                "hands_games_parquet_mb": round(size("hands") + size("games"), 1),
+                "summary_files_mb": size(runformat.SUMMARY), **out}
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    """The two folders hold the same files, byte for byte (the report's tables as CSV)."""
+    names = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    return bool(names) and names == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file()) and all(
+        (a / n).read_bytes() == (b / n).read_bytes() for n in names)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--report-only"]:
-        _report_child(argv[1], argv[2])
+        _report_child(argv[1], argv[2], from_rows=argv[3:4] == ["--from-rows"])
         return 0
     if argv[:1] == ["--synthesize"]:
         synthesize_run(argv[1], int(argv[2]), int(argv[3]))

@@ -6,7 +6,11 @@ A run lives under a root that is a local path or any URI pyarrow's filesystems o
 every read and write goes through ``pyarrow.fs``.  The root holds ``manifest.json`` and one Parquet
 file per shard and table at ``TABLE/profile=P/part-NNNNN.parquet`` (``shard_path``).  The manifest is
 the source of truth for which files make up the run: each shard's entry lists, per table, the file's
-path (relative to the root), rows and sha256.
+path (relative to the root), rows and sha256.  Beside its tables a shard has a ``summary`` file at
+``summary/profile=P/part-NNNNN.parquet``: the sufficient statistics the report needs, written once
+by the worker that played the shard (``analysis.summaries`` owns its content; this module checks it
+like the tables: listed, present, byte for byte, readable Parquet that says it is a summary).  Runs
+written before summaries existed have none, and read and verify as before.
 
 Every file is written whole to a hidden temporary name beside its final name (``.tmp-...``, hidden
 from pyarrow's dataset discovery) and then moved into place, so a reader or a resumed run sees either
@@ -37,6 +41,9 @@ RUN_FORMAT = "kalooki-lab run"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_KEYS = ("format", "schema_version", "engine_version", "run_id", "profiles", "shards")
 REQUIRED_TABLES = ("hands", "games")  # every shard has these; "turns" only with --events turns
+SUMMARY = "summary"  # a shard's summary file (analysis.summaries), listed beside its tables
+SUMMARY_METADATA_KEY = "kalooki_summary"  # the summary file's schema metadata: its version, counts, ...
+SHARD_DIRS = ("hands", "games", "turns", SUMMARY)  # the folders shard files are written under
 TEMP_PREFIX = ".tmp-"
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3}
 URI_HELP = "give a local path or a URI such as file:///abs/path or s3://bucket/prefix"
@@ -181,13 +188,19 @@ def sha256_of(fs: pafs.FileSystem, path: str) -> str | None:
     return digest.hexdigest()
 
 
-def write_table(loc: RunLocation, rel: str, table: pa.Table) -> dict:
-    """Write `table` as Parquet to `rel` atomically; its manifest entry (path, rows, sha256, bytes)."""
+def write_table(loc: RunLocation, rel: str, table: pa.Table | list[pa.Table], options: dict | None = None) -> dict:
+    """Write `table` as Parquet to `rel` atomically; its manifest entry (path, rows, sha256, bytes).
+    A list of tables of one schema is written one after the other, each starting its own row groups;
+    `options` add to (or replace) PARQUET_OPTIONS (e.g. column encodings)."""
+    parts = table if isinstance(table, list) else [table]
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    with pq.ParquetWriter(sink, parts[0].schema, **{**PARQUET_OPTIONS, **(options or {})}) as writer:
+        for part in parts:
+            writer.write_table(part)
     data = sink.getvalue().to_pybytes()
     write_bytes_atomic(loc.fs, loc.path(rel), data)
-    return {"path": rel, "rows": table.num_rows, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    return {"path": rel, "rows": sum(p.num_rows for p in parts), "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -274,7 +287,8 @@ def manifest_to_resume(loc: RunLocation, is_empty) -> dict | None:
 
 @dataclass
 class RunCheck:
-    """What a check of a run found: readable problems and the files that cannot be read at all."""
+    """What a check of a run found: readable problems and the files that cannot be read at all (with
+    the summary of every shard that has a problem: a report summarises that shard's rows instead)."""
     problems: list[str] = field(default_factory=list)
     unreadable: set[str] = field(default_factory=set)  # manifest-relative paths
 
@@ -324,6 +338,12 @@ def check_file(loc: RunLocation, where: str, table: str, entry: dict, check: Run
         return
     if "rows" in entry and rows != entry["rows"]:
         check.problems.append(f"{where}: {table} file {rel} has {rows} rows, the manifest says {entry['rows']}")
+    if table == SUMMARY:
+        if SUMMARY_METADATA_KEY.encode() not in (found.metadata or {}):
+            check.problems.append(f"{where}: {table} file {rel} is Parquet but not a shard summary "
+                                  f"(its schema has no {SUMMARY_METADATA_KEY!r} metadata)")
+            check.unreadable.add(rel)
+        return
     diffs = schema_differences(found, table)
     if diffs:
         check.problems.append(f"{where}: {table} file {rel} does not follow sim.schema ({'; '.join(diffs)})")
@@ -331,12 +351,13 @@ def check_file(loc: RunLocation, where: str, table: str, entry: dict, check: Run
 
 
 def shard_is_intact(loc: RunLocation, entry: dict, tables: tuple) -> bool:
-    """The shard lists exactly `tables`, each at its shard_path with a sha256 and row count, and every
-    file is there, byte for byte what the manifest says, in sim.schema (what a resumed run keeps)."""
+    """The shard lists exactly `tables` and its summary, each at its shard_path with a sha256 and row
+    count, and every file is there, byte for byte what the manifest says, in sim.schema (what a resumed
+    run keeps; a shard written without a summary is played again)."""
     files = entry.get("files")
-    if not isinstance(files, dict) or set(files) != set(tables):
+    if not isinstance(files, dict) or set(files) != set(tables) | {SUMMARY}:
         return False
-    for name in tables:
+    for name in files:
         f = files[name]
         if (not isinstance(f, dict) or f.get("path") != shard_path(name, entry["profile"], entry["index"])
                 or "sha256" not in f or "rows" not in f):
@@ -391,24 +412,32 @@ def check_run(uri: RunLocation | str) -> RunCheck:
         for shard in shards:
             where = f"profile {name} shard {shard.get('index')}"
             files = shard.get("files", {})
+            found_before = len(problems)
             for table in REQUIRED_TABLES:
                 if table not in files:
                     problems.append(f"{where}: no {table} file listed")
             for table, entry in files.items():
-                if table not in schema.TABLES:
-                    problems.append(f"{where}: unknown table {table!r} (tables: {', '.join(schema.TABLES)})")
+                if table not in schema.TABLES and table != SUMMARY:
+                    problems.append(f"{where}: unknown table {table!r} (tables: {', '.join(schema.TABLES)}; "
+                                    f"and the shard's {SUMMARY})")
                     continue
                 check_file(loc, where, table, entry, check)
+            summary = files.get(SUMMARY)
+            if len(problems) > found_before and isinstance(summary, dict) and summary.get("path"):
+                # the summary stands for the shard's files as written: with any of them in doubt a
+                # partial report summarises the rows it can read instead
+                check.unreadable.add(summary["path"])
     return check
 
 
 # ----------------------------------------------------------------------------------------------
 # listing
 
-def shard_files(loc: RunLocation, manifest: dict, tables, profiles=None, exclude=()) -> list[tuple[str, dict]]:
-    """Per manifest shard of `profiles` (all when None), in (profile, shard) order: (profile, {table:
-    RunFile or None}) for each of `tables`, None where the manifest lists no such file, it is in
-    `exclude` (manifest-relative paths) or it does not exist."""
+def shards_with_files(loc: RunLocation, manifest: dict, tables, profiles=None,
+                      exclude=()) -> list[tuple[dict, dict]]:
+    """Per manifest shard of `profiles` (all when None), in (profile, shard) order: (its manifest entry,
+    {table: RunFile or None}) for each of `tables`, None where the manifest lists no such file, it is
+    in `exclude` (manifest-relative paths) or it does not exist."""
     wanted = set(profiles) if profiles is not None else set(manifest["profiles"])
     out = []
     for shard in sorted(manifest["shards"], key=lambda s: (str(s.get("profile")), s.get("index", 0))):
@@ -419,8 +448,13 @@ def shard_files(loc: RunLocation, manifest: dict, tables, profiles=None, exclude
             entry = shard.get("files", {}).get(table)
             file = loc.file(entry["path"]) if entry and entry.get("path") not in exclude else None
             files[table] = file if file is not None and exists(file) else None
-        out.append((shard["profile"], files))
+        out.append((shard, files))
     return out
+
+
+def shard_files(loc: RunLocation, manifest: dict, tables, profiles=None, exclude=()) -> list[tuple[str, dict]]:
+    """shards_with_files with each shard named by its profile: (profile, {table: RunFile or None})."""
+    return [(shard["profile"], files) for shard, files in shards_with_files(loc, manifest, tables, profiles, exclude)]
 
 
 def table_files(loc: RunLocation, manifest: dict, table: str, profiles=None, exclude=()) -> list[RunFile]:

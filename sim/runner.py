@@ -509,7 +509,8 @@ def _fault_point() -> None:
 
 
 def execute_shard(job: ShardJob, shard_fn=None, in_worker: bool = False) -> dict:
-    """Play one shard, write its files atomically, and return the small summary the driver records."""
+    """Play one shard, write its files and its summary file atomically, and return the small summary
+    the driver records."""
     t0, c0 = time.perf_counter(), time.process_time()
     spec = job.spec
     try:
@@ -525,6 +526,12 @@ def execute_shard(job: ShardJob, shard_fn=None, in_worker: bool = False) -> dict
         files[name] = runformat.write_table(loc, shard_path(name, spec.profile.name, job.index), tables[name])
         if in_worker:
             _fault_point()
+    # the shard summarised once, here, for every report to read instead of its rows (data flows engine ->
+    # records -> summaries; analysis never imports the engine)
+    from analysis.summaries import write_shard_summary
+    files[runformat.SUMMARY] = write_shard_summary(loc, spec.profile.name, job.index, tables["hands"],
+                                                   tables["games"], {"profiles": {spec.profile.name: {
+                                                       "params": spec.profile.params()}}})
     hands = tables["hands"]
     n_hands = hands.group_by(["game_id", "hand_no", "redeal_no"]).aggregate([]).num_rows if hands.num_rows else 0
     return {"profile": spec.profile.name, "index": job.index, "first_game": spec.first_game,

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from .errors import UserError
-from .runformat import TEMP_PREFIX, RunLocation, list_root
+from .runformat import SHARD_DIRS, TEMP_PREFIX, RunLocation, list_root
 
 LOCK_NAME = ".lock"  # a local run's lock file while a driver writes it (see acquire_lock)
 
@@ -117,7 +117,7 @@ def release_lock(path: str | None) -> None:
         pass
 
 
-def remove_temp_files(loc: RunLocation, dirs=("hands", "games", "turns")) -> int:
+def remove_temp_files(loc: RunLocation, dirs=SHARD_DIRS) -> int:
     """Delete every leftover temporary file of an interrupted write; how many were deleted."""
     fs = loc.fs
     removed = 0

@@ -183,7 +183,9 @@ def test_compare_a_profile_with_itself_flags_nothing(alpha_run):
 def test_bench_report_runs_end_to_end():
     result = bench_report.run(rows=20_000)
     assert result["rows"] == pytest.approx(20_000, rel=0.1)
-    assert result["report_wall_s"] > 0 and result["report_peak_rss_mb"] > 0
+    stored = result["from_summaries"]
+    assert stored["report_wall_s"] > 0 and stored["report_peak_rss_mb"] > 0
+    assert result["same_tables"] is True
 
 
 def test_error_bars_survive_rounding_at_zero_and_one():

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from analysis import summaries
 from sim import cli, runformat, runner, schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +144,9 @@ def test_layout_and_schema(reference):
     for s in m["shards"]:
         for t, f in s["files"].items():
             assert f["path"] == f"{t}/profile={s['profile']}/part-{s['index']:05d}.parquet"
-            assert pq.read_schema(ref_dir / f["path"]).equals(schema.arrow_schema(t))
+            expected = summaries.SUMMARY_SCHEMA if t == runformat.SUMMARY else schema.arrow_schema(t)
+            assert pq.read_schema(ref_dir / f["path"]).equals(expected)
+        assert set(s["files"]) == {"hands", "games", runformat.SUMMARY}
     assert not [p for p in ref_dir.rglob(".tmp-*")]
 
 
@@ -331,7 +334,7 @@ def test_full_disk_mid_run_keeps_earlier_shards_and_leaves_no_partial_files(refe
 
     def failing_locate(uri, what="run"):
         loc = real(uri, what)
-        fs.setdefault("fs", _FullDisk(loc.fs, fail_at=3))  # shard 0's two files pass, shard 1's hands fails
+        fs.setdefault("fs", _FullDisk(loc.fs, fail_at=4))  # shard 0: hands, games, summary pass; shard 1: hands fails
         return runformat.RunLocation(loc.uri, fs["fs"], loc.root)
 
     monkeypatch.setattr(runformat, "locate", failing_locate)

@@ -308,4 +308,8 @@ def test_compare_family_leaves_out_duplicates_and_constants(paired_runs):
 def test_report_benchmark_entry_point_repeats_shards_into_a_verified_run():
     result = bench_report.run(rows=40_000, base_rows=20_000)
     assert result["rows"] == pytest.approx(40_000, rel=0.1)
-    assert result["report_wall_s"] > 0 and result["report_cpu_s"] > 0 and result["report_peak_rss_mb"] > 0
+    stored, rows = result["from_summaries"], result["from_rows"]
+    assert stored["report_wall_s"] > 0 and stored["report_cpu_s"] > 0 and stored["report_peak_rss_mb"] > 0
+    assert stored["shards_read_from"] == {"summary file": result["shards"]}  # copies reuse their summaries
+    assert rows["shards_read_from"] == {"rows": result["shards"]}
+    assert result["same_tables"] is True
