@@ -718,17 +718,19 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0):
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats):
     """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
     apply_draw / apply_play and GreedyBot.draw / play).
 
     prm: meldsearch.params_array; rp: rules_array; values: penalty of each card; hands0 (n x 53
     int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
     hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table
-    meld rows; reshuffles0, turn_no0: so far.  Returns (hands, stats (n x S_W: the opening of players
+    meld rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
+    (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
+    draw_keys of size 0 to draw from the top.  Returns (hands, stats (n x S_W: the opening of players
     who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
-    order, discard pile, table rows); result[H_STATUS] != 0 means a play broke a rule and the
-    outcome is not to be used.
+    order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
+    a rule and the outcome is not to be used.
     """
     n = hands0.shape[0]
     hands = hands0.copy()
@@ -745,6 +747,10 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     ns = stock0.shape[0]
     stock[:ns] = stock0
     sp = 0
+    keyed = draw_keys.size > 0
+    ids = np.zeros(deck, np.int64)
+    if keyed:
+        ids[:ns] = ids0
     discard = np.empty(deck, np.int64)
     nd = discard0.shape[0]
     discard[:nd] = discard0
@@ -781,6 +787,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                 discard[0] = pile[0]
                 ns = nd - 1
                 stock[:ns] = pile[1:]
+                for j in range(ns):  # HandState: places 0.. from the bottom of the new stock
+                    ids[j] = ns - 1 - j
                 sp = 0
                 nd = 1
                 reshuffles += 1
@@ -791,6 +799,20 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         src = _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, mv, ws, rec, hh, hh2,
                            outv, outd, lops, lctx, tab1)
         if src == STOCK:
+            if keyed:  # HandState._pop_stock: the card the drawer's seat keys highest comes to the top
+                gen = 1 if reshuffles > 0 else 0
+                row = draw_seats[me]
+                best = sp
+                for j in range(sp + 1, ns):
+                    if draw_keys[gen, row, ids[j]] > draw_keys[gen, row, ids[best]]:
+                        best = j
+                c = stock[best]
+                t = ids[best]
+                for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
+                    stock[k] = stock[k - 1]
+                    ids[k] = ids[k - 1]
+                stock[sp] = c
+                ids[sp] = t
             c = stock[sp]
             sp += 1
         else:
@@ -892,7 +914,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     res[H_RESHUFFLES] = reshuffles
     res[H_TURN_NO] = turn_no
     res[H_CURRENT] = cur
-    return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy()
+    return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -922,6 +944,8 @@ def _drop_stale_cache():
 _drop_stale_cache()
 
 _NO_TABLE = np.zeros((0, OUT_W), np.int64)
+_NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
+_NO_IDS = np.zeros(0, np.int64)
 _RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values)
 
 
@@ -955,9 +979,8 @@ def _rules(state):
 
 
 def can_play_fast(state) -> bool:
-    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys, drawing from the
-    top of the stock (a seat-keyed stock is played by the Python engine)."""
-    return (state.draw_keys is None and state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
+    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys."""
+    return (state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
             and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
 
 
@@ -983,13 +1006,18 @@ def play_hand_fast(state):
     opened0 = np.array(state.opened, dtype=np.int64)
     turns0 = np.array(state.turns_taken, dtype=np.int64)
     table0 = _table_rows(state.table) if state.table else _NO_TABLE
-    hands, stats, res, stock_left, pile, rows = play_hand_kernel(
+    keyed = state.draw_keys is not None
+    hands, stats, res, stock_left, pile, rows, ids_left = play_hand_kernel(
         prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
-        state.reshuffles, state.turn_no)
+        state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
+        np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
+        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS)
     if res[H_STATUS] != 0:
         return None
     state.hands[:] = hands
     state.stock = stock_left[::-1].tolist()
+    if keyed:
+        state.stock_ids = ids_left[::-1].tolist()
     state.discard = pile.tolist()
     state.table = [Meld(r[0], tuple(r[3:3 + r[2]]), tuple(r[17:17 + r[2]]), r[1]) for r in rows.tolist()]
     st = stats.tolist()

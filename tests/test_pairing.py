@@ -31,7 +31,7 @@ def first_deal(spec: ShardSpec, game_id: int) -> HandState:
     n = len(bots)
     dealer = int(rng.integers(n))
     hand_rng = CanonicalDeal(rng, spec.profile, n) if spec.paired else rng
-    return HandState(spec.profile, n, dealer, hand_rng)
+    return HandState(spec.profile, n, dealer, hand_rng, draw_seats=list(range(n)) if spec.duplicate else None)
 
 
 def spec_for(name: str, seed: int, paired: bool) -> ShardSpec:
@@ -289,7 +289,8 @@ def test_duplicate_rotations_get_the_same_cards_at_the_same_seats():
         states = [first_deal(spec, deal * 4 + r) for r in range(4)]
         for s in states[1:]:
             assert s.dealer == states[0].dealer and np.array_equal(s.hands, states[0].hands)
-            assert s.stock == states[0].stock
+            assert s.stock == states[0].stock and s.stock_ids == states[0].stock_ids
+            assert np.array_equal(s.draw_keys, states[0].draw_keys)  # each seat's keys, in every rotation
         other = first_deal(spec, (deal + 1) * 4)
         assert not np.array_equal(other.hands, states[0].hands)
     t = play_tournament(prof, bots, games=8, seed=8, duplicate=True, chunk=3)
