@@ -17,13 +17,14 @@ its family's correction, its interval excludes 0 and its size is at least the th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, metrics, stats
+from . import findings, load, metrics, plots, stats
 from .compare import _load, compare_results, paired_design
 from .document import Cell, Document
 from .report import METHOD_NOTES
@@ -46,7 +47,7 @@ class Sweep:
     paired: bool  # differences from per-game differences
     default: object = None  # the profile's value of the parameter (marked in the table and figure)
 
-    @property
+    @cached_property
     def summary(self) -> pd.DataFrame:
         """Every headline metric at every grid value (long: value, then metrics.summary's columns)."""
         parts = [self.results[v].summary.assign(value=v) for v in self.values]
@@ -59,7 +60,6 @@ class Sweep:
 def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False) -> Sweep:
     """`runs` maps each grid value to its run (one profile each, the same in every run); the values are
     sorted.  Per-game sums are kept when every run was dealt from the same seeds as the lowest value's."""
-    from . import load
     values = sorted(runs)
     manifests = {v: load.read_manifest(runs[v]) for v in values}
     names = {v: list(m["profiles"]) for v, m in manifests.items()}
@@ -138,6 +138,8 @@ def _short_difference(row) -> str:
 def _quiet_reason(row) -> str:
     """Why a change does not matter: its interval includes 0, it is smaller than the threshold, or it
     is not clear after the Holm correction."""
+    if row.verdict == findings.NOT_TESTED:
+        return "the same game by game: not tested"
     if pd.isna(row.diff_ci_low) or row.diff_ci_low <= 0 <= row.diff_ci_high:
         return "the interval includes 0"
     if abs(row.difference) < row.threshold:
@@ -162,7 +164,8 @@ def sweep_findings(sweep: Sweep, ends: pd.DataFrame, steps: pd.DataFrame) -> lis
     then those whose change does not (listed together), then those not applicable."""
     lo, hi = sweep.values[0], sweep.values[-1]
     out, quiet, absent = [], [], []
-    for row in ends.itertuples(index=False):
+    order = ends.sort_values("metric", key=lambda c: c.map(KEY_METRICS.index), kind="stable")
+    for row in order.itertuples(index=False):
         label = findings.show(row.metric, row.kind).label
         diff = findings.fmt_difference(row.metric, row.difference, row.diff_ci_low, row.diff_ci_high, row.kind)
         if row.verdict in findings.STATED:
@@ -261,6 +264,8 @@ def plot_sweep(axes, frame: pd.DataFrame):
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize="small")
         ax.set_xticks(values, [f"{v}\ndefault" if v == default else str(v) for v in values])
+    for ax in axes[-plots.PANEL_COLUMNS:]:  # the lowest panel of each column keeps its tick labels (a hidden slot may be below)
+        ax.tick_params(labelbottom=True)
     fig = axes[0].figure
     fig.supxlabel(param, fontsize="small")
     return axes
@@ -326,7 +331,7 @@ def build_sweep(sweep: Sweep, provenance: list[str], thresholds=None) -> tuple[D
     frame = plot_frame(sweep, ends)
     panels = frame["metric"].nunique()
     if panels:
-        rows = -(-panels // 3)
+        rows = -(-panels // plots.PANEL_COLUMNS)
         left_out = [findings.sentence_label(findings.show(m).label) for m in KEY_METRICS
                     if m not in set(frame["metric"])]
         doc.figure("sweep", plot_sweep, frame,
@@ -354,7 +359,7 @@ def write_sweep(sweep: Sweep, out_dir, provenance: list[str], thresholds=None) -
 def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[str]:
     """Key metrics (rows) at each grid value and the change from the lowest to the highest value, every
     line at most `width` columns (the grid values split over several blocks when they do not fit)."""
-    label_width, cell, change_width = 30, 9, 17
+    label_width, cell, change_width = 30, 7, 16
     summary = sweep.summary.set_index(["metric", "value"])
     verdict = {r.metric: r for r in ends.itertuples(index=False)}
     shown = [m for m in KEY_METRICS if (m, sweep.values[0]) in summary.index]
