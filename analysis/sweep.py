@@ -46,6 +46,7 @@ class Sweep:
     results: dict  # grid value -> metrics.Results
     paired: bool  # differences from per-game differences
     default: object = None  # the profile's value of the parameter (marked in the table and figure)
+    common_deals: bool = False  # every run was made with --paired (the same cards whatever the deal pattern)
 
     @cached_property
     def summary(self) -> pd.DataFrame:
@@ -70,7 +71,8 @@ def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False
     low = manifests[values[0]]
     paired = len(values) > 1 and all(paired_design(low, manifests[v], profile, profile) for v in values[1:])
     results = {v: metrics.compute(_load(runs[v], allow_partial, [profile], paired)) for v in values}
-    return Sweep(profile, param, values, results, paired, default)
+    common_deals = all(bool(m.get("paired")) for m in manifests.values())
+    return Sweep(profile, param, values, results, paired, default, common_deals)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,7 +201,8 @@ def design_text(sweep: Sweep, ends: pd.DataFrame) -> str:
     ratio = ends["width_vs_unpaired"].dropna()
     gain = (f"; the paired intervals are {ratio.median():.0%} of the unpaired width of the same data (median over "
             f"the key metrics, range {ratio.min():.0%}-{ratio.max():.0%})" if len(ratio) else "")
-    return f"Design: {PAIRED_DESIGN}{gain}."
+    deals = (" (--paired: the same cards at every value whatever the deal pattern)" if sweep.common_deals else "")
+    return f"Design: {PAIRED_DESIGN}{deals}{gain}."
 
 
 # ---------------------------------------------------------------------------------------------

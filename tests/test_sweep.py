@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 
 from analysis import findings, metrics, stats
-from analysis.sweep import KEY_METRICS, end_differences, load_sweep
+from analysis.sweep import KEY_METRICS, end_differences, largest_step, load_sweep
 from sim.cli import main
 
 GRID = (30, 45, 60)
@@ -95,6 +95,16 @@ def test_findings_numbers_equal_a_direct_computation(paired_sweep):
                                    row["diff_ci_high"], "mean").split(" (")[0] in findings_text
 
 
+def test_the_largest_step_is_named_only_when_it_is_clear():
+    steps = pd.DataFrame({"metric": "hands_per_game", "value_a": [30, 40], "value_b": [40, 50],
+                          "difference": [-0.4, -2.0], "diff_ci_low": [-0.9, -2.6], "diff_ci_high": [0.1, -1.4],
+                          "significant": pd.array([False, True], dtype="boolean")})
+    assert largest_step(steps, "hands_per_game")["value_a"] == 40
+    steps.loc[1, "significant"] = False
+    assert largest_step(steps, "hands_per_game") is None
+    assert largest_step(steps.iloc[:1], "hands_per_game") is None  # one step is the whole change
+
+
 def test_findings_are_holm_corrected_over_the_key_metrics(paired_sweep):
     root, _ = paired_sweep
     sweep = load_sweep({v: root / "runs" / f"opening_min={v}" for v in GRID}, "opening_min")
@@ -122,6 +132,7 @@ def test_paired_differences_are_narrower_than_unpaired_on_the_same_data(tmp_path
     assert ratio.median() < 0.8 and ratio["p_can_open_at_deal"] < 0.8, ratio  # the deals are common
     html = (tmp_path / "rep" / "report.html").read_text()
     assert "Design: paired by game" in html and "of the unpaired width of the same data" in html
+    assert "--paired: the same cards at every value" in html
 
 
 def test_runs_of_different_seeds_are_compared_as_independent_samples(paired_sweep, tmp_path):
