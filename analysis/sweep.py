@@ -1,56 +1,392 @@
-"""Sweeps: key metrics of one profile against one rule parameter, from one run per grid value."""
+"""Sweeps: what changes in one profile when one rule parameter changes, from one run per grid value.
+
+The page answers that first: one finding per key metric, from the lowest grid value to the highest
+(both estimates with their 95% intervals, the difference with its interval, and whether it passes the
+metric's practical threshold of ``configs/thresholds.toml``), with the adjacent step where the metric
+moves most when that step is clear; then one table (key metrics x grid values); then one figure of
+small multiples against the parameter, the profile's default value marked.
+
+Differences between grid values are :func:`analysis.compare.compare_results`'s: paired by game
+(per-game differences) when the runs' manifests say game g of every value was dealt from the same seed
+(:func:`analysis.compare.paired_design`: the same seed and profile name, as every sweep point has;
+``--paired`` also deals the same cards whatever the deal pattern), Welch's t-test otherwise.  The
+lowest-to-highest differences of the key metrics are one Holm family; the adjacent steps of every key
+metric are another.  A change is stated as one that matters (``findings.judge``) when it is clear after
+its family's correction, its interval excludes 0 and its size is at least the threshold.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
 import pandas as pd
 
-from . import metrics
-from .document import Document
+from sim.errors import UserError
 
-KEY_METRICS = [
-    ("p_can_open_at_deal", "P(can open at the deal)"),
-    ("mean_open_round", "mean turn of the opening"),
-    ("share_never_opened", "share of player-hands never opened"),
-    ("kalooki_per_hand", "Kalookis per hand"),
-    ("rounds_per_hand", "rounds per hand"),
-    ("hands_per_game", "hands per game"),
-    ("share_players_eliminated_at_least_once", "share of players eliminated at least once per game"),
-    ("dealer_hand_win_rate", "dealer's hand win rate"),
+from . import findings, load, metrics, plots, stats
+from .compare import _check_versions, _load, compare_results, paired_design
+from .document import Cell, Document
+from .report import METHOD_NOTES
+
+KEY_METRICS = ["p_can_open_at_deal", "mean_open_round", "share_never_opened", "kalooki_per_hand",
+               "rounds_per_hand", "hands_per_game", "share_players_eliminated_at_least_once", "dealer_hand_win_rate"]
+PAIRED_DESIGN = ("paired by game: game g of every grid value was dealt from the same seed, so each difference is "
+                 "the mean of per-game differences (t-test on games - 1 degrees of freedom)")
+INDEPENDENT_DESIGN = "independent samples: Welch's t-test of two cluster-robust (by game) estimates"
+SUMMARY_COLUMNS = ["value"] + metrics.SUMMARY_COLUMNS
+
+
+@dataclass
+class Sweep:
+    """One profile's runs over a grid of one parameter, their summaries and differences."""
+    profile: str
+    param: str
+    values: list
+    results: dict  # grid value -> metrics.Results
+    paired: bool  # differences from per-game differences
+    default: object = None  # the profile's value of the parameter (marked in the table and figure)
+    common_deals: bool = False  # every run was made with --paired (the same cards whatever the deal pattern)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """Every headline metric at every grid value (long: value, then metrics.summary's columns)."""
+        parts = [self.results[v].summary.assign(value=v) for v in self.values]
+        return pd.concat(parts, ignore_index=True)[SUMMARY_COLUMNS]
+
+    def label(self, value) -> str:
+        return f"{self.param}={value}"
+
+
+def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False) -> Sweep:
+    """`runs` maps each grid value to its run (one profile each, the same in every run); the values are
+    sorted.  Per-game sums are kept when every run was dealt from the same seeds as the lowest value's."""
+    values = sorted(runs)
+    manifests = {v: load.read_manifest(runs[v]) for v in values}
+    names = {v: list(m["profiles"]) for v, m in manifests.items()}
+    profile = names[values[0]][0]
+    wrong = [f"{param}={v}: {', '.join(n)}" for v, n in names.items() if n != [profile]]
+    if wrong:
+        raise UserError(f"a sweep's runs must each hold the one profile {profile}; " + "; ".join(wrong))
+    low = manifests[values[0]]
+    for v in values[1:]:  # runs of different schema or engine versions are not comparable
+        _check_versions(low, manifests[v], runs[values[0]], runs[v])
+    paired = len(values) > 1 and all(paired_design(low, manifests[v], profile, profile) for v in values[1:])
+    results = {v: metrics.compute(_load(runs[v], allow_partial, [profile], paired)) for v in values}
+    common_deals = all(bool(m.get("paired")) for m in manifests.values())
+    return Sweep(profile, param, values, results, paired, default, common_deals)
+
+
+# ---------------------------------------------------------------------------------------------
+# differences between grid values
+
+
+def _difference(sweep: Sweep, a, b) -> pd.DataFrame:
+    """compare's rows of value b against value a, the key metrics only, with value_a and value_b."""
+    pair = (sweep.profile, sweep.profile)
+    rows = compare_results(sweep.results[a], sweep.results[b], [pair], {pair: sweep.paired})
+    rows = rows[rows["metric"].isin(KEY_METRICS)].reset_index(drop=True)
+    rows.insert(0, "value_b", b)
+    rows.insert(0, "value_a", a)
+    return rows
+
+
+def _holm(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with p_adjusted, significant and correction redone as one Holm family over its tested rows."""
+    out = rows.copy()
+    in_family = out["in_family"].to_numpy(dtype=bool) & out["p_value"].notna().to_numpy()
+    reject, adjusted = stats.adjust(np.where(in_family, out["p_value"].astype(float), np.nan))
+    out["p_adjusted"] = adjusted
+    out["significant"] = pd.array(np.where(in_family, reject, None), dtype="boolean")
+    out["correction"] = f"{stats.CORRECTION_NAME}, over {int(in_family.sum())} tests"
+    return out
+
+
+def end_differences(sweep: Sweep, thresholds) -> pd.DataFrame:
+    """Each key metric from the lowest grid value to the highest: compare's columns (A the lowest, B the
+    highest), one Holm family over the key metrics, judged against the thresholds."""
+    return findings.judge(_holm(_difference(sweep, sweep.values[0], sweep.values[-1])), thresholds)
+
+
+def step_differences(sweep: Sweep, thresholds) -> pd.DataFrame:
+    """Each key metric between adjacent grid values, one Holm family over every step of every metric,
+    judged against the thresholds."""
+    steps = [_difference(sweep, a, b) for a, b in zip(sweep.values, sweep.values[1:])]
+    return findings.judge(_holm(pd.concat(steps, ignore_index=True)), thresholds)
+
+
+# ---------------------------------------------------------------------------------------------
+# findings
+
+
+def _threshold_text(row) -> str:
+    return findings.fmt_difference(row.metric, row.threshold, np.nan, np.nan, row.kind).lstrip("+")
+
+
+def _estimate(row, side: str) -> str:
+    est, low, high = (getattr(row, f"{c}_{side}") for c in ("estimate", "ci_low", "ci_high"))
+    value = findings.fmt_value(row.metric, est, row.kind)
+    interval = findings.fmt_interval(row.metric, low, high, row.kind)
+    return f"{value} ({interval})" if interval else value
+
+
+def _short_difference(row) -> str:
+    """'+2.9 pp [+1.1, +4.8]': the difference and its 95% interval, without words."""
+    text = findings.fmt_difference(row.metric, row.difference, np.nan, np.nan, row.kind)
+    if pd.isna(row.diff_ci_low) or pd.isna(row.diff_ci_high):
+        return text
+    s = findings.show(row.metric, row.kind)
+    return text + f" [{row.diff_ci_low * s.scale:+,.{s.digits}f}, {row.diff_ci_high * s.scale:+,.{s.digits}f}]"
+
+
+def _quiet_reason(row) -> str:
+    """Why a change does not matter: its interval includes 0, it is smaller than the threshold, or it
+    is not clear after the Holm correction."""
+    if row.verdict == findings.NOT_TESTED:
+        return "the same game by game: not tested"
+    if pd.isna(row.diff_ci_low) or row.diff_ci_low <= 0 <= row.diff_ci_high:
+        return "the interval includes 0"
+    if abs(row.difference) < row.threshold:
+        return f"smaller than the threshold of {_threshold_text(row)}"
+    return "not clear after the Holm correction"
+
+
+def largest_step(steps: pd.DataFrame, metric: str) -> object | None:
+    """The adjacent step where `metric` moves most, when it is clear (significant after the steps' Holm
+    correction, interval excluding 0); None otherwise or with a single step."""
+    mine = steps[steps["metric"] == metric]
+    if len(mine) < 2 or mine["difference"].isna().all():
+        return None
+    top = mine.loc[mine["difference"].abs().idxmax()]
+    clear = not pd.isna(top["significant"]) and bool(top["significant"]) and (
+        top["diff_ci_low"] > 0 or top["diff_ci_high"] < 0)
+    return top if clear else None
+
+
+def sweep_findings(sweep: Sweep, ends: pd.DataFrame, steps: pd.DataFrame) -> list[tuple[str, str]]:
+    """(lead, text) bullets: each key metric whose change from the lowest to the highest value matters,
+    then those whose change does not (listed together), then those not applicable."""
+    lo, hi = sweep.values[0], sweep.values[-1]
+    out, quiet, absent = [], [], []
+    order = ends.sort_values("metric", key=lambda c: c.map(KEY_METRICS.index), kind="stable")
+    for row in order.itertuples(index=False):
+        label = findings.show(row.metric, row.kind).label
+        diff = findings.fmt_difference(row.metric, row.difference, row.diff_ci_low, row.diff_ci_high, row.kind)
+        if row.verdict in findings.STATED:
+            text = (f"{'rises' if row.verdict == findings.HIGHER else 'falls'} from {_estimate(row, 'a')} at "
+                    f"{sweep.label(lo)} to {_estimate(row, 'b')} at {sweep.label(hi)}: {diff}, past the practical "
+                    f"threshold of {_threshold_text(row)}.")
+            step = largest_step(steps, row.metric)
+            if step is not None:
+                share = step["difference"] / row.difference if row.difference else np.nan
+                text += (f" It moves most between {step['value_a']} and {step['value_b']}: "
+                         f"{findings.fmt_difference(row.metric, step['difference'], step['diff_ci_low'], step['diff_ci_high'], row.kind)}"
+                         + (f", {share:.0%} of the whole change." if np.isfinite(share) else "."))
+            elif len(sweep.values) > 2:
+                text += " No single step between adjacent values is clear on its own."
+            out.append((f"{label}:", text))
+        elif row.verdict == findings.NOT_APPLICABLE:
+            absent.append(findings.sentence_label(label))
+        else:
+            quiet.append(f"{findings.sentence_label(label)} {_estimate(row, 'a')} to {_estimate(row, 'b')}, "
+                         f"{_short_difference(row)} ({_quiet_reason(row)})")
+    if quiet:
+        out.append((f"No change that matters from {sweep.label(lo)} to {hi}:", "; ".join(quiet) + "."))
+    if absent:
+        out.append(("Not applicable:", ", ".join(absent) + " (the profile has no elimination)."))
+    return out
+
+
+def design_text(sweep: Sweep, ends: pd.DataFrame) -> str:
+    if not sweep.paired:
+        return f"Design: {INDEPENDENT_DESIGN}."
+    ratio = ends["width_vs_unpaired"].dropna()
+    gain = (f"; the paired intervals are {ratio.median():.0%} of the unpaired width of the same data (median over "
+            f"the key metrics, range {ratio.min():.0%}-{ratio.max():.0%})" if len(ratio) else "")
+    deals = (" (--paired: the same cards at every value whatever the deal pattern)" if sweep.common_deals else "")
+    return f"Design: {PAIRED_DESIGN}{deals}{gain}."
+
+
+# ---------------------------------------------------------------------------------------------
+# the table and the figure
+
+
+def sweep_grid(sweep: Sweep, ends: pd.DataFrame):
+    """Key metrics as rows, grid values as columns, estimate (95% interval) in each cell; the highest
+    value's cell marked ▲/▼ with its difference from the lowest when that change matters."""
+    summary = sweep.summary
+    summary = summary[summary["metric"].isin(KEY_METRICS)]
+    verdict = {r.metric: r for r in ends.itertuples(index=False)}
+    header = [Cell("Metric", "denominator")] + [
+        Cell(sweep.label(v), "profile default" if v == sweep.default else "") for v in sweep.values]
+    rows = []
+    for metric in KEY_METRICS:
+        mine = summary[summary["metric"] == metric].set_index("value")
+        if mine.empty:
+            continue
+        kind = mine["kind"].iloc[0]
+        row = [Cell(findings.show(metric, kind).label, mine["denominator"].iloc[0])]
+        for v in sweep.values:
+            r = mine.loc[v]
+            value = findings.fmt_value(metric, r["estimate"], kind)
+            if value == findings.NOT_APPLICABLE:
+                row.append(Cell(value, cls="na"))
+                continue
+            interval = findings.fmt_interval(metric, r["ci_low"], r["ci_high"], kind)
+            text = f"{value} ({interval})" if interval else value
+            judged = verdict.get(metric)
+            if v == sweep.values[-1] and judged is not None and judged.verdict in findings.STATED:
+                arrow = "▲" if judged.verdict == findings.HIGHER else "▼"
+                diff = findings.fmt_difference(metric, judged.difference, np.nan, np.nan, kind)
+                row.append(Cell(text, f"{arrow} {diff}", judged.verdict, inline=True))
+            else:
+                row.append(Cell(text, cls="base" if v == sweep.values[0] else ""))
+        rows.append(row)
+    return header, rows
+
+
+def plot_sweep(axes, frame: pd.DataFrame):
+    """One small multiple a key metric: estimate and 95% interval against the parameter, the grey band
+    the practical threshold either side of the lowest value's estimate, the dashed line the profile's
+    default value.  `frame`: value, metric, kind, estimate, ci_low, ci_high, threshold; attrs param,
+    default."""
+    param, default = frame.attrs["param"], frame.attrs.get("default")
+    values = sorted(frame["value"].unique())
+    for ax, metric in zip(axes, dict.fromkeys(frame["metric"])):
+        d = frame[frame["metric"] == metric].sort_values("value")
+        s = findings.show(metric, d["kind"].iloc[0])
+        x = d["value"].to_numpy(dtype=float)
+        y = d["estimate"].to_numpy(dtype=float) * s.scale
+        low = np.clip(np.nan_to_num(y - d["ci_low"].to_numpy(dtype=float) * s.scale), 0, None)
+        high = np.clip(np.nan_to_num(d["ci_high"].to_numpy(dtype=float) * s.scale - y), 0, None)
+        threshold = d["threshold"].iloc[0] * s.scale
+        if np.isfinite(threshold) and np.isfinite(y[0]):
+            ax.axhspan(y[0] - threshold, y[0] + threshold, color="#e4e4e4", zorder=0)
+        if default is not None:
+            ax.axvline(float(default), color="#555555", linestyle="--", linewidth=1, zorder=1)
+        ax.errorbar(x, y, yerr=[low, high], fmt="-o", color="C0", capsize=3, ms=4, zorder=2)
+        ax.set_title(s.label + (f" ({s.unit.strip()})" if s.unit.strip() else ""), fontsize="small")
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize="small")
+        ax.set_xticks(values, [f"{v}\ndefault" if v == default else str(v) for v in values])
+    for ax in axes[-plots.PANEL_COLUMNS:]:  # the lowest panel of each column keeps its tick labels (a hidden slot may be below)
+        ax.tick_params(labelbottom=True)
+    fig = axes[0].figure
+    fig.supxlabel(param, fontsize="small")
+    return axes
+
+
+def plot_frame(sweep: Sweep, ends: pd.DataFrame) -> pd.DataFrame:
+    """The key metrics that apply, one row a grid value, with their thresholds (what plot_sweep draws)."""
+    summary = sweep.summary
+    frame = summary[summary["metric"].isin(KEY_METRICS) & summary["applicable"].astype(bool)
+                    & summary["estimate"].notna()]
+    frame = frame.assign(threshold=frame["metric"].map(dict(zip(ends["metric"], ends["threshold"]))))
+    frame = frame.sort_values(["metric", "value"], key=lambda c: c.map(KEY_METRICS.index) if c.name == "metric"
+                              else c, kind="stable").reset_index(drop=True)
+    frame.attrs.update(param=sweep.param, default=sweep.default)
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# the page
+
+
+SWEEP_NOTES = [
+    "Each grid value is a separate run of the profile with the parameter set to that value; every other rule, "
+    "the table and the number of games are the same.",
+    "Findings: each key metric at the highest grid value against the lowest. A change matters when it is "
+    "significant after the Holm correction over the key metrics, its 95% interval excludes 0 and its size is at "
+    "least the metric's practical threshold (configs/thresholds.toml). Where it moves most: the largest step "
+    "between adjacent grid values, named when it is significant after one Holm correction over every step of "
+    "every key metric.",
 ]
 
 
-def sweep_table(runs: dict) -> pd.DataFrame:
-    """``runs`` maps a parameter value to a run directory; one row per (value, key metric)."""
-    rows = []
-    for value, run_dir in runs.items():
-        s = metrics.summary(run_dir)
-        s = s[s["metric"].isin([m for m, _ in KEY_METRICS])].copy()
-        s.insert(0, "value", value)
-        rows.append(s)
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
-
-
-def plot_metric(ax, frame: pd.DataFrame, metric: str, label: str, param: str):
-    d = frame[frame["metric"] == metric].sort_values("value")
-    x = d["value"].astype(float).to_numpy()
-    y = d["estimate"].astype(float).to_numpy()
-    lo = (y - d["ci_low"].astype(float)).clip(lower=0).to_numpy()
-    hi = (d["ci_high"].astype(float) - y).clip(lower=0).to_numpy()
-    ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3)
-    ax.set_title(label)
-    ax.set_xlabel(param)
-    ax.set_ylabel("estimate (95% interval)")
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def write_sweep(frame: pd.DataFrame, profile: str, param: str, out_dir, provenance: list[str]) -> None:
-    doc = Document(f"Sweep of {param} in {profile}")
-    doc.text(f"Each point is a separate run of profile {profile} with {param} set to the value on the x axis; "
-             "error bars are 95% intervals clustered by game (Wilson at the effective n for shares, t for means).")
+def build_sweep(sweep: Sweep, provenance: list[str], thresholds=None) -> tuple[Document, pd.DataFrame]:
+    """The sweep page and its judged lowest-to-highest differences."""
+    thresholds = findings.default_thresholds() if thresholds is None else thresholds
+    ends = end_differences(sweep, thresholds)
+    steps = step_differences(sweep, thresholds) if len(sweep.values) > 2 else ends.iloc[0:0]
+    lo, hi = sweep.values[0], sweep.values[-1]
+    doc = Document(f"Sweep of {sweep.param} in {sweep.profile}")
+    if any(r.run.problems for r in sweep.results.values()):
+        problems = [f"{sweep.label(v)}: {p}" for v, r in sweep.results.items() for p in r.run.problems]
+        doc.warning("PARTIAL REPORT: runs failed verification", "Files that could not be read were left out; every "
+                    "number below describes only what remains and may be biased.", problems)
+    default = "" if sweep.default is None else f" (the profile's default: {sweep.default})"
+    doc.text(f"What changes in {sweep.profile} when {sweep.param} goes from {lo} to {hi}{default}: one run per "
+             f"value ({', '.join(map(str, sweep.values))}), bots playing bots.")
+    doc.toc()
+    doc.heading("Findings")
+    doc.text(f"From {sweep.label(lo)} to {sweep.label(hi)}, each key metric with its 95% interval; a change is "
+             "stated only when it is clear after the Holm correction over the key metrics and at least the metric's "
+             "practical threshold (configs/thresholds.toml). " + design_text(sweep, ends))
+    doc.bullets(sweep_findings(sweep, ends, steps))
+    doc.heading("Key metrics")
+    doc.grid(*sweep_grid(sweep, ends), f"Estimate (95% interval) at each value of {sweep.param}, its unit in the "
+             f"metric's name and its denominator in small print. ▲/▼: the change from {lo} to {hi} matters (the "
+             "difference after the arrow).")
+    doc.attach("summary", sweep.summary, "Every headline metric at every grid value (long format)")
+    doc.attach("differences_lowest_to_highest", ends, f"Every key metric's difference from {lo} to {hi}, tested "
+               "and judged")
+    if len(steps):
+        doc.attach("differences_adjacent", steps, "Every key metric's difference between adjacent values")
+    doc.heading("Figure")
+    frame = plot_frame(sweep, ends)
+    panels = frame["metric"].nunique()
+    if panels:
+        rows = -(-panels // plots.PANEL_COLUMNS)
+        left_out = [findings.sentence_label(findings.show(m).label) for m in KEY_METRICS
+                    if m not in set(frame["metric"])]
+        doc.figure("sweep", plot_sweep, frame,
+                   f"Each key metric against {sweep.param}: estimate and 95% interval at each grid value; grey band: "
+                   f"the practical threshold either side of the value at {lo} (a point outside it differs by more "
+                   "than the threshold)"
+                   + (f"; dashed line: the profile's default ({sweep.default})" if sweep.default is not None else "")
+                   + (f". Not drawn (not applicable): {', '.join(left_out)}." if left_out else "."),
+                   width=13.0, height=2.3 * rows + 0.6, panels=panels, share="x")
+    doc.heading("Methods and provenance")
+    doc.open("details", "How each number was made, and how the runs were made")
+    doc.bullets(SWEEP_NOTES + [design_text(sweep, ends)] + METHOD_NOTES[:2])
     doc.bullets(provenance)
-    for metric, label in KEY_METRICS:
-        if (frame["metric"] == metric).any():
-            doc.figure(f"sweep-{metric}", lambda ax, d, m=metric, l=label: plot_metric(ax, d, m, l, param), frame,
-                       caption=f"{label} against {param}", width=6.0, height=3.6)
-    doc.table(frame[["value", "metric", "n", "estimate", "ci_low", "ci_high", "method"]], caption="All points")
-    doc.write(out_dir)
+    doc.close("details")
+    return doc, ends
+
+
+def write_sweep(sweep: Sweep, out_dir, provenance: list[str], thresholds=None) -> tuple[pd.DataFrame, object]:
+    """Write out_dir/report.html, report.md, figures/sweep.png and data/*.csv; returns the judged
+    lowest-to-highest differences and the HTML path."""
+    doc, ends = build_sweep(sweep, provenance, thresholds)
+    return ends, doc.write(out_dir)
+
+
+def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[str]:
+    """Key metrics (rows) at each grid value and the change from the lowest to the highest value, every
+    line at most `width` columns (the grid values split over several blocks when they do not fit)."""
+    label_width, cell, change_width = 30, 7, 16
+    summary = sweep.summary.set_index(["metric", "value"])
+    verdict = {r.metric: r for r in ends.itertuples(index=False)}
+    shown = [m for m in KEY_METRICS if (m, sweep.values[0]) in summary.index]
+    per_block = max(1, (width - label_width - change_width) // cell)
+    blocks = [sweep.values[i:i + per_block] for i in range(0, len(sweep.values), per_block)]
+    lines = []
+    for i, block in enumerate(blocks):
+        last = i == len(blocks) - 1
+        head = "metric".ljust(label_width) + "".join(str(v).rjust(cell) for v in block)
+        lines.append(head + ("  change, matters?" if last else ""))
+        for m in shown:
+            kind = summary.loc[(m, block[0]), "kind"]
+            label = findings.show(m, kind).label
+            label = label if len(label) < label_width else label[:label_width - 2] + "…"
+            cells = "".join(findings.fmt_value(m, summary.loc[(m, v), "estimate"], kind)
+                            .replace(findings.NOT_APPLICABLE, "n/a").rjust(cell) for v in block)
+            line = label.ljust(label_width) + cells
+            if last:
+                r = verdict[m]
+                diff = findings.fmt_difference(m, r.difference, np.nan, np.nan, kind).replace(findings.NOT_APPLICABLE,
+                                                                                               "n/a")
+                mark = {findings.HIGHER: "▲", findings.LOWER: "▼"}.get(r.verdict, "-")
+                line += f"  {diff} {mark}"
+            lines.append(line[:width])
+    return lines

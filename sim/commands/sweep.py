@@ -53,6 +53,11 @@ def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
             grid.append(int(v))
         except ValueError:
             raise UserError(f"--param {name}: {v!r} is not an integer") from None
+    if len(grid) < 2:
+        raise UserError(f"--param {name}: give at least two values to sweep, e.g. {name}={grid[0]},{grid[0] + 5}")
+    twice = sorted({v for v in grid if grid.count(v) > 1})
+    if twice:
+        raise UserError(f"--param {name}: {twice[0]} is given twice; give each value once")
     for v in grid:  # validate every grid point before running anything
         profiles.with_overrides(base, [f"{name}={v}"], flag="--param")
     return name, grid
@@ -88,19 +93,23 @@ def run(args):
         if started:
             import ray
             ray.shutdown()
-    from analysis.sweep import sweep_table, write_sweep
-    frame = sweep_table({v: cfg.out for v, cfg in configs.items()})
+    from analysis.sweep import load_sweep, terminal_lines, write_sweep
+    sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name))
     first = configs[grid[0]]
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})" for t in first.tables)
              if first.tables else f"bots {','.join(runner.make_plan(first).profiles[args.profile].bots)}")
-    write_sweep(frame, args.profile, name, out_dir,
-                [f"profile {args.profile}, {args.games} games per value, seed {args.seed}",
-                 f"{seats}; seats rotated game by game" + ("; common deals across the values (paired)"
-                                                           if args.paired else ""),
-                 f"runs in {runs_dir}", f"command: kalooki sweep --profile {args.profile} --param {args.param} "
-                 f"--games {args.games} --seed {args.seed}" + (f" --tables {args.tables!r}" if args.tables else "")
-                 + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else "")])
-    show = frame[frame["metric"].isin(["p_can_open_at_deal", "mean_open_round", "kalooki_per_hand", "hands_per_game"])]
-    print(show.pivot(index="value", columns="metric", values="estimate").to_string())
-    print(f"report: {out_dir}/report.html")
+    facts = f"profile {args.profile}, {args.games} games per value, seed {args.seed}"
+    design = "paired by game" if sweep.paired else "independent samples"
+    command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
+               + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")
+               + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else ""))
+    ends, page = write_sweep(sweep, out_dir, [
+        facts, f"{seats}; seats rotated game by game",
+        "common deals across the values (--paired): game g of every value dealt the same cards" if args.paired
+        else "no --paired: game g of every value drawn from the same seed (the deal differs only where the "
+             "parameter changes it)",
+        f"differences: {design}", f"runs in {runs_dir}", f"command: {command}"])
+    print(f"{facts}, {design}{' (--paired)' if args.paired else ''}"[:100])
+    print("\n".join(terminal_lines(sweep, ends)))
+    print(f"report: {page}")
     return 0
