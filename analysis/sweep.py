@@ -32,7 +32,7 @@ from .report import METHOD_NOTES
 KEY_METRICS = ["p_can_open_at_deal", "mean_open_round", "share_never_opened", "kalooki_per_hand",
                "rounds_per_hand", "hands_per_game", "share_players_eliminated_at_least_once", "dealer_hand_win_rate"]
 PAIRED_DESIGN = ("paired by game: game g of every grid value was dealt from the same seed, so each difference is "
-                 "the mean of per-game differences (t-test on games - 1 degrees of freedom)")
+                 "the mean of per-game differences (a t interval with one degree of freedom fewer than the games)")
 INDEPENDENT_DESIGN = "independent samples: Welch's t-test of two cluster-robust (by game) estimates"
 SUMMARY_COLUMNS = ["value"] + metrics.SUMMARY_COLUMNS
 
