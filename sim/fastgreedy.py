@@ -409,7 +409,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
 
 @njit(cache=True)
 def _leaves_a_discard(hand, rows, nr, forbid, keep, rest):
-    """bots._leaves_a_discard: laying rows[:nr] from hand keeps keep cards, one not a copy of forbid."""
+    """bots.moves.leaves_a_discard: laying rows[:nr] from hand keeps keep cards, one not a copy of forbid."""
     rest[:] = hand
     for r in range(nr):
         for k in range(rows[r, 2]):
@@ -426,7 +426,7 @@ def _discardable(hand, forbid):
 
 
 # ---------------------------------------------------------------------------------------------
-# the greedy bot's helpers (bots.py), on count vectors and meld rows
+# the greedy bot's helpers (sim/bots/moves.py), on count vectors and meld rows
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)

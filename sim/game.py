@@ -14,9 +14,10 @@ import numpy as np
 
 from .engine import HandResult, HandState, IllegalTurn
 
-# Hands where every bot is a plain GreedyBot (and nobody watches the turns) run in the compiled loop
-# of sim.fastgreedy, which gives exactly the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or
-# FAST_GREEDY = False) keeps every hand on the Python path (tests, debugging).
+# A hand whose bots all name one compiled hand loop (sim.bots.compiled_hand_loop; today the plain greedy
+# bot's, sim.fastgreedy), and whose turns nobody watches, is played in that loop, which gives exactly
+# the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or FAST_GREEDY = False) keeps every hand on the
+# Python path (tests, debugging).
 FAST_GREEDY = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")
 
 
@@ -191,12 +192,11 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
         swap = bots[d].dealer_swap(state, d)
         if swap is not None:
             state.dealer_swap(swap)
-    if FAST_GREEDY and on_turn is None and not state.record and _all_plain_greedy(bots):
-        from .fastgreedy import can_play_fast, play_hand_fast
-        if can_play_fast(state):
-            result = play_hand_fast(state)
-            if result is not None:
-                return result  # else a play broke a rule: the Python path below names it
+    loop = _compiled_loop(bots) if FAST_GREEDY and on_turn is None and not state.record else None
+    if loop is not None and loop.can_play_fast(state):
+        result = loop.play_hand_fast(state)
+        if result is not None:
+            return result  # else a play broke a rule: the Python path below names it
     while state.result is None:
         state.start_turn()
         if state.result is not None:
@@ -218,9 +218,9 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
     return state.result
 
 
-def _all_plain_greedy(bots) -> bool:
-    from .bots import GreedyBot
-    return all(type(b) is GreedyBot and not b.params for b in bots)
+def _compiled_loop(bots):
+    from .bots import compiled_hand_loop  # imported late: the bots pull in the compiled meld search
+    return compiled_hand_loop(bots)
 
 
 class CanonicalDeal:

@@ -84,7 +84,7 @@ def compare_dealt(prof, n, hands, seed):
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_seat_keyed_stocks_match_python(name):
-    # duplicate tournaments and paired runs draw from a seat-keyed stock (sim.engine): the kernel takes the
+    # duplicate tournaments draw from a seat-keyed stock (sim.engine): the kernel takes the
     # same card as HandState._pop_stock and leaves the stock in the same order, reshuffles included
     prof = profiles.load(name)
     reshuffled = 0

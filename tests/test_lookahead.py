@@ -10,7 +10,7 @@ from sim import profiles
 from sim.bots import LookaheadBot, make_bot
 from sim.cards import COPIES, JOKER, N_KINDS
 from sim.engine import HandState
-from sim.lookahead import outlook, unseen_counts
+from sim.bots.outlook import outlook, unseen_counts
 
 from test_random_play import play_checked_hands
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import meldsearch as MS
-from .cards import COPIES, JOKER, N_KINDS
-from .meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
+from .. import meldsearch as MS
+from ..cards import COPIES, JOKER, N_KINDS
+from ..meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
 
 @njit(cache=True)

@@ -1,0 +1,105 @@
+"""Bots: one protocol, each a documented strategy, acting only through the engine's validated turns.
+
+A bot answers four questions: ``draw(state, me)`` (stock or discard), ``play(state, me)`` (a whole
+``Play``: table operations and a discard), ``buy_in(ledger, seat)`` and, in profiles with the East
+Coast dealer swap, ``dealer_swap(state, me)``.  Bots read only what a player may see: their own hand,
+the table, the discard pile, hand sizes and the public record of pickups and discards.
+
+The package holds one strategy per module (``greedy``, ``random_bot``, ``patient``, ``expert``,
+``lookahead``), the moves they share (``moves``, ``outlook``), and here the registry: ``BOTS`` (name ->
+class), the loader of their parameters (``configs/bots.toml``, overridden per run), ``make_bot`` and
+``compiled_hand_loop``, through which a table of bots chooses how its hands are played.  The game loop
+(sim.game) knows no particular bot.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import numpy as np
+
+from ..resources import config_file
+from .base import Bot
+from .expert import ExpertBot
+from .greedy import GreedyBot
+from .lookahead import LookaheadBot
+from .moves import (
+    Harvest, TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
+    kalooki_pays_more, kalooki_within_reach, keep_cards, lay_down, meld_taken_card, repair, run_extension,
+    table_opening)
+from .patient import PatientBot
+from .random_bot import RandomBot
+
+__all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "Harvest", "LookaheadBot", "PatientBot",
+           "RandomBot", "TurnAdds", "apply_harvest", "check_params", "checked", "compiled_hand_loop", "discardable",
+           "find_layoffs", "forbidden_discard", "go_out", "harvest_options", "kalooki_pays_more",
+           "kalooki_within_reach", "keep_cards", "lay_down", "make_bot", "meld_taken_card", "repair",
+           "run_extension", "table_opening", "tunables"]
+
+BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot)}
+
+
+BOT_CONFIG = config_file("bots.toml")  # configs/bots.toml, shipped as package data (sim.resources)
+
+
+def tunables(name: str) -> dict:
+    """A bot's tunable parameters and their defaults (from its class and its parents)."""
+    out = {}
+    for cls in BOTS[name].__mro__[::-1]:
+        if "__init__" in cls.__dict__:
+            for pname, prm in inspect.signature(cls.__init__).parameters.items():
+                if prm.default is not inspect.Parameter.empty and pname != "rng":
+                    out[pname] = prm.default
+    return out
+
+
+def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
+    from ..errors import UserError
+    allowed = tunables(name)
+    for k, v in params.items():
+        if k not in allowed:
+            raise UserError(f"{where}: bot {name!r} has no parameter {k!r}; allowed: {', '.join(allowed) or 'none'}")
+        if isinstance(v, bool) or not isinstance(v, type(allowed[k])):
+            raise UserError(f"{where}: {name}.{k} = {v!r} must be {type(allowed[k]).__name__}")
+    return params
+
+
+def make_bot(name: str, rng: np.random.Generator, params: dict | None = None) -> Bot:
+    """A bot by name; ``params`` override the tunables of ``configs/bots.toml``."""
+    from ..errors import UserError
+    if name not in BOTS:
+        raise UserError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
+    merged = dict(_file_defaults().get(name, {}))
+    merged.update(params or {})
+    return BOTS[name](rng, **check_params(name, merged))
+
+
+_DEFAULTS: dict | None = None
+
+
+def _file_defaults() -> dict:
+    global _DEFAULTS
+    if _DEFAULTS is None:
+        import tomllib
+        from ..errors import UserError
+        try:
+            data = tomllib.loads(BOT_CONFIG.read_text()) if BOT_CONFIG.is_file() else {}
+        except tomllib.TOMLDecodeError as e:
+            raise UserError(f"{BOT_CONFIG}: malformed TOML: {e}") from None
+        for name, params in data.items():
+            if name not in BOTS:
+                raise UserError(f"{BOT_CONFIG}: unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
+            check_params(name, params, str(BOT_CONFIG))
+        _DEFAULTS = data
+    return _DEFAULTS
+
+
+def compiled_hand_loop(bots):
+    """The compiled hand loop that plays a whole hand at this table, or None: the Python engine then asks
+    each bot for each turn.  A bot class names its loop in ``hand_loop`` (a module with ``can_play_fast``
+    and ``play_hand_fast``); a subclass does not inherit it, and a bot with parameters of its own set
+    is played turn by turn.  Every bot of the hand must name the same loop."""
+    loops = {type(b).__dict__.get("hand_loop") if not b.params else None for b in bots}
+    if len(loops) != 1 or None in loops:
+        return None
+    return importlib.import_module(loops.pop())
