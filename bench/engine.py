@@ -1,7 +1,7 @@
 """Engine throughput: hands per second on one core, whole hands with bots, in-process.
 
 Two figures for the same all-greedy table: the Python engine with the Python bots (the reference),
-and the compiled greedy hand loop that ``game.play_hand`` uses for such tables (``sim.fastgreedy``).
+and the compiled greedy hand loop that ``sim.engine.loop.play_hand`` uses for such tables (``sim.fastgreedy``).
 Both count the whole hand, the deal included; ``first_hand_s`` is the time to the first hand (meld
 search compile or cache load for the Python path, the hand loop's for the fast one).
 """
@@ -11,10 +11,10 @@ import time
 
 import numpy as np
 
-from sim import game, profiles
+from sim import profiles
 from sim.bots import make_bot
-from sim.engine import HandState
-from sim.game import play_hand
+from sim.engine import HandState, loop
+from sim.engine.loop import play_hand
 
 
 def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.0, seed=1, fast: bool = False) -> dict:
@@ -23,8 +23,8 @@ def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.
     n = len(bots)
     rng = np.random.default_rng(seed)
     players = [make_bot(b, np.random.default_rng(seed + i)) for i, b in enumerate(bots)]
-    saved = game.FAST_GREEDY
-    game.FAST_GREEDY = fast
+    saved = loop.FAST_GREEDY
+    loop.FAST_GREEDY = fast
     try:
         # warm-up: compile the meld search (and the hand loop) and fill caches
         t0 = time.perf_counter()
@@ -39,7 +39,7 @@ def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.
             turns += st.turn_no
         dt = time.perf_counter() - t0
     finally:
-        game.FAST_GREEDY = saved
+        loop.FAST_GREEDY = saved
     return dict(profile=profile_name, bots=",".join(bots), path="fast" if fast else "python", hands=hands,
                 seconds=round(dt, 2), hands_per_s=round(hands / dt, 1), turns_per_hand=round(turns / max(hands, 1), 1),
                 us_per_turn=round(1e6 * dt / max(turns, 1), 1), first_hand_s=round(first, 2))

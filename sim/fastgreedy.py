@@ -3,8 +3,8 @@
 ``play_hand_fast(state)`` plays a ``HandState`` (freshly dealt, or at the start of any turn) to its
 end with every seat a ``bots.GreedyBot``, in one numba call, and writes the outcome back into the
 state (hands, table, stock, discard, opened, stats, turns, result), so records and games read it
-exactly as after ``game.play_hand``, which takes this path by itself for plain all-greedy tables
-(``game.FAST_GREEDY``; ``KALOOKI_PYTHON_ENGINE=1`` turns it off).  It is an exact mirror, not an
+exactly as after ``sim.engine.loop.play_hand``, which takes this path by itself for plain all-greedy
+tables (``GreedyBot.hand_loop``; ``KALOOKI_PYTHON_ENGINE=1`` turns it off).  It is an exact mirror, not an
 approximation: the Python engine with the Python ``GreedyBot`` is its reference
 (tests/test_fastgreedy.py plays every profile both ways and compares every field), and every
 decision below names the Python function it mirrors.
@@ -126,7 +126,7 @@ def _row_has(row, c):
 
 @njit(cache=True)
 def _uses(rows, nr, c):
-    """How many times card c is in the first nr meld rows (engine._count_on on a table)."""
+    """How many times card c is in the first nr meld rows (engine.table.count_on on a table)."""
     u = 0
     for r in range(nr):
         for k in range(rows[r, 2]):

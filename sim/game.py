@@ -7,22 +7,12 @@ Payments and the pool always sum to zero.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import HandResult, HandState, IllegalTurn
-
-# A hand whose bots all name one compiled hand loop (sim.bots.compiled_hand_loop; today the plain greedy
-# bot's, sim.fastgreedy), and whose turns nobody watches, is played in that loop, which gives exactly
-# the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or FAST_GREEDY = False) keeps every hand on the
-# Python path (tests, debugging).
-FAST_GREEDY = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")
-
-
-class BotError(RuntimeError):
-    """A bot submitted an illegal turn (bots must only make legal turns)."""
+from .engine import HandResult, HandState
+from .engine.loop import play_hand
 
 
 @dataclass
@@ -183,44 +173,6 @@ class GameRecord:
     hands: list = field(default_factory=list)
     ledger: Ledger | None = None
     transcript: list = field(default_factory=list)
-
-
-def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandResult:
-    """Play a dealt hand to its end; ``bots[i]`` plays hand position i (seat ``seats[i]``)."""
-    if state.profile.dealer_upcard_swap:
-        d = state.dealer
-        swap = bots[d].dealer_swap(state, d)
-        if swap is not None:
-            state.dealer_swap(swap)
-    loop = _compiled_loop(bots) if FAST_GREEDY and on_turn is None and not state.record else None
-    if loop is not None and loop.can_play_fast(state):
-        result = loop.play_hand_fast(state)
-        if result is not None:
-            return result  # else a play broke a rule: the Python path below names it
-    while state.result is None:
-        state.start_turn()
-        if state.result is not None:
-            break
-        me = state.current
-        bot = bots[me]
-        src = bot.draw(state, me)
-        try:
-            state.apply_draw(src)
-        except IllegalTurn as e:
-            raise BotError(f"{bot.name} in position {me}: illegal draw: {e}") from None
-        play = bot.play(state, me)
-        try:
-            state.apply_play(play)
-        except IllegalTurn as e:
-            raise BotError(f"{bot.name} in position {me}: illegal play: {e}") from None
-        if on_turn is not None:
-            on_turn(state)
-    return state.result
-
-
-def _compiled_loop(bots):
-    from .bots import compiled_hand_loop  # imported late: the bots pull in the compiled meld search
-    return compiled_hand_loop(bots)
 
 
 class CanonicalDeal:

@@ -650,7 +650,7 @@ def _warm_up(plan: Plan) -> None:
     if mixed:
         from .bots import make_bot
         from .engine import HandState
-        from .game import play_hand
+        from .engine.loop import play_hand
         pp = mixed[0]
         names = sorted({b for m in mixed for b in m.bots if b != "greedy"})
         bots = [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(pp.n_players)]

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from sim import fastgreedy as FG
-from sim import game as G
 from sim import meldsearch as MS
 from sim import melds as M
 from sim import profiles
 from sim.bots import GreedyBot, RandomBot
 from sim.cards import full_deck
 from sim.engine import HandState
+from sim.engine import loop as LOOP
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
@@ -32,12 +32,12 @@ def snapshot(st: HandState) -> dict:
 
 
 def play_python(st: HandState):
-    saved = G.FAST_GREEDY
-    G.FAST_GREEDY = False
+    saved = LOOP.FAST_GREEDY
+    LOOP.FAST_GREEDY = False
     try:
-        G.play_hand(st, [GreedyBot() for _ in range(st.n)], list(range(st.n)))
+        LOOP.play_hand(st, [GreedyBot() for _ in range(st.n)], list(range(st.n)))
     finally:
-        G.FAST_GREEDY = saved
+        LOOP.FAST_GREEDY = saved
 
 
 def all_cards(st: HandState) -> list:
@@ -243,7 +243,7 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
     monkeypatch.setattr(FG, "play_hand_fast", counting)
     fast = play_shard(spec)
     assert calls, "the fast path was not used for an all-greedy shard"
-    monkeypatch.setattr(G, "FAST_GREEDY", False)
+    monkeypatch.setattr(LOOP, "FAST_GREEDY", False)
     n_calls = len(calls)
     slow = play_shard(spec)
     assert len(calls) == n_calls
@@ -255,13 +255,13 @@ def test_only_plain_greedy_tables_take_the_fast_path(monkeypatch):
     monkeypatch.setattr(FG, "play_hand_fast", lambda state: calls.append(1))
     prof = profiles.load("kalooki40")
     rng = np.random.default_rng(1)
-    G.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2))], list(range(4)))
-    G.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 4, list(range(4)), on_turn=lambda st: None)
-    G.play_hand(HandState(prof, 4, 0, rng, record=True), [GreedyBot()] * 4, list(range(4)))
+    LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2))], list(range(4)))
+    LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 4, list(range(4)), on_turn=lambda st: None)
+    LOOP.play_hand(HandState(prof, 4, 0, rng, record=True), [GreedyBot()] * 4, list(range(4)))
     assert not calls
     # a refusal (None) from the fast path leaves the hand to the Python path
     st = HandState(prof, 4, 0, rng)
-    res = G.play_hand(st, [GreedyBot()] * 4, list(range(4)))
+    res = LOOP.play_hand(st, [GreedyBot()] * 4, list(range(4)))
     assert calls == [1] and res is st.result and st.phase == "over"
 
 
@@ -279,7 +279,7 @@ def _first_play(st: HandState):
     """The reference's first turn (seat, source, card, Play), played on the Python path."""
     a = _copy(st)
     seen = []
-    G.play_hand(a, [GreedyBot() for _ in range(a.n)], list(range(a.n)),
+    LOOP.play_hand(a, [GreedyBot() for _ in range(a.n)], list(range(a.n)),
                 on_turn=lambda s: seen.append(s.last_turn) if not seen else None)
     return seen[0]
 
@@ -338,6 +338,6 @@ def test_environment_switch_forces_the_python_path():
     import subprocess
     import sys
     env = dict(os.environ, KALOOKI_PYTHON_ENGINE="1")
-    out = subprocess.run([sys.executable, "-c", "import sim.game as g; print(g.FAST_GREEDY)"], env=env,
+    out = subprocess.run([sys.executable, "-c", "import sim.engine.loop as g; print(g.FAST_GREEDY)"], env=env,
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

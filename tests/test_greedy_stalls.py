@@ -9,11 +9,10 @@ play many two-player hands on both engine paths and the replayed game where the 
 import numpy as np
 import pytest
 
-from sim import game as G
 from sim import profiles
 from sim.bots import GreedyBot
-from sim.cards import parse_card as C
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState
+from sim.engine import loop as LOOP
 from sim.records import ShardSpec, play_shard
 
 K40 = profiles.load("kalooki40")
@@ -34,17 +33,17 @@ def test_greedy_does_not_take_a_card_it_could_not_lay_with_a_discard_kept():
 
 
 def _play_two_player_hands(prof, hands, seed, fast):
-    saved = G.FAST_GREEDY
-    G.FAST_GREEDY = fast
+    saved = LOOP.FAST_GREEDY
+    LOOP.FAST_GREEDY = fast
     stalled = []
     try:
         for h in range(hands):
             st = HandState(prof, 2, h % 2, np.random.default_rng([seed, h]))
-            G.play_hand(st, [GreedyBot(), GreedyBot()], [0, 1])
+            LOOP.play_hand(st, [GreedyBot(), GreedyBot()], [0, 1])
             if st.result.stalled:
                 stalled.append(h)
     finally:
-        G.FAST_GREEDY = saved
+        LOOP.FAST_GREEDY = saved
     return stalled
 
 
@@ -59,7 +58,7 @@ def test_two_player_greedy_hands_never_reach_the_turn_cap(name):
 def test_replayed_deadlock_game_has_no_stalled_hand(fast, monkeypatch):
     # kalooki40, seed 1, game 298 of the default run (four greedy bots): hand 13, dealt to the last two
     # players, was the deadlock
-    monkeypatch.setattr(G, "FAST_GREEDY", fast)
+    monkeypatch.setattr(LOOP, "FAST_GREEDY", fast)
     spec = ShardSpec(K40, ["greedy"] * 4, seed=1, first_game=298, n_games=1)
     tables = play_shard(spec)
     hands = tables["hands"].to_pydict()

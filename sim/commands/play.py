@@ -12,7 +12,8 @@ from .. import profiles
 from ..bots import make_bot
 from ..engine import HandState
 from ..errors import UserError
-from ..game import play_game, play_hand
+from ..engine.loop import play_hand
+from ..game import play_game
 from ..transcript import hand_lines, table_lines
 from .common import add_profile_args, add_seed_arg, profile_from_args
 
