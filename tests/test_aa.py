@@ -56,7 +56,7 @@ def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int =
     manifest = load.read_manifest(out)
     results = []
     for name, hands, games_file in summaries._shard_files(out, manifest, [profile], ()):
-        summary = summaries._summarise_files(name, hands, games_file, manifest, False)
+        summary = summaries.collapse(summaries._summarise_files(name, hands, games_file, manifest, False))
         results.append(metrics.compute(metrics.RunData(manifest, summary, [profile])))
     tables = [cmp.compare_results(a, b, [(profile, profile)]) for a, b in zip(results[0::2], results[1::2])]
     both = pd.concat(tables, ignore_index=True)
