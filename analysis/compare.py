@@ -72,7 +72,7 @@ def _pairs(manifest_a: dict, manifest_b: dict | None, profiles) -> list[tuple[st
                     "name the pair with --profiles A,B")
 
 
-def _check_versions(manifest_a: dict, manifest_b: dict, dir_a, dir_b) -> None:
+def check_versions(manifest_a: dict, manifest_b: dict, dir_a, dir_b) -> None:
     for key in ("schema_version", "engine_version"):
         if manifest_a.get(key) != manifest_b.get(key):
             raise UserError(f"runs {dir_a} and {dir_b} have different {key} ({manifest_a.get(key)} vs "
@@ -185,15 +185,6 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
     return rows
 
 
-def _load(run_dir, allow_partial: bool, profiles, keep_games: bool) -> metrics.RunData:
-    """report.load_verified, keeping per-game sums when a paired comparison needs them."""
-    check = load.check_run(run_dir)
-    if check.problems and not allow_partial:
-        raise report.failed_verification(run_dir, check.problems)
-    return metrics.load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems,
-                            keep_games=keep_games)
-
-
 def compare_results(res_a: metrics.Results, res_b: metrics.Results, pairs, paired: dict | None = None
                     ) -> pd.DataFrame:
     """The comparison table of computed results; `paired` maps a pair to whether its design is paired
@@ -232,7 +223,7 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     manifest_b = load.read_manifest(dir_b) if dir_b is not None else None
     same_run = dir_b is None or Path(dir_a).resolve() == Path(dir_b).resolve()
     if not same_run:
-        _check_versions(manifest_a, manifest_b, dir_a, dir_b)
+        check_versions(manifest_a, manifest_b, dir_a, dir_b)
     pairs = _pairs(manifest_a, None if same_run else manifest_b, profiles)
     paired = {(a, b): paired_design(manifest_a, manifest_a if same_run else manifest_b, a, b) for a, b in pairs}
     keep = any(paired.values())
@@ -240,10 +231,10 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     wanted_b = list(dict.fromkeys(p for _, p in pairs))
     if same_run:
         both = list(dict.fromkeys(wanted_a + wanted_b))
-        res_a = res_b = metrics.compute(_load(dir_a, allow_partial, both, keep))
+        res_a = res_b = metrics.compute(report.load_verified(dir_a, allow_partial, both, keep))
     else:
-        res_a = metrics.compute(_load(dir_a, allow_partial, wanted_a, keep))
-        res_b = metrics.compute(_load(dir_b, allow_partial, wanted_b, keep))
+        res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a, keep))
+        res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b, keep))
     return Comparison(compare_results(res_a, res_b, pairs, paired), res_a, res_b, pairs, same_run)
 
 

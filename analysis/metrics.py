@@ -32,7 +32,7 @@ from sim.errors import UserError
 
 from . import load, stats
 from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
-                        parallel_workers, summarise_run, summarise_shard)
+                        summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
 
@@ -67,12 +67,6 @@ class RunData:
         """A RunData from hands and games rows in memory (one summary of all of them)."""
         profiles = list(manifest["profiles"]) if profiles is None else list(profiles)
         return cls(manifest, summarise_shard(hands, games, manifest, keep_games), profiles)
-
-
-def _workers(run_dir, manifest: dict) -> int:
-    """Processes a report of the whole run would summarise rows in, were it to read every shard's rows."""
-    rows = sum((s.get("files", {}).get("hands") or {}).get("rows", 0) for s in manifest["shards"])
-    return parallel_workers(rows)
 
 
 def load_run(run_dir, profiles=None, exclude=(), problems=(), keep_games: bool = False) -> RunData:

@@ -55,12 +55,14 @@ def failed_verification(run_dir, problems: list[str]) -> UserError:
                      "rerun the missing shards, or pass --allow-partial for a report marked partial")
 
 
-def load_verified(run_dir, allow_partial: bool, profiles=None) -> metrics.RunData:
-    """The run's data, refusing a run with problems unless allow_partial (unreadable files left out)."""
+def load_verified(run_dir, allow_partial: bool, profiles=None, keep_games: bool = False) -> metrics.RunData:
+    """The run's data, refusing a run with problems unless allow_partial (unreadable files left out);
+    ``keep_games`` keeps the per-game sums a paired comparison needs."""
     check = load.check_run(run_dir)
     if check.problems and not allow_partial:
         raise failed_verification(run_dir, check.problems)
-    return metrics.load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems)
+    return metrics.load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems,
+                            keep_games=keep_games)
 
 
 def partial_warning(doc: Document, problems: list[str], run_label: str = "this run") -> None:

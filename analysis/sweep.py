@@ -24,8 +24,8 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots, stats
-from .compare import _check_versions, _load, compare_results, paired_design
+from . import findings, load, metrics, plots, report, stats
+from .compare import check_versions, compare_results, paired_design
 from .document import Cell, Document
 from .report import METHOD_NOTES
 
@@ -70,9 +70,9 @@ def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False
         raise UserError(f"a sweep's runs must each hold the one profile {profile}; " + "; ".join(wrong))
     low = manifests[values[0]]
     for v in values[1:]:  # runs of different schema or engine versions are not comparable
-        _check_versions(low, manifests[v], runs[values[0]], runs[v])
+        check_versions(low, manifests[v], runs[values[0]], runs[v])
     paired = len(values) > 1 and all(paired_design(low, manifests[v], profile, profile) for v in values[1:])
-    results = {v: metrics.compute(_load(runs[v], allow_partial, [profile], paired)) for v in values}
+    results = {v: metrics.compute(report.load_verified(runs[v], allow_partial, [profile], paired)) for v in values}
     common_deals = all(bool(m.get("paired")) for m in manifests.values())
     return Sweep(profile, param, values, results, paired, default, common_deals)
 

@@ -830,6 +830,8 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
     kept = intact_shards(loc, old, plan) if old is not None and old.get("complete") else None
     if kept is not None and len(kept) == sum(len(pp.shards) for pp in plan.profiles.values()):
         local = True
+    else:
+        kept = None  # something to play: checked again once this driver holds --out
     # Ray first: a start-up failure (a bad --address) must leave nothing written, not even the directory.
     ray_started, ray_workers, ray_seconds = False, 1, 0.0
     if not local:
@@ -854,7 +856,7 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
 def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, ray_workers,
                  ray_seconds, progress, shard_fn, command, log, kept=None) -> RunResult:
     """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest.
-    ``kept``: the intact shards when ``run`` has already checked them."""
+    ``kept``: every shard, intact, when ``run`` has already checked them (nothing to play)."""
     storage.remove_temp_files(loc)
     kept = intact_shards(loc, old, plan) if kept is None else kept
     manifest = new_manifest(plan, command or _command_line(config), created=(old or {}).get("created"))
