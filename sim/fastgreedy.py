@@ -1,36 +1,47 @@
-"""A compiled hand loop for all-greedy tables: the batch path of the engine.
+"""The greedy and patient bots in compiled code, and a compiled hand loop for their tables: the batch
+path of the engine.
 
-``play_hand_fast(state)`` plays a ``HandState`` (freshly dealt, or at the start of any turn) to its
-end with every seat a ``bots.GreedyBot``, in one numba call, and writes the outcome back into the
-state (hands, table, stock, discard, opened, stats, turns, result), so records and games read it
-exactly as after ``sim.engine.loop.play_hand``, which takes this path by itself for plain all-greedy
-tables (``GreedyBot.hand_loop``; ``KALOOKI_PYTHON_ENGINE=1`` turns it off).  It is an exact mirror, not an
-approximation: the Python engine with the Python ``GreedyBot`` is its reference
-(tests/test_fastgreedy.py plays every profile both ways and compares every field), and every
-decision below names the Python function it mirrors.
+The bots' decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
+``_greedy_play`` (``bots.GreedyBot``), ``_waiting``, ``_patient_draw`` and ``_patient_play``
+(``bots.PatientBot``; its opening with the table's help, ``bots.moves.table_opening``, stays in
+Python).  They are used two ways:
 
-How it stays identical:
+- by the Python engine, one decision at a time: ``decide_draw``/``decide_play``/``waiting`` turn a
+  ``HandState`` into arrays and the answer into a ``Play``, which ``HandState.apply_play`` validates
+  as any bot's (the expert and lookahead bots reach these through their parents);
+- by ``play_hand_fast(state, kinds, bp)``, which plays a ``HandState`` (freshly dealt, or at the
+  start of any turn) to its end in one numba call, a bot kind and parameter row per seat, and writes
+  the outcome back into the state (hands, table, stock, discard, opened, stats, turns, result), so
+  records and games read it exactly as after ``sim.engine.loop.play_hand``.  That takes this path by
+  itself for tables of plain greedy and patient bots (``hand_loop``, ``table_loop``;
+  ``KALOOKI_PYTHON_ENGINE=1`` turns it off); a table with a patient bot stays on the Python engine
+  where the profile lets the table help an opening.
+
+The hand loop's own part (the deal's stock, reshuffles, what it checks of each play, the statistics
+and the end of the hand) has the Python engine as its reference: tests/test_fastgreedy.py plays
+every profile both ways and compares every field.  How it stays identical:
 
 - the same meld partitions: the decisions call the compiled kernels of ``sim.meldsearch``
   (``_search_ws``/``_reconstruct`` = ``analyse``, ``go_out_kernel``/``_full_partition`` =
-  ``can_go_out``/``can_kalooki``, ``best_discard_except_kernel``) with the same parameter vector (and the
-  same lazily filled table) as the Python path;
+  ``can_go_out``/``can_kalooki``, ``best_discard_except_kernel``) with the same parameter vector as
+  the Python path;
 - the same randomness: every random draw of a hand is made up front by ``HandState`` (the deck
   shuffle and the reshuffle keys), so the kernel receives the stock order and the keys;
-- the same tie-breaks, down to Python's iteration order where the bot relies on it
-  (``meld_taken_card`` sorts a set of card ids: ``_set_order`` reproduces CPython's set order);
-- the same rules: each play is checked against the engine's rules for what greedy can do (the
+- the same rules: each play is checked against the engine's rules for what these bots can do (the
   discard, the opening minimum, what a taken discard obliges, going out in the first round); a
   play that breaks one stops the kernel with a status, and ``play_hand_fast`` returns None so the
   caller replays the hand on the Python path, which raises the same ``BotError``.
 
-The hand loop is cached on disk by numba (about 25 s to compile, 0.3 s to load); the cache is
-dropped when meldsearch.py changes, since numba itself only watches this file.
+The decisions keep the tie-breaks of the Python bots they replaced, down to Python's iteration
+order (``meld_taken_card`` sorts a set of card ids: ``_set_order`` reproduces CPython's set order).
 
-Greedy never rearranges the table (no Take/Split/SwapJoker), so a table meld only grows at its ends;
-the table is a matrix of meld rows in the meldsearch row format (kind, low, n, 14 cards, 14 reps).
-Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and the
-log stay empty.
+The kernels are cached on disk by numba; the cache is dropped when meldsearch.py changes, since
+numba itself only watches this file.
+
+These bots never rearrange the table (no Take/Split/SwapJoker), so a table meld only grows at its
+ends; the table is a matrix of meld rows in the meldsearch row format (kind, low, n, 14 cards, 14
+reps).  Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and
+the log stay empty.
 """
 from __future__ import annotations
 
@@ -41,7 +52,7 @@ from numba import njit
 
 from . import meldsearch as MS
 from .cards import JOKER, N_KINDS
-from .engine import PHASE_DRAW, HandResult
+from .engine import PHASE_DRAW, HandResult, LayOff, NewMeld, Play
 from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_MELD_VALUE, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
@@ -60,7 +71,17 @@ R_LAYOFFS_COUNT = 8
 R_ACE_LOW = 9
 R_RUN_END_LIMIT = 10
 R_TWO_TOTAL = 11  # run_add_limit == "two_total"
+R_KALOOKI_PAYS_MORE = 12  # bots.moves.kalooki_pays_more(profile)
+R_TABLE_OPENING = 13  # joker_take_at_opening or layoffs_count_for_opening: bots.moves.table_opening applies
 R_SIZE = 16
+
+# the bots this loop plays (a kind per seat) and their parameters (a row per seat)
+K_GREEDY, K_PATIENT = 0, 1
+KINDS = {"greedy": K_GREEDY, "patient": K_PATIENT}
+B_MAX_MISSING, B_MIN_DRAWS, B_DANGER_CARDS, B_MAX_RISK = range(4)
+B_W = 4
+B_NAMES = ("max_missing", "min_draws", "danger_cards", "max_risk")
+TABLE_OPENING = -2  # a patient play's answer: ask the Python table_opening (profiles with its rules)
 
 STOCK, DISCARD = 0, 1  # engine.DRAW_STOCK, engine.DRAW_DISCARD
 LOW, HIGH = 0, 1
@@ -87,7 +108,8 @@ WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
 # otherwise the rule the mirrored greedy play would break
 STATUS_RULES = {1: "discard (not in hand)", 2: "discard (taken this turn)", 3: "not_opened",
                 4: "opening_min (no new meld)", 5: "opening_min", 6: "discard_pickup (open)",
-                7: "discard_pickup (meld)", 8: "go_out_first_round", 9: "table or operation buffer full"}
+                7: "discard_pickup (meld)", 8: "go_out_first_round", 9: "table or operation buffer full",
+                10: "a patient opening with the table's help (played by the Python engine)"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -713,12 +735,114 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
 
 
 # ---------------------------------------------------------------------------------------------
+# the patient bot (sim/bots/patient.py): greedy, but holding its melds while a Kalooki is in reach
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+    """PatientBot._waiting: is holding back the opening for a Kalooki worth it?  Only where a Kalooki
+    pays more than a call, and only while few cards are missing (loose cards beyond the one discard),
+    the stock still offers enough draws (n_stock // players), no opponent who has opened is close to
+    going out, and the penalty held in hand is not too high.  bp: this bot's parameters (B_*)."""
+    if rp[R_KALOOKI_PAYS_MORE] == 0 or opened[me] != 0:
+        return False
+    _, dead, loose = _search(hand, prm, mv, ws, rec, False)
+    missing = max(loose - 1, 0)
+    n = hands.shape[0]
+    if missing > bp[B_MAX_MISSING] or n_stock // max(n, 1) < bp[B_MIN_DRAWS] + missing:
+        return False
+    for s in range(n):
+        if s != me and opened[s] != 0 and _hsum(hands[s]) <= bp[B_DANGER_CARDS]:
+            return False
+    return dead <= bp[B_MAX_RISK]
+
+
+@njit(cache=True)
+def _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, ws_mv, ws_ws,
+                  ws_rec, hh, hh2, outv, outd, lops, lctx, tab1):
+    """PatientBot.draw: while waiting, take the discard only when it leaves no more loose cards (and
+    only a discard it is free to take); else greedy's draw."""
+    if opened[me] == 0 and _waiting(me, hands[me], hands, opened, n_stock, rp, bp, prm, ws_mv, ws_ws, ws_rec):
+        if nd > 0 and rp[R_PICKUP_BEFORE_OPENING] != 0 and _obligation(False, turns[me], rp) == OB_NONE:
+            top = discard[nd - 1]
+            if hands[me, top] != _hsum(hands[me]):  # HandState._draw_problem
+                hh2[:] = hands[me]
+                hh2[top] += 1
+                _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, False)
+                _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, False)
+                if after < before + 1:
+                    return DISCARD
+        return STOCK
+    return _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, ws_mv, ws_ws, ws_rec, hh,
+                        hh2, outv, outd, lops, lctx, tab1)
+
+
+@njit(cache=True)
+def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
+                  mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
+    """PatientBot.play: an unopened patient goes out by Kalooki where it may, else holds (no
+    operations, its worst loose card discarded) while waiting, unless a taken discard obliges it to
+    open; where its hand alone cannot open and the profile lets the table help, it answers
+    TABLE_OPENING (the Python ``table_opening`` decides); otherwise it plays greedy's play."""
+    if opened[me] == 0:
+        hand = hands[me]
+        forbid = drawn_card if drawn_from == DISCARD else -1
+        may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or turns[me] != 0
+        v, _, loose = _search(hand, prm, mv, ws, rec, True)
+        going_out = False
+        if may_out:
+            disc, _, _ = _go_out(hand, loose, prm, True, forbid, mv, ws, rec, outv, hh)
+            going_out = disc >= 0  # greedy's play goes out the same way first
+        if not going_out:
+            taken_needs_open = drawn_from == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN
+            if not taken_needs_open and _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+                whand[:] = hand
+                wtab[:nt] = tab[:nt]
+                ctx[0] = nt
+                ctx[1] = 0
+                _search(whand, prm, mv, ws, rec, True)
+                nr = _reconstruct(whand, prm, rec, 1, outd)
+                pref = whand.astype(np.int64)
+                for r in range(nr):
+                    for k in range(outd[r, 2]):
+                        pref[outd[r, 3 + k]] -= 1
+                return _loose_discard(whand, values, forbid, pref)
+            if rp[R_TABLE_OPENING] != 0 and v < prm[P_OPENING_MIN]:
+                return TABLE_OPENING
+    return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+
+
+@njit(cache=True)
+def _bot_draw(kind, me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws, rec, hh,
+              hh2, outv, outd, lops, lctx, tab1):
+    """The draw of a bot of this kind (K_*)."""
+    if kind == K_PATIENT:
+        return _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
+                             rec, hh, hh2, outv, outd, lops, lctx, tab1)
+    return _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, mv, ws, rec, hh, hh2,
+                        outv, outd, lops, lctx, tab1)
+
+
+@njit(cache=True)
+def _bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
+              mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
+    """The play of a bot of this kind: operations in ops[:ctx[1]] (rows of wtab), the hand left in
+    whand; returns the discard (or TABLE_OPENING)."""
+    if kind == K_PATIENT:
+        return _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm,
+                             bp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+    return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+
+
+# ---------------------------------------------------------------------------------------------
 # the hand
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats):
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp):
     """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
     apply_draw / apply_play and GreedyBot.draw / play).
 
@@ -796,8 +920,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                 res[H_VOID] = 1
                 break
         me = cur
-        src = _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, mv, ws, rec, hh, hh2,
-                           outv, outd, lops, lctx, tab1)
+        src = _bot_draw(kinds[me], me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, bp[me],
+                        mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
         if src == STOCK:
             if keyed:  # HandState._pop_stock: the card the drawer's seat keys highest comes to the top
                 gen = 1 if reshuffles > 0 else 0
@@ -822,10 +946,10 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         res[H_DRAWN_CARD] = c
         res[H_DRAWN_FROM] = src
         ctx[2] = 0
-        disc = _greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh,
-                            outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+        disc = _bot_play(kinds[me], me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, bp[me],
+                         mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
         # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
-        status = ctx[2]
+        status = ctx[2] if disc != TABLE_OPENING else 10
         was_open = opened[me] != 0
         nops = ctx[1]
         seen_meld = False
@@ -918,6 +1042,66 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
 
 
 # ---------------------------------------------------------------------------------------------
+# one decision at a time: the bots' draw and play for the Python engine (sim/bots/greedy.py, patient.py)
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def draw_kernel(kind, bp, me, hands, opened, turns, discard, n_stock, tab, values, rp, prm):
+    """The draw (STOCK or DISCARD) a bot of this kind chooses at the start of its turn."""
+    mv, ws, rec = _workspace()
+    hh = np.empty(N_KINDS, np.int8)
+    hh2 = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    lops = np.zeros((MAXOPS, OP_W), np.int64)
+    lctx = np.zeros(4, np.int64)
+    tab1 = np.full((1, OUT_W), -1, np.int64)
+    return _bot_draw(kind, me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], values,
+                     rp, prm, bp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+
+
+@njit(cache=True)
+def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, drawn_from, values, rp, prm):
+    """The play a bot of this kind chooses after its draw: (discard, operations (O_* rows), for each
+    operation that lays a new meld the meld's row as laid, status (0, or 9: a buffer was full)).
+    The discard is TABLE_OPENING when a patient asks for an opening with the table's help."""
+    nt = tab0.shape[0]
+    tab = np.full((MAXT, OUT_W), -1, np.int64)
+    tab[:nt] = tab0
+    mv, ws, rec = _workspace()
+    hh = np.empty(N_KINDS, np.int8)
+    whand = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    tmp = np.empty((MAX_OUT, OUT_W), np.int64)
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    ctx = np.zeros(4, np.int64)
+    ops = np.zeros((MAXOPS, OP_W), np.int64)
+    lops = np.zeros((MAXOPS, OP_W), np.int64)
+    lctx = np.zeros(4, np.int64)
+    tab1 = np.full((1, OUT_W), -1, np.int64)
+    disc = _bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
+                     mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+    nops = ctx[1]
+    melds = np.full((nops, OUT_W), -1, np.int64)
+    if disc == TABLE_OPENING:
+        return disc, ops[:0].copy(), melds[:0], ctx[2]
+    # each new meld as it was laid: undo the lay-offs from the last operation back
+    for o in range(nops - 1, -1, -1):
+        if ops[o, O_KIND] == 1:
+            _undo_layoff(wtab, ops[o, O_TARGET], ops[o, O_END])
+        else:
+            melds[o] = wtab[ops[o, O_TARGET]]
+    return disc, ops[:nops].copy(), melds, ctx[2]
+
+
+@njit(cache=True)
+def waiting_kernel(bp, me, hand, hands, opened, n_stock, rp, prm):
+    mv, ws, rec = _workspace()
+    return _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec)
+
+
+# ---------------------------------------------------------------------------------------------
 # Python entry
 # ---------------------------------------------------------------------------------------------
 
@@ -946,7 +1130,7 @@ _drop_stale_cache()
 _NO_TABLE = np.zeros((0, OUT_W), np.int64)
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
 _NO_IDS = np.zeros(0, np.int64)
-_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values)
+_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values, meld search parameters)
 
 
 def rules_array(profile) -> np.ndarray:
@@ -964,7 +1148,20 @@ def rules_array(profile) -> np.ndarray:
     r[R_ACE_LOW] = int(bool(profile.ace_low))
     r[R_RUN_END_LIMIT] = profile.run_end_limit
     r[R_TWO_TOTAL] = int(profile.run_add_limit == "two_total")
+    r[R_KALOOKI_PAYS_MORE] = int(kalooki_pays_more(profile))
+    r[R_TABLE_OPENING] = int(bool(profile.joker_take_at_opening or profile.layoffs_count_for_opening))
     return r
+
+
+def kalooki_pays_more(p) -> bool:
+    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
+    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
+    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
+    if p.kalooki_double_penalty:
+        return True
+    if p.game_end == "elimination":
+        return p.stake_kalooki > p.stake_call
+    return p.game_end == "single_hand" and p.pay_double_on_kalooki
 
 
 def _rules(state):
@@ -973,9 +1170,9 @@ def _rules(state):
     if hit is None or hit[0] is not p:
         if len(_RULES) >= 64:
             _RULES.clear()
-        hit = (p, rules_array(p), np.asarray(state.values, dtype=np.int64))
+        hit = (p, rules_array(p), np.asarray(state.values, dtype=np.int64), MS.params_array(p))
         _RULES[id(p)] = hit
-    return hit[1], hit[2]
+    return hit[1], hit[2], hit[3]
 
 
 def can_play_fast(state) -> bool:
@@ -994,13 +1191,45 @@ def _table_rows(table) -> np.ndarray:
     return rows
 
 
-def play_hand_fast(state):
-    """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end with every seat
-    greedy, in one compiled call, and write the outcome into ``state``.  Returns the HandResult, or
-    None (state untouched) if the mirrored play would break a rule: the caller then plays the hand
-    on the Python path, which names the rule."""
-    rp, values = _rules(state)
-    prm = MS.params_array(state.profile)
+def bot_params(bot) -> np.ndarray:
+    """A bot's parameters as the compiled decisions read them (B_*; zero where it has none)."""
+    return np.array([getattr(bot, name, 0) for name in B_NAMES], dtype=np.int64)
+
+
+class TableLoop:
+    """The compiled hand loop for one table of greedy and patient bots (``sim.bots.compiled_hand_loop``)."""
+
+    def __init__(self, kinds: np.ndarray, bp: np.ndarray):
+        self.kinds, self.bp = kinds, bp
+        self.patients = bool((kinds == K_PATIENT).any())
+
+    def can_play_fast(self, state) -> bool:
+        """As ``can_play_fast``; and a patient seat plays compiled only where the table cannot help an
+        opening (elsewhere its opening search, ``bots.moves.table_opening``, runs in Python)."""
+        p = state.profile
+        if self.patients and (p.joker_take_at_opening or p.layoffs_count_for_opening):
+            return False
+        return can_play_fast(state)
+
+    def play_hand_fast(self, state):
+        return play_hand_fast(state, self.kinds, self.bp)
+
+
+def table_loop(bots) -> TableLoop:
+    """The hand loop for a table of plain greedy and patient bots, in hand-position order."""
+    return TableLoop(np.array([KINDS[b.name] for b in bots], dtype=np.int64),
+                     np.array([bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), B_W))
+
+
+def play_hand_fast(state, kinds=None, bp=None):
+    """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
+    call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i]), and write the outcome
+    into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
+    or needs the Python engine: the caller then plays the hand on the Python path, which names the rule."""
+    if kinds is None:
+        kinds = np.zeros(state.n, np.int64)
+        bp = np.zeros((state.n, B_W), np.int64)
+    rp, values, prm = _rules(state)
     stock = np.array(state.stock[::-1], dtype=np.int64)
     discard = np.array(state.discard, dtype=np.int64)
     opened0 = np.array(state.opened, dtype=np.int64)
@@ -1011,7 +1240,7 @@ def play_hand_fast(state):
         prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
         state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
         np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
-        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS)
+        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp)
     if res[H_STATUS] != 0:
         return None
     state.hands[:] = hands
@@ -1052,10 +1281,62 @@ def play_hand_fast(state):
 
 
 def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
-    """Compile (or load from the on-disk cache) the hand loop by playing one hand; seconds taken."""
+    """Compile (or load from the on-disk cache) the hand loop, by playing one hand, and the decisions
+    the Python engine asks one at a time, by playing one turn; seconds taken."""
     from . import profiles
     from .engine import HandState
     t0 = time.perf_counter()
     prof = profiles.load(profile_name)
     play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+    st = HandState(prof, n_players, 0, np.random.default_rng(0))
+    bp = np.zeros(B_W, np.int64)
+    st.start_turn()
+    waiting(st, st.current, st.hands[st.current], bp)
+    st.apply_draw(decide_draw(st, st.current, K_PATIENT, bp))
+    decide_play(st, st.current, K_PATIENT, bp)
     return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------------------------
+# the Python engine's bots decide here too (one copy of each decision)
+# ---------------------------------------------------------------------------------------------
+
+def _turn_arrays(state):
+    return (np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64),
+            _table_rows(state.table) if state.table else _NO_TABLE)
+
+
+def decide_draw(state, me: int, kind: int, bp: np.ndarray) -> int:
+    """The draw (``DRAW_STOCK``/``DRAW_DISCARD``) of a bot of this kind and these parameters."""
+    rp, values, prm = _rules(state)
+    opened, turns, tab = _turn_arrays(state)
+    return int(draw_kernel(kind, bp, me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
+                           len(state.stock), tab, values, rp, prm))
+
+
+def decide_play(state, me: int, kind: int, bp: np.ndarray):
+    """The ``Play`` of a bot of this kind after its draw, or None where a patient asks for an opening
+    with the table's help (``bots.moves.table_opening``)."""
+    rp, values, prm = _rules(state)
+    opened, turns, tab = _turn_arrays(state)
+    disc, ops, melds, status = play_kernel(kind, bp, me, state.hands, opened, turns, len(state.stock), tab,
+                                           state.drawn_card, state.drawn_from, values, rp, prm)
+    if status != 0:
+        raise RuntimeError(f"compiled play: {STATUS_RULES.get(int(status), status)}")
+    if disc == TABLE_OPENING:
+        return None
+    out = []
+    for o, row in zip(ops.tolist(), melds.tolist()):
+        if o[O_KIND] == 0:
+            k = row[2]
+            out.append(NewMeld(Meld(row[0], tuple(row[3:3 + k]), tuple(row[17:17 + k]), row[1])))
+        else:
+            out.append(LayOff(o[O_TARGET], o[O_CARD], o[O_END]))
+    return Play(out, int(disc))
+
+
+def waiting(state, me: int, hand: np.ndarray, bp: np.ndarray) -> bool:
+    """PatientBot._waiting (``_waiting``) for the Python engine."""
+    rp, _, prm = _rules(state)
+    return bool(waiting_kernel(bp, me, hand, state.hands, np.array(state.opened, dtype=np.int64), len(state.stock),
+                               rp, prm))

@@ -640,19 +640,19 @@ def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> l
 
 def _warm_up(plan: Plan) -> None:
     """Compile (or load) the kernels the run's bots use once here, so workers load them from the
-    disk cache instead of each compiling them: the greedy hand loop, and one Python hand with the
-    other bots (the meld search, discard and look-ahead kernels)."""
+    disk cache instead of each compiling them: the greedy and patient decisions (every bot but random
+    uses them) and their hand loop, and one Python hand with the other bots (the meld search,
+    discard and look-ahead kernels)."""
     pps = list(plan.profiles.values())
-    if any(all(b == "greedy" for b in t.bots) for pp in pps for t in pp.tables):
-        from .fastgreedy import warm_up
-        warm_up()
-    mixed = [pp for pp in pps if any(b != "greedy" for b in pp.bots)]
+    from .fastgreedy import warm_up
+    warm_up()
+    mixed = [pp for pp in pps if any(b not in ("greedy", "patient") for b in pp.bots)]
     if mixed:
         from .bots import make_bot
         from .engine import HandState
         from .engine.loop import play_hand
         pp = mixed[0]
-        names = sorted({b for m in mixed for b in m.bots if b != "greedy"})
+        names = sorted({b for m in mixed for b in m.bots if b not in ("greedy", "patient")})
         bots = [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(pp.n_players)]
         play_hand(HandState(pp.profile, pp.n_players, 0, np.random.default_rng(0)), bots, list(range(pp.n_players)))
 

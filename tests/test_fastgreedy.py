@@ -1,8 +1,11 @@
-"""The compiled greedy hand loop (sim.fastgreedy) against its reference, the Python engine with the
-Python GreedyBot: the same hands, tables, stats and results, hand by hand and game by game.
+"""The compiled hand loop (sim.fastgreedy) against its reference, the Python engine: the same hands,
+tables, stats and results, hand by hand and game by game, for tables of greedy bots, of patient bots and
+of both.  The bots decide in compiled code on both paths (``decide_draw``/``decide_play`` for the
+Python engine), so this pins the loop's own part: the deal and the stock, reshuffles, what it checks
+of each play (``HandState.apply_play`` is the reference), the statistics and the end of the hand.
 
 Dealt hands cover the ordinary play of every profile; random mid-hand states (small hands, a table
-already laid, short stocks) reach the rare branches of the bot (going out around a forbidden
+already laid, short stocks) reach the rare branches of the bots (going out around a forbidden
 discard, an opening that would use every card, undoing lay-offs to keep a discard, melding a taken
 discard at once) and the ends of a hand (reshuffle, void, turn cap).
 """
@@ -13,7 +16,7 @@ from sim import fastgreedy as FG
 from sim import meldsearch as MS
 from sim import melds as M
 from sim import profiles
-from sim.bots import GreedyBot, RandomBot
+from sim.bots import GreedyBot, RandomBot, make_bot
 from sim.cards import full_deck
 from sim.engine import HandState
 from sim.engine import loop as LOOP
@@ -31,11 +34,16 @@ def snapshot(st: HandState) -> dict:
                 result=(r.winner, r.win_type, r.void, r.stalled, r.penalties, r.cards_left, r.jokers_left))
 
 
-def play_python(st: HandState):
+def table(st: HandState, kinds=None) -> list:
+    """The bots of a table: all greedy, or by name ("greedy"/"patient") in hand-position order."""
+    return [GreedyBot() for _ in range(st.n)] if kinds is None else [make_bot(k, None) for k in kinds]
+
+
+def play_python(st: HandState, kinds=None):
     saved = LOOP.FAST_GREEDY
     LOOP.FAST_GREEDY = False
     try:
-        LOOP.play_hand(st, [GreedyBot() for _ in range(st.n)], list(range(st.n)))
+        LOOP.play_hand(st, table(st, kinds), list(range(st.n)))
     finally:
         LOOP.FAST_GREEDY = saved
 
@@ -47,10 +55,11 @@ def all_cards(st: HandState) -> list:
     return counts.tolist()
 
 
-def play_fast(st: HandState):
-    assert FG.can_play_fast(st)
+def play_fast(st: HandState, kinds=None):
+    loop = FG.table_loop(table(st, kinds))
+    assert loop.can_play_fast(st)
     before = all_cards(st)
-    assert FG.play_hand_fast(st) is not None, "the fast path found a greedy play that breaks a rule"
+    assert loop.play_hand_fast(st) is not None, "the fast path found a play that breaks a rule"
     assert all_cards(st) == before, "the fast path lost or made cards"
     for m in st.table:
         assert M.check(m, st.profile) is None, f"invalid table meld {m}"
@@ -65,13 +74,13 @@ def assert_same(a: HandState, b: HandState, what: str):
     assert not diff, f"{what}: fast path differs in {diff}: python {[sa[k] for k in diff]} fast {[sb[k] for k in diff]}"
 
 
-def compare_dealt(prof, n, hands, seed):
+def compare_dealt(prof, n, hands, seed, kinds=None):
     summary = dict(wins=0, kalookis=0, void=0, stalled=0, reshuffles=0)
     for h in range(hands):
         a = HandState(prof, n, h % n, np.random.default_rng([seed, h]))
         b = HandState(prof, n, h % n, np.random.default_rng([seed, h]))
-        play_python(a)
-        play_fast(b)
+        play_python(a, kinds)
+        play_fast(b, kinds)
         assert_same(a, b, f"{prof.name} {n} players, hand {h}")
         r = a.result
         summary["wins"] += r.winner >= 0
@@ -109,6 +118,54 @@ def test_seat_keyed_stocks_match_python(name):
         assert_same(a, b, f"{name} seat-keyed mid-hand state {i}")
         reshuffled += a.reshuffles
     assert reshuffled > 0
+
+
+def patient_compiled(prof) -> bool:
+    st = HandState(prof, prof.players, 0, np.random.default_rng(0))
+    return FG.table_loop(table(st, ["patient"] * prof.players)).can_play_fast(st)
+
+
+def test_patient_tables_play_compiled_where_the_table_cannot_help_an_opening():
+    for name in PROFILES:
+        prof = profiles.load(name)
+        helps = prof.joker_take_at_opening or prof.layoffs_count_for_opening
+        assert patient_compiled(prof) == (not helps), name
+        st = HandState(prof, prof.players, 0, np.random.default_rng(0))
+        assert FG.table_loop(table(st)).can_play_fast(st)  # greedy tables always
+
+
+@pytest.mark.parametrize("name", [n for n in PROFILES if patient_compiled(profiles.load(n))])
+def test_patient_and_mixed_tables_match_python(name):
+    prof = profiles.load(name)
+    n = prof.players
+    mixed = (["patient", "greedy"] * n)[:n]
+    for kinds, seed in ((["patient"] * n, 31), (mixed, 32)):
+        compare_dealt(prof, n, 60, seed, kinds)
+    rng = np.random.default_rng(zlib_seed(name) + 2)
+    for i in range(60):
+        k = int(rng.integers(prof.min_players, prof.max_players + 1))
+        st = random_midhand(prof, k, rng)
+        kinds = [("patient", "greedy")[int(x)] for x in rng.integers(0, 2, k)]
+        a, b = _copy(st), _copy(st)
+        play_python(a, kinds)
+        play_fast(b, kinds)
+        assert_same(a, b, f"{name} mid-hand state {i}, {kinds}")
+
+
+def test_patients_hold_where_greedy_opens():
+    # the patient's own decisions are in play in the compiled loop: on the same deals, a table of
+    # patients opens later and goes out by Kalooki more often than a table of greedy bots
+    prof = profiles.load("kalooki40")
+    rounds = {"greedy": [], "patient": []}
+    kalookis = {"greedy": 0, "patient": 0}
+    for h in range(120):
+        for kind in rounds:
+            st = HandState(prof, 4, h % 4, np.random.default_rng([41, h]))
+            play_fast(st, [kind] * 4)
+            rounds[kind] += [d["open_round"] for d in st.stats if d["open_round"] is not None]
+            kalookis[kind] += st.result.win_type == "kalooki"
+    assert np.mean(rounds["patient"]) > np.mean(rounds["greedy"])
+    assert kalookis["patient"] > kalookis["greedy"]
 
 
 def test_set_order_mirrors_cpython_sets():
@@ -236,9 +293,9 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
     calls = []
     orig = FG.play_hand_fast
 
-    def counting(state):
+    def counting(state, *bots):
         calls.append(1)
-        return orig(state)
+        return orig(state, *bots)
 
     monkeypatch.setattr(FG, "play_hand_fast", counting)
     fast = play_shard(spec)
@@ -252,7 +309,7 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
 
 def test_only_plain_greedy_tables_take_the_fast_path(monkeypatch):
     calls = []
-    monkeypatch.setattr(FG, "play_hand_fast", lambda state: calls.append(1))
+    monkeypatch.setattr(FG, "play_hand_fast", lambda state, *bots: calls.append(1))
     prof = profiles.load("kalooki40")
     rng = np.random.default_rng(1)
     LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2))], list(range(4)))

@@ -18,6 +18,7 @@ import inspect
 
 import numpy as np
 
+from ..fastgreedy import kalooki_pays_more
 from ..resources import config_file
 from .base import Bot
 from .expert import ExpertBot
@@ -25,7 +26,7 @@ from .greedy import GreedyBot
 from .lookahead import LookaheadBot
 from .moves import (
     Harvest, TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
-    kalooki_pays_more, kalooki_within_reach, keep_cards, lay_down, meld_taken_card, repair, run_extension,
+    keep_cards, lay_down, meld_taken_card, repair, run_extension,
     table_opening)
 from .patient import PatientBot
 from .random_bot import RandomBot
@@ -33,7 +34,7 @@ from .random_bot import RandomBot
 __all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "Harvest", "LookaheadBot", "PatientBot",
            "RandomBot", "TurnAdds", "apply_harvest", "check_params", "checked", "compiled_hand_loop", "discardable",
            "find_layoffs", "forbidden_discard", "go_out", "harvest_options", "kalooki_pays_more",
-           "kalooki_within_reach", "keep_cards", "lay_down", "make_bot", "meld_taken_card", "repair",
+           "keep_cards", "lay_down", "make_bot", "meld_taken_card", "repair",
            "run_extension", "table_opening", "tunables"]
 
 BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot)}
@@ -96,10 +97,11 @@ def _file_defaults() -> dict:
 
 def compiled_hand_loop(bots):
     """The compiled hand loop that plays a whole hand at this table, or None: the Python engine then asks
-    each bot for each turn.  A bot class names its loop in ``hand_loop`` (a module with ``can_play_fast``
-    and ``play_hand_fast``); a subclass does not inherit it, and a bot with parameters of its own set
-    is played turn by turn.  Every bot of the hand must name the same loop."""
+    each bot for each turn.  A bot class names its loop in ``hand_loop`` (a module whose ``table_loop(bots)``
+    gives an object with ``can_play_fast(state)`` and ``play_hand_fast(state)``); a subclass does not
+    inherit it, and a bot with parameters of its own set is played turn by turn.  Every bot of the
+    hand must name the same loop (today ``sim.fastgreedy``: greedy and patient bots, mixed at will)."""
     loops = {type(b).__dict__.get("hand_loop") if not b.params else None for b in bots}
     if len(loops) != 1 or None in loops:
         return None
-    return importlib.import_module(loops.pop())
+    return importlib.import_module(loops.pop()).table_loop(bots)

@@ -414,32 +414,5 @@ def _opening_variant(state, p, h0, t0, pre_ops, layoffs_first: bool, keep: int, 
     return deadwood, list(pre_ops) + [NewMeld(m) for m in ms] + layoff_ops, h
 
 
-def kalooki_within_reach(state, me, loose: int, deadwood: int, max_missing: int, min_draws: int, danger_cards: int,
-                         max_risk: int) -> bool:
-    """Is holding back the opening for a Kalooki worth it?  (meld search + the table's state)
-
-    Holding is worth it while few cards are missing (loose cards beyond the one discard), the stock
-    still offers enough draws, no opponent who has opened is close to going out, and the penalty
-    held in hand is not too high.
-    """
-    if state.opened[me]:
-        return False
-    missing = max(loose - 1, 0)
-    draws_left = len(state.stock) // max(state.n, 1)
-    danger = any(state.opened[s] and state.hand_size(s) <= danger_cards for s in range(state.n) if s != me)
-    return missing <= max_missing and draws_left >= min_draws + missing and not danger and deadwood <= max_risk
-
-
-def kalooki_pays_more(p) -> bool:
-    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
-    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
-    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
-    if p.kalooki_double_penalty:
-        return True
-    if p.game_end == "elimination":
-        return p.stake_kalooki > p.stake_call
-    return p.game_end == "single_hand" and p.pay_double_on_kalooki
-
-
 def joker_in_meld_with_two(ms) -> bool:
     return any(JOKER in m.cards and len(m) >= 3 for m in ms)

@@ -1,10 +1,11 @@
 """The patient bot."""
 from __future__ import annotations
 
+from .. import fastgreedy as FG
 from .. import meldsearch as MS
-from ..engine import DRAW_DISCARD, DRAW_STOCK, NewMeld, Play
+from ..engine import DRAW_DISCARD, Play
 from .greedy import GreedyBot
-from .moves import forbidden_discard, go_out, kalooki_pays_more, kalooki_within_reach, loose_discard, table_opening
+from .moves import forbidden_discard, loose_discard, table_opening
 
 
 class PatientBot(GreedyBot):
@@ -18,51 +19,34 @@ class PatientBot(GreedyBot):
     it, it opens with the table's help when its hand alone cannot (``table_opening``: lay-offs that
     count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
     deadwood.  Otherwise it plays exactly like greedy.
+
+    Its draw and play are compiled (``sim.fastgreedy``: ``_waiting``, ``_patient_draw``,
+    ``_patient_play``), except the opening with the table's help, which is Python.
     """
 
     name = "patient"
+    hand_loop = "sim.fastgreedy"  # a table of greedy and patient bots plays whole hands compiled
+    kind = FG.K_PATIENT
 
     def __init__(self, rng=None, max_missing=2, min_draws=3, danger_cards=5, max_risk=60, **params):
         super().__init__(rng, **params)
         self.max_missing, self.min_draws, self.danger_cards, self.max_risk = max_missing, min_draws, danger_cards, max_risk
 
     def _waiting(self, state, me, hand) -> bool:
-        if not kalooki_pays_more(state.profile):
-            return False  # a Kalooki is then only a way out: holding back gains nothing
-        _, deadwood, loose = MS.fast_search(hand, state.profile)
-        return kalooki_within_reach(state, me, loose, deadwood, self.max_missing, self.min_draws, self.danger_cards,
-                                    self.max_risk)
-
-    def draw(self, state, me) -> int:
-        if not state.opened[me] and self._waiting(state, me, state.hands[me]):
-            top = state.discard_top
-            if top >= 0 and DRAW_DISCARD in state.legal_draws() and state.discard_obligation(me) is None:
-                h = state.hands[me].copy()
-                h[top] += 1
-                if MS.fast_search(h, state.profile)[2] < MS.fast_search(state.hands[me], state.profile)[2] + 1:
-                    return DRAW_DISCARD
-            return DRAW_STOCK
-        return super().draw(state, me)
+        return FG.waiting(state, me, hand, FG.bot_params(self))
 
     def play(self, state, me) -> Play:
-        p = state.profile
-        hand = state.hands[me]
-        if not state.opened[me]:
-            forbid = forbidden_discard(state)
-            ok, disc, ms = go_out(hand, p, forbid, kalooki=True)
-            if ok and (p.go_out_first_round or not state.first_round(me)):
-                return Play([NewMeld(m) for m in ms], disc)
-            taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
-            if not taken_needs_open and self._waiting(state, me, hand):
-                res = MS.analyse_deadwood(hand, p)
-                return Play([], loose_discard(hand.copy(), state.values, forbid, res.deadwood_left))
-            if not MS.can_open(hand, p)[0]:
-                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
-                if found is not None:
-                    ops, rest = found
-                    return Play(ops, loose_discard(rest, state.values, forbid,
-                                                    MS.analyse_deadwood(rest, p).deadwood_left))
-        return super().play(state, me)
+        play = FG.decide_play(state, me, FG.K_PATIENT, FG.bot_params(self))
+        if play is not None:
+            return play
+        # the hand alone cannot open and the profile lets the table help
+        taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
+        forbid = forbidden_discard(state)
+        found = table_opening(state, me, state.hands[me], forbid, state.drawn_card if taken_needs_open else -1)
+        if found is not None:
+            ops, rest = found
+            return Play(ops, loose_discard(rest, state.values, forbid, MS.analyse_deadwood(rest, state.profile).deadwood_left))
+        return FG.decide_play(state, me, FG.K_GREEDY, FG.bot_params(self))
 
     def dealer_swap(self, state, me):
         """Take the upcard and discard another card when that lowers the hand's least deadwood."""
