@@ -64,10 +64,9 @@ def _ratio(r: float) -> str:
 def engine(seconds: float, baseline: str | None) -> None:
     from . import engine as bench_engine
     from .engine import ROUNDS
-    against = f" vs {baseline}" if baseline else ""
-    print(f"  the compiled greedy loop, this tree{against}: {ROUNDS} runs"
-          f"{' each, alternately' if baseline else ''}; median", flush=True)
     current, base, note = bench_engine.greedy_loop_against_baseline(seconds, baseline)
+    print(f"  the compiled greedy loop, this tree{f' vs {baseline}' if base else ''}: {ROUNDS} runs"
+          f"{' each, alternately' if base else ''}; median")
     now = bench_engine.median_result(current)
     print(f"    {'this tree':<11} {now['hands_per_s']:>8.1f} hands/s   runs "
           + " ".join(f"{r['hands_per_s']:.1f}" for r in current))
@@ -104,8 +103,7 @@ def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
     if args.what in ("all", "compile"):
-        _section("compile: the first hand (meld search + greedy hand loop) in a fresh process, from an empty "
-                 "numba cache, then from the warm one")
+        _section("compile: first hand (meld search + greedy hand loop), fresh process, empty then warm cache")
         cold_compile()
     if args.what in ("all", "meld"):
         _section("meld search (one core, batched)")
