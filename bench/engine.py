@@ -1,36 +1,71 @@
-"""Engine throughput: hands per second on one core, whole hands with bots, in-process.
+"""Engine throughput: hands per second on one core, whole hands with bots (the deal included), in-process.
 
-Two figures for the same all-greedy table: the Python engine with the Python bots (the reference),
-and the compiled greedy hand loop that ``sim.engine.loop.play_hand`` uses for such tables (``sim.fastgreedy``).
-Both count the whole hand, the deal included; ``first_hand_s`` is the time to the first hand (meld
-search compile or cache load for the Python path, the hand loop's for the fast one).
+``hands_per_second`` plays one table of bots and reports which path its hands took: ``fast=True`` is
+the product's path (``sim.engine.loop.play_hand`` takes the compiled hand loop the table's bots name
+through ``sim.bots.compiled_hand_loop``, else the Python engine); ``fast=False`` keeps every hand on
+the Python engine.  ``measure_tables`` measures the tables issue #13 sets goals for, each as a
+fraction of the compiled greedy loop's hands/s measured in the same run, and ``baseline_hands_per_second``
+times the compiled greedy loop of another commit (extracted with ``git archive``) in a subprocess,
+so that a change to the loop can be compared with the loop it replaces on the same machine and load.
 """
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 from sim import profiles
-from sim.bots import make_bot
+from sim.bots import compiled_hand_loop, make_bot
 from sim.engine import HandState, loop
 from sim.engine.loop import play_hand
 
+REPO = Path(__file__).resolve().parent.parent
+GREEDY = ("greedy",) * 4
+MIXED = (("expert", "greedy", "greedy", "greedy"), ("patient", "greedy", "greedy", "greedy"))
+TABLES = (GREEDY, ("random",) * 4, ("patient",) * 4, ("expert",) * 4, ("lookahead",) * 4) + MIXED
+# Issue #13's goals for a table of one bot, as a fraction of the compiled greedy loop's hands/s; a mixed
+# table's goal is the speed of the table of its slowest bot.
+GOALS = {"random": 1 / 2, "patient": 1 / 2, "expert": 1 / 3, "lookahead": 1 / 8}
+NO_GOAL = dict(goal=None, goal_hands_per_s=None, slowest=None)
+ROUNDS = 3  # the compiled greedy loop (and the baseline's) is timed this many times, alternately; median kept
 
-def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.0, seed=1, fast: bool = False) -> dict:
-    """Hands/s of whole hands; ``fast`` lets all-greedy tables take the compiled hand loop."""
+
+def hands_per_second(profile_name="kalooki40", bots=GREEDY, seconds=10.0, seed=1, fast: bool = False) -> dict:
+    """Hands/s of whole hands of one table, after one warm-up hand (compile or cache load: ``first_hand_s``).
+
+    ``fast`` lets the table take the compiled hand loop its bots name, as the product does;
+    ``compiled_hands`` says how many of the timed ``hands`` that loop played (the rest ran on the
+    Python engine)."""
     prof = profiles.load(profile_name)
     n = len(bots)
     rng = np.random.default_rng(seed)
     players = [make_bot(b, np.random.default_rng(seed + i)) for i, b in enumerate(bots)]
+    hand_loop = compiled_hand_loop(players) if fast else None
+    compiled = 0
+    if hand_loop is not None:
+        # Count the hands the loop plays (it returns None when it hands one back to the Python engine).
+        loop_play = hand_loop.play_hand_fast
+
+        def counted(state):
+            nonlocal compiled
+            result = loop_play(state)
+            compiled += result is not None
+            return result
+        hand_loop.play_hand_fast = counted
     saved = loop.FAST_GREEDY
     loop.FAST_GREEDY = fast
     try:
-        # warm-up: compile the meld search (and the hand loop) and fill caches
         t0 = time.perf_counter()
         play_hand(HandState(prof, n, 0, rng), players, list(range(n)))
         first = time.perf_counter() - t0
-        hands = turns = 0
+        hands = turns = compiled = 0
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < seconds:
             st = HandState(prof, n, hands % n, rng)
@@ -40,15 +75,176 @@ def hands_per_second(profile_name="kalooki40", bots=("greedy",) * 4, seconds=10.
         dt = time.perf_counter() - t0
     finally:
         loop.FAST_GREEDY = saved
+        if hand_loop is not None:
+            hand_loop.play_hand_fast = loop_play
     return dict(profile=profile_name, bots=",".join(bots), path="fast" if fast else "python", hands=hands,
-                seconds=round(dt, 2), hands_per_s=round(hands / dt, 1), turns_per_hand=round(turns / max(hands, 1), 1),
-                us_per_turn=round(1e6 * dt / max(turns, 1), 1), first_hand_s=round(first, 2))
+                compiled_hands=compiled, seconds=round(dt, 2), hands_per_s=round(hands / dt, 1),
+                turns_per_hand=round(turns / max(hands, 1), 1), us_per_turn=round(1e6 * dt / max(turns, 1), 1),
+                first_hand_s=round(first, 2))
+
+
+def path_taken(result: dict) -> str:
+    """Which path a measurement's timed hands took: ``compiled``, ``Python engine``, or the share compiled."""
+    if result["compiled_hands"] == 0:
+        return "Python engine"
+    if result["compiled_hands"] == result["hands"]:
+        return "compiled"
+    return f"compiled {100 * result['compiled_hands'] / result['hands']:.0f}%"
+
+
+def table_name(bots) -> str:
+    return f"{bots[0]} x{len(bots)}" if len(set(bots)) == 1 else ",".join(bots)
+
+
+def goal(bots, figures: dict) -> dict:
+    """The goal of a table other than the greedy one: ``goal`` (what it is, or None where the table has
+    none), ``goal_hands_per_s`` (the hands/s it asks for) and ``slowest`` (a mixed table's slowest bot's
+    table, whose figure is its goal).  ``figures`` maps each measured table to its hands/s;
+    ``figures[GREEDY]`` is the compiled greedy loop's."""
+    if len(set(bots)) == 1:
+        share = GOALS.get(bots[0])
+        if share is None:
+            return NO_GOAL
+        return dict(NO_GOAL, goal=f">= 1/{1 / share:g}", goal_hands_per_s=share * figures[GREEDY])
+    alone = [tuple([b] * len(bots)) for b in set(bots)]
+    if not all(t in figures for t in alone):
+        return NO_GOAL
+    slowest = min(alone, key=lambda t: figures[t])
+    return dict(goal=f">= {table_name(slowest)}", goal_hands_per_s=figures[slowest], slowest=table_name(slowest))
+
+
+def measure_tables(seconds: float, greedy_loop: list[dict], on_result=None) -> list[dict]:
+    """Every table of ``TABLES`` on the product's path, plus the greedy table on the Python engine.
+
+    ``greedy_loop`` are the compiled greedy loop's measurements already made (their median is the
+    reference, not measured again: the first result, ``reference`` True).  Each result gains ``table``,
+    ``reference``, ``ratio`` (to the reference) and ``goal``'s keys; ``on_result`` is called on each as
+    it comes, to print it."""
+    reference = dict(median_result(greedy_loop), table=table_name(GREEDY), reference=True, ratio=1.0, **NO_GOAL)
+    figures = {GREEDY: reference["hands_per_s"]}
+    results = [reference]
+    if on_result:
+        on_result(reference)
+    plan = [(GREEDY, False)] + [(bots, True) for bots in TABLES if bots != GREEDY]
+    for bots, fast in plan:
+        r = hands_per_second(bots=bots, seconds=seconds, fast=fast)
+        if fast:
+            figures[bots] = r["hands_per_s"]
+        r.update(table=table_name(bots), reference=False, ratio=r["hands_per_s"] / figures[GREEDY],
+                 **(goal(bots, figures) if fast else NO_GOAL))
+        results.append(r)
+        if on_result:
+            on_result(r)
+    return results
+
+
+def median_result(results: list[dict]) -> dict:
+    """The measurement with the median hands/s (the lower middle one of an even count)."""
+    ordered = sorted(results, key=lambda r: r["hands_per_s"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+class Baseline:
+    """The compiled greedy loop of another commit, timed in a fresh process of the same python.
+
+    ``open()`` extracts the commit into a temporary directory (``git archive REV``) and returns None,
+    or a one-line reason why there is no baseline (not a git checkout, unknown revision, ...).
+    Each ``measure`` runs that tree's ``bench.engine.hands_per_second`` on its own numba cache in a
+    temporary directory: the first compiles the tree's kernels (its ``first_hand_s``), later ones load
+    them.  ``close()`` removes both directories."""
+
+    CODE = ("import json, sys, sim\n"
+            "from bench.engine import hands_per_second\n"
+            "r = hands_per_second(bots=('greedy',) * 4, fast=True, seconds=float(sys.argv[1]))\n"
+            "r['sim_file'] = sim.__file__\n"
+            "print(json.dumps(r))\n")
+
+    def __init__(self, rev: str, repo: Path = REPO):
+        self.rev, self.repo = rev, repo
+        self.commit = None
+        self.tree = None  # the extracted commit, while open
+        self._dir = None
+
+    def open(self) -> str | None:
+        try:
+            found = subprocess.run(["git", "-C", str(self.repo), "rev-parse", "--verify", "--quiet",
+                                    f"{self.rev}^{{commit}}"], capture_output=True, text=True)
+        except OSError as e:
+            return f"no baseline: git cannot be run ({e.strerror})"
+        if found.returncode != 0:
+            inside = subprocess.run(["git", "-C", str(self.repo), "rev-parse", "--git-dir"], capture_output=True)
+            if inside.returncode != 0:
+                return f"no baseline: {self.repo} is not a git checkout"
+            return f"no baseline: git does not know the revision {self.rev!r} (--baseline takes a commit)"
+        self.commit = found.stdout.strip()
+        self._dir = tempfile.TemporaryDirectory(prefix="kalooki-baseline-")
+        tree = self.tree = Path(self._dir.name) / "tree"
+        tree.mkdir()
+        archive = subprocess.Popen(["git", "-C", str(self.repo), "archive", "--format=tar", self.commit],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
+            tar.extractall(tree, filter="data")
+        archive.stdout.close()
+        if archive.wait() != 0:
+            self.close()
+            return f"no baseline: git archive {self.rev} failed: {archive.stderr.read().decode().strip()[-200:]}"
+        if not (tree / "bench" / "engine.py").exists():
+            self.close()
+            return f"no baseline: {self.rev} has no bench/engine.py to time its greedy loop with"
+        (Path(self._dir.name) / "numba-cache").mkdir()
+        return None
+
+    def measure(self, seconds: float) -> dict | str:
+        """One measurement of the baseline's compiled greedy loop (a dict as ``hands_per_second``'s), or
+        a one-line reason it failed."""
+        tree, cache = self.tree, Path(self._dir.name) / "numba-cache"
+        env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": str(cache)}
+        env.pop("KALOOKI_PYTHON_ENGINE", None)
+        try:
+            out = subprocess.run([sys.executable, "-c", self.CODE, str(seconds)], cwd=tree, env=env,
+                                 capture_output=True, text=True, timeout=seconds + 900)
+        except subprocess.TimeoutExpired:
+            return f"baseline {self.rev} did not finish within {seconds + 900:.0f} s"
+        if out.returncode != 0:
+            last = (out.stderr.strip().splitlines() or ["(no message)"])[-1]
+            return f"baseline {self.rev} failed: {last[:200]}"
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        if not Path(result["sim_file"]).resolve().is_relative_to(tree.resolve()):
+            return f"baseline {self.rev} imported sim from {result['sim_file']}, not from its own tree"
+        return result
+
+    def close(self) -> None:
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = self.tree = None
+
+
+def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = ROUNDS):
+    """The compiled greedy loop of this tree and (if ``rev``) of the commit ``rev``, timed alternately
+    ``rounds`` times each (current, baseline, current, ...).  Returns (current results, baseline results,
+    a note when the baseline was skipped or failed, else None)."""
+    current, base = [], []
+    baseline = Baseline(rev) if rev else None
+    note = baseline.open() if baseline is not None else None
+    timing = baseline is not None and note is None
+    try:
+        for _ in range(rounds):
+            current.append(hands_per_second(bots=GREEDY, seconds=seconds, fast=True))
+            if timing:
+                r = baseline.measure(seconds)
+                if isinstance(r, str):
+                    note, timing = r, False
+                else:
+                    base.append(r)
+    finally:
+        if baseline is not None:
+            baseline.close()
+    return current, base, note
 
 
 def main():
-    for bots in (("greedy",) * 4,):
-        print(hands_per_second(bots=bots))
-        print(hands_per_second(bots=bots, fast=True))
+    for r in measure_tables(10.0, [hands_per_second(bots=GREEDY, fast=True)]):
+        print(r)
 
 
 if __name__ == "__main__":

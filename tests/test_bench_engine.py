@@ -1,0 +1,56 @@
+"""The engine benchmark's bookkeeping (never its speeds): which path a table's hands took, each table's
+goal, and the baseline commit's extraction or the note that replaces it."""
+import subprocess
+
+import numpy as np
+
+from bench import engine as bench_engine
+from bench.engine import GREEDY, Baseline, goal, hands_per_second, path_taken
+from sim.bots import compiled_hand_loop, make_bot
+
+
+def test_hands_per_second_reports_the_path_the_product_gives_each_table():
+    for bots in (GREEDY, ("random",) * 4, ("patient", "greedy", "greedy", "greedy")):
+        players = [make_bot(b, np.random.default_rng(i)) for i, b in enumerate(bots)]
+        product = hands_per_second(bots=bots, seconds=0.05, fast=True)
+        assert product["hands"] > 0
+        if compiled_hand_loop(players) is None:
+            assert product["compiled_hands"] == 0 and path_taken(product) == "Python engine", bots
+        else:
+            assert product["compiled_hands"] > 0 and path_taken(product).startswith("compiled"), bots
+    python = hands_per_second(bots=GREEDY, seconds=0.05, fast=False)
+    assert python["compiled_hands"] == 0 and path_taken(python) == "Python engine"
+    assert path_taken(dict(hands=4, compiled_hands=4)) == "compiled"
+    assert path_taken(dict(hands=4, compiled_hands=1)) == "compiled 25%"
+
+
+def test_goals_are_shares_of_the_greedy_loop_and_a_mixed_table_its_slowest_bot():
+    figures = {GREEDY: 3000.0, ("expert",) * 4: 280.0, ("patient",) * 4: 1600.0}
+    assert goal(("expert",) * 4, figures)["goal_hands_per_s"] == 1000.0
+    assert goal(("lookahead",) * 4, figures)["goal"] == ">= 1/8"
+    assert goal(("random",) * 4, figures)["goal_hands_per_s"] == 1500.0
+    mixed = goal(("expert", "greedy", "greedy", "greedy"), figures)
+    assert (mixed["slowest"], mixed["goal_hands_per_s"]) == ("expert x4", 280.0)
+    assert goal(("patient", "greedy", "greedy", "greedy"), figures)["slowest"] == "patient x4"
+    assert goal(("lookahead", "greedy", "greedy", "greedy"), figures)["goal"] is None  # lookahead x4 not measured
+
+
+def test_baseline_extracts_a_known_commit_and_names_why_it_cannot(tmp_path):
+    in_git = subprocess.run(["git", "-C", str(bench_engine.REPO), "rev-parse", "HEAD"], capture_output=True)
+    head = Baseline("HEAD")
+    note = head.open()
+    tree = head.tree
+    try:
+        if in_git.returncode == 0:
+            committed = subprocess.run(["git", "-C", str(bench_engine.REPO), "show", "HEAD:bench/engine.py"],
+                                       capture_output=True, check=True).stdout
+            assert note is None and (tree / "bench" / "engine.py").read_bytes() == committed
+        else:
+            assert "not a git checkout" in note
+    finally:
+        head.close()
+    assert tree is None or not tree.exists()
+    if in_git.returncode == 0:
+        assert "does not know the revision 'no-such-rev'" in Baseline("no-such-rev").open()
+    assert "is not a git checkout" in Baseline("HEAD", repo=tmp_path).open()
+
