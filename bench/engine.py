@@ -50,12 +50,14 @@ def hands_per_second(profile_name="kalooki40", bots=GREEDY, seconds=10.0, seed=1
     hand_loop = compiled_hand_loop(players) if fast else None
     compiled = 0
     if hand_loop is not None:
-        # Count the hands the loop plays (it returns None when it hands one back to the Python engine).
+        # Count the hands the loop plays (it returns None when it hands one back to the Python engine):
+        # the table's loop object, made afresh each hand, plays through its module's play_hand_fast.
+        hand_loop = sys.modules[type(hand_loop).__module__]
         loop_play = hand_loop.play_hand_fast
 
-        def counted(state):
+        def counted(state, *table):
             nonlocal compiled
-            result = loop_play(state)
+            result = loop_play(state, *table)
             compiled += result is not None
             return result
         hand_loop.play_hand_fast = counted
