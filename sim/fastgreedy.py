@@ -53,7 +53,8 @@ from numba import njit
 from . import meldsearch as MS
 from .cards import JOKER, N_KINDS
 from .engine import PHASE_DRAW, HandResult, LayOff, NewMeld, Play
-from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_MELD_VALUE, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
+from .engine.core import meld_value
+from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
 from .melds import Meld
@@ -122,20 +123,6 @@ def _hsum(h):
     for c in range(h.shape[0]):
         t += h[c]
     return t
-
-
-@njit(cache=True)
-def _meld_value(row, prm):
-    """melds.value of a meld row: jokers count as the card they stand for."""
-    n = row[2]
-    if row[0] == RUN:
-        v = 0
-        for i in range(n):
-            v += prm[P_EXTV + row[1] + i]
-        return v
-    if row[1] < 0:
-        return prm[P_JOKER_MELD_VALUE] * n
-    return prm[P_HV + row[1]] * n
 
 
 @njit(cache=True)
@@ -327,7 +314,7 @@ def _add_meld(wtab, ctx, ops, hand, row, taken, prm):
     ops[o, O_TARGET] = wn
     ops[o, O_CARD] = -1
     ops[o, O_END] = HIGH
-    ops[o, O_VALUE] = _meld_value(row, prm)
+    ops[o, O_VALUE] = meld_value(row, prm)
     ops[o, O_TAKEN] = has
     ctx[0] = wn + 1
     ctx[1] = o + 1
@@ -481,7 +468,7 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
         if kalooki and prm[P_KALOOKI_EXEMPT] == 0:
             v = 0
             for r in range(nr):
-                v += _meld_value(out[r], prm)
+                v += meld_value(out[r], prm)
             if v < prm[P_OPENING_MIN]:
                 continue
         return x, nr, True
@@ -509,7 +496,7 @@ def _opening_with_discard(hand, forbid, prm, mv, ws, rec, hh, tmp, out):
             nr = _reconstruct(hh, prm, rec, 0, tmp)
             val = 0
             for r in range(nr):
-                val += _meld_value(tmp[r], prm)
+                val += meld_value(tmp[r], prm)
             if val > best_val:
                 best_val = val
                 out[:nr] = tmp[:nr]
@@ -664,7 +651,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
             if nr > 0:
                 total = 0
                 for r in range(nr):
-                    total += _meld_value(outv[r], prm)
+                    total += meld_value(outv[r], prm)
                 if total < prm[P_OPENING_MIN]:
                     nr = 0
             if nr > 0 and (taken < 0 or _uses(outv, nr, taken) > 0 or ob == OB_NONE):
@@ -1107,12 +1094,15 @@ def waiting_kernel(bp, me, hand, hands, opened, n_stock, rp, prm):
 
 def _drop_stale_cache():
     """numba invalidates a cached function only when its own file changes, yet the hand loop has the
-    meld search compiled into it: when meldsearch.py changes, drop this module's cached code so the
-    fast path cannot keep an old meld search (and differ from the Python path)."""
+    meld search and the rules core compiled into it: when meldsearch.py or engine/core.py changes,
+    drop this module's cached code so the fast path cannot keep old rules (and differ from the
+    Python path)."""
     import hashlib
     from pathlib import Path
+
+    from .engine import core
     try:
-        stamp_text = hashlib.sha256(Path(MS.__file__).read_bytes()).hexdigest()
+        stamp_text = hashlib.sha256(Path(MS.__file__).read_bytes() + Path(core.__file__).read_bytes()).hexdigest()
         cache_dir = Path(play_hand_kernel._cache.cache_path)
         stamp = cache_dir / "fastgreedy.meldsearch.stamp"
         if stamp.exists() and stamp.read_text() == stamp_text:

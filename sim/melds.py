@@ -91,49 +91,39 @@ def joker_group(n: int) -> Meld:
 
 
 def check(m: Meld, profile) -> str | None:
-    """None if ``m`` is a valid meld under ``profile``, else the reason (naming the rule)."""
+    """None if ``m`` is a valid meld under ``profile``, else the reason (naming the rule).  The rule is
+    ``sim.engine.core.check_row``; this words its answer."""
+    from .engine import core
     n = len(m.cards)
     if len(m.reps) != n:
         return "meld: one declared card per slot"
-    nj = m.n_jokers
-    if nj > profile.max_jokers_per_meld and not (m.kind == GROUP and nj == n):
-        return f"max_jokers_per_meld: {nj} jokers in {m}, at most {profile.max_jokers_per_meld} allowed"
-    for c, r in zip(m.cards, m.reps):
-        if c != JOKER and c != r:
-            return f"meld: natural card {card_str(c)} declared as {card_str(r) if r >= 0 else '-'}"
-    if m.kind == RUN:
-        if n < 3:
-            return f"run: {m} has {n} cards, a run needs 3 or more"
-        if nj == n:
-            return f"run: {m} has no natural card"
-        lo, hi = m.low, m.low + n - 1
-        if lo < 0 or hi > ACE_HIGH_EXT:
-            return f"run: {m} runs past the ace"
-        if lo == ACE_LOW_EXT and not profile.ace_low:
-            return f"ace_low: {m} uses a low ace (A-2-3), not allowed in this profile"
-        if lo == ACE_LOW_EXT and hi == ACE_HIGH_EXT:
-            return f"run: {m} uses the ace at both ends (K-A-2 is never a run)"
-        s = suit_of(m.reps[0])
-        for i, r in enumerate(m.reps):
-            if r < 0 or suit_of(r) != s or rank_of(r) != ext_rank_to_rank(lo + i):
-                return f"run: {m} is not consecutive ranks of one suit"
-        return None
-    if m.kind == GROUP:
-        if not 3 <= n <= 4:
-            return f"group: {m} has {n} cards, a group has 3 or 4"
-        if nj == n:
-            if not profile.joker_melds:
-                return f"joker_melds: {m} is all jokers; a meld needs a natural card in this profile"
-            if any(r != -1 for r in m.reps) or m.low != -1:
-                return "group: an all-joker group represents no card"
-            return None
-        if any(r < 0 or rank_of(r) != m.low for r in m.reps):
-            return f"group: {m} mixes ranks"
-        suits = [suit_of(r) for r in m.reps]
-        if len(set(suits)) != n:
-            return f"group: {m} repeats a suit; a group's cards are all of different suits"
-        return None
-    return f"meld: unknown kind {m.kind}"
+    if n > core.MAX_SLOTS:
+        return f"meld: {m} has {n} cards; a run has at most {core.MAX_SLOTS}, a group at most 4"
+    code = core.check_row(core.row_of(m), core.rules_for(profile))
+    return None if code == core.OK else check_reason(code, m, profile)
+
+
+def check_reason(code: int, m: Meld, profile) -> str:
+    """The reason, naming the rule, for a meld code of ``sim.engine.core`` (X_*)."""
+    from .engine import core
+    n = len(m.cards)
+    if code == core.X_MAX_JOKERS:
+        return f"max_jokers_per_meld: {m.n_jokers} jokers in {m}, at most {profile.max_jokers_per_meld} allowed"
+    if code == core.X_DECLARED:
+        c, r = next((c, r) for c, r in zip(m.cards, m.reps) if c != JOKER and c != r)
+        return f"meld: natural card {card_str(c)} declared as {card_str(r) if r >= 0 else '-'}"
+    return {core.X_RUN_SHORT: f"run: {m} has {n} cards, a run needs 3 or more",
+            core.X_RUN_NO_NATURAL: f"run: {m} has no natural card",
+            core.X_RUN_PAST_ACE: f"run: {m} runs past the ace",
+            core.X_ACE_LOW: f"ace_low: {m} uses a low ace (A-2-3), not allowed in this profile",
+            core.X_RUN_CORNER: f"run: {m} uses the ace at both ends (K-A-2 is never a run)",
+            core.X_RUN_NOT_CONSECUTIVE: f"run: {m} is not consecutive ranks of one suit",
+            core.X_GROUP_SIZE: f"group: {m} has {n} cards, a group has 3 or 4",
+            core.X_JOKER_MELDS: f"joker_melds: {m} is all jokers; a meld needs a natural card in this profile",
+            core.X_ALL_JOKER_DECLARED: "group: an all-joker group represents no card",
+            core.X_GROUP_RANKS: f"group: {m} mixes ranks",
+            core.X_GROUP_SUITS: f"group: {m} repeats a suit; a group's cards are all of different suits",
+            }.get(code, f"meld: unknown kind {m.kind}")
 
 
 def value(m: Meld, profile) -> int:

@@ -1059,7 +1059,7 @@ def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, ch
 _FAST: dict = {}
 
 
-def _prm(profile) -> np.ndarray:
+def params_of(profile) -> np.ndarray:
     """``params_array`` with one dictionary lookup (the bots ask for it hundreds of times a hand)."""
     hit = _FAST.get(id(profile))
     if hit is None or hit[0] is not profile:
@@ -1071,14 +1071,14 @@ def _prm(profile) -> np.ndarray:
 
 def fast_search(counts: np.ndarray, profile) -> tuple[int, int, int]:
     """``search`` for trusted hands (the engine's own int8 count vectors): no conversion or checks."""
-    return search_kernel(counts, _prm(profile))
+    return search_kernel(counts, params_of(profile))
 
 
 def fast_batch(hands: np.ndarray, profile) -> np.ndarray:
     """``batch`` for trusted hands (a C-contiguous int8 (n, 53) array from the engine or bots):
     an (n, 3) array of max_meld_value, min_deadwood, min_loose, with no conversion or checks."""
     out = np.empty((hands.shape[0], 3), dtype=np.int32)
-    batch_kernel(hands, _prm(profile), out)
+    batch_kernel(hands, params_of(profile), out)
     return out
 
 
@@ -1130,7 +1130,7 @@ OPENING, DEADWOOD = 0, 1  # the two objectives of a partition
 def _cached(counts, profile, o: int) -> tuple | None:
     """The cached ``_partition`` of a count vector already answered (None if it was not)."""
     if type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,):
-        return _ANALYSED.get((id(_prm(profile)), o, counts.tobytes()))
+        return _ANALYSED.get((id(params_of(profile)), o, counts.tobytes()))
     return None
 
 
@@ -1141,7 +1141,7 @@ def _partition(counts, profile, o: int) -> tuple:
     if hit is not None:
         return hit
     counts = as_counts(counts)
-    prm = _prm(profile)
+    prm = params_of(profile)
     v, d, l, rows, left = _partition_kernel(counts, prm, o)
     hit = (int(v), int(d), int(l), tuple(_melds_from_rows(rows)), tuple(left.tolist()))
     if len(_ANALYSED) >= _ANALYSED_MAX:
@@ -1168,7 +1168,7 @@ def can_open(counts, profile) -> tuple[bool, list]:
     hit = _cached(counts, profile, OPENING)
     if hit is None:
         counts = as_counts(counts)
-        if search_kernel(counts, _prm(profile))[0] < profile.opening_min:
+        if search_kernel(counts, params_of(profile))[0] < profile.opening_min:
             return False, []  # no need to lay out the melds
         hit = _partition(counts, profile, OPENING)
     if hit[0] < profile.opening_min:
@@ -1183,14 +1183,14 @@ def best_discard(counts, profile, forbid: int = -1) -> tuple[int, int]:
     counts = as_counts(counts)
     if counts.sum() == 0:
         raise ValueError("an empty hand has nothing to discard")
-    c, d = best_discard_except_kernel(counts, _prm(profile), forbid)
+    c, d = best_discard_except_kernel(counts, params_of(profile), forbid)
     return int(c), int(d)
 
 
 def least_scored_discard(counts, profile, cands: list[int], extra: np.ndarray) -> int:
     """For trusted hands: the card of ``cands`` minimising deadwood after discarding it plus
     ``extra[card]`` (int64, 53 entries); ties go to the higher id; -1 for no candidates."""
-    return int(least_scored_discard_kernel(counts, _prm(profile), np.asarray(cands, dtype=np.int64), extra))
+    return int(least_scored_discard_kernel(counts, params_of(profile), np.asarray(cands, dtype=np.int64), extra))
 
 
 def full_partition(counts, profile) -> tuple[int, list] | None:
@@ -1204,7 +1204,7 @@ def full_partition(counts, profile) -> tuple[int, list] | None:
 
 def _go_out(counts, profile, kalooki: bool):
     counts = as_counts(counts)
-    prm = _prm(profile)
+    prm = params_of(profile)
     c = int(go_out_kernel(counts, prm, kalooki))
     if c < 0:
         return False, None, []

@@ -88,5 +88,5 @@ def outlook(hand: np.ndarray, profile, cands: list[int], unseen: np.ndarray) -> 
     weight = int(unseen.sum())
     if weight == 0 or not cands:
         return out.astype(np.float64)
-    outlook_kernel(hand, MS._prm(profile), np.asarray(cands, dtype=np.int64), unseen, out)
+    outlook_kernel(hand, MS.params_of(profile), np.asarray(cands, dtype=np.int64), unseen, out)
     return out / weight

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import meldsearch as MS
 from .. import melds as M
-from ..cards import JOKER, N_RANKS, card_str, cards_str, rank_of, suit_of
-from ..melds import GROUP, RUN, Meld
+from ..cards import JOKER, card_str, cards_str
+from ..melds import RUN, Meld
+from . import core
 from .actions import IllegalTurn, LOW, LayOff, NewMeld, Split, SwapJoker, Take
 
 
@@ -127,160 +129,104 @@ class TableWork:
                 raise IllegalTurn("run_end_limit", f"at most {lim} cards may be added to the same end of {m} in "
                                   "one turn; lay longer additions as a new run")
 
+    def _rules(self):
+        return core.rules_for(self.p), MS.params_of(self.p)
+
     def lay_off(self, op: LayOff, hand) -> tuple[int, bool]:
         """Lay a card off; (points it adds, whether it came from the hand)."""
         m = self._meld(op.target)
         c = op.card
-        if m.kind == RUN:
-            if op.end == LOW:
-                e = m.low - 1
-                if e < 0:
-                    raise IllegalTurn("meld", f"nothing below the low end of {m}")
-            else:
-                e = m.low + len(m)
-                if e > M.ACE_HIGH_EXT:
-                    raise IllegalTurn("meld", f"nothing above the high end of {m}")
-            rep = m.suit * N_RANKS + M.ext_rank_to_rank(e)
-            if c != JOKER and c != rep:
-                raise IllegalTurn("meld", f"{card_str(c)} does not extend {m} at the {'low' if op.end == LOW else 'high'} end")
-            if op.end == LOW:
-                new = Meld(RUN, (c,) + m.cards, (rep,) + m.reps, e)
-            else:
-                new = Meld(RUN, m.cards + (c,), m.reps + (rep,), m.low)
-            added = M.ext_value(e, self.p)
-        else:
-            if m.low < 0:
-                if c != JOKER:
-                    raise IllegalTurn("meld", f"only a joker joins the all-joker group {m}")
-                new = Meld(GROUP, m.cards + (c,), m.reps + (-1,), -1)
-                added = self.p.joker_meld_value
-            else:
-                suits = {suit_of(r) for r in m.reps}
-                if c == JOKER:
-                    rep = op.rep if op.rep >= 0 else next((s * N_RANKS + m.low for s in range(4) if s not in suits), -1)
-                    if rep < 0:
-                        raise IllegalTurn("meld", f"{m} is already complete")
-                else:
-                    rep = c
-                if rank_of(rep) != m.low or suit_of(rep) in suits:
-                    raise IllegalTurn("meld", f"{card_str(c)} cannot join {m}: a group has one card of each suit")
-                new = Meld(GROUP, m.cards + (c,), m.reps + (rep,), m.low)
-                added = M.value(new, self.p) - M.value(m, self.p)
-        reason = M.check(new, self.p)
-        if reason:
-            raise IllegalTurn("meld", reason)
+        rules, prm = self._rules()
+        out = np.empty(core.ROW_W, np.int64)
+        code, added, _ = core.lay_off_row(core.row_of(m), c, op.end, op.rep, rules, prm, out)
+        if code != core.OK:
+            where = "low" if op.end == LOW else "high"
+            raise IllegalTurn("meld", {
+                core.L_LOW_END: lambda: f"nothing below the low end of {m}",
+                core.L_HIGH_END: lambda: f"nothing above the high end of {m}",
+                core.L_NOT_EXTEND: lambda: f"{card_str(c)} does not extend {m} at the {where} end",
+                core.L_ALL_JOKER: lambda: f"only a joker joins the all-joker group {m}",
+                core.L_COMPLETE: lambda: f"{m} is already complete",
+                core.L_GROUP_SUIT: lambda: f"{card_str(c)} cannot join {m}: a group has one card of each suit",
+            }.get(code, lambda: M.check_reason(code, core.meld_of(out), self.p))())
+        new = core.meld_of(out)
         harvested = self.spend((c,), hand)
         self.table[op.target] = new
         self.touched.add(op.target)
         self._count_add(op.target, op.end, m)
-        return added, not harvested
+        return int(added), not harvested
 
     def take(self, op: Take):
         m = self._meld(op.target)
         i = op.position
-        if not 0 <= i < len(m):
-            raise IllegalTurn("take", f"{m} has no slot {i}")
-        c = m.cards[i]
-        if c == JOKER:
-            raise IllegalTurn("take", "a joker is taken only by substituting the natural card it stands for")
-        if m.kind == RUN:
-            if i not in (0, len(m) - 1):
-                raise IllegalTurn("take", f"only the end cards of a run may be taken ({m})")
-            if i == 0:
-                new = Meld(RUN, m.cards[1:], m.reps[1:], m.low + 1)
-            else:
-                new = Meld(RUN, m.cards[:-1], m.reps[:-1], m.low)
-        else:
-            new = Meld(GROUP, m.cards[:i] + m.cards[i + 1:], m.reps[:i] + m.reps[i + 1:], m.low)
-            if len(m) != 4:
-                raise IllegalTurn("take", f"a card is taken from a group only when it has four ({m})")
-        if len(new) < 3 or not any(x != JOKER for x in new.cards):
-            raise IllegalTurn("take", f"taking {card_str(c)} would leave {new}, not a valid meld")
-        self.table[op.target] = new
+        out = np.empty(core.ROW_W, np.int64)
+        code, c = core.take_row(core.row_of(m), i, out)
+        if code != core.OK:
+            raise IllegalTurn("take", {
+                core.T_NO_SLOT: lambda: f"{m} has no slot {i}",
+                core.T_JOKER: lambda: "a joker is taken only by substituting the natural card it stands for",
+                core.T_NOT_END: lambda: f"only the end cards of a run may be taken ({m})",
+                core.T_GROUP_NOT_FOUR: lambda: f"a card is taken from a group only when it has four ({m})",
+            }.get(code, lambda: f"taking {card_str(int(c))} would leave {core.meld_of(out)}, not a valid meld")())
+        self.table[op.target] = core.meld_of(out)
         self.touched.add(op.target)
-        self.floating.append(c)
+        self.floating.append(int(c))
 
     def split(self, op: Split, hand) -> tuple[int, bool]:
         """Insert a card, cutting the run in two; (points of the inserted card, whether it came from the
         hand).  The split-off part carries the run's high end: what was added there this turn still
         counts against run_end_limit (and both parts share run_add_limit's two cards)."""
         m = self._meld(op.target)
-        if m.kind != RUN:
-            raise IllegalTurn("split", f"only runs are split ({m})")
         i = op.position
-        if not 3 <= i <= len(m) - 2:
-            raise IllegalTurn("split", f"splitting {m} at {i} would leave a part shorter than three")
-        rep = m.reps[i - 1]
-        if op.card != JOKER and op.card != rep:
-            raise IllegalTurn("split", f"{card_str(op.card)} must duplicate {card_str(rep)} to split {m} there")
-        first = Meld(RUN, m.cards[:i], m.reps[:i], m.low)
-        second = Meld(RUN, (op.card,) + m.cards[i:], (rep,) + m.reps[i:], m.low + i - 1)
-        for part in (first, second):
-            r = M.check(part, self.p)
-            if r:
-                raise IllegalTurn("split", r)
+        rules, prm = self._rules()
+        first, second = np.empty(core.ROW_W, np.int64), np.empty(core.ROW_W, np.int64)
+        code, rep, part_code = core.split_row(core.row_of(m), op.card, i, rules, first, second)
+        if code == core.S_PART:
+            bad = core.meld_of(first) if core.check_row(first, rules) != core.OK else core.meld_of(second)
+            raise IllegalTurn("split", M.check_reason(part_code, bad, self.p))
+        if code != core.OK:
+            raise IllegalTurn("split", {
+                core.S_NOT_RUN: lambda: f"only runs are split ({m})",
+                core.S_POSITION: lambda: f"splitting {m} at {i} would leave a part shorter than three",
+            }.get(code, lambda: f"{card_str(op.card)} must duplicate {card_str(int(rep))} to split {m} there")())
         harvested = self.spend((op.card,), hand)
-        self.table[op.target] = first
+        self.table[op.target] = core.meld_of(first)
         self.touched.add(op.target)
-        self.table.append(second)
+        self.table.append(core.meld_of(second))
         k = len(self.table) - 1
         if op.target in self.new_indices:
             self.new_indices.add(k)
         else:
             self.added_high[k] = self.added_high.pop(op.target, 0)
             self.split_from[k] = self.split_from.get(op.target, op.target)
-        return M.ext_value(m.low + i - 1, self.p), not harvested
+        return int(prm[core.P_EXTV + m.low + i - 1]), not harvested
 
     def swap_joker(self, op: SwapJoker, hand):
-        p = self.p
         m = self._meld(op.target)
         i = op.position
-        if not 0 <= i < len(m) or m.cards[i] != JOKER:
-            raise IllegalTurn("joker", f"slot {i} of {m} holds no joker")
-        rep = m.reps[i]
-        if m.kind == RUN:
-            if op.card != rep:
-                raise IllegalTurn("joker", f"the joker in {m} stands for {card_str(rep)}; "
-                                  f"{card_str(op.card)} cannot replace it")
-            if i in (0, len(m) - 1) and not p.joker_take_from_run_end:
-                raise IllegalTurn("joker_take_from_run_end", f"a joker at the end of a run cannot be taken ({m})")
-            new = Meld(RUN, m.cards[:i] + (op.card,) + m.cards[i + 1:], m.reps, m.low)
-            spent = (op.card,)
-        else:
-            if m.low < 0:
-                raise IllegalTurn("joker_from_group", f"a joker in the all-joker group {m} is never released")
-            if len(m) == 4:
-                raise IllegalTurn("joker_from_group", f"a joker in a four-card group is never released ({m})")
-            naturals = [c for c in m.cards if c != JOKER]
-            present = {suit_of(c) for c in naturals}
-            missing = [s for s in range(4) if s not in present]
-            added = [op.card] + ([op.extra] if op.extra >= 0 else [])
-            for c in added:
-                if c == JOKER or rank_of(c) != m.low or suit_of(c) not in missing:
-                    raise IllegalTurn("joker_from_group", f"{card_str(c)} is not a natural of a missing suit of {m}")
-            if len({suit_of(c) for c in added}) != len(added):
-                raise IllegalTurn("joker_from_group", "the added cards must be of different suits")
-            if p.joker_from_group == "both_missing_suits":
-                if len(added) != 2:
-                    raise IllegalTurn("joker_from_group", f"a joker leaves the three-card group {m} only when two "
-                                      "missing suits are added (both missing suits, or two of three with two jokers)")
-                left_suits = [s for s in missing if s not in {suit_of(c) for c in added}]
-                cards_new = naturals + added
-                reps_new = list(cards_new)
-                if m.n_jokers == 2:
-                    cards_new.append(JOKER)
-                    reps_new.append(left_suits[0] * N_RANKS + m.low)
-            else:  # one_card: a single natural of a missing suit takes the joker
-                if len(added) != 1:
-                    raise IllegalTurn("joker_from_group", "one natural card of a missing suit takes a joker here")
-                others = [k for k, c in enumerate(m.cards) if c == JOKER and k != i]
-                cards_new = naturals + added + [JOKER] * len(others)
-                left = [s for s in missing if s != suit_of(op.card)]
-                reps_new = naturals + added + [left[k] * N_RANKS + m.low for k in range(len(others))]
-            new = Meld(GROUP, tuple(cards_new), tuple(reps_new), m.low)
-            spent = tuple(added)
+        rules, _ = self._rules()
+        out = np.empty(core.ROW_W, np.int64)
+        code, bad = core.swap_joker_row(core.row_of(m), i, op.card, op.extra, rules, out)
+        if code != core.OK:
+            rule = {core.J_NO_JOKER: "joker", core.J_RUN_CARD: "joker",
+                    core.J_RUN_END: "joker_take_from_run_end"}.get(code, "joker_from_group")
+            rep = m.reps[i] if 0 <= i < len(m) else -1
+            raise IllegalTurn(rule, {
+                core.J_NO_JOKER: lambda: f"slot {i} of {m} holds no joker",
+                core.J_RUN_CARD: lambda: f"the joker in {m} stands for {card_str(rep) if rep >= 0 else '-'}; "
+                                 f"{card_str(op.card)} cannot replace it",
+                core.J_RUN_END: lambda: f"a joker at the end of a run cannot be taken ({m})",
+                core.J_ALL_JOKER_GROUP: lambda: f"a joker in the all-joker group {m} is never released",
+                core.J_FOUR_GROUP: lambda: f"a joker in a four-card group is never released ({m})",
+                core.J_NOT_MISSING: lambda: f"{card_str(int(bad))} is not a natural of a missing suit of {m}",
+                core.J_SAME_SUIT: lambda: "the added cards must be of different suits",
+                core.J_BOTH: lambda: f"a joker leaves the three-card group {m} only when two missing suits are added "
+                             "(both missing suits, or two of three with two jokers)",
+                core.J_ONE: lambda: "one natural card of a missing suit takes a joker here",
+            }[code]())
+        spent = (op.card,) if m.kind == RUN else ((op.card, op.extra) if op.extra >= 0 else (op.card,))
         self.spend(spent, hand)
-        self.table[op.target] = new
+        self.table[op.target] = core.meld_of(out)
         self.touched.add(op.target)
         self.floating.append(JOKER)
         self.freed_jokers += 1

@@ -1,0 +1,387 @@
+"""The rules of melds and table operations, compiled, over meld rows (sim.engine).
+
+A meld is a row of int64 words (the meld search's row format): kind, low, n, the n physical cards from
+word 3 (``JOKER`` for a joker), the n declared cards from word 17 (-1 only in an all-joker group),
+-1 elsewhere.  Each function applies one rule of docs/RULES.md to rows and answers with a code
+(``OK`` or the rule broken); it changes nothing but its output rows.  ``sim.melds.check`` and the
+engine's table operations (``sim.engine.table.TableWork``) call these and turn a code into the
+``IllegalTurn`` or reason text the player reads (``sim.engine.table``), so each rule is written
+once, here, for the Python engine and for compiled hand loops alike.
+
+``rules`` is the int64 vector ``rules_array(profile)`` (R_* words): the profile rules the meld and
+table operations read (values come from the meld search's parameter vector, ``prm``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import JOKER, N_RANKS
+from ..melds import Meld
+
+RUN, GROUP = 0, 1  # sim.melds
+LOW, HIGH = 0, 1  # sim.engine.actions
+ACE = 12
+ACE_LOW_EXT, ACE_HIGH_EXT = 0, 13
+ROW_W = 32  # kind, low, n, 14 cards, 14 declared cards (sim.meldsearch.OUT_W)
+CARDS, REPS = 3, 17
+MAX_SLOTS = 14
+
+# the meld search's parameter words these rules read (sim.meldsearch.P_*)
+P_EXTV, P_HV, P_JOKER_MELD_VALUE = 16, 32, 5
+
+# rules vector words
+R_ACE_LOW = 0
+R_MAX_JOKERS = 1  # max_jokers_per_meld
+R_JOKER_MELDS = 2
+R_JOKER_TAKE_FROM_RUN_END = 3
+R_JOKER_FROM_GROUP_BOTH = 4  # joker_from_group == "both_missing_suits"
+R_SIZE = 8
+
+
+def rules_array(profile) -> np.ndarray:
+    r = np.zeros(R_SIZE, np.int64)
+    r[R_ACE_LOW] = int(bool(profile.ace_low))
+    r[R_MAX_JOKERS] = profile.max_jokers_per_meld
+    r[R_JOKER_MELDS] = int(bool(profile.joker_melds))
+    r[R_JOKER_TAKE_FROM_RUN_END] = int(bool(profile.joker_take_from_run_end))
+    r[R_JOKER_FROM_GROUP_BOTH] = int(profile.joker_from_group == "both_missing_suits")
+    return r
+
+
+_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector)
+
+
+def rules_for(profile) -> np.ndarray:
+    """``rules_array(profile)``, made once per profile."""
+    hit = _RULES.get(id(profile))
+    if hit is None or hit[0] is not profile:
+        if len(_RULES) >= 256:
+            _RULES.clear()
+        hit = _RULES[id(profile)] = (profile, rules_array(profile))  # holding the profile keeps its id
+    return hit[1]
+
+
+def row_of(m: Meld) -> np.ndarray:
+    """A meld as a row (at most MAX_SLOTS cards)."""
+    row = np.full(ROW_W, -1, np.int64)
+    k = len(m.cards)
+    row[0], row[1], row[2] = m.kind, m.low, k
+    row[CARDS:CARDS + k] = m.cards
+    row[REPS:REPS + k] = m.reps
+    return row
+
+
+def meld_of(row) -> Meld:
+    r = row.tolist()
+    k = r[2]
+    return Meld(r[0], tuple(r[CARDS:CARDS + k]), tuple(r[REPS:REPS + k]), r[1])
+
+
+# ---------------------------------------------------------------------------------------------------
+# codes: OK, or the rule a meld or an operation breaks (sim.engine.table words each for the player)
+# ---------------------------------------------------------------------------------------------------
+OK = 0
+# a meld (check_row)
+(X_MAX_JOKERS, X_DECLARED, X_RUN_SHORT, X_RUN_NO_NATURAL, X_RUN_PAST_ACE, X_ACE_LOW, X_RUN_CORNER,
+ X_RUN_NOT_CONSECUTIVE, X_GROUP_SIZE, X_JOKER_MELDS, X_ALL_JOKER_DECLARED, X_GROUP_RANKS, X_GROUP_SUITS,
+ X_KIND) = range(1, 15)
+# a lay-off (lay_off_row); a meld code follows when the meld it makes is invalid
+L_LOW_END, L_HIGH_END, L_NOT_EXTEND, L_ALL_JOKER, L_COMPLETE, L_GROUP_SUIT = range(21, 27)
+# a take (take_row)
+T_NO_SLOT, T_JOKER, T_NOT_END, T_GROUP_NOT_FOUR, T_LEAVES = range(31, 36)
+# a split (split_row); a meld code follows when a part is invalid
+S_NOT_RUN, S_POSITION, S_CARD, S_PART = range(41, 45)
+# a joker swap (swap_joker_row)
+(J_NO_JOKER, J_RUN_CARD, J_RUN_END, J_ALL_JOKER_GROUP, J_FOUR_GROUP, J_NOT_MISSING, J_SAME_SUIT, J_BOTH,
+ J_ONE) = range(51, 60)
+
+
+@njit(cache=True)
+def ext_rank_to_rank(e):
+    return ACE if (e == ACE_LOW_EXT or e == ACE_HIGH_EXT) else e - 1
+
+
+@njit(cache=True)
+def _suit(c):
+    return c // N_RANKS
+
+
+@njit(cache=True)
+def jokers_in(row):
+    nj = 0
+    for k in range(row[2]):
+        if row[CARDS + k] == JOKER:
+            nj += 1
+    return nj
+
+
+@njit(cache=True)
+def clear_row(out):
+    for k in range(ROW_W):
+        out[k] = -1
+
+
+@njit(cache=True)
+def check_row(row, rules):
+    """OK if the row is a valid meld under the profile, else the X_* code of the rule it breaks."""
+    n = row[2]
+    nj = jokers_in(row)
+    if nj > rules[R_MAX_JOKERS] and not (row[0] == GROUP and nj == n):
+        return X_MAX_JOKERS
+    for k in range(n):
+        c = row[CARDS + k]
+        if c != JOKER and c != row[REPS + k]:
+            return X_DECLARED
+    if row[0] == RUN:
+        if n < 3:
+            return X_RUN_SHORT
+        if nj == n:
+            return X_RUN_NO_NATURAL
+        lo = row[1]
+        hi = lo + n - 1
+        if lo < 0 or hi > ACE_HIGH_EXT:
+            return X_RUN_PAST_ACE
+        if lo == ACE_LOW_EXT and rules[R_ACE_LOW] == 0:
+            return X_ACE_LOW
+        if lo == ACE_LOW_EXT and hi == ACE_HIGH_EXT:
+            return X_RUN_CORNER
+        s = row[REPS] // N_RANKS
+        for i in range(n):
+            r = row[REPS + i]
+            if r < 0 or r // N_RANKS != s or r % N_RANKS != ext_rank_to_rank(lo + i):
+                return X_RUN_NOT_CONSECUTIVE
+        return OK
+    if row[0] == GROUP:
+        if n < 3 or n > 4:
+            return X_GROUP_SIZE
+        if nj == n:
+            if rules[R_JOKER_MELDS] == 0:
+                return X_JOKER_MELDS
+            if row[1] != -1:
+                return X_ALL_JOKER_DECLARED
+            for k in range(n):
+                if row[REPS + k] != -1:
+                    return X_ALL_JOKER_DECLARED
+            return OK
+        for k in range(n):
+            r = row[REPS + k]
+            if r < 0 or r % N_RANKS != row[1]:
+                return X_GROUP_RANKS
+        seen = 0
+        for k in range(n):
+            bit = 1 << (row[REPS + k] // N_RANKS)
+            if seen & bit:
+                return X_GROUP_SUITS
+            seen |= bit
+        return OK
+    return X_KIND
+
+
+@njit(cache=True)
+def meld_value(row, prm):
+    """Points of a meld for the opening minimum: jokers count as the card they stand for."""
+    n = row[2]
+    if row[0] == RUN:
+        v = 0
+        for i in range(n):
+            v += prm[P_EXTV + row[1] + i]
+        return v
+    if row[1] < 0:
+        return prm[P_JOKER_MELD_VALUE] * n
+    return prm[P_HV + row[1]] * n
+
+
+@njit(cache=True)
+def lay_off_row(row, c, end, rep_wanted, rules, prm, out):
+    """Card c laid off onto the meld (a run at ``end``; a joker in a group stands for ``rep_wanted``,
+    or the first missing suit when -1): (code, points added, the card it stands for); out: the meld
+    after it."""
+    n = row[2]
+    out[:] = row
+    if row[0] != RUN and n >= MAX_SLOTS:
+        return L_COMPLETE, 0, -1
+    if row[0] == RUN:
+        if end == LOW:
+            e = row[1] - 1
+            if e < 0:
+                return L_LOW_END, 0, -1
+        else:
+            e = row[1] + n
+            if e > ACE_HIGH_EXT:
+                return L_HIGH_END, 0, -1
+        rep = (row[REPS] // N_RANKS) * N_RANKS + ext_rank_to_rank(e)
+        if c != JOKER and c != rep:
+            return L_NOT_EXTEND, 0, rep
+        if end == LOW:
+            for k in range(n, 0, -1):
+                out[CARDS + k] = row[CARDS + k - 1]
+                out[REPS + k] = row[REPS + k - 1]
+            out[CARDS] = c
+            out[REPS] = rep
+            out[1] = e
+        else:
+            out[CARDS + n] = c
+            out[REPS + n] = rep
+        out[2] = n + 1
+        added = prm[P_EXTV + e]
+    else:
+        if row[1] < 0:
+            if c != JOKER:
+                return L_ALL_JOKER, 0, -1
+            rep = -1
+            added = prm[P_JOKER_MELD_VALUE]
+        else:
+            suits = 0
+            for k in range(n):
+                suits |= 1 << (row[REPS + k] // N_RANKS)
+            if c == JOKER:
+                rep = rep_wanted
+                if rep < 0:
+                    for s in range(4):
+                        if not (suits >> s) & 1:
+                            rep = s * N_RANKS + row[1]
+                            break
+                    if rep < 0:
+                        return L_COMPLETE, 0, -1
+            else:
+                rep = c
+            if rep % N_RANKS != row[1] or (suits >> (rep // N_RANKS)) & 1:
+                return L_GROUP_SUIT, 0, rep
+            added = prm[P_HV + row[1]]
+        out[CARDS + n] = c
+        out[REPS + n] = rep
+        out[2] = n + 1
+    code = check_row(out, rules)
+    return code, added, rep
+
+
+@njit(cache=True)
+def take_row(row, pos, out):
+    """The card at slot ``pos`` taken from the meld (an end card of a run, any card of a four-card
+    group; never a joker): (code, the card); out: the meld left."""
+    n = row[2]
+    out[:] = row
+    if pos < 0 or pos >= n:
+        return T_NO_SLOT, -1
+    c = row[CARDS + pos]
+    if c == JOKER:
+        return T_JOKER, c
+    if row[0] == RUN and pos != 0 and pos != n - 1:
+        return T_NOT_END, c
+    for k in range(pos, n - 1):
+        out[CARDS + k] = row[CARDS + k + 1]
+        out[REPS + k] = row[REPS + k + 1]
+    out[CARDS + n - 1] = -1
+    out[REPS + n - 1] = -1
+    out[2] = n - 1
+    if row[0] == RUN and pos == 0:
+        out[1] = row[1] + 1
+    if row[0] != RUN and n != 4:
+        return T_GROUP_NOT_FOUR, c
+    if n - 1 < 3 or jokers_in(out) == n - 1:
+        return T_LEAVES, c
+    return OK, c
+
+
+@njit(cache=True)
+def split_row(row, card, pos, rules, first, second):
+    """A run cut in two by a card duplicating the one at slot pos-1, which ends the first part and
+    starts the second: (code, the card it duplicates, the meld code of an invalid part (S_PART));
+    first/second: the parts."""
+    n = row[2]
+    first[:] = row
+    clear_row(second)
+    if row[0] != RUN:
+        return S_NOT_RUN, -1, OK
+    if pos < 3 or pos > n - 2:
+        return S_POSITION, -1, OK
+    rep = row[REPS + pos - 1]
+    if card != JOKER and card != rep:
+        return S_CARD, rep, OK
+    for k in range(pos, n):
+        first[CARDS + k] = -1
+        first[REPS + k] = -1
+    first[2] = pos
+    second[0] = RUN
+    second[1] = row[1] + pos - 1
+    second[2] = n - pos + 1
+    second[CARDS] = card
+    second[REPS] = rep
+    for k in range(pos, n):
+        second[CARDS + 1 + k - pos] = row[CARDS + k]
+        second[REPS + 1 + k - pos] = row[REPS + k]
+    code = check_row(first, rules)
+    if code == OK:
+        code = check_row(second, rules)
+    return OK if code == OK else S_PART, rep, code
+
+
+@njit(cache=True)
+def swap_joker_row(row, pos, card, extra, rules, out):
+    """The joker at slot ``pos`` taken by substituting the natural card(s) it stands for (``card``;
+    in a group ``extra`` too where both missing suits are needed, -1 otherwise): (code, the card at
+    fault or -1); out: the meld after it."""
+    n = row[2]
+    out[:] = row
+    if pos < 0 or pos >= n or row[CARDS + pos] != JOKER:
+        return J_NO_JOKER, -1
+    if row[0] == RUN:
+        if card != row[REPS + pos]:
+            return J_RUN_CARD, card
+        if (pos == 0 or pos == n - 1) and rules[R_JOKER_TAKE_FROM_RUN_END] == 0:
+            return J_RUN_END, -1
+        out[CARDS + pos] = card
+        return OK, -1
+    if row[1] < 0:
+        return J_ALL_JOKER_GROUP, -1
+    if n == 4:
+        return J_FOUR_GROUP, -1
+    present = 0
+    nat = 0
+    for k in range(n):
+        c = row[CARDS + k]
+        if c != JOKER:
+            present |= 1 << (c // N_RANKS)
+            nat += 1
+    added_suits = 0
+    n_added = 1 if extra < 0 else 2
+    for a in range(n_added):
+        c = card if a == 0 else extra
+        if c == JOKER or c % N_RANKS != row[1] or (present >> (c // N_RANKS)) & 1:
+            return J_NOT_MISSING, c
+    if extra >= 0 and card // N_RANKS == extra // N_RANKS:
+        return J_SAME_SUIT, -1
+    for a in range(n_added):
+        added_suits |= 1 << ((card if a == 0 else extra) // N_RANKS)
+    both = rules[R_JOKER_FROM_GROUP_BOTH] != 0
+    if both and n_added != 2:
+        return J_BOTH, -1
+    if not both and n_added != 1:
+        return J_ONE, -1
+    clear_row(out)
+    out[0] = GROUP
+    out[1] = row[1]
+    k = 0
+    for j in range(n):  # the naturals, in order
+        c = row[CARDS + j]
+        if c != JOKER:
+            out[CARDS + k] = c
+            out[REPS + k] = c
+            k += 1
+    for a in range(n_added):
+        c = card if a == 0 else extra
+        out[CARDS + k] = c
+        out[REPS + k] = c
+        k += 1
+    others = n - nat - 1  # the jokers left in the group
+    for s in range(4):  # they stand for the missing suits left, in suit order
+        if others == 0:
+            break
+        if not (present >> s) & 1 and not (added_suits >> s) & 1:
+            out[CARDS + k] = JOKER
+            out[REPS + k] = s * N_RANKS + row[1]
+            k += 1
+            others -= 1
+    out[2] = k
+    return OK, -1

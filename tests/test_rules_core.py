@@ -1,0 +1,114 @@
+"""The compiled rules of melds and table operations (sim.engine.core) and the engine's use of them:
+``melds.check`` and ``TableWork`` word the codes of the same functions the compiled hand loops call."""
+import numpy as np
+import pytest
+
+from sim import meldsearch as MS
+from sim import melds as M
+from sim import profiles
+from sim.cards import JOKER, full_deck, parse_cards
+from sim.engine import core
+from sim.engine.actions import IllegalTurn, LayOff, Split, SwapJoker, Take
+from sim.engine.table import TableWork
+
+K40 = profiles.load("kalooki40")
+
+
+def test_row_layout_and_parameter_words_are_the_meld_search_s():
+    assert core.ROW_W == MS.OUT_W
+    assert (core.P_EXTV, core.P_HV, core.P_JOKER_MELD_VALUE) == (MS.P_EXTV, MS.P_HV, MS.P_JOKER_MELD_VALUE)
+
+
+def test_rows_round_trip_and_values_agree():
+    rng = np.random.default_rng(0)
+    for name in profiles.available():
+        p = profiles.load(name)
+        for _ in range(40):
+            deck = full_deck(p.jokers)
+            rng.shuffle(deck)
+            counts = np.bincount(deck[:20], minlength=53).astype(np.int8)
+            for m in MS.analyse(counts, p).deadwood:
+                row = core.row_of(m)
+                assert core.meld_of(row) == m
+                assert core.check_row(row, core.rules_for(p)) == core.OK
+                assert core.meld_value(row, MS.params_of(p)) == M.value(m, p)
+
+
+@pytest.mark.parametrize("meld,changes,rule", [
+    (M.run(0, 0, parse_cards("AS 2S 3S")), {}, "ace_low"),
+    (M.run(0, 0, parse_cards("AS 2S 3S")), dict(ace_low=True), None),
+    (M.run(0, 12, parse_cards("KS AS JK")), {}, "run"),  # past the ace
+    (M.run(0, 3, [JOKER, JOKER, 4]), dict(max_jokers_per_meld=1), "max_jokers_per_meld"),
+    (M.run(0, 3, [JOKER, JOKER, 4]), dict(max_jokers_per_meld=2), None),
+    (M.joker_group(3), dict(joker_melds=False), "joker_melds"),
+    (M.group(5, parse_cards("7S 7H 7S")), {}, "group"),  # a suit twice
+    (M.Meld(M.GROUP, (5, 18, 31), (5, 18, 30), 5), {}, "meld"),  # a natural declared as another card
+])
+def test_check_names_the_rule(meld, changes, rule):
+    reason = M.check(meld, K40.replace(**changes))
+    assert (reason is None) if rule is None else reason.startswith(rule + ":"), reason
+
+
+def random_case(p, rng):
+    deck = full_deck(max(p.jokers, 2)).astype(np.int64)
+    rng.shuffle(deck)
+    counts = np.bincount(deck[:int(rng.integers(8, 30))], minlength=53).astype(np.int8)
+    table = list(MS.analyse(counts, p).deadwood)
+    if rng.random() < 0.3:  # a group with a joker
+        r, s = int(rng.integers(13)), int(rng.integers(4))
+        table.append(M.group(r, [s * 13 + r, JOKER, (s + 2) % 4 * 13 + r], [(s + 1) % 4]))
+    hand = np.bincount(deck[30:45], minlength=53).astype(np.int8)
+    return table, hand
+
+
+def test_every_accepted_operation_leaves_valid_melds_and_keeps_the_cards():
+    # random operations, many of them near-legal; whatever TableWork accepts must leave valid melds
+    # (the core's own meld check) and move exactly the cards the operation names
+    rng = np.random.default_rng(3)
+    accepted = {}
+    for name in profiles.available():
+        p = profiles.load(name).replace(joker_take_from_run_end=True)
+        for _ in range(1500):
+            table, hand = random_case(p, rng)
+            if not table:
+                continue
+            i = int(rng.integers(len(table)))
+            m = table[i]
+            kind = int(rng.integers(4))
+            if kind == 0:
+                end = int(rng.integers(2))
+                if m.kind == M.RUN:
+                    e = min(max(m.low - 1 if end == 0 else m.low + len(m), 0), 13)
+                    c = (m.reps[0] // 13) * 13 + M.ext_rank_to_rank(e)
+                else:
+                    c = int(rng.integers(4)) * 13 + max(m.low, 0)
+                op = LayOff(i, JOKER if rng.random() < 0.2 else c, end)
+            elif kind == 1:
+                op = Take(i, int(rng.integers(len(m))))
+            elif kind == 2:
+                pos = int(rng.integers(3, len(m) - 1)) if len(m) >= 5 else 3
+                op = Split(i, m.reps[min(pos, len(m)) - 1], pos)
+            else:
+                js = [j for j, x in enumerate(m.cards) if x == JOKER] or [0]
+                c = m.reps[js[0]] if m.kind == M.RUN else int(rng.integers(4)) * 13 + max(m.low, 0)
+                op = SwapJoker(i, js[0], c)
+            card = getattr(op, "card", -1)
+            if card >= 0:
+                hand[card] += 1
+            work = TableWork(list(table), p)
+            h = hand.copy()
+            try:
+                if kind == 1:
+                    work.take(op)
+                else:
+                    getattr(work, {0: "lay_off", 2: "split", 3: "swap_joker"}[kind])(op, h)
+            except IllegalTurn as e:
+                assert e.rule and str(e)
+                continue
+            accepted[kind] = accepted.get(kind, 0) + 1
+            for j in sorted(work.touched) + list(range(len(table), len(work.table))):
+                assert M.check(work.table[j], p) is None, (op, work.table[j])
+            before = sum(len(mm) for mm in table) + int(hand.sum())
+            after = sum(len(mm) for mm in work.table) + int(h.sum()) + len(work.floating)
+            assert before == after
+    assert all(accepted.get(k, 0) >= 20 for k in range(4)), accepted
