@@ -12,6 +12,7 @@ from .moves import (
     TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
     joker_in_meld_with_two, keep_cards, lay_down, leaves_a_discard, loose_discard, meld_taken_card, repair,
     table_opening)
+from .expert_play import expert_play
 from .patient import PatientBot
 
 
@@ -72,99 +73,12 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- play
     def play(self, state, me) -> Play:
-        p = state.profile
         if not state.opened[me]:
             return self._discard_smartly(state, me, super().play(state, me))
-        hand = state.hands[me].copy()
-        forbid = forbidden_discard(state)
-        ok, disc, ms = go_out(hand, p, forbid)
-        if ok and (p.go_out_first_round or not state.first_round(me)):
-            return Play([NewMeld(m) for m in ms], disc)
-        table = list(state.table)
-        ops: list = []
-        adds = TurnAdds()
-        for _ in range(self.max_harvests):
-            best = self._best_harvest(state, me, hand, table, forbid, adds)
-            if best is None:
-                break
-            h_ops, hand, table, out = best
-            ops += h_ops
-            if out is not None:  # the harvest lets it go out
-                return Play(ops + [NewMeld(m) for m in out[1]], out[0])
-        res = MS.analyse_deadwood(hand, p)
-        if res.deadwood and hand.sum() - sum(len(m) for m in res.deadwood) >= 1:
-            lay_down(res.deadwood, hand, ops, table)
-        keep = keep_cards(state, me)
-        ops += find_layoffs(state, hand, table, keep=keep, protect=forbid, adds=adds, splits=True)
-        ops = repair(ops, hand, forbid, keep)
-        taken = state.drawn_card if state.drawn_from == DRAW_DISCARD else -1
-        if state.discard_obligation(me) == "meld" and not any(
-                getattr(op, "card", None) == taken or (isinstance(op, NewMeld) and taken in op.meld.cards) for op in ops):
-            fallback = meld_taken_card(state, state.hands[me].copy(), taken)
-            if fallback is not None:
-                return Play(*fallback)
-        return Play(ops, self._choose_discard(state, me, hand, forbid, table))
-
-    def _best_harvest(self, state, me, hand, table, forbid, adds):
-        """The table move (see ``harvest_options``) that lets it go out, else the one that lowers its
-        deadwood most with the freed card melded again: (ops, hand, table, None or (discard, melds))."""
-        p = state.profile
-        base = MS.fast_search(hand, p)[1]
-        best = None
-        options = list(harvest_options(state, hand, table, adds))
-        if not options:
-            return None
-        n = len(options)
-        hands = np.repeat(hand[None, :], 2 * n, axis=0)  # each move's hand with and without the freed card
-        for k, o in enumerate(options):
-            for c in o.give:
-                hands[k, c] -= 1
-                hands[n + k, c] -= 1
-            hands[k, o.got] += 1
-        answers = MS.fast_batch(hands, p).tolist()  # one compiled search for every candidate
-        for k, o in enumerate(options):
-            h = hands[k]
-            got = o.got
-            _, dead, loose = answers[k]
-            if loose > 1 and (dead >= base or (best is not None and best[0][0] < 0)):
-                continue  # cannot go out, and no better than what the hand has (or a way out is known)
-            ok, disc, ms = MS.can_go_out(h, p) if loose <= 1 else (False, None, [])
-            if ok and disc != forbid and got != disc:  # the freed card must be melded, not discarded
-                if got == JOKER and not joker_in_meld_with_two(ms):
-                    continue
-                score = (-1, 0)
-            else:
-                if dead >= base or dead >= answers[n + k][1] + state.values[got]:
-                    continue  # no gain, or the freed card would not be melded in a least-deadwood partition
-                res = MS.analyse_deadwood(h, p)
-                if got in res.deadwood_left or not res.deadwood:
-                    continue
-                if got == JOKER and not joker_in_meld_with_two(res.deadwood):
-                    continue
-                rest = h.copy()
-                for mm in res.deadwood:
-                    for x in mm.cards:
-                        rest[x] -= 1
-                if not discardable(rest, forbid):
-                    continue
-                gain = base - res.min_deadwood
-                if gain <= 0:
-                    continue
-                score = (0, -gain)
-                ms = res.deadwood
-            if best is None or score < best[0]:
-                o = checked(state, table, hand, o, adds)
-                if o is None:
-                    continue  # the rules do not allow this move now
-                best = (score, o, h.copy(), ms, ok and score[0] == -1, disc)
-        if best is None:
-            return None
-        score, o, h, ms, going_out, disc = best
-        if going_out:
-            return list(o.ops), h, table, (disc, ms)
-        hand, table = hand.copy(), list(table)
-        ops = apply_harvest(state, hand, table, o, forbid, adds)
-        return (ops, hand, table, None) if ops else None
+        play, hand, table = expert_play(state, me, self.max_harvests)  # compiled: sim/bots/expert_play.py
+        if table is not None:
+            play.discard = self._choose_discard(state, me, hand, forbidden_discard(state), table)
+        return play
 
     # ---------------------------------------------------------------- discards
     def _feed_risks(self, state, me, table) -> list[int]:

@@ -1,0 +1,633 @@
+"""The expert's table play, compiled: harvesting the table, laying down, lay-offs and splits.
+
+Written once over count vectors and meld rows (the meld search's row format, sim.engine.core) and
+asked by the Python ``ExpertBot.play`` for an opened player's turn (``expert_play``): going out at
+once; then up to ``max_harvests`` table moves (``_harvest_options``: removing an end card of a run of
+four or more or a card of a four-card group, shifting a run, substituting in a three-card group,
+swapping a joker out of a run or a group), each the one that lets it go out, or else lowers its
+deadwood most with the freed card melded again from its hand (``_best_harvest``); then its melds laid
+down, lay-offs and splits of runs (``_layoffs``), trailing operations undone until a card is left to
+discard (``bots.moves.repair``), and a taken discard melded where the profile obliges it.  The
+discard itself is chosen by the caller (``ExpertBot._choose_discard``).
+
+Every table move is checked by the engine's own compiled rules (``sim.engine.core``: lay-off, take,
+joker swap) with the per-turn run limits, as ``bots.moves.checked`` did with ``try_ops``; the
+turn is then validated as any bot's by ``HandState.apply_play``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import fastgreedy as FG
+from ..cards import JOKER, N_KINDS, N_RANKS
+from ..engine import HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take
+from ..engine import core
+from ..melds import Meld
+from ..fastgreedy import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_RUN_END_LIMIT, R_TWO_TOTAL,
+                          _discardable, _go_out, _hsum, _meld_taken_card, _obligation, _search)
+from ..meldsearch import MAX_OUT, OUT_W, _full_partition, _reconstruct, _workspace, go_out_kernel
+
+RUN, GROUP = 0, 1
+
+# operations (rows of ops): kind, target, card, position or end, extra card
+X_NEW, X_LAYOFF, X_TAKE, X_SPLIT, X_SWAP = range(5)
+X_KIND, X_TARGET, X_CARD, X_POS, X_EXTRA = range(5)
+X_W = 5
+MAX_X = 200
+
+# the turn's additions to run ends (bots.moves.TurnAdds): rows of adds, a column per table row
+A_LOW, A_HIGH, A_TOTAL, A_FROM = range(4)
+
+MAX_H = 512  # harvest options at most (a table of 36 melds offers far fewer)
+# expert parameters (a row per bot)
+E_MAX_HARVESTS = 0
+
+# answers of expert_play
+PLAYED, CHOOSE = 0, 1  # the play is complete (discard given) / the caller chooses the discard
+
+
+# ---------------------------------------------------------------------------------------------------
+# the turn's run additions
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _root(adds, i):
+    f = adds[A_FROM, i]
+    return i if f < 0 else f
+
+
+@njit(cache=True)
+def _allows(adds, i, end, rp):
+    if rp[R_TWO_TOTAL] != 0:
+        return adds[A_TOTAL, _root(adds, i)] < 2
+    return adds[A_LOW if end == LOW else A_HIGH, i] < rp[R_RUN_END_LIMIT]
+
+
+@njit(cache=True)
+def _add(adds, i, end):
+    adds[A_LOW if end == LOW else A_HIGH, i] += 1
+    adds[A_TOTAL, _root(adds, i)] += 1
+
+
+@njit(cache=True)
+def _split_adds(adds, i, part):
+    """Run i was split and ``part`` cut off: it carries the run's high end (as the engine counts)."""
+    adds[A_HIGH, part] = adds[A_HIGH, i]
+    adds[A_HIGH, i] = 0
+    adds[A_FROM, part] = _root(adds, i)
+
+
+# ---------------------------------------------------------------------------------------------------
+# small helpers over rows
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _run_extension(row, end, rp):
+    """bots.moves.run_extension: the natural card extending a run at ``end``, or -1."""
+    n = row[2]
+    low = row[1]
+    e = low - 1 if end == LOW else low + n
+    if e < 0 or e > core.ACE_HIGH_EXT or (e == 0 and rp[R_ACE_LOW] == 0):
+        return -1
+    if (low == 0 and e == core.ACE_HIGH_EXT) or (e == 0 and low + n - 1 == core.ACE_HIGH_EXT):
+        return -1
+    return (row[core.REPS] // N_RANKS) * N_RANKS + core.ext_rank_to_rank(e)
+
+
+@njit(cache=True)
+def _could_meld(hand, t, g1, g2):
+    """bots.moves._could_meld: could natural card t meld with two hand cards (less g1, g2)?"""
+    have = hand[JOKER]
+    r = t % N_RANKS
+    s = t // N_RANKS
+    for x in range(4):
+        c = x * N_RANKS + r
+        if x != s and hand[c] > (c == g1) + (c == g2):
+            have += 1
+    if have >= 2:
+        return True
+    have = hand[JOKER]
+    for d in (-2, -1, 1, 2):
+        c = s * N_RANKS + (r + d) % N_RANKS
+        if hand[c] > (c == g1) + (c == g2):
+            have += 1
+    return have >= 2
+
+
+@njit(cache=True)
+def _joker_in_meld_with_two(rows, nr):
+    for r in range(nr):
+        if rows[r, 2] >= 3:
+            for k in range(rows[r, 2]):
+                if rows[r, core.CARDS + k] == JOKER:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _push(ops, nops, kind, target, card, pos, extra):
+    ops[nops, X_KIND] = kind
+    ops[nops, X_TARGET] = target
+    ops[nops, X_CARD] = card
+    ops[nops, X_POS] = pos
+    ops[nops, X_EXTRA] = extra
+    return nops + 1
+
+
+@njit(cache=True)
+def _push_meld(ops, mrows, nops, wtab, nt, hand, row):
+    """A new meld from the hand: joins the working table (row nt), its cards leave the hand."""
+    wtab[nt] = row
+    mrows[nops] = row
+    for k in range(row[2]):
+        hand[row[core.CARDS + k]] -= 1
+    return _push(ops, nops, X_NEW, nt, -1, -1, -1), nt + 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# harvests
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
+    """bots.moves.harvest_options, in its order: each option's operations (hops[k, :hn[k]]) and
+    hinfo[k] = (target, give1, give2, got, end)."""
+    k = 0
+    for i in range(nt):
+        row = tab[i]
+        n = row[2]
+        nj = core.jokers_in(row)
+        can_take = n - nj >= 2
+        if row[0] == RUN:
+            if can_take and n >= 4:
+                for pos in (0, n - 1):
+                    c = row[core.CARDS + pos]
+                    if c != JOKER and _could_meld(hand, c, -1, -1) and k < MAX_H:
+                        hn[k] = _push(hops[k], 0, X_TAKE, i, -1, pos, -1)
+                        hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, -1, -1, c, -1
+                        k += 1
+            for pos in range(n):
+                rep = row[core.REPS + pos]
+                if row[core.CARDS + pos] == JOKER and hand[rep] > 0 and (
+                        0 < pos < n - 1 or crules[core.R_JOKER_TAKE_FROM_RUN_END] != 0) and k < MAX_H:
+                    hn[k] = _push(hops[k], 0, X_SWAP, i, rep, pos, -1)
+                    hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, rep, -1, JOKER, -1
+                    k += 1
+            for end in (LOW, HIGH):
+                rep = _run_extension(row, end, rp)
+                freed = row[core.CARDS] if end == HIGH else row[core.CARDS + n - 1]
+                if rep < 0 or hand[rep] <= 0 or freed == JOKER or not _allows(adds, i, end, rp) \
+                        or not _could_meld(hand, freed, rep, -1) or k >= MAX_H:
+                    continue
+                m = _push(hops[k], 0, X_LAYOFF, i, rep, end, -1)
+                hn[k] = _push(hops[k], m, X_TAKE, i, -1, 0 if end == HIGH else n, -1)
+                hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, rep, -1, freed, end
+                k += 1
+        elif row[1] >= 0 and n == 3:
+            present = 0
+            for j in range(n):
+                present |= 1 << (row[core.REPS + j] // N_RANKS)
+            for s in range(4):
+                c = s * N_RANKS + row[1]
+                if (present >> s) & 1 or hand[c] <= 0:
+                    continue
+                for pos in range(3):
+                    x = row[core.CARDS + pos]
+                    if x != JOKER and _could_meld(hand, x, c, -1) and k < MAX_H:
+                        m = _push(hops[k], 0, X_LAYOFF, i, c, HIGH, -1)
+                        hn[k] = _push(hops[k], m, X_TAKE, i, -1, pos, -1)
+                        hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, c, -1, x, -1
+                        k += 1
+            if nj > 0:
+                jpos = -1
+                natural = 0
+                for j in range(n):
+                    if row[core.CARDS + j] == JOKER:
+                        if jpos < 0:
+                            jpos = j
+                    else:
+                        natural |= 1 << (row[core.CARDS + j] // N_RANKS)
+                held = np.empty(4, np.int64)
+                nh = 0
+                for s in range(4):
+                    c = s * N_RANKS + row[1]
+                    if not (natural >> s) & 1 and hand[c] > 0:
+                        held[nh] = c
+                        nh += 1
+                if crules[core.R_JOKER_FROM_GROUP_BOTH] == 0:
+                    for a in range(nh):
+                        if k < MAX_H:
+                            hn[k] = _push(hops[k], 0, X_SWAP, i, held[a], jpos, -1)
+                            hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, held[a], -1, JOKER, -1
+                            k += 1
+                else:
+                    for a in range(nh):
+                        for b in range(a + 1, nh):
+                            if k < MAX_H:
+                                hn[k] = _push(hops[k], 0, X_SWAP, i, held[a], jpos, held[b])
+                                hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = (
+                                    i, held[a], held[b], JOKER, -1)
+                                k += 1
+        elif can_take and row[1] >= 0 and n == 4:
+            for pos in range(4):
+                c = row[core.CARDS + pos]
+                if c != JOKER and _could_meld(hand, c, -1, -1) and k < MAX_H:
+                    hn[k] = _push(hops[k], 0, X_TAKE, i, -1, pos, -1)
+                    hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, -1, -1, c, -1
+                    k += 1
+    return k
+
+
+@njit(cache=True)
+def _checked(tab, hops_k, hn_k, target, adds, rp, crules, prm, out):
+    """bots.moves.checked: do the engine's rules allow the option's operations now?  out: the
+    target meld after them."""
+    out[:] = tab[target]
+    tmp = np.empty(core.ROW_W, np.int64)
+    for o in range(hn_k):
+        kind = hops_k[o, X_KIND]
+        if kind == X_LAYOFF:
+            was_run = out[0] == RUN
+            code, _, _ = core.lay_off_row(out, hops_k[o, X_CARD], hops_k[o, X_POS], -1, crules, prm, tmp)
+            if code != core.OK:
+                return False
+            if was_run and not _allows(adds, target, hops_k[o, X_POS], rp):
+                return False
+        elif kind == X_TAKE:
+            code, _ = core.take_row(out, hops_k[o, X_POS], tmp)
+            if code != core.OK:
+                return False
+        else:
+            code, _ = core.swap_joker_row(out, hops_k[o, X_POS], hops_k[o, X_CARD], hops_k[o, X_EXTRA], crules, tmp)
+            if code != core.OK:
+                return False
+        out[:] = tmp
+    return True
+
+
+@njit(cache=True)
+def _option_hand(hand, hinfo_k, h, with_got):
+    h[:] = hand
+    if hinfo_k[1] >= 0:
+        h[hinfo_k[1]] -= 1
+    if hinfo_k[2] >= 0:
+        h[hinfo_k[2]] -= 1
+    if with_got:
+        h[hinfo_k[3]] += 1
+
+
+@njit(cache=True)
+def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, mv, ws, rec, ops, mrows, nops,
+                  ctx):
+    """ExpertBot._best_harvest and bots.moves.apply_harvest: the table move that lets the hand go out,
+    else the one that lowers its deadwood most with the freed card melded again.  Returns 0 (none),
+    1 (made: hand, wtab, adds and ops[nops:ctx[0]] updated, ctx[1] the table rows) or 2 (going out:
+    ops and the melds laid, ctx[2] the discard)."""
+    hops = np.empty((MAX_H, 2, X_W), np.int64)
+    hn = np.zeros(MAX_H, np.int64)
+    hinfo = np.empty((MAX_H, 5), np.int64)
+    n = _harvest_options(hand, wtab, nt, adds, rp, crules, hops, hn, hinfo)
+    if n == 0:
+        return 0
+    _, base, _ = _search(hand, prm, mv, ws, rec, False)
+    h = np.empty(N_KINDS, np.int8)
+    h2 = np.empty(N_KINDS, np.int8)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    best_rows = np.empty((MAX_OUT, OUT_W), np.int64)
+    best_meld = np.empty(core.ROW_W, np.int64)
+    meld = np.empty(core.ROW_W, np.int64)
+    best_h = np.empty(N_KINDS, np.int8)
+    best = -1
+    best0 = 0
+    best1 = 0
+    best_nr = 0
+    best_out = False
+    best_disc = -1
+    for k in range(n):
+        got = hinfo[k, 3]
+        _option_hand(hand, hinfo[k], h, True)
+        _, dead, loose = _search(h, prm, mv, ws, rec, False)
+        if loose > 1 and (dead >= base or (best >= 0 and best0 < 0)):
+            continue
+        ok = False
+        disc = -1
+        if loose <= 1:
+            disc = go_out_kernel(h, prm, False)
+            ok = disc >= 0
+        nr = 0
+        if ok and disc != forbid and got != disc:
+            h2[:] = h
+            h2[disc] -= 1
+            _, rows = _full_partition(h2, prm)
+            nr = rows.shape[0]
+            outd[:nr] = rows
+            if got == JOKER and not _joker_in_meld_with_two(outd, nr):
+                continue
+            s0, s1 = -1, 0
+        else:
+            _option_hand(hand, hinfo[k], h2, False)
+            _, dead_without, _ = _search(h2, prm, mv, ws, rec, False)
+            if dead >= base or dead >= dead_without + values[got]:
+                continue
+            _search(h, prm, mv, ws, rec, True)
+            nr = _reconstruct(h, prm, rec, 1, outd)
+            h2[:] = h
+            for r in range(nr):
+                for j in range(outd[r, 2]):
+                    h2[outd[r, core.CARDS + j]] -= 1
+            if h2[got] > 0 or nr == 0:
+                continue
+            if got == JOKER and not _joker_in_meld_with_two(outd, nr):
+                continue
+            if not _discardable(h2, forbid):
+                continue
+            gain = base - dead
+            if gain <= 0:
+                continue
+            s0, s1 = 0, -gain
+        if best < 0 or s0 < best0 or (s0 == best0 and s1 < best1):
+            if not _checked(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
+                continue
+            best = k
+            best0 = s0
+            best1 = s1
+            best_h[:] = h
+            best_meld[:] = meld
+            best_rows[:nr] = outd[:nr]
+            best_nr = nr
+            best_out = ok and s0 == -1
+            best_disc = disc
+    if best < 0:
+        return 0
+    if best_out:
+        for o in range(hn[best]):
+            nops = _push(ops, nops, hops[best, o, X_KIND], hops[best, o, X_TARGET], hops[best, o, X_CARD],
+                         hops[best, o, X_POS], hops[best, o, X_EXTRA])
+        hand[:] = best_h
+        wt = nt
+        for r in range(best_nr):
+            nops, wt = _push_meld(ops, mrows, nops, wtab, wt, hand, best_rows[r])
+        ctx[0] = nops
+        ctx[2] = best_disc
+        return 2
+    # apply_harvest: the freed card melded again in a new meld from the hand, a card left to discard
+    _option_hand(hand, hinfo[best], h, True)
+    got = hinfo[best, 3]
+    _search(h, prm, mv, ws, rec, True)
+    nr = _reconstruct(h, prm, rec, 1, outd)
+    pick = -1
+    for r in range(nr):
+        if outd[r, 2] >= 3:
+            for j in range(outd[r, 2]):
+                if outd[r, core.CARDS + j] == got:
+                    pick = r
+                    break
+        if pick >= 0:
+            break
+    if pick < 0:
+        return 0
+    h2[:] = h
+    for j in range(outd[pick, 2]):
+        h2[outd[pick, core.CARDS + j]] -= 1
+    if not _discardable(h2, forbid) or _hsum(h2) < keep:
+        return 0
+    for o in range(hn[best]):
+        nops = _push(ops, nops, hops[best, o, X_KIND], hops[best, o, X_TARGET], hops[best, o, X_CARD],
+                     hops[best, o, X_POS], hops[best, o, X_EXTRA])
+    wtab[hinfo[best, 0]] = best_meld
+    hand[:] = h
+    nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[pick])
+    if hinfo[best, 4] >= 0:
+        _add(adds, hinfo[best, 0], hinfo[best, 4])
+    ctx[0] = nops
+    ctx[1] = nt
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# lay-offs and splits
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
+    """bots.moves.find_layoffs with splits: lay-offs of hand cards onto the table in table order,
+    both run ends, groups by suit, and a hand card duplicating an inner card of a run splits it;
+    repeated while anything changed (40 operations at most), leaving ``keep`` cards.  ctx[0]: ops,
+    ctx[1]: table rows."""
+    if protect >= 0 and hand[protect] >= 1:
+        keep += 1
+    size = _hsum(hand)
+    first = np.empty(core.ROW_W, np.int64)
+    second = np.empty(core.ROW_W, np.int64)
+    made = 0
+    changed = True
+    while changed and made < 40:
+        changed = False
+        i = 0
+        while i < nt:
+            if size <= keep:
+                ctx[0] = nops
+                ctx[1] = nt
+                return
+            row = wtab[i]
+            if row[0] == RUN:
+                for end in (LOW, HIGH):
+                    rep = _run_extension(row, end, rp)
+                    if rep < 0 or not _allows(adds, i, end, rp):
+                        continue
+                    if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
+                        continue
+                    hand[rep] -= 1
+                    size -= 1
+                    n = row[2]
+                    if end == LOW:
+                        for j in range(n, 0, -1):
+                            row[core.CARDS + j] = row[core.CARDS + j - 1]
+                            row[core.REPS + j] = row[core.REPS + j - 1]
+                        row[core.CARDS] = rep
+                        row[core.REPS] = rep
+                        row[1] -= 1
+                    else:
+                        row[core.CARDS + n] = rep
+                        row[core.REPS + n] = rep
+                    row[2] = n + 1
+                    nops = _push(ops, nops, X_LAYOFF, i, rep, end, -1)
+                    made += 1
+                    _add(adds, i, end)
+                    changed = True
+                    if size <= keep:
+                        ctx[0] = nops
+                        ctx[1] = nt
+                        return
+                n = row[2]
+                for pos in range(2, n - 2):
+                    c = row[core.REPS + pos]
+                    if hand[c] <= 0 or (c == protect and hand[c] == 1):
+                        continue
+                    code, _, _ = core.split_row(row, c, pos + 1, crules, first, second)
+                    if code != core.OK or nt >= MAXT:
+                        continue
+                    hand[c] -= 1
+                    size -= 1
+                    wtab[i] = first
+                    wtab[nt] = second
+                    nt += 1
+                    nops = _push(ops, nops, X_SPLIT, i, c, pos + 1, -1)
+                    made += 1
+                    _split_adds(adds, i, nt - 1)
+                    changed = True
+                    if size <= keep:
+                        ctx[0] = nops
+                        ctx[1] = nt
+                        return
+                    break
+            elif row[1] >= 0 and row[2] < 4:
+                suits = 0
+                for j in range(row[2]):
+                    suits |= 1 << (row[core.REPS + j] // N_RANKS)
+                for s in range(4):
+                    c = s * N_RANKS + row[1]
+                    if not (suits >> s) & 1 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
+                        hand[c] -= 1
+                        size -= 1
+                        n = row[2]
+                        row[core.CARDS + n] = c
+                        row[core.REPS + n] = c
+                        row[2] = n + 1
+                        suits |= 1 << s
+                        nops = _push(ops, nops, X_LAYOFF, i, c, HIGH, -1)
+                        made += 1
+                        changed = True
+                        if size <= keep:
+                            ctx[0] = nops
+                            ctx[1] = nt
+                            return
+            i += 1
+    ctx[0] = nops
+    ctx[1] = nt
+
+
+# ---------------------------------------------------------------------------------------------------
+# the play of an opened expert
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
+    """ExpertBot.play for a player who has opened: (answer, discard, ops, each new meld's row as laid,
+    the hand left, the working table (before trailing operations were undone), its rows).  answer
+    PLAYED: the play is complete; CHOOSE: the caller chooses the discard from the hand left."""
+    nt = tab0.shape[0]
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    wtab[:nt] = tab0
+    mv, ws, rec = _workspace()
+    hand = hands[me].copy()
+    hh = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    ops = np.full((MAX_X, X_W), -1, np.int64)
+    mrows = np.full((MAX_X, OUT_W), -1, np.int64)
+    nops = 0
+    forbid = drawn_card if drawn_from == DISCARD else -1
+    first = turns[me] == 0
+    may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
+    keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+    _, _, loose = _search(hand, prm, mv, ws, rec, True)
+    disc, nr, _ = _go_out(hand, loose, prm, False, forbid, mv, ws, rec, outv, hh)
+    if disc >= 0 and may_out:
+        for r in range(nr):
+            nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+        return PLAYED, disc, ops[:nops], mrows[:nops], hand, wtab[:nt].copy()
+    adds = np.zeros((4, MAXT), np.int64)
+    adds[A_FROM, :] = -1
+    ctx = np.zeros(4, np.int64)
+    for _ in range(max_harvests):
+        res = _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, mv, ws, rec, ops, mrows,
+                            nops, ctx)
+        if res == 0:
+            break
+        nops = ctx[0]
+        if res == 2:
+            return PLAYED, ctx[2], ops[:nops], mrows[:nops], hand, wtab[:nt].copy()
+        nt = ctx[1]
+    # lay down the melds held (a card kept to discard), then lay off and split
+    _search(hand, prm, mv, ws, rec, True)
+    nr = _reconstruct(hand, prm, rec, 1, outv)
+    used = 0
+    for r in range(nr):
+        used += outv[r, 2]
+    if nr > 0 and _hsum(hand) - used >= 1:
+        for r in range(nr):
+            nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+    ctx[0] = nops
+    ctx[1] = nt
+    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, ctx)
+    nops = ctx[0]
+    nt = ctx[1]
+    table = wtab[:nt].copy()
+    # bots.moves.repair: undo trailing lay-downs, lay-offs and splits until a card (not the forbidden
+    # one) is left to discard; the working table is left as it was (as the Python bot's)
+    while (not _discardable(hand, forbid) or _hsum(hand) < keep) and nops > 0 and ops[nops - 1, X_KIND] in (
+            X_NEW, X_LAYOFF, X_SPLIT):
+        nops -= 1
+        if ops[nops, X_KIND] == X_NEW:
+            for j in range(mrows[nops, 2]):
+                hand[mrows[nops, core.CARDS + j]] += 1
+        else:
+            hand[ops[nops, X_CARD]] += 1
+    taken = drawn_card if drawn_from == DISCARD else -1
+    if taken >= 0 and _obligation(True, turns[me], rp) == OB_MELD:
+        used_taken = False
+        for o in range(nops):
+            k = ops[o, X_KIND]
+            if (k in (X_LAYOFF, X_SPLIT, X_SWAP) and ops[o, X_CARD] == taken):
+                used_taken = True
+            if k == X_NEW:
+                for j in range(mrows[o, 2]):
+                    if mrows[o, core.CARDS + j] == taken:
+                        used_taken = True
+        if not used_taken:
+            h0 = hands[me].copy()
+            lops = np.zeros((160, 6), np.int64)
+            lctx = np.zeros(4, np.int64)
+            tab1 = np.full((1, OUT_W), -1, np.int64)
+            outd = np.empty((MAX_OUT, OUT_W), np.int64)
+            kind, d, idx = _meld_taken_card(h0.copy(), taken, tab0, tab0.shape[0], values, rp, prm, mv, ws, rec, hh,
+                                            outd, lops, lctx, tab1)
+            if kind != 0:
+                nops = 0
+                hand[:] = h0
+                if kind == 1:
+                    nops, _ = _push_meld(ops, mrows, nops, wtab, tab0.shape[0], hand, outd[idx])
+                else:
+                    for o in range(lctx[1]):
+                        nops = _push(ops, nops, X_LAYOFF, idx, lops[o, 2], lops[o, 3], -1)
+                        hand[lops[o, 2]] -= 1
+                return PLAYED, d, ops[:nops], mrows[:nops], hand, table
+    return CHOOSE, -1, ops[:nops], mrows[:nops], hand, table
+
+
+def expert_play(state, me: int, max_harvests: int):
+    """(Play or None, hand left, working table as melds): the Play when complete, else None and the
+    caller chooses the discard from the hand left with the working table."""
+    rp, values, prm = FG._rules(state)
+    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    answer, disc, ops, mrows, hand, table = expert_play_kernel(
+        me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
+        values, rp, core.rules_for(state.profile), prm, max_harvests)
+    out = []
+    for o, row in zip(ops.tolist(), mrows.tolist()):
+        kind = o[X_KIND]
+        if kind == X_NEW:
+            k = row[2]
+            out.append(NewMeld(Meld(row[0], tuple(row[3:3 + k]), tuple(row[17:17 + k]), row[1])))
+        elif kind == X_LAYOFF:
+            out.append(LayOff(o[X_TARGET], o[X_CARD], o[X_POS]))
+        elif kind == X_TAKE:
+            out.append(Take(o[X_TARGET], o[X_POS]))
+        elif kind == X_SPLIT:
+            out.append(Split(o[X_TARGET], o[X_CARD], o[X_POS]))
+        else:
+            out.append(SwapJoker(o[X_TARGET], o[X_POS], o[X_CARD], o[X_EXTRA]))
+    if answer == PLAYED:
+        return Play(out, int(disc)), hand, None
+    return Play(out), hand, [core.meld_of(r) for r in table]
