@@ -38,7 +38,7 @@ COLD_AIM_S, WARM_AIM_S = 60.0, 1.0  # issue #13: the first hand from an empty ca
 def cold_compile() -> None:
     """The first hand (meld search + greedy hand loop) in a fresh process with an empty numba cache, then
     in a second fresh process with the cache the first one wrote."""
-    code = ("import time; t=time.perf_counter(); from sim.fastgreedy import warm_up; warm_up(); "
+    code = ("import time; t=time.perf_counter(); from sim.bots.hand_loop import warm_up; warm_up(); "
             "print(f'{time.perf_counter()-t:.2f}')")
     with tempfile.TemporaryDirectory() as cache:
         for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):

@@ -644,7 +644,7 @@ def _warm_up(plan: Plan) -> None:
     uses them) and their hand loop, and one Python hand with the other bots (the meld search,
     discard and look-ahead kernels)."""
     pps = list(plan.profiles.values())
-    from .fastgreedy import warm_up
+    from .bots.hand_loop import warm_up
     warm_up()
     mixed = [pp for pp in pps if any(b not in ("greedy", "patient") for b in pp.bots)]
     if mixed:

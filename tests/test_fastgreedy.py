@@ -1,4 +1,4 @@
-"""The compiled hand loop (sim.fastgreedy) against its reference, the Python engine: the same hands,
+"""The compiled hand loop (sim.bots.hand_loop) against its reference, the Python engine: the same hands,
 tables, stats and results, hand by hand and game by game, for tables of greedy bots, of patient bots and
 of both.  The bots decide in compiled code on both paths (``decide_draw``/``decide_play`` for the
 Python engine), so this pins the loop's own part: the deal and the stock, reshuffles, what it checks
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from sim import fastgreedy as FG
+from sim.bots import hand_loop as HL
 from sim import meldsearch as MS
 from sim import melds as M
 from sim import profiles
@@ -56,7 +57,7 @@ def all_cards(st: HandState) -> list:
 
 
 def play_fast(st: HandState, kinds=None):
-    loop = FG.table_loop(table(st, kinds))
+    loop = HL.table_loop(table(st, kinds))
     assert loop.can_play_fast(st)
     before = all_cards(st)
     assert loop.play_hand_fast(st) is not None, "the fast path found a play that breaks a rule"
@@ -122,7 +123,7 @@ def test_seat_keyed_stocks_match_python(name):
 
 def patient_compiled(prof) -> bool:
     st = HandState(prof, prof.players, 0, np.random.default_rng(0))
-    return FG.table_loop(table(st, ["patient"] * prof.players)).can_play_fast(st)
+    return HL.table_loop(table(st, ["patient"] * prof.players)).can_play_fast(st)
 
 
 def test_patient_tables_play_compiled_where_the_table_cannot_help_an_opening():
@@ -131,7 +132,7 @@ def test_patient_tables_play_compiled_where_the_table_cannot_help_an_opening():
         helps = prof.joker_take_at_opening or prof.layoffs_count_for_opening
         assert patient_compiled(prof) == (not helps), name
         st = HandState(prof, prof.players, 0, np.random.default_rng(0))
-        assert FG.table_loop(table(st)).can_play_fast(st)  # greedy tables always
+        assert HL.table_loop(table(st)).can_play_fast(st)  # greedy tables always
 
 
 @pytest.mark.parametrize("name", [n for n in PROFILES if patient_compiled(profiles.load(n))])
@@ -291,13 +292,13 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
     prof = profiles.load(name)
     spec = ShardSpec(prof, ["greedy"] * prof.players, seed=3, first_game=0, n_games=2)
     calls = []
-    orig = FG.play_hand_fast
+    orig = HL.play_hand_fast
 
     def counting(state, *bots):
         calls.append(1)
         return orig(state, *bots)
 
-    monkeypatch.setattr(FG, "play_hand_fast", counting)
+    monkeypatch.setattr(HL, "play_hand_fast", counting)
     fast = play_shard(spec)
     assert calls, "the fast path was not used for an all-greedy shard"
     monkeypatch.setattr(LOOP, "FAST_GREEDY", False)
@@ -309,7 +310,7 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
 
 def test_only_plain_greedy_tables_take_the_fast_path(monkeypatch):
     calls = []
-    monkeypatch.setattr(FG, "play_hand_fast", lambda state, *bots: calls.append(1))
+    monkeypatch.setattr(HL, "play_hand_fast", lambda state, *bots: calls.append(1))
     prof = profiles.load("kalooki40")
     rng = np.random.default_rng(1)
     LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2))], list(range(4)))

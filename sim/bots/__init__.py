@@ -100,7 +100,7 @@ def compiled_hand_loop(bots):
     each bot for each turn.  A bot class names its loop in ``hand_loop`` (a module whose ``table_loop(bots)``
     gives an object with ``can_play_fast(state)`` and ``play_hand_fast(state)``); a subclass does not
     inherit it, and a bot with parameters of its own set is played turn by turn.  Every bot of the
-    hand must name the same loop (today ``sim.fastgreedy``: greedy and patient bots, mixed at will)."""
+    hand must name the same loop (today ``sim.bots.hand_loop``: greedy and patient bots, mixed at will)."""
     loops = {type(b).__dict__.get("hand_loop") if not b.params else None for b in bots}
     if len(loops) != 1 or None in loops:
         return None

@@ -23,7 +23,9 @@ from .. import fastgreedy as FG
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take
 from ..engine import core
+from .. import meldsearch as MS
 from ..melds import Meld
+from ..numba_cache import drop_stale
 from ..fastgreedy import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_RUN_END_LIMIT, R_TWO_TOTAL,
                           _discardable, _go_out, _hsum, _meld_taken_card, _obligation, _search)
 from ..meldsearch import MAX_OUT, OUT_W, _full_partition, _reconstruct, _workspace, go_out_kernel
@@ -604,6 +606,9 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
                         hand[lops[o, 2]] -= 1
                 return PLAYED, d, ops[:nops], mrows[:nops], hand, table
     return CHOOSE, -1, ops[:nops], mrows[:nops], hand, table
+
+
+drop_stale(expert_play_kernel, (FG, MS, core))
 
 
 def expert_play(state, me: int, max_harvests: int):

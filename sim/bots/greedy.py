@@ -21,7 +21,7 @@ class GreedyBot(Bot):
     """
 
     name = "greedy"
-    hand_loop = "sim.fastgreedy"  # sim.bots.compiled_hand_loop: a table of plain greedy bots plays compiled
+    hand_loop = "sim.bots.hand_loop"  # sim.bots.compiled_hand_loop: a table of plain greedy bots plays compiled
     kind = FG.K_GREEDY
 
     def draw(self, state, me) -> int:

@@ -15,6 +15,7 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
+from ..numba_cache import drop_stale
 
 
 @njit(cache=True)
@@ -66,6 +67,9 @@ def outlook_kernel(counts, prm, cands, unseen, out):
             h[c] += 1
         out[i, 0] = total
         out[i, 1] = outs
+
+
+drop_stale(outlook_kernel, (MS,))
 
 
 def unseen_counts(state, me: int) -> np.ndarray:

@@ -25,7 +25,7 @@ class PatientBot(GreedyBot):
     """
 
     name = "patient"
-    hand_loop = "sim.fastgreedy"  # a table of greedy and patient bots plays whole hands compiled
+    hand_loop = "sim.bots.hand_loop"  # a table of greedy and patient bots plays whole hands compiled
     kind = FG.K_PATIENT
 
     def __init__(self, rng=None, max_missing=2, min_draws=3, danger_cards=5, max_risk=60, **params):

@@ -9,7 +9,7 @@ from .actions import HandResult, IllegalTurn
 from .state import HandState
 
 # A hand whose bots all name one compiled hand loop (sim.bots.compiled_hand_loop; today the greedy and
-# patient bots', sim.fastgreedy), and whose turns nobody watches, is played in that loop, which gives
+# patient bots', sim.bots.hand_loop), and whose turns nobody watches, is played in that loop, which gives
 # exactly the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or FAST_GREEDY = False) keeps every hand on the
 # Python path (tests, debugging).
 FAST_GREEDY = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")

@@ -1,0 +1,360 @@
+"""The compiled hand loop: a whole hand played in one numba call by a table of bots that decide in
+compiled code (today greedy and patient, mixed at will; ``sim.bots.compiled_hand_loop`` asks each
+bot class's ``hand_loop``).
+
+``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
+turn) to its end, a bot kind (``sim.fastgreedy.K_*``) and parameter row per seat, and writes the
+outcome back into the state (hands, table, stock, discard, opened, stats, turns, result), so records
+and games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
+reshuffles, what it checks of each play, the statistics, the end of the hand) has the Python engine
+as its reference: tests/test_fastgreedy.py plays every profile both ways and compares every field.
+The bots' decisions are the same compiled functions the Python engine asks turn by turn.
+
+- every random draw of a hand is made up front by ``HandState`` (the deck shuffle, the reshuffle
+  keys and the seat keys of a duplicate tournament), so the kernel receives the stock order and the
+  keys;
+- each play is checked against the engine's rules for what these bots can do (the discard, the
+  opening minimum, what a taken discard obliges, going out in the first round); a play that breaks
+  one stops the kernel with a status, and ``play_hand_fast`` returns None so the caller replays the
+  hand on the Python path, which raises the same ``BotError``.
+
+Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and the log
+stay empty.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on the Python path.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from .. import fastgreedy as FG
+from .. import meldsearch as MS
+from ..cards import N_KINDS
+from ..engine import PHASE_DRAW, HandResult, core
+from ..fastgreedy import (
+    B_W, DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
+    H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
+    OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
+    R_TURN_CAP, S_LAYOFFS, S_MELDS, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_OPENED,
+    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _hsum, _obligation, _rules,
+    _table_rows, _uses, bot_params)
+from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from ..melds import Meld
+from ..numba_cache import drop_stale
+
+@njit(cache=True)
+def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp):
+    """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
+    apply_draw / apply_play and GreedyBot.draw / play).
+
+    prm: meldsearch.params_array; rp: rules_array; values: penalty of each card; hands0 (n x 53
+    int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
+    hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table
+    meld rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
+    (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
+    draw_keys of size 0 to draw from the top.  Returns (hands, stats (n x S_W: the opening of players
+    who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
+    order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
+    a rule and the outcome is not to be used.
+    """
+    n = hands0.shape[0]
+    hands = hands0.copy()
+    stats = np.zeros((n, S_W), np.int64)
+    for s in range(n):
+        stats[s, S_OPEN_ROUND] = -1
+        stats[s, S_OPEN_VALUE] = -1
+    res = np.zeros(H_W, np.int64)
+    res[H_WINNER] = -1
+    res[H_DRAWN_CARD] = -1
+    res[H_DRAWN_FROM] = -1
+    deck = stock0.shape[0] + discard0.shape[0] + 8
+    stock = np.empty(deck, np.int64)
+    ns = stock0.shape[0]
+    stock[:ns] = stock0
+    sp = 0
+    keyed = draw_keys.size > 0
+    ids = np.zeros(deck, np.int64)
+    if keyed:
+        ids[:ns] = ids0
+    discard = np.empty(deck, np.int64)
+    nd = discard0.shape[0]
+    discard[:nd] = discard0
+    tab = np.full((MAXT, OUT_W), -1, np.int64)
+    nt = table0.shape[0]
+    tab[:nt] = table0
+    opened = opened0.copy()
+    turns = turns0.copy()
+    for s in range(n):
+        stats[s, S_TURNS] = turns[s]
+    # scratch
+    mv, ws, rec = _workspace()
+    hh = np.empty(N_KINDS, np.int8)
+    hh2 = np.empty(N_KINDS, np.int8)
+    whand = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    tmp = np.empty((MAX_OUT, OUT_W), np.int64)
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    ctx = np.zeros(4, np.int64)
+    ops = np.zeros((MAXOPS, OP_W), np.int64)
+    lops = np.zeros((MAXOPS, OP_W), np.int64)
+    lctx = np.zeros(4, np.int64)
+    tab1 = np.full((1, OUT_W), -1, np.int64)
+    turn_no = turn_no0
+    reshuffles = reshuffles0
+    cur = current
+    while True:
+        # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
+        if sp == ns:
+            if rp[R_RESHUFFLE_ONCE] != 0 and reshuffles == 0 and nd >= 2:
+                perm = np.argsort(keys[:nd], kind="mergesort")
+                pile = discard[:nd][perm]
+                discard[0] = pile[0]
+                ns = nd - 1
+                stock[:ns] = pile[1:]
+                for j in range(ns):  # HandState: places 0.. from the bottom of the new stock
+                    ids[j] = ns - 1 - j
+                sp = 0
+                nd = 1
+                reshuffles += 1
+            else:
+                res[H_VOID] = 1
+                break
+        me = cur
+        src = _bot_draw(kinds[me], me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, bp[me],
+                        mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+        if src == STOCK:
+            if keyed:  # HandState._pop_stock: the card the drawer's seat keys highest comes to the top
+                gen = 1 if reshuffles > 0 else 0
+                row = draw_seats[me]
+                best = sp
+                for j in range(sp + 1, ns):
+                    if draw_keys[gen, row, ids[j]] > draw_keys[gen, row, ids[best]]:
+                        best = j
+                c = stock[best]
+                t = ids[best]
+                for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
+                    stock[k] = stock[k - 1]
+                    ids[k] = ids[k - 1]
+                stock[sp] = c
+                ids[sp] = t
+            c = stock[sp]
+            sp += 1
+        else:
+            nd -= 1
+            c = discard[nd]
+        hands[me, c] += 1
+        res[H_DRAWN_CARD] = c
+        res[H_DRAWN_FROM] = src
+        ctx[2] = 0
+        disc = _bot_play(kinds[me], me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, bp[me],
+                         mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+        # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
+        status = ctx[2] if disc != TABLE_OPENING else 10
+        was_open = opened[me] != 0
+        nops = ctx[1]
+        seen_meld = False
+        new_value = 0
+        layoff_value = 0
+        n_layoff = 0
+        n_melds = 0
+        with_taken = False
+        going_out = False
+        kalooki = False
+        opening_now = False
+        for o in range(nops):
+            if ops[o, O_KIND] == 0:
+                seen_meld = True
+                n_melds += 1
+                new_value += ops[o, O_VALUE]
+                if src == DISCARD and ops[o, O_TAKEN] != 0:
+                    with_taken = True
+            else:
+                if not (was_open or seen_meld):
+                    status = 3
+                if ops[o, O_TARGET] < nt:
+                    n_layoff += 1
+                    layoff_value += ops[o, O_VALUE]
+                else:  # a meld laid this turn grows: still a new meld
+                    new_value += ops[o, O_VALUE]
+        if status == 0 and (disc < 0 or whand[disc] <= 0):
+            status = 1
+        if status == 0 and src == DISCARD and disc == c:
+            status = 2
+        if status == 0:
+            whand[disc] -= 1
+            going_out = _hsum(whand) == 0
+            exempt = going_out and not was_open and rp[R_KALOOKI_EXEMPT] != 0
+            kalooki = going_out and not was_open and (new_value >= rp[R_OPENING_MIN] or exempt)
+            opening_now = not was_open and nops > 0
+            if opening_now:
+                if n_melds == 0:
+                    status = 4
+                else:
+                    counted = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
+                    if counted < rp[R_OPENING_MIN] and not exempt:
+                        status = 5
+            if status == 0 and src == DISCARD:
+                ob = _obligation(was_open, turns[me], rp)
+                if ob == OB_OPEN:
+                    if not (opening_now and with_taken):
+                        status = 6
+                elif ob == OB_MELD:
+                    if _uses(wtab, ctx[0], c) <= _uses(tab, nt, c):
+                        status = 7
+            if status == 0 and going_out and turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0:
+                status = 8
+        if status != 0:
+            res[H_STATUS] = status
+            res[H_ERR_SEAT] = me
+            break
+        # commit
+        hands[me, :] = whand
+        nt = ctx[0]
+        tab[:nt] = wtab[:nt]
+        if opening_now:
+            opened[me] = 1
+            stats[me, S_OPENED] = 1
+            stats[me, S_OPEN_ROUND] = turns[me] + 1
+            stats[me, S_OPEN_VALUE] = new_value
+            stats[me, S_OPEN_LAYOFF_VALUE] = layoff_value
+            stats[me, S_OPEN_WITH_DISCARD] = 1 if with_taken else 0
+        stats[me, S_MELDS] += n_melds
+        stats[me, S_LAYOFFS] += n_layoff
+        discard[nd] = disc
+        nd += 1
+        turns[me] += 1
+        stats[me, S_TURNS] = turns[me]
+        turn_no += 1
+        if going_out:
+            res[H_WINNER] = me
+            res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
+            break
+        cur = (me + 1) % n
+        res[H_DRAWN_CARD] = -1
+        res[H_DRAWN_FROM] = -1
+        if turn_no >= rp[R_TURN_CAP]:
+            res[H_STALLED] = 1
+            break
+    res[H_RESHUFFLES] = reshuffles
+    res[H_TURN_NO] = turn_no
+    res[H_CURRENT] = cur
+    return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
+
+
+drop_stale(play_hand_kernel, (FG, MS, core))
+
+_NO_TABLE = FG._NO_TABLE
+_NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
+_NO_IDS = np.zeros(0, np.int64)
+
+
+def can_play_fast(state) -> bool:
+    """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys."""
+    return (state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
+            and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
+
+
+class TableLoop:
+    """The compiled hand loop for one table of greedy and patient bots (``sim.bots.compiled_hand_loop``)."""
+
+    def __init__(self, kinds: np.ndarray, bp: np.ndarray):
+        self.kinds, self.bp = kinds, bp
+        self.patients = bool((kinds == K_PATIENT).any())
+
+    def can_play_fast(self, state) -> bool:
+        """As ``can_play_fast``; and a patient seat plays compiled only where the table cannot help an
+        opening (elsewhere its opening search, ``bots.moves.table_opening``, runs in Python)."""
+        p = state.profile
+        if self.patients and (p.joker_take_at_opening or p.layoffs_count_for_opening):
+            return False
+        return can_play_fast(state)
+
+    def play_hand_fast(self, state):
+        return play_hand_fast(state, self.kinds, self.bp)
+
+
+def table_loop(bots) -> TableLoop:
+    """The hand loop for a table of plain greedy and patient bots, in hand-position order."""
+    return TableLoop(np.array([KINDS[b.name] for b in bots], dtype=np.int64),
+                     np.array([bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), B_W))
+
+
+def play_hand_fast(state, kinds=None, bp=None):
+    """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
+    call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i]), and write the outcome
+    into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
+    or needs the Python engine: the caller then plays the hand on the Python path, which names the rule."""
+    if kinds is None:
+        kinds = np.zeros(state.n, np.int64)
+        bp = np.zeros((state.n, B_W), np.int64)
+    rp, values, prm = _rules(state)
+    stock = np.array(state.stock[::-1], dtype=np.int64)
+    discard = np.array(state.discard, dtype=np.int64)
+    opened0 = np.array(state.opened, dtype=np.int64)
+    turns0 = np.array(state.turns_taken, dtype=np.int64)
+    table0 = _table_rows(state.table) if state.table else _NO_TABLE
+    keyed = state.draw_keys is not None
+    hands, stats, res, stock_left, pile, rows, ids_left = play_hand_kernel(
+        prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
+        state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
+        np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
+        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp)
+    if res[H_STATUS] != 0:
+        return None
+    state.hands[:] = hands
+    state.stock = stock_left[::-1].tolist()
+    if keyed:
+        state.stock_ids = ids_left[::-1].tolist()
+    state.discard = pile.tolist()
+    state.table = [Meld(r[0], tuple(r[3:3 + r[2]]), tuple(r[17:17 + r[2]]), r[1]) for r in rows.tolist()]
+    st = stats.tolist()
+    for i in range(state.n):
+        row = st[i]
+        state.opened[i] = state.opened[i] or bool(row[S_OPENED])
+        state.turns_taken[i] = row[S_TURNS]
+        d = state.stats[i]
+        if row[S_OPENED]:  # opened in this call
+            d["open_round"] = row[S_OPEN_ROUND]
+            d["open_value"] = row[S_OPEN_VALUE]
+            d["open_layoff_value"] = row[S_OPEN_LAYOFF_VALUE]
+            d["open_with_discard"] = bool(row[S_OPEN_WITH_DISCARD])
+        d["melds_laid"] += row[S_MELDS]
+        d["cards_laid_off"] += row[S_LAYOFFS]
+        d["jokers_taken"] += row[S_JOKERS_TAKEN]
+    r = res.tolist()
+    state.reshuffles = r[H_RESHUFFLES]
+    state.turn_no = r[H_TURN_NO]
+    state.current = r[H_CURRENT]
+    state.drawn_card = r[H_DRAWN_CARD]
+    state.drawn_from = r[H_DRAWN_FROM]
+    state.phase = PHASE_DRAW
+    if r[H_VOID]:
+        result = HandResult(void=True)
+    elif r[H_STALLED]:
+        result = HandResult(stalled=True)
+    else:
+        result = HandResult(winner=r[H_WINNER], win_type="kalooki" if r[H_WIN_TYPE] == WIN_KALOOKI else "call")
+    state._finish(result)
+    return result
+
+
+def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
+    """Compile (or load from the on-disk cache) the hand loop, by playing one hand, and the decisions
+    the Python engine asks one at a time, by playing one turn; seconds taken."""
+    from .. import profiles
+    from ..engine import HandState
+    t0 = time.perf_counter()
+    prof = profiles.load(profile_name)
+    play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+    st = HandState(prof, n_players, 0, np.random.default_rng(0))
+    bp = np.zeros(B_W, np.int64)
+    st.start_turn()
+    FG.waiting(st, st.current, st.hands[st.current], bp)
+    st.apply_draw(FG.decide_draw(st, st.current, K_PATIENT, bp))
+    FG.decide_play(st, st.current, K_PATIENT, bp)
+    return time.perf_counter() - t0
+
+
