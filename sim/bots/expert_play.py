@@ -515,19 +515,17 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
 # ---------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
-    """ExpertBot.play for a player who has opened: (answer, discard, ops, each new meld's row as laid,
-    the hand left, the working table (before trailing operations were undone), its rows).  answer
-    PLAYED: the play is complete; CHOOSE: the caller chooses the discard from the hand left."""
-    nt = tab0.shape[0]
-    wtab = np.full((MAXT, OUT_W), -1, np.int64)
-    wtab[:nt] = tab0
-    mv, ws, rec = _workspace()
-    hand = hands[me].copy()
+def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests, wtab,
+                 ops, mrows, hand, ctx, mv, ws, rec):
+    """ExpertBot.play for a player who has opened: the operations go to ops[:ctx[0]] (each new meld's
+    row as laid in mrows), the hand left to hand, the working table (before trailing operations were
+    undone, as the Python bot had it) to wtab[:ctx[1]].  Returns (answer, discard): PLAYED, the
+    play is complete; CHOOSE, the caller chooses the discard from the hand left."""
+    nt = nt0
+    wtab[:nt] = tab0[:nt]
+    hand[:] = hands[me]
     hh = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    ops = np.full((MAX_X, X_W), -1, np.int64)
-    mrows = np.full((MAX_X, OUT_W), -1, np.int64)
     nops = 0
     forbid = drawn_card if drawn_from == DISCARD else -1
     first = turns[me] == 0
@@ -538,19 +536,23 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
     if disc >= 0 and may_out:
         for r in range(nr):
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
-        return PLAYED, disc, ops[:nops], mrows[:nops], hand, wtab[:nt].copy()
+        ctx[0] = nops
+        ctx[1] = nt
+        return PLAYED, disc
     adds = np.zeros((4, MAXT), np.int64)
     adds[A_FROM, :] = -1
-    ctx = np.zeros(4, np.int64)
+    hctx = np.zeros(4, np.int64)
     for _ in range(max_harvests):
         res = _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, mv, ws, rec, ops, mrows,
-                            nops, ctx)
+                            nops, hctx)
         if res == 0:
             break
-        nops = ctx[0]
+        nops = hctx[0]
         if res == 2:
-            return PLAYED, ctx[2], ops[:nops], mrows[:nops], hand, wtab[:nt].copy()
-        nt = ctx[1]
+            ctx[0] = nops
+            ctx[1] = nt
+            return PLAYED, hctx[2]
+        nt = hctx[1]
     # lay down the melds held (a card kept to discard), then lay off and split
     _search(hand, prm, mv, ws, rec, True)
     nr = _reconstruct(hand, prm, rec, 1, outv)
@@ -560,12 +562,12 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
     if nr > 0 and _hsum(hand) - used >= 1:
         for r in range(nr):
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
-    ctx[0] = nops
+    hctx[0] = nops
+    hctx[1] = nt
+    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx)
+    nops = hctx[0]
+    nt = hctx[1]
     ctx[1] = nt
-    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, ctx)
-    nops = ctx[0]
-    nt = ctx[1]
-    table = wtab[:nt].copy()
     # bots.moves.repair: undo trailing lay-downs, lay-offs and splits until a card (not the forbidden
     # one) is left to discard; the working table is left as it was (as the Python bot's)
     while (not _discardable(hand, forbid) or _hsum(hand) < keep) and nops > 0 and ops[nops - 1, X_KIND] in (
@@ -576,12 +578,13 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
                 hand[mrows[nops, core.CARDS + j]] += 1
         else:
             hand[ops[nops, X_CARD]] += 1
+    ctx[0] = nops
     taken = drawn_card if drawn_from == DISCARD else -1
     if taken >= 0 and _obligation(True, turns[me], rp) == OB_MELD:
         used_taken = False
         for o in range(nops):
             k = ops[o, X_KIND]
-            if (k in (X_LAYOFF, X_SPLIT, X_SWAP) and ops[o, X_CARD] == taken):
+            if (k == X_LAYOFF or k == X_SPLIT or k == X_SWAP) and ops[o, X_CARD] == taken:
                 used_taken = True
             if k == X_NEW:
                 for j in range(mrows[o, 2]):
@@ -593,19 +596,36 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
             lctx = np.zeros(4, np.int64)
             tab1 = np.full((1, OUT_W), -1, np.int64)
             outd = np.empty((MAX_OUT, OUT_W), np.int64)
-            kind, d, idx = _meld_taken_card(h0.copy(), taken, tab0, tab0.shape[0], values, rp, prm, mv, ws, rec, hh,
-                                            outd, lops, lctx, tab1)
+            kind, d, idx = _meld_taken_card(h0.copy(), taken, tab0, nt0, values, rp, prm, mv, ws, rec, hh, outd,
+                                            lops, lctx, tab1)
             if kind != 0:
                 nops = 0
                 hand[:] = h0
                 if kind == 1:
-                    nops, _ = _push_meld(ops, mrows, nops, wtab, tab0.shape[0], hand, outd[idx])
+                    nops, _ = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[idx])
                 else:
                     for o in range(lctx[1]):
                         nops = _push(ops, nops, X_LAYOFF, idx, lops[o, 2], lops[o, 3], -1)
                         hand[lops[o, 2]] -= 1
-                return PLAYED, d, ops[:nops], mrows[:nops], hand, table
-    return CHOOSE, -1, ops[:nops], mrows[:nops], hand, table
+                ctx[0] = nops
+                return PLAYED, d
+    return CHOOSE, -1
+
+
+@njit(cache=True)
+def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
+    """``_expert_play`` for the Python engine: (answer, discard, ops, new meld rows, hand left, the
+    working table's rows)."""
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    ops = np.full((MAX_X, X_W), -1, np.int64)
+    mrows = np.full((MAX_X, OUT_W), -1, np.int64)
+    hand = np.empty(N_KINDS, np.int8)
+    ctx = np.zeros(4, np.int64)
+    mv, ws, rec = _workspace()
+    answer, disc = _expert_play(me, hands, turns, tab0, tab0.shape[0], drawn_card, drawn_from, values, rp, crules,
+                                prm, max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
+    nops = ctx[0]
+    return answer, disc, ops[:nops].copy(), mrows[:nops].copy(), hand, wtab[:ctx[1]].copy()
 
 
 drop_stale(expert_play_kernel, (FG, MS, core))
