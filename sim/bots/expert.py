@@ -1,18 +1,11 @@
 """The expert bot."""
 from __future__ import annotations
 
-import numpy as np
-
-from .. import meldsearch as MS
-from .. import melds as M
-from ..cards import JOKER, N_KINDS, N_RANKS
+from ..cards import JOKER
 from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, SwapJoker
-from ..melds import GROUP, RUN
-from .moves import (
-    TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
-    joker_in_meld_with_two, keep_cards, lay_down, leaves_a_discard, loose_discard, meld_taken_card, repair,
-    table_opening)
+from . import expert_core as XC
 from .expert_play import expert_play
+from .moves import forbidden_discard, table_opening
 from .patient import PatientBot
 
 
@@ -36,6 +29,7 @@ class ExpertBot(PatientBot):
     """
 
     name = "expert"
+    core_kind = XC.K_EXPERT  # its draw and discard choice in sim.bots.expert_core
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, **params):
         super().__init__(rng, **params)
@@ -43,33 +37,15 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:
-        p = state.profile
+        """Compiled (``expert_core._expert_draw``), except the opening with the table's help."""
+        src = XC.decide_draw(state, me, XC.bot_params(self))
+        if src != XC.ASK_TABLE_OPENING:
+            return src
         top = state.discard_top
-        if top < 0 or DRAW_DISCARD not in state.legal_draws():
-            return DRAW_STOCK
-        obligation = state.discard_obligation(me)
         h = state.hands[me].copy()
         h[top] += 1
-        if obligation == "open":
-            if self._waiting(state, me, state.hands[me]):
-                return DRAW_STOCK
-            ok, ms = MS.can_open(h, p)
-            if ok and any(top in m.cards for m in ms) and leaves_a_discard(h, ms, top, 1):
-                return DRAW_DISCARD
-            if not ok and table_opening(state, me, h, top, top) is not None:
-                return DRAW_DISCARD  # it opens with the table's help (a joker taken, lay-offs counted)
-            return DRAW_STOCK
-        if not state.opened[me] and self._waiting(state, me, state.hands[me]):
-            return super().draw(state, me)
-        if obligation == "meld":
-            return DRAW_DISCARD if meld_taken_card(state, h, top) is not None else DRAW_STOCK
-        return DRAW_DISCARD if self._take_discard(state, me, h, top) else DRAW_STOCK
-
-    def _take_discard(self, state, me, h, top) -> bool:
-        """Free to take the discard (``h`` is the hand with it): does it lower deadwood enough?"""
-        before = MS.fast_search(state.hands[me], state.profile)[1]
-        _, after = MS.best_discard(h, state.profile, top)
-        return after <= before - self.draw_gain
+        # it takes the discard when it opens with it with the table's help (a joker taken, lay-offs counted)
+        return DRAW_DISCARD if table_opening(state, me, h, top, top) is not None else DRAW_STOCK
 
     # ---------------------------------------------------------------- play
     def play(self, state, me) -> Play:
@@ -84,49 +60,19 @@ class ExpertBot(PatientBot):
     def _feed_risks(self, state, me, table) -> list[int]:
         """Risk, for every card, of feeding the next player with it: it matches what that player took
         from the discard pile (same rank, or same suit within two ranks), less once for each time that
-        player discarded that very card, or it extends the table for them."""
-        nxt = (me + 1) % state.n
-        risk = [0] * N_KINDS
-        risk[JOKER] = 10
-        for q in state.pickups[nxt]:
-            if q == JOKER:
-                continue
-            qr, qs = q % N_RANKS, q // N_RANKS
-            for s in range(4):
-                risk[s * N_RANKS + qr] += 1
-            for r in range(max(qr - 2, 0), min(qr + 2, N_RANKS - 1) + 1):
-                risk[qs * N_RANKS + r] += 1
-        for q in state.discards_by[nxt]:
-            if q != JOKER and risk[q] > 0:
-                risk[q] -= 1  # a card they threw away is one they are less likely to want back
-        if state.opened[nxt]:
-            for m in table:
-                if m.kind == RUN:
-                    for e in (m.low - 1, m.low + len(m)):
-                        if 0 <= e <= M.ACE_HIGH_EXT:
-                            risk[m.suit * N_RANKS + M.ext_rank_to_rank(e)] += 2
-                elif m.kind == GROUP and m.low >= 0 and len(m) < 4:
-                    present = {x // N_RANKS for x in m.reps}
-                    for s in range(4):
-                        if s not in present:
-                            risk[s * N_RANKS + m.low] += 2
-        return risk
+        player discarded that very card, or it extends the table for them (``expert_core._feed_risks``)."""
+        return XC.feed_risks(state, me, table).tolist()
 
     @staticmethod
     def _discard_candidates(hand, p, forbid) -> list[int]:
         """The loose cards of a least-deadwood partition (every card if none is loose), ascending,
         never the forbidden card."""
-        loose = sorted(set(MS.analyse_deadwood(hand, p).deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
-        return [c for c in loose if c != forbid]
+        return XC.discard_candidates(hand, p, forbid)
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
-        p = state.profile
-        loose = self._discard_candidates(hand, p, forbid)
-        if not loose:
-            return loose_discard(hand, state.values, forbid)
-        extra = self.feed_weight * np.array(self._feed_risks(state, me, table), dtype=np.int64)
-        extra[JOKER] += 50
-        return MS.least_scored_discard(hand, p, loose, extra)  # one compiled search for every candidate
+        """The discard from ``hand`` (``table``: the table after this turn's operations), compiled
+        (``expert_core._choose_discard``): the candidate leaving the least deadwood plus its feeding risk."""
+        return XC.choose_discard(state, me, hand, forbid, table, XC.bot_params(self))
 
     def _discard_smartly(self, state, me, play: Play) -> Play:
         """Replace an unopened player's discard with the expert's choice (same cards melded)."""

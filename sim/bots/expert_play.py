@@ -613,6 +613,93 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
 
 
 @njit(cache=True)
+def _spend(c, floating, hand):
+    """TableWork.spend for one card: a card freed from the table this turn first, else the hand."""
+    if floating[c] > 0:
+        floating[c] -= 1
+        return True
+    if hand[c] > 0:
+        hand[c] -= 1
+        return True
+    return False
+
+
+@njit(cache=True)
+def apply_ops(tab, nt, hand0, ops, mrows, nops, crules, prm, wtab, hand):
+    """A compiled hand loop's application of an expert's operations to the table: each operation by
+    the engine's compiled rules (sim.engine.core), cards from those freed this turn first, then the
+    hand; no freed card left over; every meld valid at the end.  wtab[:nt2] gets the table, hand the
+    hand left.  Returns (ok, nt2, new melds, lay-offs (splits included; not onto melds laid this turn),
+    jokers taken).  The Python engine's ``HandState.apply_play`` checks the same plays in full (the
+    tests play both ways)."""
+    wtab[:nt] = tab[:nt]
+    hand[:] = hand0
+    floating = np.zeros(N_KINDS, np.int64)
+    new = np.zeros(MAXT, np.int64)
+    tmp = np.empty(core.ROW_W, np.int64)
+    second = np.empty(core.ROW_W, np.int64)
+    n2 = nt
+    n_melds = 0
+    n_layoff = 0
+    n_jokers = 0
+    for o in range(nops):
+        kind = ops[o, X_KIND]
+        t = ops[o, X_TARGET]
+        if kind == X_NEW:
+            row = mrows[o]
+            if n2 >= MAXT or core.check_row(row, crules) != core.OK:
+                return False, 0, 0, 0, 0
+            for j in range(row[2]):
+                if not _spend(row[core.CARDS + j], floating, hand):
+                    return False, 0, 0, 0, 0
+            wtab[n2] = row
+            new[n2] = 1
+            n2 += 1
+            n_melds += 1
+            continue
+        if t < 0 or t >= n2:
+            return False, 0, 0, 0, 0
+        if kind == X_LAYOFF:
+            code, _, _ = core.lay_off_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], -1, crules, prm, tmp)
+            if code != core.OK or not _spend(ops[o, X_CARD], floating, hand):
+                return False, 0, 0, 0, 0
+            wtab[t] = tmp
+            if new[t] == 0:
+                n_layoff += 1
+        elif kind == X_TAKE:
+            code, c = core.take_row(wtab[t], ops[o, X_POS], tmp)
+            if code != core.OK:
+                return False, 0, 0, 0, 0
+            wtab[t] = tmp
+            floating[c] += 1
+        elif kind == X_SPLIT:
+            code, _, _ = core.split_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], crules, tmp, second)
+            if code != core.OK or n2 >= MAXT or not _spend(ops[o, X_CARD], floating, hand):
+                return False, 0, 0, 0, 0
+            wtab[t] = tmp
+            wtab[n2] = second
+            new[n2] = new[t]
+            n2 += 1
+            n_layoff += 1
+        else:
+            code, _ = core.swap_joker_row(wtab[t], ops[o, X_POS], ops[o, X_CARD], ops[o, X_EXTRA], crules, tmp)
+            if code != core.OK or not _spend(ops[o, X_CARD], floating, hand):
+                return False, 0, 0, 0, 0
+            if ops[o, X_EXTRA] >= 0 and wtab[t, 0] == GROUP and not _spend(ops[o, X_EXTRA], floating, hand):
+                return False, 0, 0, 0, 0
+            wtab[t] = tmp
+            floating[JOKER] += 1
+            n_jokers += 1
+    for c in range(N_KINDS):
+        if floating[c] != 0:
+            return False, 0, 0, 0, 0
+    for i in range(n2):
+        if core.check_row(wtab[i], crules) != core.OK:
+            return False, 0, 0, 0, 0
+    return True, n2, n_melds, n_layoff, n_jokers
+
+
+@njit(cache=True)
 def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
     """``_expert_play`` for the Python engine: (answer, discard, ops, new meld rows, hand left, the
     working table's rows)."""

@@ -1,11 +1,8 @@
 """The lookahead bot."""
 from __future__ import annotations
 
-from .. import meldsearch as MS
-from ..cards import JOKER
+from . import expert_core as XC
 from .expert import ExpertBot
-from .moves import loose_discard
-from .outlook import outlook, unseen_counts
 
 
 class LookaheadBot(ExpertBot):
@@ -19,25 +16,14 @@ class LookaheadBot(ExpertBot):
     to take when the least deadwood with it is at least ``take_margin`` below what a stock draw is
     expected to leave.  Everything else (table play, opening, buy-ins) is the expert's.  This is the
     exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
+
+    Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
+    lookahead's judgement (``K_LOOKAHEAD``; the outlook is ``sim.bots.outlook.outlook_kernel``).
     """
 
     name = "lookahead"
+    core_kind = XC.K_LOOKAHEAD
 
     def __init__(self, rng=None, out_bonus=20, take_margin=2, **params):
         super().__init__(rng, **params)
         self.out_bonus, self.take_margin = out_bonus, take_margin
-
-    def _take_discard(self, state, me, h, top) -> bool:
-        _, after = MS.best_discard(h, state.profile, top)
-        stock = outlook(state.hands[me], state.profile, [-1], unseen_counts(state, me))[0, 0]
-        return after <= stock - self.take_margin
-
-    def _choose_discard(self, state, me, hand, forbid, table) -> int:
-        loose = self._discard_candidates(hand, state.profile, forbid)
-        if len(loose) <= 1:
-            return loose[0] if loose else loose_discard(hand, state.values, forbid)
-        ahead = outlook(hand, state.profile, loose, unseen_counts(state, me))
-        risk = self._feed_risks(state, me, table)
-        scores = [(ahead[i, 0] - self.out_bonus * ahead[i, 1] + self.feed_weight * risk[c]
-                   + (50 if c == JOKER else 0), -c) for i, c in enumerate(loose)]
-        return loose[scores.index(min(scores))]

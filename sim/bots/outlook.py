@@ -14,6 +14,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
+from ..engine.core import ROW_W, row_of
 from ..meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 from ..numba_cache import drop_stale
 
@@ -69,20 +70,33 @@ def outlook_kernel(counts, prm, cands, unseen, out):
         out[i, 1] = outs
 
 
+@njit(cache=True)
+def unseen_kernel(hand, tab, nt, discard, nd, jokers, out):
+    """out = copies of each card not in ``hand``, the first nt meld rows of ``tab`` or discard[:nd]
+    (``jokers`` in the pack), never below zero."""
+    for c in range(N_KINDS):
+        out[c] = COPIES - hand[c]
+    out[JOKER] = jokers - hand[JOKER]
+    for i in range(nt):
+        for k in range(tab[i, 2]):
+            out[tab[i, 3 + k]] -= 1
+    for i in range(nd):
+        out[discard[i]] -= 1
+    for c in range(N_KINDS):
+        if out[c] < 0:
+            out[c] = 0
+
+
 drop_stale(outlook_kernel, (MS,))
 
 
 def unseen_counts(state, me: int) -> np.ndarray:
     """Copies of each card that ``me`` cannot see: the pack less its hand, the table and the discards."""
-    unseen = np.full(N_KINDS, COPIES, dtype=np.int64)
-    unseen[JOKER] = state.profile.jokers
-    unseen -= state.hands[me]
-    for m in state.table:
-        for c in m.cards:
-            unseen[c] -= 1
-    for c in state.discard:
-        unseen[c] -= 1
-    return np.maximum(unseen, 0)
+    unseen = np.empty(N_KINDS, dtype=np.int64)
+    rows = np.array([row_of(m) for m in state.table], dtype=np.int64).reshape(len(state.table), ROW_W)
+    discard = np.array(state.discard, dtype=np.int64)
+    unseen_kernel(state.hands[me], rows, rows.shape[0], discard, discard.shape[0], state.profile.jokers, unseen)
+    return unseen
 
 
 def outlook(hand: np.ndarray, profile, cands: list[int], unseen: np.ndarray) -> np.ndarray:

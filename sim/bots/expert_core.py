@@ -1,0 +1,341 @@
+"""The expert's and the lookahead's draw and discard choice, compiled, written once.
+
+``ExpertBot`` and ``LookaheadBot`` (sim/bots/expert.py, lookahead.py) call the Python wrappers at the
+bottom (``decide_draw``, ``choose_discard``, ``feed_risks``, ``discard_candidates``); a compiled hand
+loop calls the numba functions directly:
+
+- ``_expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
+  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)``: ``STOCK``, ``DISCARD`` or
+  ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
+  the table's help" (only where the profile lets the table help an opening: the rules word
+  ``fastgreedy.R_TABLE_OPENING``); the arguments are those of ``fastgreedy._patient_draw``, with
+  ``jokers`` (the pack's) for the lookahead's unseen cards and ``xp`` (``X_*`` words) for ``bp``;
+- ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
+  out)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
+  ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
+  operations, ``pick`` and ``disc`` count the cards the next player took from and threw to the discard
+  pile this hand (int64, 53), ``nxt_opened`` whether that player has opened, and ``unseen`` the
+  lookahead's unseen cards (``outlook.unseen_kernel`` over the hand and table at the start of the play
+  and the discard pile; unread by the expert).
+
+``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``fastgreedy.B_W``), then
+``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS`` and
+``X_TAKE_MARGIN``.
+
+The decisions are those the Python bots made before (down to their float arithmetic and tie-breaks):
+the candidates are the loose cards of a least-deadwood partition (every card if none is loose), the
+expert scores each by the deadwood after discarding it plus ``feed_weight`` times its feeding risk
+(and 50 for a joker), the lookahead by its one-draw outlook instead of the deadwood.  The feeding risk
+reads the next player's pickups and discards as counts: each pickup adds to the cards near it, and
+each discard of a card takes one off that card's risk, never below zero; since the discards are
+applied after every pickup and each touches only its own card, the order of either list does not
+matter.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .. import fastgreedy as FG
+from .. import meldsearch as MS
+from ..cards import JOKER, N_KINDS, N_RANKS
+from ..fastgreedy import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
+                          R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
+                          _obligation, _patient_draw, _search, _uses, _waiting)
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,
+                         least_scored_discard_kernel)
+from .outlook import outlook_kernel, unseen_kernel
+
+ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
+
+K_EXPERT, K_LOOKAHEAD = 0, 1
+X_KIND = B_W
+X_DRAW_GAIN = B_W + 1
+X_FEED_WEIGHT = B_W + 2
+X_OUT_BONUS = B_W + 3
+X_TAKE_MARGIN = B_W + 4
+X_W = B_W + 5
+X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin")
+
+RUN, GROUP = 0, 1  # sim.melds
+ACE, ACE_HIGH_EXT = 12, 13
+CARDS, REPS = 3, 17  # meld row words (sim.engine.core)
+JOKER_RISK = 10  # a joker is never safe to hand over
+JOKER_KEEP = 50  # and the discard choice keeps its jokers
+
+
+@njit(cache=True)
+def _feed_risks(tab, nt, pick, disc, nxt_opened, risk):
+    """risk[c] = the risk of feeding the next player with card c: one for each card they took from the
+    discard pile of its rank, one for each of its suit within two ranks, less one for each copy of c
+    they threw away (never below zero); two more where it extends a table meld and they have opened."""
+    for c in range(N_KINDS):
+        risk[c] = 0
+    risk[JOKER] = JOKER_RISK
+    for q in range(JOKER):
+        k = pick[q]
+        if k <= 0:
+            continue
+        qr = q % N_RANKS
+        qs = q // N_RANKS
+        for s in range(4):
+            risk[s * N_RANKS + qr] += k
+        for r in range(max(qr - 2, 0), min(qr + 2, N_RANKS - 1) + 1):
+            risk[qs * N_RANKS + r] += k
+    for q in range(JOKER):
+        if disc[q] > 0:
+            risk[q] = max(risk[q] - disc[q], 0)
+    if nxt_opened:
+        for i in range(nt):
+            kind = tab[i, 0]
+            low = tab[i, 1]
+            n = tab[i, 2]
+            if kind == RUN:
+                suit = tab[i, REPS] // N_RANKS
+                for e in (low - 1, low + n):
+                    if 0 <= e <= ACE_HIGH_EXT:
+                        rank = ACE if (e == 0 or e == ACE_HIGH_EXT) else e - 1
+                        risk[suit * N_RANKS + rank] += 2
+            elif kind == GROUP and low >= 0 and n < 4:
+                present = 0
+                for k in range(n):
+                    present |= 1 << (tab[i, REPS + k] // N_RANKS)
+                for s in range(4):
+                    if (present >> s) & 1 == 0:
+                        risk[s * N_RANKS + low] += 2
+
+
+@njit(cache=True)
+def _candidates(hand, forbid, prm, mv, ws, rec, out, cands):
+    """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
+    ascending, never forbid, into cands; returns how many."""
+    _search(hand, prm, mv, ws, rec, True)
+    nr = _reconstruct(hand, prm, rec, 1, out)
+    left = hand.astype(np.int64)
+    for r in range(nr):
+        for k in range(out[r, 2]):
+            left[out[r, CARDS + k]] -= 1
+    any_loose = False
+    for c in range(N_KINDS):
+        if left[c] > 0:
+            any_loose = True
+    n = 0
+    for c in range(N_KINDS):
+        if (left[c] > 0 if any_loose else hand[c] > 0) and c != forbid:
+            cands[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out):
+    """The card the expert (or the lookahead, by xp[X_KIND]) discards: see the module docstring."""
+    cands = np.empty(N_KINDS, np.int64)
+    n = _candidates(hand, forbid, prm, mv, ws, rec, out, cands)
+    if n == 0:
+        return _loose_discard(hand, values, forbid, hand.astype(np.int64))
+    risk = np.empty(N_KINDS, np.int64)
+    _feed_risks(tab, nt, pick, disc, nxt_opened, risk)
+    fw = xp[X_FEED_WEIGHT]
+    if xp[X_KIND] != K_LOOKAHEAD:
+        extra = np.empty(N_KINDS, np.int64)
+        for c in range(N_KINDS):
+            extra[c] = fw * risk[c]
+        extra[JOKER] += JOKER_KEEP
+        return least_scored_discard_kernel(hand, prm, cands[:n], extra)
+    if n == 1:
+        return cands[0]
+    ahead = np.zeros((n, 2), np.int64)
+    weight = 0
+    for c in range(N_KINDS):
+        weight += unseen[c]
+    if weight > 0:
+        outlook_kernel(hand, prm, cands[:n], unseen, ahead)
+    best = -1
+    best_s = 0.0
+    for i in range(n):
+        c = cands[i]
+        # the float arithmetic of the Python bot: expectations are averages over the unseen cards
+        a0 = ahead[i, 0] / weight if weight > 0 else 0.0
+        a1 = ahead[i, 1] / weight if weight > 0 else 0.0
+        s = a0 - xp[X_OUT_BONUS] * a1
+        s = s + fw * risk[c]
+        if c == JOKER:
+            s = s + JOKER_KEEP
+        if best < 0 or s <= best_s:  # ties: the higher card (candidates ascend)
+            best = c
+            best_s = s
+    return best
+
+
+@njit(cache=True)
+def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+                 rec, hh, hh2, outv, outd, lops, lctx, tab1):
+    """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
+    with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
+    a taken card that must be melded at once, take it when it melds; a free discard, take it when the
+    deadwood after the best discard is ``draw_gain`` below the hand's (the lookahead: ``take_margin``
+    below the deadwood a stock draw is expected to leave)."""
+    if nd == 0:
+        return STOCK
+    if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
+        return STOCK
+    top = discard[nd - 1]
+    hand = hands[me]
+    if hand[top] == _hsum(hand):  # HandState._draw_problem: nothing else held to discard
+        return STOCK
+    bp = xp[:B_W]
+    ob = _obligation(opened[me] != 0, turns[me], rp)
+    hh2[:] = hand
+    hh2[top] += 1
+    if ob == OB_OPEN:
+        if _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+            return STOCK
+        v, _, _ = _search(hh2, prm, mv, ws, rec, True)
+        if v >= prm[P_OPENING_MIN]:
+            nr = _reconstruct(hh2, prm, rec, 0, outv)
+            if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, 1, hh):
+                return DISCARD
+            return STOCK
+        return ASK_TABLE_OPENING if rp[R_TABLE_OPENING] != 0 else STOCK
+    if not opened[me] and _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+        return _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
+                             rec, hh, hh2, outv, outd, lops, lctx, tab1)
+    if ob == OB_MELD:
+        kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
+        return DISCARD if kind != 0 else STOCK
+    after = best_discard_except_kernel(hh2, prm, top)[1]
+    if xp[X_KIND] == K_LOOKAHEAD:
+        unseen = np.empty(N_KINDS, np.int64)
+        unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
+        weight = 0
+        for c in range(N_KINDS):
+            weight += unseen[c]
+        stock = 0.0
+        if weight > 0:
+            ahead = np.zeros((1, 2), np.int64)
+            outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
+            stock = ahead[0, 0] / weight
+        return DISCARD if after <= stock - xp[X_TAKE_MARGIN] else STOCK
+    _, before, _ = _search(hand, prm, mv, ws, rec, False)
+    return DISCARD if after <= before - xp[X_DRAW_GAIN] else STOCK
+
+
+# ---------------------------------------------------------------------------------------------
+# entries for the Python engine, one decision at a time
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp):
+    mv, ws, rec = _workspace()
+    hh = np.empty(N_KINDS, np.int8)
+    hh2 = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    lops = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+    lctx = np.zeros(4, np.int64)
+    tab1 = np.full((1, OUT_W), -1, np.int64)
+    return _expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
+                        values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+
+
+@njit(cache=True)
+def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm):
+    mv, ws, rec = _workspace()
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    return _choose_discard(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
+                           mv, ws, rec, out)
+
+
+@njit(cache=True)
+def feed_risks_kernel(tab, pick, disc, nxt_opened):
+    risk = np.empty(N_KINDS, np.int64)
+    _feed_risks(tab, tab.shape[0], pick, disc, nxt_opened, risk)
+    return risk
+
+
+@njit(cache=True)
+def candidates_kernel(hand, forbid, prm):
+    mv, ws, rec = _workspace()
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    cands = np.empty(N_KINDS, np.int64)
+    n = _candidates(hand, forbid, prm, mv, ws, rec, out, cands)
+    return cands[:n].copy()
+
+
+def _drop_stale_cache():
+    """numba invalidates a cached function only when its own file changes, yet these decisions have the
+    meld search, the rules core, the patient's decisions and the outlook compiled into them: when one
+    of those files changes, drop this module's cached code."""
+    from ..engine import core
+    from . import outlook
+    try:
+        text = b"".join(Path(m.__file__).read_bytes() for m in (MS, core, FG, outlook))
+        stamp_text = hashlib.sha256(text).hexdigest()
+        cache_dir = Path(draw_kernel._cache.cache_path)
+        stamp = cache_dir / "expert_core.deps.stamp"
+        if stamp.exists() and stamp.read_text() == stamp_text:
+            return
+        for f in list(cache_dir.glob("expert_core.*.nbi")) + list(cache_dir.glob("expert_core.*.nbc")):
+            f.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(stamp_text)
+    except OSError:  # no writable cache: numba compiles in memory
+        pass
+
+
+_drop_stale_cache()
+
+_NO_UNSEEN = np.zeros(N_KINDS, np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python entry
+# ---------------------------------------------------------------------------------------------
+
+def bot_params(bot) -> np.ndarray:
+    """An expert's (or lookahead's) parameters as the compiled decisions read them (X_*; zero where
+    it has none)."""
+    return np.array([getattr(bot, name, 0) for name in X_NAMES], dtype=np.int64)
+
+
+def _card_counts(cards) -> np.ndarray:
+    return np.bincount(np.asarray(cards, dtype=np.int64), minlength=N_KINDS)
+
+
+def _rows(table) -> np.ndarray:
+    return FG._table_rows(table) if table else FG._NO_TABLE
+
+
+def decide_draw(state, me: int, xp: np.ndarray) -> int:
+    """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
+    rp, values, prm = FG._rules(state)
+    opened, turns, tab = FG._turn_arrays(state)
+    return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
+                           len(state.stock), tab, state.profile.jokers, values, rp, prm, xp))
+
+
+def feed_risks(state, me: int, table) -> np.ndarray:
+    """The risk of feeding the next player with each card (``_feed_risks``), on the table ``table``."""
+    nxt = (me + 1) % state.n
+    return feed_risks_kernel(_rows(table), _card_counts(state.pickups[nxt]), _card_counts(state.discards_by[nxt]),
+                             bool(state.opened[nxt]))
+
+
+def discard_candidates(hand, profile, forbid: int) -> list[int]:
+    """The cards the discard is chosen from (``_candidates``)."""
+    return candidates_kernel(np.asarray(hand, dtype=np.int8), forbid, MS.params_of(profile)).tolist()
+
+
+def choose_discard(state, me: int, hand, forbid: int, table, xp: np.ndarray) -> int:
+    """The discard from ``hand`` (after the turn's operations, ``table`` the table after them)."""
+    from .outlook import unseen_counts
+    _, values, prm = FG._rules(state)
+    nxt = (me + 1) % state.n
+    unseen = unseen_counts(state, me) if xp[X_KIND] == K_LOOKAHEAD else _NO_UNSEEN
+    return int(discard_kernel(np.asarray(hand, dtype=np.int8), forbid, _rows(table),
+                              _card_counts(state.pickups[nxt]), _card_counts(state.discards_by[nxt]),
+                              bool(state.opened[nxt]), unseen, xp, values, prm))
