@@ -29,6 +29,7 @@ class ExpertBot(PatientBot):
     """
 
     name = "expert"
+    hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_EXPERT  # its draw and discard choice in sim.bots.expert_core
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, **params):

@@ -23,6 +23,7 @@ stay empty.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on the Python path.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -33,19 +34,35 @@ from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
 from ..fastgreedy import (
-    B_W, DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
+    DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
+    H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_GREEDY, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
     OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
     R_TURN_CAP, S_LAYOFFS, S_MELDS, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_OPENED,
     S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _hsum, _obligation, _rules,
-    _table_rows, _uses, bot_params)
+    _table_rows, _undo_layoff, _uses, O_END)
 from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from . import expert_core as XC
+from . import expert_play as EP
+from .outlook import unseen_kernel
 from ..melds import Meld
 from ..numba_cache import drop_stale
 
 @njit(cache=True)
+def _as_laid(tab, nt, wtab, nw, ops, nops, out):
+    """out: the table before the play and the play's new melds as they were laid (lay-offs onto them
+    later in the play undone), as ``ExpertBot._discard_smartly`` reads it; returns its rows."""
+    w2 = wtab[:nw].copy()
+    for o in range(nops - 1, -1, -1):
+        if ops[o, O_KIND] == 1:
+            _undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
+    out[:nt] = tab[:nt]
+    out[nt:nw] = w2[nt:nw]
+    return nw
+
+
+@njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp):
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0):
     """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
     apply_draw / apply_play and GreedyBot.draw / play).
 
@@ -54,7 +71,9 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table
     meld rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
     (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
-    draw_keys of size 0 to draw from the top.  Returns (hands, stats (n x S_W: the opening of players
+    draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (K_*) and parameter row
+    (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
+    cards each player took from and threw to the discard pile so far (counts).  Returns (hands, stats (n x S_W: the opening of players
     who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
     order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
     a rule and the outcome is not to be used.
@@ -102,6 +121,14 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     lops = np.zeros((MAXOPS, OP_W), np.int64)
     lctx = np.zeros(4, np.int64)
     tab1 = np.full((1, OUT_W), -1, np.int64)
+    # the expert's and lookahead's play
+    pick = pick0.copy()
+    discby = discby0.copy()
+    unseen = np.zeros(N_KINDS, np.int64)
+    xops = np.full((EP.MAX_X, EP.X_W), -1, np.int64)
+    xmrows = np.full((EP.MAX_X, OUT_W), -1, np.int64)
+    xctx = np.zeros(4, np.int64)
+    ftab = np.full((MAXT, OUT_W), -1, np.int64)
     turn_no = turn_no0
     reshuffles = reshuffles0
     cur = current
@@ -123,8 +150,18 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                 res[H_VOID] = 1
                 break
         me = cur
-        src = _bot_draw(kinds[me], me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, bp[me],
-                        mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+        kind = kinds[me]
+        xp = bp[me]
+        if kind >= K_EXPERT:
+            src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm, xp,
+                                  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+            if src == XC.ASK_TABLE_OPENING:
+                res[H_STATUS] = 10
+                res[H_ERR_SEAT] = me
+                break
+        else:
+            src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
+                            mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
         if src == STOCK:
             if keyed:  # HandState._pop_stock: the card the drawer's seat keys highest comes to the top
                 gen = 1 if reshuffles > 0 else 0
@@ -145,21 +182,48 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         else:
             nd -= 1
             c = discard[nd]
+            pick[me, c] += 1
         hands[me, c] += 1
         res[H_DRAWN_CARD] = c
         res[H_DRAWN_FROM] = src
         ctx[2] = 0
-        disc = _bot_play(kinds[me], me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, bp[me],
-                         mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
-        # HandState.apply_play's rules for what greedy plays (new melds, lay-offs, one discard)
-        status = ctx[2] if disc != TABLE_OPENING else 10
         was_open = opened[me] != 0
-        nops = ctx[1]
+        forbid = c if src == DISCARD else -1
+        nxt = (me + 1) % n
+        if kind == K_LOOKAHEAD:  # what it cannot see as its play starts: the stock and the other hands
+            unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+        xplay = kind >= K_EXPERT and was_open
+        n_jokers = 0
+        if xplay:
+            # ExpertBot.play of an opened player: its table play, then its discard choice
+            answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
+                                           xp[XC.X_MAX_HARVESTS], ftab, xops, xmrows, whand, xctx, mv, ws, rec)
+            if answer == EP.CHOOSE:
+                disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
+                                          unseen, xp, values, prm, mv, ws, rec, outd)
+            ok, nt2, n_melds_x, n_layoff_x, n_jokers = EP.apply_ops(tab, nt, hands[me], xops, xmrows, xctx[0], crules,
+                                                                   prm, wtab, whand)
+            status = 0 if ok else 11
+            ctx[0] = nt2
+            nops = 0
+        else:
+            disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt, c,
+                             src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
+                             lctx, tab1)
+            status = ctx[2] if disc != TABLE_OPENING else 10
+            nops = ctx[1]
+            if kind >= K_EXPERT and status == 0 and _hsum(whand) >= 2:
+                # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
+                # the table with the new melds as laid)
+                nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
+                disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
+                                          xp, values, prm, mv, ws, rec, outd)
+        # HandState.apply_play's rules for what these bots play (new melds, lay-offs, one discard)
         seen_meld = False
         new_value = 0
         layoff_value = 0
-        n_layoff = 0
-        n_melds = 0
+        n_layoff = n_layoff_x if xplay else 0
+        n_melds = n_melds_x if xplay else 0
         with_taken = False
         going_out = False
         kalooki = False
@@ -188,7 +252,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             going_out = _hsum(whand) == 0
             exempt = going_out and not was_open and rp[R_KALOOKI_EXEMPT] != 0
             kalooki = going_out and not was_open and (new_value >= rp[R_OPENING_MIN] or exempt)
-            opening_now = not was_open and nops > 0
+            opening_now = not was_open and nops > 0  # (an expert's table play is an opened player's)
             if opening_now:
                 if n_melds == 0:
                     status = 4
@@ -223,8 +287,10 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             stats[me, S_OPEN_WITH_DISCARD] = 1 if with_taken else 0
         stats[me, S_MELDS] += n_melds
         stats[me, S_LAYOFFS] += n_layoff
+        stats[me, S_JOKERS_TAKEN] += n_jokers
         discard[nd] = disc
         nd += 1
+        discby[me, disc] += 1
         turns[me] += 1
         stats[me, S_TURNS] = turns[me]
         turn_no += 1
@@ -244,7 +310,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core))
+drop_stale(play_hand_kernel, (FG, MS, core, XC, EP, sys.modules[unseen_kernel.py_func.__module__]))
 
 _NO_TABLE = FG._NO_TABLE
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
@@ -257,18 +323,24 @@ def can_play_fast(state) -> bool:
             and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
 
 
+K_EXPERT, K_LOOKAHEAD = 2, 3  # table kinds beyond fastgreedy's K_GREEDY, K_PATIENT
+TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD}
+
+
 class TableLoop:
-    """The compiled hand loop for one table of greedy and patient bots (``sim.bots.compiled_hand_loop``)."""
+    """The compiled hand loop for one table of greedy, patient, expert and lookahead bots, mixed at will
+    (``sim.bots.compiled_hand_loop``)."""
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray):
         self.kinds, self.bp = kinds, bp
-        self.patients = bool((kinds == K_PATIENT).any())
+        self.table_help = bool((kinds != K_GREEDY).any())  # bots that open with the table's help
 
     def can_play_fast(self, state) -> bool:
-        """As ``can_play_fast``; and a patient seat plays compiled only where the table cannot help an
-        opening (elsewhere its opening search, ``bots.moves.table_opening``, runs in Python)."""
+        """As ``can_play_fast``; and a table with other bots than greedy plays compiled only where the
+        table cannot help an opening (elsewhere their opening search, ``bots.moves.table_opening``, runs
+        in Python, and so does the hand)."""
         p = state.profile
-        if self.patients and (p.joker_take_at_opening or p.layoffs_count_for_opening):
+        if self.table_help and (p.joker_take_at_opening or p.layoffs_count_for_opening):
             return False
         return can_play_fast(state)
 
@@ -277,9 +349,18 @@ class TableLoop:
 
 
 def table_loop(bots) -> TableLoop:
-    """The hand loop for a table of plain greedy and patient bots, in hand-position order."""
-    return TableLoop(np.array([KINDS[b.name] for b in bots], dtype=np.int64),
-                     np.array([bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), B_W))
+    """The hand loop for a table of plain greedy, patient, expert and lookahead bots, in hand-position
+    order."""
+    return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64),
+                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W))
+
+
+def _counts(lists) -> np.ndarray:
+    out = np.zeros((len(lists), N_KINDS), np.int64)
+    for i, cards in enumerate(lists):
+        for c in cards:
+            out[i, c] += 1
+    return out
 
 
 def play_hand_fast(state, kinds=None, bp=None):
@@ -289,7 +370,7 @@ def play_hand_fast(state, kinds=None, bp=None):
     or needs the Python engine: the caller then plays the hand on the Python path, which names the rule."""
     if kinds is None:
         kinds = np.zeros(state.n, np.int64)
-        bp = np.zeros((state.n, B_W), np.int64)
+        bp = np.zeros((state.n, XC.X_W), np.int64)
     rp, values, prm = _rules(state)
     stock = np.array(state.stock[::-1], dtype=np.int64)
     discard = np.array(state.discard, dtype=np.int64)
@@ -301,7 +382,8 @@ def play_hand_fast(state, kinds=None, bp=None):
         prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
         state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
         np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
-        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp)
+        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp, core.rules_for(state.profile),
+        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by))
     if res[H_STATUS] != 0:
         return None
     state.hands[:] = hands
@@ -350,7 +432,7 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     prof = profiles.load(profile_name)
     play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     st = HandState(prof, n_players, 0, np.random.default_rng(0))
-    bp = np.zeros(B_W, np.int64)
+    bp = np.zeros(FG.B_W, np.int64)
     st.start_turn()
     FG.waiting(st, st.current, st.hands[st.current], bp)
     st.apply_draw(FG.decide_draw(st, st.current, K_PATIENT, bp))

@@ -22,6 +22,7 @@ class LookaheadBot(ExpertBot):
     """
 
     name = "lookahead"
+    hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_LOOKAHEAD
 
     def __init__(self, rng=None, out_bonus=20, take_margin=2, **params):
