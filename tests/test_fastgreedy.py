@@ -36,7 +36,7 @@ def snapshot(st: HandState) -> dict:
 
 
 def table(st: HandState, kinds=None) -> list:
-    """The bots of a table: all greedy, or by name ("greedy"/"patient") in hand-position order."""
+    """The bots of a table: all greedy, or by name (bots with a compiled hand loop) in hand-position order."""
     return [GreedyBot() for _ in range(st.n)] if kinds is None else [make_bot(k, None) for k in kinds]
 
 
@@ -126,27 +126,34 @@ def patient_compiled(prof) -> bool:
     return HL.table_loop(table(st, ["patient"] * prof.players)).can_play_fast(st)
 
 
-def test_patient_tables_play_compiled_where_the_table_cannot_help_an_opening():
+def test_strong_tables_play_compiled_where_the_table_cannot_help_an_opening():
     for name in PROFILES:
         prof = profiles.load(name)
         helps = prof.joker_take_at_opening or prof.layoffs_count_for_opening
         assert patient_compiled(prof) == (not helps), name
+        for bot in ("expert", "lookahead"):
+            st = HandState(prof, prof.players, 0, np.random.default_rng(0))
+            assert HL.table_loop(table(st, [bot] + ["greedy"] * (prof.players - 1))).can_play_fast(st) == (not helps)
         st = HandState(prof, prof.players, 0, np.random.default_rng(0))
         assert HL.table_loop(table(st)).can_play_fast(st)  # greedy tables always
 
 
+STRONG = ("patient", "expert", "lookahead")
+
+
 @pytest.mark.parametrize("name", [n for n in PROFILES if patient_compiled(profiles.load(n))])
-def test_patient_and_mixed_tables_match_python(name):
+def test_strong_and_mixed_tables_match_python(name):
+    # every bot that plays compiled, alone and mixed: the expert's harvests, splits and joker swaps,
+    # the lookahead's judgement over the unseen cards, the discard choices that read the public record
     prof = profiles.load(name)
     n = prof.players
-    mixed = (["patient", "greedy"] * n)[:n]
-    for kinds, seed in ((["patient"] * n, 31), (mixed, 32)):
-        compare_dealt(prof, n, 60, seed, kinds)
+    for kinds, seed in ((["patient"] * n, 31), (["expert"] * n, 33), ((["lookahead", "expert", "patient", "greedy"] * 2)[:n], 32)):
+        compare_dealt(prof, n, 40, seed, kinds)
     rng = np.random.default_rng(zlib_seed(name) + 2)
     for i in range(60):
         k = int(rng.integers(prof.min_players, prof.max_players + 1))
         st = random_midhand(prof, k, rng)
-        kinds = [("patient", "greedy")[int(x)] for x in rng.integers(0, 2, k)]
+        kinds = [(("greedy",) + STRONG)[int(x)] for x in rng.integers(0, 4, k)]
         a, b = _copy(st), _copy(st)
         play_python(a, kinds)
         play_fast(b, kinds)
