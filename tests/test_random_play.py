@@ -1,7 +1,10 @@
 """Random-play invariants for every profile, and determinism (docs/RULES.md 1-8 as invariants).
 
 ``make test`` plays a few thousand hands; ``make soak`` (KALOOKI_SOAK_HANDS=100000) plays 100,000
-hands per profile with the same checks after every turn.
+hands per profile with the same checks after every turn, on the Python engine (every bot, the random
+one included) and in the compiled hand loop (every bot that has one: greedy, patient, expert,
+lookahead; where the table can help an opening, kalooki51 and east_coast, only greedy tables play
+compiled).
 """
 import os
 import random
@@ -11,6 +14,7 @@ import pytest
 
 from sim import profiles
 from sim.bots import make_bot
+from sim.bots import hand_loop as HL
 from sim.cards import hand_values
 from sim.engine import HandState, SwapJoker, Split, Take
 from sim.game import play_game, play_hand
@@ -18,6 +22,7 @@ from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
 CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "2000"))  # per profile
+COMPILED_CI_HANDS = 300  # per profile, in the compiled hand loop
 
 
 def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient", "expert")):
@@ -66,6 +71,63 @@ def test_random_play_invariants(name):
     assert s["wins"] > 0.5 * s["hands"], s  # most hands end with someone going out
     assert s["stalled"] == 0, s  # a hand that reaches turn_cap is a bug to find (docs/RULES.md 9), not a statistic
     assert s["table_moves"] > 0, s  # the bots rearrange the table (takes, shifts, joker swaps)
+
+
+def play_compiled_hands(prof, n_hands, seed, bots=("lookahead", "expert", "patient", "greedy")):
+    """Play n_hands single hands in the compiled hand loop, its invariants checked after every turn
+    (``hand_loop._invariants``: it raises InvariantBroken); the seats rotate over ``bots``."""
+    counts = list(range(prof.min_players, prof.max_players + 1))
+    rng = np.random.default_rng(seed)
+    summary = dict(hands=0, wins=0, kalookis=0, void=0, stalled=0, refused=0, turns=0, jokers_taken=0)
+    for h in range(n_hands):
+        n = counts[h % len(counts)]
+        players = [make_bot(bots[(h + i) % len(bots)], np.random.default_rng([seed, h, i])) for i in range(n)]
+        loop = HL.table_loop(players, check=True)
+        st = HandState(prof, n, h % n, rng)
+        if not loop.can_play_fast(st):  # the table could help an opening: only greedy tables play compiled
+            players = [make_bot("greedy", None) for _ in range(n)]
+            loop = HL.table_loop(players, check=True)
+        res = loop.play_hand_fast(st)
+        if res is None:  # the loop refused a play: a bot broke a rule
+            summary["refused"] += 1
+            continue
+        st.check_invariants()
+        summary["hands"] += 1
+        summary["turns"] += st.turn_no
+        summary["void"] += res.void
+        summary["stalled"] += res.stalled
+        summary["wins"] += res.winner >= 0
+        summary["kalookis"] += res.win_type == "kalooki"
+        summary["jokers_taken"] += sum(d["jokers_taken"] for d in st.stats)
+    return summary
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_compiled_play_invariants(name):
+    prof = profiles.load(name)
+    s = play_compiled_hands(prof, COMPILED_CI_HANDS, seed=12)
+    assert s["refused"] == 0 and s["stalled"] == 0, s
+    assert s["wins"] > 0.5 * s["hands"], s
+
+
+def test_a_broken_invariant_stops_the_compiled_hand():
+    # the check is live: a card made from nothing, or an invalid meld on the table (its cards taken
+    # from the stock, so the count still adds up), stops the hand after the first turn
+    from sim import melds as M
+    prof = profiles.load("kalooki40")
+    bots = [make_bot("greedy", None) for _ in range(4)]
+    st = HandState(prof, 4, 0, np.random.default_rng(3))
+    HL.table_loop(bots, check=True).play_hand_fast(st)  # a sound hand passes
+    made = HandState(prof, 4, 0, np.random.default_rng(3))
+    made.hands[2, int(np.argmax(made.hands[2]))] += 1
+    with pytest.raises(HL.InvariantBroken):
+        HL.table_loop(bots, check=True).play_hand_fast(made)
+    bad = HandState(prof, 4, 0, np.random.default_rng(3))
+    cards = [bad.stock.pop() for _ in range(3)]
+    bad.table = [M.Meld(M.GROUP, tuple(cards), tuple(cards), cards[0] % 13)]  # three stock cards: not a meld
+    assert M.check(bad.table[0], prof) is not None
+    with pytest.raises(HL.InvariantBroken):
+        HL.table_loop(bots, check=True).play_hand_fast(bad)
 
 
 @pytest.mark.parametrize("name", PROFILES)
@@ -131,3 +193,13 @@ def test_soak(name):
     s = play_checked_hands(prof, n, seed=2026)
     print(f"\nsoak {name}: {s}")
     assert s["hands"] == n and s["stalled"] == 0, s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PROFILES)
+def test_soak_compiled(name):
+    n = int(os.environ.get("KALOOKI_SOAK_HANDS", "100000"))
+    prof = profiles.load(name)
+    s = play_compiled_hands(prof, n, seed=2027)
+    print(f"\nsoak (compiled hand loop) {name}: {s}")
+    assert s["hands"] == n and s["refused"] == 0 and s["stalled"] == 0, s

@@ -48,6 +48,32 @@ from ..melds import Meld
 from ..numba_cache import drop_stale
 
 @njit(cache=True)
+def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
+    """HandState.check_invariants: every card of the pack exactly once in a hand, on the table, in the
+    stock or in the discard pile (two of each natural, the pack's jokers), no negative count, and
+    every table meld valid."""
+    counts = np.zeros(N_KINDS, np.int64)
+    for s in range(hands.shape[0]):
+        for c in range(N_KINDS):
+            if hands[s, c] < 0:
+                return False
+            counts[c] += hands[s, c]
+    for i in range(nt):
+        if core.check_row(tab[i], crules) != core.OK:
+            return False
+        for k in range(tab[i, 2]):
+            counts[tab[i, core.CARDS + k]] += 1
+    for j in range(sp, ns):
+        counts[stock[j]] += 1
+    for j in range(nd):
+        counts[discard[j]] += 1
+    for c in range(N_KINDS - 1):
+        if counts[c] != 2:
+            return False
+    return counts[N_KINDS - 1] == jokers
+
+
+@njit(cache=True)
 def _as_laid(tab, nt, wtab, nw, ops, nops, out):
     """out: the table before the play and the play's new melds as they were laid (lay-offs onto them
     later in the play undone), as ``ExpertBot._discard_smartly`` reads it; returns its rows."""
@@ -62,7 +88,8 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0):
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0,
+                     check):
     """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
     apply_draw / apply_play and GreedyBot.draw / play).
 
@@ -73,7 +100,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
     draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (K_*) and parameter row
     (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
-    cards each player took from and threw to the discard pile so far (counts).  Returns (hands, stats (n x S_W: the opening of players
+    cards each player took from and threw to the discard pile so far (counts); check: after every turn,
+    check the invariants (``_invariants``; status 12 when one breaks).  Returns (hands, stats (n x S_W: the opening of players
     who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
     order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
     a rule and the outcome is not to be used.
@@ -294,6 +322,10 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         turns[me] += 1
         stats[me, S_TURNS] = turns[me]
         turn_no += 1
+        if check and not _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
+            res[H_STATUS] = 12
+            res[H_ERR_SEAT] = me
+            break
         if going_out:
             res[H_WINNER] = me
             res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
@@ -331,8 +363,8 @@ class TableLoop:
     """The compiled hand loop for one table of greedy, patient, expert and lookahead bots, mixed at will
     (``sim.bots.compiled_hand_loop``)."""
 
-    def __init__(self, kinds: np.ndarray, bp: np.ndarray):
-        self.kinds, self.bp = kinds, bp
+    def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False):
+        self.kinds, self.bp, self.check = kinds, bp, check
         self.table_help = bool((kinds != K_GREEDY).any())  # bots that open with the table's help
 
     def can_play_fast(self, state) -> bool:
@@ -345,14 +377,18 @@ class TableLoop:
         return can_play_fast(state)
 
     def play_hand_fast(self, state):
-        return play_hand_fast(state, self.kinds, self.bp)
+        return play_hand_fast(state, self.kinds, self.bp, self.check)
 
 
-def table_loop(bots) -> TableLoop:
+def table_loop(bots, check: bool = False) -> TableLoop:
     """The hand loop for a table of plain greedy, patient, expert and lookahead bots, in hand-position
-    order."""
+    order; ``check``: the invariants are checked after every turn (``make soak``)."""
     return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64),
-                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W))
+                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W), check)
+
+
+class InvariantBroken(AssertionError):
+    """A compiled hand broke an invariant of the game (cards lost or made, an invalid meld)."""
 
 
 def _counts(lists) -> np.ndarray:
@@ -363,7 +399,7 @@ def _counts(lists) -> np.ndarray:
     return out
 
 
-def play_hand_fast(state, kinds=None, bp=None):
+def play_hand_fast(state, kinds=None, bp=None, check: bool = False):
     """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
     call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i]), and write the outcome
     into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
@@ -383,7 +419,10 @@ def play_hand_fast(state, kinds=None, bp=None):
         state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
         np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
         np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp, core.rules_for(state.profile),
-        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by))
+        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by), bool(check))
+    if res[H_STATUS] == 12:
+        raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
+                              f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")
     if res[H_STATUS] != 0:
         return None
     state.hands[:] = hands
