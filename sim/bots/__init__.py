@@ -26,10 +26,10 @@ from .greedy import GreedyBot
 from .lookahead import LookaheadBot
 from .moves import (
     Harvest, TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
-    keep_cards, lay_down, meld_taken_card, repair, run_extension,
-    table_opening)
+    keep_cards, lay_down, meld_taken_card, repair, run_extension)
 from .patient import PatientBot
 from .random_bot import RandomBot
+from .table_play import table_opening
 
 __all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "Harvest", "LookaheadBot", "PatientBot",
            "RandomBot", "TurnAdds", "apply_harvest", "check_params", "checked", "compiled_hand_loop", "discardable",

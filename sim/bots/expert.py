@@ -4,8 +4,8 @@ from __future__ import annotations
 from ..cards import JOKER
 from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, SwapJoker
 from . import expert_core as XC
-from .expert_play import expert_play
-from .moves import forbidden_discard, table_opening
+from .table_play import expert_play, table_opening
+from .moves import forbidden_discard
 from .patient import PatientBot
 
 
@@ -52,7 +52,7 @@ class ExpertBot(PatientBot):
     def play(self, state, me) -> Play:
         if not state.opened[me]:
             return self._discard_smartly(state, me, super().play(state, me))
-        play, hand, table = expert_play(state, me, self.max_harvests)  # compiled: sim/bots/expert_play.py
+        play, hand, table = expert_play(state, me, self.max_harvests)  # compiled: sim/bots/table_play.py
         if table is not None:
             play.discard = self._choose_discard(state, me, hand, forbidden_discard(state), table)
         return play

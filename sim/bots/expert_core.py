@@ -57,7 +57,7 @@ X_DRAW_GAIN = B_W + 1
 X_FEED_WEIGHT = B_W + 2
 X_OUT_BONUS = B_W + 3
 X_TAKE_MARGIN = B_W + 4
-X_MAX_HARVESTS = B_W + 5  # read by the table play (sim/bots/expert_play.py)
+X_MAX_HARVESTS = B_W + 5  # read by the table play (sim/bots/table_play.py)
 X_W = B_W + 6
 X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin", "max_harvests")
 

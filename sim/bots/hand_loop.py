@@ -42,7 +42,7 @@ from ..fastgreedy import (
     _table_rows, _undo_layoff, _uses, O_END)
 from ..meldsearch import MAX_OUT, OUT_W, _workspace
 from . import expert_core as XC
-from . import expert_play as EP
+from . import table_play as EP
 from .outlook import unseen_kernel
 from ..melds import Meld
 from ..numba_cache import drop_stale

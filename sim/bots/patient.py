@@ -5,7 +5,8 @@ from .. import fastgreedy as FG
 from .. import meldsearch as MS
 from ..engine import DRAW_DISCARD, Play
 from .greedy import GreedyBot
-from .moves import forbidden_discard, loose_discard, table_opening
+from .moves import forbidden_discard, loose_discard
+from .table_play import table_opening
 
 
 class PatientBot(GreedyBot):

@@ -6,8 +6,8 @@ from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, NewMeld, Play
 from .base import Bot
 from .moves import (
-    TurnAdds, apply_harvest, discardable, find_layoffs, forbidden_discard, harvest_options, keep_cards,
-    table_opening)
+    TurnAdds, apply_harvest, discardable, find_layoffs, forbidden_discard, harvest_options, keep_cards)
+from .table_play import table_opening
 
 
 class RandomBot(Bot):

@@ -36,6 +36,7 @@ R_MAX_JOKERS = 1  # max_jokers_per_meld
 R_JOKER_MELDS = 2
 R_JOKER_TAKE_FROM_RUN_END = 3
 R_JOKER_FROM_GROUP_BOTH = 4  # joker_from_group == "both_missing_suits"
+R_JOKER_TAKE_AT_OPENING = 5
 R_SIZE = 8
 
 
@@ -46,6 +47,7 @@ def rules_array(profile) -> np.ndarray:
     r[R_JOKER_MELDS] = int(bool(profile.joker_melds))
     r[R_JOKER_TAKE_FROM_RUN_END] = int(bool(profile.joker_take_from_run_end))
     r[R_JOKER_FROM_GROUP_BOTH] = int(profile.joker_from_group == "both_missing_suits")
+    r[R_JOKER_TAKE_AT_OPENING] = int(bool(profile.joker_take_at_opening))
     return r
 
 

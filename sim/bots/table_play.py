@@ -1,4 +1,4 @@
-"""The expert's table play, compiled: harvesting the table, laying down, lay-offs and splits.
+"""Table play, compiled: the expert's harvests, lay-downs, lay-offs and splits, and openings with the table's help.
 
 Written once over count vectors and meld rows (the meld search's row format, sim.engine.core) and
 asked by the Python ``ExpertBot.play`` for an opened player's turn (``expert_play``): going out at
@@ -26,9 +26,11 @@ from ..engine import core
 from .. import meldsearch as MS
 from ..melds import Meld
 from ..numba_cache import drop_stale
-from ..fastgreedy import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_RUN_END_LIMIT, R_TWO_TOTAL,
-                          _discardable, _go_out, _hsum, _meld_taken_card, _obligation, _search)
-from ..meldsearch import MAX_OUT, OUT_W, _full_partition, _reconstruct, _workspace, go_out_kernel
+from ..fastgreedy import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT, R_RUN_END_LIMIT,
+                          R_TABLE_OPENING, R_TWO_TOTAL, _discardable, _go_out, _hsum, _meld_taken_card, _obligation,
+                          _search)
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
+                          best_discard_except_kernel, go_out_kernel)
 
 RUN, GROUP = 0, 1
 
@@ -44,6 +46,11 @@ A_LOW, A_HIGH, A_TOTAL, A_FROM = range(4)
 MAX_H = 512  # harvest options at most (a table of 36 melds offers far fewer)
 # expert parameters (a row per bot)
 E_MAX_HARVESTS = 0
+
+# what apply_ops counts
+AP_MELDS, AP_LAYOFFS, AP_JOKERS, AP_NEW_VALUE, AP_LAYOFF_VALUE = range(5)
+AP_W = 5
+MAX_SLOTS_J = 16
 
 # answers of expert_play
 PLAYED, CHOOSE = 0, 1  # the play is complete (discard given) / the caller chooses the discard
@@ -412,11 +419,11 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
 # ---------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
-    """bots.moves.find_layoffs with splits: lay-offs of hand cards onto the table in table order,
-    both run ends, groups by suit, and a hand card duplicating an inner card of a run splits it;
-    repeated while anything changed (40 operations at most), leaving ``keep`` cards.  ctx[0]: ops,
-    ctx[1]: table rows."""
+def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, splits, max_ops):
+    """bots.moves.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
+    groups by suit, and with ``splits`` a hand card duplicating an inner card of a run splits it;
+    repeated while anything changed (``max_ops`` operations at most), leaving ``keep`` cards.
+    ctx[0]: ops, ctx[1]: table rows."""
     if protect >= 0 and hand[protect] >= 1:
         keep += 1
     size = _hsum(hand)
@@ -424,7 +431,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
     second = np.empty(core.ROW_W, np.int64)
     made = 0
     changed = True
-    while changed and made < 40:
+    while changed and made < max_ops:
         changed = False
         i = 0
         while i < nt:
@@ -462,7 +469,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
                         ctx[0] = nops
                         ctx[1] = nt
                         return
-                n = row[2]
+                n = row[2] if splits else 0
                 for pos in range(2, n - 2):
                     c = row[core.REPS + pos]
                     if hand[c] <= 0 or (c == protect and hand[c] == 1):
@@ -508,6 +515,188 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx):
             i += 1
     ctx[0] = nops
     ctx[1] = nt
+
+
+# ---------------------------------------------------------------------------------------------------
+# openings with the table's help
+# ---------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, ops, nops):
+    """_opening_variant's lay_off_rest: lay-offs (no splits, fresh per-turn limits) onto t[:nt];
+    (ops, points they add)."""
+    before = 0
+    for i in range(nt):
+        before += core.meld_value(t[i], prm)
+    adds = np.zeros((4, MAXT), np.int64)
+    adds[A_FROM, :] = -1
+    ctx = np.zeros(4, np.int64)
+    _layoffs(t, nt, h, keep, protect, adds, rp, crules, ops, nops, ctx, False, 40)
+    after = 0
+    for i in range(nt):
+        after += core.meld_value(t[i], prm)
+    return ctx[0], after - before
+
+
+@njit(cache=True)
+def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_meld, rp, crules, prm, mv, ws, rec,
+                     ops, mrows, hand):
+    """bots.moves._opening_variant: one way to open from hand h0 on table t0 after the operations
+    pre[:npre] (a joker swap or none): the most valuable melds of the hand, and lay-offs onto the
+    table (before or after choosing the melds) where they count.  Returns (found, deadwood after the
+    best discard, operations in ops/mrows); hand: the hand left."""
+    h = h0.copy()
+    t = t0[:max(nt, 1)].copy()
+    lops = np.full((MAX_X, X_W), -1, np.int64)
+    nl = 0
+    layoff_value = 0
+    protect = must_meld if must_meld >= 0 else forbid
+    if layoffs_first:
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, 0)
+    rows = np.empty((MAX_OUT, OUT_W), np.int64)
+    _search(h, prm, mv, ws, rec, True)
+    nr = _reconstruct(h, prm, rec, 0, rows)
+    vals = np.empty(nr, np.int64)
+    for r in range(nr):
+        vals[r] = core.meld_value(rows[r], prm)
+    for r in range(1, nr):  # sorted by value, most valuable first (stable)
+        j = r
+        while j > 0 and vals[j - 1] < vals[j]:
+            tmp_row = rows[j].copy()
+            rows[j] = rows[j - 1]
+            rows[j - 1] = tmp_row
+            v = vals[j]
+            vals[j] = vals[j - 1]
+            vals[j - 1] = v
+            j -= 1
+    need_joker = npre > 0
+    rest = h.copy()
+    for r in range(nr):
+        for k in range(rows[r, 2]):
+            rest[rows[r, core.CARDS + k]] -= 1
+    keep_row = np.ones(nr, np.bool_)
+    live = nr
+    while live > 0 and (not _discardable(rest, forbid) or _hsum(rest) < keep):
+        drop = -1
+        for r in range(nr - 1, -1, -1):
+            if not keep_row[r]:
+                continue
+            has = False
+            for k in range(rows[r, 2]):
+                c = rows[r, core.CARDS + k]
+                if (must_meld >= 0 and c == must_meld) or (need_joker and c == JOKER):
+                    has = True
+            if not has:
+                drop = r
+                break
+        if drop < 0:
+            return False, 0, 0
+        keep_row[drop] = False
+        live -= 1
+        for k in range(rows[drop, 2]):
+            rest[rows[drop, core.CARDS + k]] += 1
+    if live == 0:
+        return False, 0, 0
+    for c in (must_meld, JOKER if need_joker else -1):
+        if c < 0:
+            continue
+        found = False
+        for r in range(nr):
+            if keep_row[r]:
+                for k in range(rows[r, 2]):
+                    if rows[r, core.CARDS + k] == c:
+                        found = True
+        if not found:
+            return False, 0, 0
+    h[:] = rest
+    if not layoffs_first and rp[R_LAYOFFS_COUNT] != 0:
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, 0)
+    value = 0
+    for r in range(nr):
+        if keep_row[r]:
+            value += vals[r]
+    if rp[R_LAYOFFS_COUNT] != 0:
+        value += layoff_value
+    if value < prm[P_OPENING_MIN] or not _discardable(h, forbid) or _hsum(h) < keep:
+        return False, 0, 0
+    deadwood = best_discard_except_kernel(h, prm, forbid)[1]
+    nops = 0
+    for o in range(npre):
+        nops = _push(ops, nops, pre[o, X_KIND], pre[o, X_TARGET], pre[o, X_CARD], pre[o, X_POS], pre[o, X_EXTRA])
+    for r in range(nr):
+        if keep_row[r]:
+            mrows[nops] = rows[r]
+            nops = _push(ops, nops, X_NEW, nt + r, -1, -1, -1)
+    for o in range(nl):
+        nops = _push(ops, nops, lops[o, X_KIND], lops[o, X_TARGET], lops[o, X_CARD], lops[o, X_POS], lops[o, X_EXTRA])
+    hand[:] = h
+    return True, deadwood, nops
+
+
+@njit(cache=True)
+def _table_opening(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows, hand_out):
+    """bots.moves.table_opening: an opening that uses the table where the profile allows it (a joker
+    taken from a table meld by substitution and laid in a new meld, ``joker_take_at_opening``; lay-offs
+    counted towards the minimum with a new meld, ``layoffs_count_for_opening``); ``must_meld``: a card
+    that must go into a new meld.  The valid opening leaving the least deadwood after the best discard:
+    returns its operations' count (0: none) in ops/mrows, the hand left in hand_out."""
+    if rp[R_TABLE_OPENING] == 0:
+        return 0
+    variants = 2 if rp[R_LAYOFFS_COUNT] != 0 else 1
+    best = -1
+    best_n = 0
+    vops = np.full((MAX_X, X_W), -1, np.int64)
+    vrows = np.full((MAX_X, OUT_W), -1, np.int64)
+    vhand = np.empty(N_KINDS, np.int8)
+    pre = np.full((2, X_W), -1, np.int64)
+    h = np.empty(N_KINDS, np.int8)
+    t = np.full((MAXT, OUT_W), -1, np.int64)
+    t[:nt] = tab[:nt]
+    # the hand alone, then each joker swap the rules allow now
+    hops = np.empty((MAX_H, 2, X_W), np.int64)
+    hn = np.zeros(MAX_H, np.int64)
+    hinfo = np.empty((MAX_H, 5), np.int64)
+    n_opts = 0
+    if crules[core.R_JOKER_TAKE_AT_OPENING] != 0:
+        adds = np.zeros((4, MAXT), np.int64)
+        adds[A_FROM, :] = -1
+        n_opts = _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo)
+    meld = np.empty(core.ROW_W, np.int64)
+    zero_adds = np.zeros((4, MAXT), np.int64)
+    zero_adds[A_FROM, :] = -1
+    for s in range(-1, n_opts):
+        npre = 0
+        h[:] = hand
+        t[:nt] = tab[:nt]
+        if s >= 0:
+            if hinfo[s, 3] != JOKER or not _checked(tab, hops[s], hn[s], hinfo[s, 0], zero_adds, rp, crules, prm, meld):
+                continue
+            _option_hand(hand, hinfo[s], h, True)
+            t[hinfo[s, 0]] = meld
+            for o in range(hn[s]):
+                pre[o] = hops[s, o]
+            npre = hn[s]
+        for lf in range(variants):
+            ok, dead, n = _opening_variant(h, t, nt, pre, npre, lf == 1, keep, forbid, must_meld, rp, crules, prm,
+                                           mv, ws, rec, vops, vrows, vhand)
+            if ok and (best < 0 or dead < best):
+                best = dead
+                best_n = n
+                ops[:n] = vops[:n]
+                mrows[:n] = vrows[:n]
+                hand_out[:] = vhand
+    return best_n if best >= 0 else 0
+
+
+@njit(cache=True)
+def table_opening_kernel(hand, tab, forbid, must_meld, keep, rp, crules, prm):
+    mv, ws, rec = _workspace()
+    ops = np.full((MAX_X, X_W), -1, np.int64)
+    mrows = np.full((MAX_X, OUT_W), -1, np.int64)
+    rest = np.empty(N_KINDS, np.int8)
+    n = _table_opening(hand, tab, tab.shape[0], forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
+                       rest)
+    return n, ops[:n].copy(), mrows[:n].copy(), rest
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -564,7 +753,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     hctx[0] = nops
     hctx[1] = nt
-    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx)
+    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx, True, 40)
     nops = hctx[0]
     nt = hctx[1]
     ctx[1] = nt
@@ -614,89 +803,124 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
 
 @njit(cache=True)
 def _spend(c, floating, hand):
-    """TableWork.spend for one card: a card freed from the table this turn first, else the hand."""
+    """TableWork.spend for one card: a card freed from the table this turn first (1), else the hand
+    (2); 0 if neither holds it."""
     if floating[c] > 0:
         floating[c] -= 1
-        return True
+        return 1
     if hand[c] > 0:
         hand[c] -= 1
-        return True
-    return False
+        return 2
+    return 0
 
 
 @njit(cache=True)
-def apply_ops(tab, nt, hand0, ops, mrows, nops, crules, prm, wtab, hand):
-    """A compiled hand loop's application of an expert's operations to the table: each operation by
-    the engine's compiled rules (sim.engine.core), cards from those freed this turn first, then the
-    hand; no freed card left over; every meld valid at the end.  wtab[:nt2] gets the table, hand the
-    hand left.  Returns (ok, nt2, new melds, lay-offs (splits included; not onto melds laid this turn),
-    jokers taken).  The Python engine's ``HandState.apply_play`` checks the same plays in full (the
-    tests play both ways)."""
+def _slot_value(row, k, prm):
+    if row[0] == RUN:
+        return prm[core.P_EXTV + row[1] + k]
+    if row[1] < 0:
+        return prm[core.P_JOKER_MELD_VALUE]
+    return prm[core.P_HV + row[1]]
+
+
+@njit(cache=True)
+def apply_ops(tab, nt, hand0, ops, mrows, nops, crules, prm, wtab, hand, res):
+    """A compiled hand loop's application of a play's operations to the table: each operation by the
+    engine's compiled rules (sim.engine.core), cards from those freed this turn first, then the hand;
+    no freed card left over; every meld valid at the end.  wtab[:nt2] gets the table, hand the hand
+    left, and res (A_*) what HandState.apply_play counts: new melds, lay-offs (splits included; not
+    onto melds laid this turn), jokers taken, the points of the new melds from the hand (cards taken
+    from the table never count; a freed joker does where it may be taken at the opening) and of the
+    lay-offs from the hand.  Returns (ok, nt2).  The Python engine's ``HandState.apply_play`` checks
+    the same plays in full (the tests play both ways)."""
     wtab[:nt] = tab[:nt]
     hand[:] = hand0
     floating = np.zeros(N_KINDS, np.int64)
     new = np.zeros(MAXT, np.int64)
     tmp = np.empty(core.ROW_W, np.int64)
     second = np.empty(core.ROW_W, np.int64)
+    jslots = np.empty(MAX_SLOTS_J, np.int64)
+    res[:] = 0
     n2 = nt
-    n_melds = 0
-    n_layoff = 0
-    n_jokers = 0
     for o in range(nops):
         kind = ops[o, X_KIND]
         t = ops[o, X_TARGET]
         if kind == X_NEW:
             row = mrows[o]
             if n2 >= MAXT or core.check_row(row, crules) != core.OK:
-                return False, 0, 0, 0, 0
+                return False, 0
+            value = core.meld_value(row, prm)
+            nj = 0
+            harvested_jokers = 0
             for j in range(row[2]):
-                if not _spend(row[core.CARDS + j], floating, hand):
-                    return False, 0, 0, 0, 0
+                c = row[core.CARDS + j]
+                got = _spend(c, floating, hand)
+                if got == 0:
+                    return False, 0
+                if c == JOKER:
+                    jslots[nj] = _slot_value(row, j, prm)
+                    nj += 1
+                    if got == 1:
+                        harvested_jokers += 1
+                elif got == 1:
+                    value -= _slot_value(row, j, prm)
+            if crules[core.R_JOKER_TAKE_AT_OPENING] == 0:
+                jslots[:nj].sort()
+                for q in range(min(harvested_jokers, nj)):  # the most valuable joker slots
+                    value -= jslots[nj - 1 - q]
             wtab[n2] = row
             new[n2] = 1
             n2 += 1
-            n_melds += 1
+            res[AP_MELDS] += 1
+            res[AP_NEW_VALUE] += value
             continue
         if t < 0 or t >= n2:
-            return False, 0, 0, 0, 0
+            return False, 0
         if kind == X_LAYOFF:
-            code, _, _ = core.lay_off_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], -1, crules, prm, tmp)
-            if code != core.OK or not _spend(ops[o, X_CARD], floating, hand):
-                return False, 0, 0, 0, 0
+            code, added, _ = core.lay_off_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], -1, crules, prm, tmp)
+            got = _spend(ops[o, X_CARD], floating, hand)
+            if code != core.OK or got == 0:
+                return False, 0
             wtab[t] = tmp
-            if new[t] == 0:
-                n_layoff += 1
+            if new[t] != 0:
+                res[AP_NEW_VALUE] += added if got == 2 else 0
+            else:
+                res[AP_LAYOFFS] += 1
+                res[AP_LAYOFF_VALUE] += added if got == 2 else 0
         elif kind == X_TAKE:
             code, c = core.take_row(wtab[t], ops[o, X_POS], tmp)
             if code != core.OK:
-                return False, 0, 0, 0, 0
+                return False, 0
             wtab[t] = tmp
             floating[c] += 1
         elif kind == X_SPLIT:
+            added = prm[core.P_EXTV + wtab[t, 1] + ops[o, X_POS] - 1]
             code, _, _ = core.split_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], crules, tmp, second)
-            if code != core.OK or n2 >= MAXT or not _spend(ops[o, X_CARD], floating, hand):
-                return False, 0, 0, 0, 0
+            got = _spend(ops[o, X_CARD], floating, hand) if code == core.OK else 0
+            if got == 0 or n2 >= MAXT:
+                return False, 0
             wtab[t] = tmp
             wtab[n2] = second
             new[n2] = new[t]
             n2 += 1
-            n_layoff += 1
+            res[AP_LAYOFFS] += 1
+            res[AP_LAYOFF_VALUE] += added if got == 2 else 0
         else:
             code, _ = core.swap_joker_row(wtab[t], ops[o, X_POS], ops[o, X_CARD], ops[o, X_EXTRA], crules, tmp)
-            if code != core.OK or not _spend(ops[o, X_CARD], floating, hand):
-                return False, 0, 0, 0, 0
-            if ops[o, X_EXTRA] >= 0 and wtab[t, 0] == GROUP and not _spend(ops[o, X_EXTRA], floating, hand):
-                return False, 0, 0, 0, 0
+            if code != core.OK or _spend(ops[o, X_CARD], floating, hand) == 0:
+                return False, 0
+            if ops[o, X_EXTRA] >= 0 and wtab[t, 0] == GROUP and _spend(ops[o, X_EXTRA], floating, hand) == 0:
+                return False, 0
             wtab[t] = tmp
             floating[JOKER] += 1
-            n_jokers += 1
+            res[AP_JOKERS] += 1
     for c in range(N_KINDS):
         if floating[c] != 0:
-            return False, 0, 0, 0, 0
+            return False, 0
     for i in range(n2):
         if core.check_row(wtab[i], crules) != core.OK:
-            return False, 0, 0, 0, 0
-    return True, n2, n_melds, n_layoff, n_jokers
+            return False, 0
+    return True, n2
 
 
 @njit(cache=True)
@@ -718,14 +942,8 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
 drop_stale(expert_play_kernel, (FG, MS, core))
 
 
-def expert_play(state, me: int, max_harvests: int):
-    """(Play or None, hand left, working table as melds): the Play when complete, else None and the
-    caller chooses the discard from the hand left with the working table."""
-    rp, values, prm = FG._rules(state)
-    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
-    answer, disc, ops, mrows, hand, table = expert_play_kernel(
-        me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
-        values, rp, core.rules_for(state.profile), prm, max_harvests)
+def _decode(ops, mrows) -> list:
+    """Operation rows as the engine's operations."""
     out = []
     for o, row in zip(ops.tolist(), mrows.tolist()):
         kind = o[X_KIND]
@@ -740,6 +958,31 @@ def expert_play(state, me: int, max_harvests: int):
             out.append(Split(o[X_TARGET], o[X_CARD], o[X_POS]))
         else:
             out.append(SwapJoker(o[X_TARGET], o[X_POS], o[X_CARD], o[X_EXTRA]))
+    return out
+
+
+def expert_play(state, me: int, max_harvests: int):
+    """(Play or None, hand left, working table as melds): the Play when complete, else None and the
+    caller chooses the discard from the hand left with the working table."""
+    rp, values, prm = FG._rules(state)
+    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    answer, disc, ops, mrows, hand, table = expert_play_kernel(
+        me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
+        values, rp, core.rules_for(state.profile), prm, max_harvests)
+    out = _decode(ops, mrows)
     if answer == PLAYED:
         return Play(out, int(disc)), hand, None
     return Play(out), hand, [core.meld_of(r) for r in table]
+
+
+def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
+    """An opening that uses the table where the profile allows it (``_table_opening``): (operations,
+    hand left) of the valid opening leaving the least deadwood after the best discard, or None."""
+    rp, _, prm = FG._rules(state)
+    if rp[R_TABLE_OPENING] == 0:
+        return None
+    keep = 2 if (state.turns_taken[me] == 0 and not state.profile.go_out_first_round) else 1
+    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    n, ops, mrows, rest = table_opening_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab, forbid, must_meld,
+                                               keep, rp, core.rules_for(state.profile), prm)
+    return (_decode(ops, mrows), rest) if n > 0 else None
