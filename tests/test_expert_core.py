@@ -1,0 +1,163 @@
+"""The expert's and the lookahead's compiled draw and discard choice (sim/bots/expert_core.py): the
+discard against a direct computation from the meld search and the public record (kept as lists), the
+feeding risk of counts against the lists in any order, and the draw's question to ``table_opening``
+only where the table can help an opening."""
+import numpy as np
+import pytest
+
+from sim import meldsearch as MS
+from sim import melds as M
+from sim import profiles
+from sim.bots import expert_core as XC
+from sim.bots import forbidden_discard, make_bot, meld_taken_card, table_opening
+from sim.bots.moves import loose_discard
+from sim.bots.outlook import outlook, unseen_counts
+from sim.cards import JOKER, N_KINDS, N_RANKS
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState
+from sim.melds import GROUP, RUN
+
+
+def feed_risks_from_lists(state, me, table):
+    """The feeding risk from the next player's pickups and discards as lists, one card at a time."""
+    nxt = (me + 1) % state.n
+    risk = [0] * N_KINDS
+    risk[JOKER] = 10
+    for q in state.pickups[nxt]:
+        if q == JOKER:
+            continue
+        qr, qs = q % N_RANKS, q // N_RANKS
+        for s in range(4):
+            risk[s * N_RANKS + qr] += 1
+        for r in range(max(qr - 2, 0), min(qr + 2, N_RANKS - 1) + 1):
+            risk[qs * N_RANKS + r] += 1
+    for q in state.discards_by[nxt]:
+        if q != JOKER and risk[q] > 0:
+            risk[q] -= 1
+    if state.opened[nxt]:
+        for m in table:
+            if m.kind == RUN:
+                for e in (m.low - 1, m.low + len(m)):
+                    if 0 <= e <= M.ACE_HIGH_EXT:
+                        risk[m.suit * N_RANKS + M.ext_rank_to_rank(e)] += 2
+            elif m.kind == GROUP and m.low >= 0 and len(m) < 4:
+                present = {x // N_RANKS for x in m.reps}
+                for s in range(4):
+                    if s not in present:
+                        risk[s * N_RANKS + m.low] += 2
+    return risk
+
+
+def discard_from_search(bot, state, me, hand, forbid, table):
+    """The discard computed from the meld search's Python API and the risks above."""
+    p = state.profile
+    loose = sorted(set(MS.analyse_deadwood(hand, p).deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+    loose = [c for c in loose if c != forbid]
+    if not loose:
+        return loose_discard(hand, state.values, forbid)
+    risk = feed_risks_from_lists(state, me, table)
+    if bot.name == "expert":
+        extra = bot.feed_weight * np.array(risk, dtype=np.int64)
+        extra[JOKER] += 50
+        return MS.least_scored_discard(hand, p, loose, extra)
+    if len(loose) == 1:
+        return loose[0]
+    ahead = outlook(hand, p, loose, unseen_counts(state, me))
+    scores = [(ahead[i, 0] - bot.out_bonus * ahead[i, 1] + bot.feed_weight * risk[c] + (50 if c == JOKER else 0), -c)
+              for i, c in enumerate(loose)]
+    return loose[scores.index(min(scores))]
+
+
+def turns(profile_name, names, n_hands, seed):
+    """(state, bots) at every turn of hands played on the Python engine, once after the draw
+    (``state.phase == "play"``) and once before it."""
+    prof = profiles.load(profile_name)
+    for k in range(n_hands):
+        bots = [make_bot(b, np.random.default_rng([seed, k, i])) for i, b in enumerate(names)]
+        st = HandState(prof, len(bots), k % len(bots), np.random.default_rng([seed, k]))
+        while st.result is None:
+            st.start_turn()
+            if st.result is not None:
+                break
+            me = st.current
+            yield st, bots
+            st.apply_draw(bots[me].draw(st, me))
+            yield st, bots
+            st.apply_play(bots[me].play(st, me))
+
+
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40"])
+def test_compiled_discard_is_the_search_and_risk_choice(name):
+    rng = np.random.default_rng(5)
+    checked = 0
+    for st, bots in turns(name, ["lookahead", "expert", "lookahead", "expert"], 4, 11):
+        if st.phase != "play":
+            continue
+        me = st.current
+        nxt = (me + 1) % st.n
+        hand = st.hands[me].copy()
+        forbid = forbidden_discard(st)
+        saved = st.pickups[nxt], st.discards_by[nxt]
+        # any record of the next player, repeats and jokers included
+        st.pickups[nxt] = rng.integers(0, N_KINDS, rng.integers(0, 12)).tolist()
+        st.discards_by[nxt] = rng.integers(0, N_KINDS, rng.integers(0, 12)).tolist()
+        for bot in bots[:2]:
+            assert bot._choose_discard(st, me, hand, forbid, st.table) == discard_from_search(
+                bot, st, me, hand, forbid, st.table)
+            checked += 1
+        st.pickups[nxt], st.discards_by[nxt] = saved
+    assert checked > 100
+
+
+def test_feed_risk_reads_the_record_as_counts_in_any_order():
+    rng = np.random.default_rng(6)
+    bot = make_bot("expert", np.random.default_rng(0))
+    seen_opened = 0
+    for st, _ in turns("kalooki40", ["expert"] * 4, 6, 12):
+        me = st.current
+        nxt = (me + 1) % st.n
+        picks = rng.integers(0, N_KINDS, rng.integers(0, 15)).tolist()
+        discards = rng.integers(0, N_KINDS, rng.integers(0, 15)).tolist()
+        st.pickups[nxt], st.discards_by[nxt] = picks, discards
+        expect = feed_risks_from_lists(st, me, st.table)
+        st.pickups[nxt], st.discards_by[nxt] = rng.permutation(picks).tolist(), rng.permutation(discards).tolist()
+        assert bot._feed_risks(st, me, st.table) == expect
+        seen_opened += bool(st.opened[nxt] and st.table)
+    assert seen_opened > 0
+
+
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "east_coast"])
+def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
+    p = profiles.load(name)
+    helps = p.joker_take_at_opening or p.layoffs_count_for_opening
+    asked = taken_free = meld_at_once = 0
+    for st, bots in turns(name, ["expert", "lookahead", "expert", "greedy"], 8, 13):
+        if st.phase != "draw" or bots[st.current].name == "greedy":
+            continue
+        me = st.current
+        bot = bots[me]
+        src = XC.decide_draw(st, me, XC.bot_params(bot))
+        assert src in (DRAW_STOCK, DRAW_DISCARD, XC.ASK_TABLE_OPENING)
+        if src != DRAW_STOCK:
+            assert DRAW_DISCARD in st.legal_draws()
+        h = st.hands[me].copy()
+        if st.discard:
+            h[st.discard_top] += 1
+        if src == XC.ASK_TABLE_OPENING:
+            asked += 1
+            # the one question left to Python: the hand cannot open alone with the discard it must open with
+            assert helps and st.discard_obligation(me) == "open" and not MS.can_open(h, p)[0]
+            found = table_opening(st, me, h, st.discard_top, st.discard_top) is not None
+            assert bot.draw(st, me) == (DRAW_DISCARD if found else DRAW_STOCK)
+        elif bot.name == "expert" and st.opened[me] and st.discard_obligation(me) is None and st.discard:
+            # free to take it: it does when that lowers its deadwood by draw_gain
+            gain = MS.fast_search(st.hands[me], p)[1] - MS.best_discard(h, p, st.discard_top)[1]
+            assert (src == DRAW_DISCARD) == (gain >= bot.draw_gain and DRAW_DISCARD in st.legal_draws())
+            taken_free += src == DRAW_DISCARD
+        elif st.discard and st.discard_obligation(me) == "meld":
+            # a card to meld at once: taken only when it melds (a new meld or a lay-off) with a card left
+            found = meld_taken_card(st, h, st.discard_top) is not None
+            assert src == (DRAW_DISCARD if found and DRAW_DISCARD in st.legal_draws() else DRAW_STOCK)
+            meld_at_once += found
+    assert (asked > 0) == bool(helps)
+    assert (taken_free > 0) == (p.discard_pickup != "meld_at_once")  # there a taken card is never free
+    assert (meld_at_once > 0) == (p.discard_pickup == "meld_at_once")
