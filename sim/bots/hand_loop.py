@@ -38,9 +38,9 @@ from ..fastgreedy import (
     H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_GREEDY, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
     OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
     R_TURN_CAP, S_LAYOFFS, S_MELDS, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_OPENED,
-    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _hsum, _obligation, _rules,
+    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _hsum, _loose_discard, _obligation, _rules, _search,
     _table_rows, _undo_layoff, _uses, O_END)
-from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from ..meldsearch import MAX_OUT, OUT_W, _reconstruct, _workspace
 from . import expert_core as XC
 from . import table_play as EP
 from .outlook import unseen_kernel
@@ -157,6 +157,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     xmrows = np.full((EP.MAX_X, OUT_W), -1, np.int64)
     xctx = np.zeros(4, np.int64)
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
+    ares = np.zeros(EP.AP_W, np.int64)
     turn_no = turn_no0
     reshuffles = reshuffles0
     cur = current
@@ -183,10 +184,13 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         if kind >= K_EXPERT:
             src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm, xp,
                                   mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
-            if src == XC.ASK_TABLE_OPENING:
-                res[H_STATUS] = 10
-                res[H_ERR_SEAT] = me
-                break
+            if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
+                top = discard[nd - 1]
+                hh2[:] = hands[me]
+                hh2[top] += 1
+                keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+                nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows, whand)
+                src = DISCARD if nx > 0 else STOCK
         else:
             src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
                             mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
@@ -220,42 +224,87 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         nxt = (me + 1) % n
         if kind == K_LOOKAHEAD:  # what it cannot see as its play starts: the stock and the other hands
             unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-        xplay = kind >= K_EXPERT and was_open
-        n_jokers = 0
-        if xplay:
+        keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+        xplay = False  # a play in table_play's operation rows (xops), applied by apply_ops
+        nops = 0
+        if kind >= K_EXPERT and was_open:
             # ExpertBot.play of an opened player: its table play, then its discard choice
+            xplay = True
             answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
                                            xp[XC.X_MAX_HARVESTS], ftab, xops, xmrows, whand, xctx, mv, ws, rec)
             if answer == EP.CHOOSE:
                 disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
                                           unseen, xp, values, prm, mv, ws, rec, outd)
-            ok, nt2, n_melds_x, n_layoff_x, n_jokers = EP.apply_ops(tab, nt, hands[me], xops, xmrows, xctx[0], crules,
-                                                                   prm, wtab, whand)
-            status = 0 if ok else 11
-            ctx[0] = nt2
-            nops = 0
+            status = 0
         else:
             disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt, c,
                              src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
                              lctx, tab1)
-            status = ctx[2] if disc != TABLE_OPENING else 10
-            nops = ctx[1]
+            status = ctx[2]
+            if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
+                must = c if (src == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN) else -1
+                nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
+                                       xmrows, whand)
+                if nx > 0:
+                    xplay = True
+                    xctx[0] = nx
+                    _search(whand, prm, mv, ws, rec, True)
+                    nr = _reconstruct(whand, prm, rec, 1, outd)
+                    pref = whand.astype(np.int64)
+                    for r in range(nr):
+                        for k in range(outd[r, 2]):
+                            pref[outd[r, 3 + k]] -= 1
+                    disc = _loose_discard(whand, values, forbid, pref)
+                else:
+                    ctx[2] = 0
+                    disc = _bot_play(K_GREEDY, me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, xp,
+                                     mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                    status = ctx[2]
+            if not xplay:
+                nops = ctx[1]
             if kind >= K_EXPERT and status == 0 and _hsum(whand) >= 2:
                 # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
                 # the table with the new melds as laid)
-                nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
+                if xplay:
+                    nf = nt
+                    ftab[:nt] = tab[:nt]
+                    for o in range(xctx[0]):
+                        if xops[o, EP.X_KIND] == EP.X_NEW:
+                            ftab[nf] = xmrows[o]
+                            nf += 1
+                else:
+                    nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
                 disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
                                           xp, values, prm, mv, ws, rec, outd)
         # HandState.apply_play's rules for what these bots play (new melds, lay-offs, one discard)
         seen_meld = False
         new_value = 0
         layoff_value = 0
-        n_layoff = n_layoff_x if xplay else 0
-        n_melds = n_melds_x if xplay else 0
+        n_layoff = 0
+        n_melds = 0
+        n_jokers = 0
         with_taken = False
         going_out = False
         kalooki = False
         opening_now = False
+        n_ops = nops
+        if xplay:
+            ok, nt2 = EP.apply_ops(tab, nt, hands[me], xops, xmrows, xctx[0], crules, prm, wtab, whand, ares)
+            if not ok:
+                status = 11
+            ctx[0] = nt2
+            n_ops = xctx[0]
+            n_melds = ares[EP.AP_MELDS]
+            n_layoff = ares[EP.AP_LAYOFFS]
+            n_jokers = ares[EP.AP_JOKERS]
+            new_value = ares[EP.AP_NEW_VALUE]
+            layoff_value = ares[EP.AP_LAYOFF_VALUE]
+            if src == DISCARD:
+                for o in range(n_ops):
+                    if xops[o, EP.X_KIND] == EP.X_NEW:
+                        for k in range(xmrows[o, 2]):
+                            if xmrows[o, 3 + k] == c:
+                                with_taken = True
         for o in range(nops):
             if ops[o, O_KIND] == 0:
                 seen_meld = True
@@ -280,7 +329,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             going_out = _hsum(whand) == 0
             exempt = going_out and not was_open and rp[R_KALOOKI_EXEMPT] != 0
             kalooki = going_out and not was_open and (new_value >= rp[R_OPENING_MIN] or exempt)
-            opening_now = not was_open and nops > 0  # (an expert's table play is an opened player's)
+            opening_now = not was_open and n_ops > 0
             if opening_now:
                 if n_melds == 0:
                     status = 4
@@ -365,26 +414,23 @@ class TableLoop:
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False):
         self.kinds, self.bp, self.check = kinds, bp, check
-        self.table_help = bool((kinds != K_GREEDY).any())  # bots that open with the table's help
 
     def can_play_fast(self, state) -> bool:
-        """As ``can_play_fast``; and a table with other bots than greedy plays compiled only where the
-        table cannot help an opening (elsewhere their opening search, ``bots.moves.table_opening``, runs
-        in Python, and so does the hand)."""
-        p = state.profile
-        if self.table_help and (p.joker_take_at_opening or p.layoffs_count_for_opening):
-            return False
         return can_play_fast(state)
 
     def play_hand_fast(self, state):
         return play_hand_fast(state, self.kinds, self.bp, self.check)
 
 
-def table_loop(bots, check: bool = False) -> TableLoop:
+CHECK = False  # check the invariants after every turn of every compiled hand (make soak sets it)
+
+
+def table_loop(bots, check: bool | None = None) -> TableLoop:
     """The hand loop for a table of plain greedy, patient, expert and lookahead bots, in hand-position
-    order; ``check``: the invariants are checked after every turn (``make soak``)."""
+    order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
     return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64),
-                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W), check)
+                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W),
+                     CHECK if check is None else check)
 
 
 class InvariantBroken(AssertionError):
