@@ -721,6 +721,19 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     return _loose_discard(whand, values, forbid, whand.astype(np.int64))
 
 
+@njit(cache=True)
+def _deadwood_discard(hand, forbid, values, prm, mv, ws, rec, out):
+    """The bots' discard when they lay nothing: the highest-value loose card of a least-deadwood
+    partition (``_loose_discard``)."""
+    _search(hand, prm, mv, ws, rec, True)
+    nr = _reconstruct(hand, prm, rec, 1, out)
+    pref = hand.astype(np.int64)
+    for r in range(nr):
+        for k in range(out[r, 2]):
+            pref[out[r, 3 + k]] -= 1
+    return _loose_discard(hand, values, forbid, pref)
+
+
 # ---------------------------------------------------------------------------------------------
 # the patient bot (sim/bots/patient.py): greedy, but holding its melds while a Kalooki is in reach
 # ---------------------------------------------------------------------------------------------
@@ -787,13 +800,7 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
                 wtab[:nt] = tab[:nt]
                 ctx[0] = nt
                 ctx[1] = 0
-                _search(whand, prm, mv, ws, rec, True)
-                nr = _reconstruct(whand, prm, rec, 1, outd)
-                pref = whand.astype(np.int64)
-                for r in range(nr):
-                    for k in range(outd[r, 2]):
-                        pref[outd[r, 3 + k]] -= 1
-                return _loose_discard(whand, values, forbid, pref)
+                return _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
             if rp[R_TABLE_OPENING] != 0 and v < prm[P_OPENING_MIN]:
                 return TABLE_OPENING
     return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
@@ -875,6 +882,13 @@ def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, d
         else:
             melds[o] = wtab[ops[o, O_TARGET]]
     return disc, ops[:nops].copy(), melds, ctx[2]
+
+
+@njit(cache=True)
+def deadwood_discard_kernel(hand, forbid, values, prm):
+    mv, ws, rec = _workspace()
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    return _deadwood_discard(hand, forbid, values, prm, mv, ws, rec, out)
 
 
 @njit(cache=True)
@@ -993,3 +1007,9 @@ def waiting(state, me: int, hand: np.ndarray, bp: np.ndarray) -> bool:
     rp, _, prm = _rules(state)
     return bool(waiting_kernel(bp, me, hand, state.hands, np.array(state.opened, dtype=np.int64), len(state.stock),
                                rp, prm))
+
+
+def deadwood_discard(state, hand, forbid: int) -> int:
+    """``_deadwood_discard`` for the Python engine."""
+    _, values, prm = _rules(state)
+    return int(deadwood_discard_kernel(np.ascontiguousarray(hand, dtype=np.int8), forbid, values, prm))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 # Bump whenever results for the same seed can change (rules, bots, RNG use, recorded columns).
-ENGINE_VERSION = "0.3.0"
+ENGINE_VERSION = "0.4.0"
 SCHEMA_VERSION = 2
 
 _PROVENANCE = [

@@ -4,7 +4,8 @@ import numpy as np
 
 from sim import meldsearch as ms
 from sim import profiles
-from sim.bots import TurnAdds, harvest_options, make_bot
+from sim.bots import make_bot
+from sim.bots.table_play import A_HIGH, harvest_options, new_adds
 from sim.cards import JOKER, parse_card as C
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HIGH, HandState, LayOff, NewMeld, Split, SwapJoker, Take, try_ops
 
@@ -56,11 +57,10 @@ def test_expert_releases_a_group_joker_with_one_card_in_north_america():
 def test_harvest_options_respect_the_run_limits_and_try_ops_changes_nothing():
     st = opened_state("6H 3S 3D 9C", [R("3H 4H 5H")])
     hand = st.hands[0]
-    adds = TurnAdds()
-    assert any(o.ops[0] == LayOff(0, C("6H"), HIGH) for o in harvest_options(st, hand, st.table, adds))
-    adds.add(0, HIGH)
-    adds.add(0, HIGH)  # two cards already added to the high end this turn: no shift there
-    assert not any(o.ops and isinstance(o.ops[0], LayOff) for o in harvest_options(st, hand, st.table, adds))
+    adds = new_adds()
+    assert any(ops[0] == LayOff(0, C("6H"), HIGH) for ops in harvest_options(st, hand, adds))
+    adds[A_HIGH, 0] = 2  # two cards already added to the high end this turn: no shift there
+    assert not any(ops and isinstance(ops[0], LayOff) for ops in harvest_options(st, hand, adds))
     before_hand, before_table = hand.copy(), list(st.table)
     assert try_ops(st.table, K40, hand, [Take(0, 0)]) is None  # a three-card run gives nothing up
     after = try_ops(st.table, K40, hand, [LayOff(0, C("6H"), HIGH), Take(0, 0)])

@@ -9,8 +9,8 @@ from sim import meldsearch as MS
 from sim import melds as M
 from sim import profiles
 from sim.bots import expert_core as XC
-from sim.bots import forbidden_discard, make_bot, meld_taken_card, table_opening
-from sim.bots.moves import loose_discard
+from sim.bots import forbidden_discard, make_bot, table_opening
+from reference_moves import loose_discard, meld_taken_card
 from sim.bots.outlook import outlook, unseen_counts
 from sim.cards import JOKER, N_KINDS, N_RANKS
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState

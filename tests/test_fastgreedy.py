@@ -36,8 +36,11 @@ def snapshot(st: HandState) -> dict:
 
 
 def table(st: HandState, kinds=None) -> list:
-    """The bots of a table: all greedy, or by name (bots with a compiled hand loop) in hand-position order."""
-    return [GreedyBot() for _ in range(st.n)] if kinds is None else [make_bot(k, None) for k in kinds]
+    """The bots of a table: all greedy, or by name (bots with a compiled hand loop) in hand-position order
+    (the random bot's generator seeded by its position)."""
+    if kinds is None:
+        return [GreedyBot() for _ in range(st.n)]
+    return [make_bot(k, np.random.default_rng([7, i])) for i, k in enumerate(kinds)]
 
 
 def play_python(st: HandState, kinds=None):
@@ -129,12 +132,12 @@ def test_seat_keyed_stocks_match_python(name):
 def test_every_table_of_compiled_bots_plays_compiled_in_every_profile():
     for name in PROFILES:
         prof = profiles.load(name)
-        for bot in ("greedy", "patient", "expert", "lookahead"):
+        for bot in ("greedy", "patient", "expert", "lookahead", "random"):
             st = HandState(prof, prof.players, 0, np.random.default_rng(0))
             assert HL.table_loop(table(st, [bot] + ["greedy"] * (prof.players - 1))).can_play_fast(st)
 
 
-STRONG = ("patient", "expert", "lookahead")
+STRONG = ("patient", "expert", "lookahead", "random")
 
 
 @pytest.mark.parametrize("name", PROFILES)
@@ -143,13 +146,14 @@ def test_strong_and_mixed_tables_match_python(name):
     # the lookahead's judgement over the unseen cards, the discard choices that read the public record
     prof = profiles.load(name)
     n = prof.players
-    for kinds, seed in ((["patient"] * n, 31), (["expert"] * n, 33), ((["lookahead", "expert", "patient", "greedy"] * 2)[:n], 32)):
+    for kinds, seed in ((["patient"] * n, 31), (["expert"] * n, 33), (["random"] * n, 34),
+                        ((["lookahead", "expert", "patient", "random"] * 2)[:n], 32)):
         compare_dealt(prof, n, 40, seed, kinds)
     rng = np.random.default_rng(zlib_seed(name) + 2)
     for i in range(60):
         k = int(rng.integers(prof.min_players, prof.max_players + 1))
         st = random_midhand(prof, k, rng)
-        kinds = [(("greedy",) + STRONG)[int(x)] for x in rng.integers(0, 4, k)]
+        kinds = [(("greedy",) + STRONG)[int(x)] for x in rng.integers(0, 5, k)]
         a, b = _copy(st), _copy(st)
         play_python(a, kinds)
         play_fast(b, kinds)
@@ -311,12 +315,14 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
     assert fast["hands"].equals(slow["hands"]) and fast["games"].equals(slow["games"])
 
 
-def test_only_plain_greedy_tables_take_the_fast_path(monkeypatch):
+def test_only_unwatched_hands_of_plain_bots_take_the_fast_path(monkeypatch):
     calls = []
     monkeypatch.setattr(HL, "play_hand_fast", lambda state, *bots: calls.append(1))
     prof = profiles.load("kalooki40")
     rng = np.random.default_rng(1)
-    LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2))], list(range(4)))
+    # a bot with parameters of its own plays turn by turn; so do watched and recorded hands
+    LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 3 + [RandomBot(np.random.default_rng(2), extra=1)],
+                   list(range(4)))
     LOOP.play_hand(HandState(prof, 4, 0, rng), [GreedyBot()] * 4, list(range(4)), on_turn=lambda st: None)
     LOOP.play_hand(HandState(prof, 4, 0, rng, record=True), [GreedyBot()] * 4, list(range(4)))
     assert not calls

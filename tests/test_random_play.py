@@ -72,7 +72,7 @@ def test_random_play_invariants(name):
     assert s["table_moves"] > 0, s  # the bots rearrange the table (takes, shifts, joker swaps)
 
 
-def play_compiled_hands(prof, n_hands, seed, bots=("lookahead", "expert", "patient", "greedy")):
+def play_compiled_hands(prof, n_hands, seed, bots=("lookahead", "expert", "patient", "greedy", "random")):
     """Play n_hands single hands through the engine's hand loop, which takes the compiled loop for these
     bots, with the compiled loop's invariants checked after every turn (``hand_loop.CHECK``: it raises
     InvariantBroken); the seats rotate over ``bots``.  A play the compiled loop refused (a bot broke a

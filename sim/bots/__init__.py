@@ -24,18 +24,14 @@ from .base import Bot
 from .expert import ExpertBot
 from .greedy import GreedyBot
 from .lookahead import LookaheadBot
-from .moves import (
-    Harvest, TurnAdds, apply_harvest, checked, discardable, find_layoffs, forbidden_discard, go_out, harvest_options,
-    keep_cards, lay_down, meld_taken_card, repair, run_extension)
+from .moves import forbidden_discard
 from .patient import PatientBot
 from .random_bot import RandomBot
 from .table_play import table_opening
 
-__all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "Harvest", "LookaheadBot", "PatientBot",
-           "RandomBot", "TurnAdds", "apply_harvest", "check_params", "checked", "compiled_hand_loop", "discardable",
-           "find_layoffs", "forbidden_discard", "go_out", "harvest_options", "kalooki_pays_more",
-           "keep_cards", "lay_down", "make_bot", "meld_taken_card", "repair",
-           "run_extension", "table_opening", "tunables"]
+__all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot",
+           "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more", "make_bot",
+           "table_opening", "tunables"]
 
 BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot)}
 

@@ -38,14 +38,19 @@ from ..fastgreedy import (
     H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_GREEDY, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
     OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
     R_TURN_CAP, S_LAYOFFS, S_MELDS, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_OPENED,
-    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _hsum, _loose_discard, _obligation, _rules, _search,
+    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
     _table_rows, _undo_layoff, _uses, O_END)
-from ..meldsearch import MAX_OUT, OUT_W, _reconstruct, _workspace
+from ..meldsearch import MAX_OUT, OUT_W, _workspace
 from . import expert_core as XC
 from . import table_play as EP
 from .outlook import unseen_kernel
 from ..melds import Meld
 from ..numba_cache import drop_stale
+from . import random_bot as RB
+
+K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond fastgreedy's K_GREEDY, K_PATIENT
+TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM}
+STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 
 @njit(cache=True)
 def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
@@ -89,7 +94,7 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
                      reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0,
-                     check):
+                     check, streams, slen, spos):
     """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
     apply_draw / apply_play and GreedyBot.draw / play).
 
@@ -101,7 +106,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (K_*) and parameter row
     (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
     cards each player took from and threw to the discard pile so far (counts); check: after every turn,
-    check the invariants (``_invariants``; status 12 when one breaks).  Returns (hands, stats (n x S_W: the opening of players
+    check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a random
+    bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out).  Returns (hands, stats (n x S_W: the opening of players
     who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
     order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
     a rule and the outcome is not to be used.
@@ -181,7 +187,13 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         me = cur
         kind = kinds[me]
         xp = bp[me]
-        if kind >= K_EXPERT:
+        if kind == K_RANDOM:
+            src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]], spos[me])
+            if src == RB.OUT_OF_STREAM:
+                res[H_STATUS] = 13
+                res[H_ERR_SEAT] = me
+                break
+        elif kind >= K_EXPERT:
             src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm, xp,
                                   mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
             if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
@@ -227,7 +239,15 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
         xplay = False  # a play in table_play's operation rows (xops), applied by apply_ops
         nops = 0
-        if kind >= K_EXPERT and was_open:
+        if kind == K_RANDOM:
+            xplay = True
+            disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
+                                             streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv, ws,
+                                             rec)
+            status = 13 if disc == RB.OUT_OF_STREAM else 0
+            if status != 0:
+                xctx[0] = 0
+        elif kind >= K_EXPERT and was_open:
             # ExpertBot.play of an opened player: its table play, then its discard choice
             xplay = True
             answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
@@ -248,13 +268,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                 if nx > 0:
                     xplay = True
                     xctx[0] = nx
-                    _search(whand, prm, mv, ws, rec, True)
-                    nr = _reconstruct(whand, prm, rec, 1, outd)
-                    pref = whand.astype(np.int64)
-                    for r in range(nr):
-                        for k in range(outd[r, 2]):
-                            pref[outd[r, 3 + k]] -= 1
-                    disc = _loose_discard(whand, values, forbid, pref)
+                    disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                 else:
                     ctx[2] = 0
                     disc = _bot_play(K_GREEDY, me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, xp,
@@ -404,22 +418,37 @@ def can_play_fast(state) -> bool:
             and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
 
 
-K_EXPERT, K_LOOKAHEAD = 2, 3  # table kinds beyond fastgreedy's K_GREEDY, K_PATIENT
-TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD}
 
 
 class TableLoop:
     """The compiled hand loop for one table of greedy, patient, expert and lookahead bots, mixed at will
     (``sim.bots.compiled_hand_loop``)."""
 
-    def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False):
+    def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False, bots=()):
         self.kinds, self.bp, self.check = kinds, bp, check
+        self.random = [(i, b) for i, b in enumerate(bots) if TABLE_KINDS[b.name] == K_RANDOM]
 
     def can_play_fast(self, state) -> bool:
         return can_play_fast(state)
 
     def play_hand_fast(self, state):
-        return play_hand_fast(state, self.kinds, self.bp, self.check)
+        if not self.random:
+            return play_hand_fast(state, self.kinds, self.bp, self.check)
+        # the random bots' streams from where they stand; advanced only if the hand is played here
+        for _, b in self.random:
+            b.ensure(STREAM_AHEAD)
+        slen = np.zeros(state.n, np.int64)
+        for i, b in self.random:
+            slen[i] = len(b.stream) - b.pos
+        streams = np.zeros((state.n, int(slen.max())), np.float64)
+        for i, b in self.random:
+            streams[i, :slen[i]] = b.stream[b.pos:]
+        spos = np.zeros(state.n, np.int64)
+        result = play_hand_fast(state, self.kinds, self.bp, self.check, streams, slen, spos)
+        if result is not None:
+            for i, b in self.random:
+                b.pos += int(spos[i])
+        return result
 
 
 CHECK = False  # check the invariants after every turn of every compiled hand (make soak sets it)
@@ -430,7 +459,7 @@ def table_loop(bots, check: bool | None = None) -> TableLoop:
     order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
     return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64),
                      np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W),
-                     CHECK if check is None else check)
+                     CHECK if check is None else check, bots)
 
 
 class InvariantBroken(AssertionError):
@@ -445,7 +474,10 @@ def _counts(lists) -> np.ndarray:
     return out
 
 
-def play_hand_fast(state, kinds=None, bp=None, check: bool = False):
+_NO_STREAMS = np.zeros((0, 0), np.float64)
+
+
+def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None, slen=None, spos=None):
     """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
     call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i]), and write the outcome
     into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
@@ -465,7 +497,9 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False):
         state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
         np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
         np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp, core.rules_for(state.profile),
-        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by), bool(check))
+        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by), bool(check),
+        _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
+        np.zeros(state.n, np.int64) if spos is None else spos)
     if res[H_STATUS] == 12:
         raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
                               f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")

@@ -5,7 +5,7 @@ from .. import fastgreedy as FG
 from .. import meldsearch as MS
 from ..engine import DRAW_DISCARD, Play
 from .greedy import GreedyBot
-from .moves import forbidden_discard, loose_discard
+from .moves import forbidden_discard
 from .table_play import table_opening
 
 
@@ -46,7 +46,7 @@ class PatientBot(GreedyBot):
         found = table_opening(state, me, state.hands[me], forbid, state.drawn_card if taken_needs_open else -1)
         if found is not None:
             ops, rest = found
-            return Play(ops, loose_discard(rest, state.values, forbid, MS.analyse_deadwood(rest, state.profile).deadwood_left))
+            return Play(ops, FG.deadwood_discard(state, rest, forbid))
         return FG.decide_play(state, me, FG.K_GREEDY, FG.bot_params(self))
 
     def dealer_swap(self, state, me):

@@ -1,13 +1,155 @@
-"""The random bot."""
+"""The random bot: its decisions compiled, over a stream of uniform numbers drawn from its generator."""
 from __future__ import annotations
 
+import numpy as np
+from numba import njit
+
+from .. import fastgreedy as FG
 from .. import meldsearch as MS
 from ..cards import N_KINDS
-from ..engine import DRAW_DISCARD, DRAW_STOCK, NewMeld, Play
+from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
+from ..fastgreedy import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
+                          _hsum, _obligation, _search)
+from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
+from ..numba_cache import drop_stale
+from . import table_play as TP
 from .base import Bot
-from .moves import (
-    TurnAdds, apply_harvest, discardable, find_layoffs, forbidden_discard, harvest_options, keep_cards)
-from .table_play import table_opening
+
+STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
+OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and asks again)
+
+
+@njit(cache=True)
+def _random_draw(me, hands, opened, turns, discard, nd, rp, stream, pos):
+    """RandomBot.draw: the discard with probability one half when it may take it and owes nothing for
+    it, else the stock: (source, stream position)."""
+    if nd > 0 and (opened[me] != 0 or rp[R_PICKUP_BEFORE_OPENING] != 0):
+        top = discard[nd - 1]
+        if hands[me, top] != _hsum(hands[me]) and _obligation(opened[me] != 0, turns[me], rp) == OB_NONE:
+            if pos >= stream.shape[0]:
+                return OUT_OF_STREAM, pos
+            if stream[pos] < 0.5:
+                return DISCARD, pos + 1
+            pos += 1
+    return STOCK, pos
+
+
+@njit(cache=True)
+def _pick(hand, forbid, u):
+    """A card of the hand chosen by u in [0, 1) among every copy held but the forbidden card's."""
+    n = 0
+    for c in range(N_KINDS):
+        if c != forbid:
+            n += hand[c]
+    k = min(int(u * n), n - 1)
+    for c in range(N_KINDS):
+        if c != forbid:
+            if k < hand[c]:
+                return c
+            k -= hand[c]
+    return -1
+
+
+@njit(cache=True)
+def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, crules, prm, stream, pos, ops,
+                 mrows, hand, wtab, ctx, mv, ws, rec):
+    """RandomBot.play: it opens with probability one half when it can (with the table's help where the
+    profile allows it and the hand alone cannot); once open it tries one table move at random with
+    probability one half (one it can meld the freed card of again); then, with probability one half,
+    up to 1-3 random lay-offs and splits; and it discards a random card.  Operations in
+    ops[:ctx[0]] (table_play's rows), the hand left in hand; returns (discard, stream position), the
+    discard OUT_OF_STREAM when the stream ran out."""
+    need = 6  # uniforms one play can use at most
+    if pos + need > stream.shape[0]:
+        return OUT_OF_STREAM, pos
+    forbid = drawn_card if drawn_from == DISCARD else -1
+    keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+    hand[:] = hands[me]
+    wtab[:nt] = tab[:nt]
+    nw = nt
+    nops = 0
+    was_open = opened[me] != 0
+    if not was_open:
+        u = stream[pos]
+        pos += 1
+        if u < 0.5:
+            v, _, _ = _search(hand, prm, mv, ws, rec, True)
+            if v >= prm[P_OPENING_MIN]:
+                rows = np.empty((MAX_OUT, OUT_W), np.int64)
+                nr = _reconstruct(hand, prm, rec, 0, rows)
+                used = 0
+                for r in range(nr):
+                    used += rows[r, 2]
+                if used < _hsum(hand):
+                    for r in range(nr):
+                        nops, nw = TP._push_meld(ops, mrows, nops, wtab, nw, hand, rows[r])
+            else:
+                must = drawn_card if (drawn_from == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN) else -1
+                rest = np.empty(N_KINDS, np.int8)
+                n = TP._table_opening(hand, tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
+                                      rest)
+                if n > 0:  # the profile lets it open with the table's help
+                    hand[:] = rest
+                    ctx[0] = n
+                    c = _pick(rest, forbid, stream[pos])
+                    return c, pos + 1
+    adds = np.zeros((4, TP.MAXT), np.int64)
+    adds[TP.A_FROM, :] = -1
+    if was_open and nops == 0:
+        u = stream[pos]
+        pos += 1
+        if u < 0.5:  # one table move at random
+            hops = np.empty((TP.MAX_H, 2, TP.X_W), np.int64)
+            hn = np.zeros(TP.MAX_H, np.int64)
+            hinfo = np.empty((TP.MAX_H, 5), np.int64)
+            n_opts = TP._harvest_options(hand, wtab, nw, adds, rp, crules, hops, hn, hinfo)
+            if n_opts > 0:
+                k = min(int(stream[pos] * n_opts), n_opts - 1)
+                pos += 1
+                meld = np.empty(core.ROW_W, np.int64)
+                if TP._checked(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
+                    hctx = np.zeros(4, np.int64)
+                    if TP._apply_option(hand, wtab, nw, adds, hops[k], hn[k], hinfo[k], meld, forbid, keep, prm, mv,
+                                        ws, rec, ops, mrows, nops, hctx):
+                        nops = hctx[0]
+                        nw = hctx[1]
+    if was_open or nops > 0:
+        u = stream[pos]
+        pos += 1
+        if u < 0.5:  # a few lay-offs and splits
+            max_ops = 1 + min(int(stream[pos] * 3), 2)
+            pos += 1
+            lctx = np.zeros(4, np.int64)
+            TP._layoffs(wtab, nw, hand, 1, forbid, adds, rp, crules, ops, nops, lctx, True, max_ops)
+            nops = lctx[0]
+            nw = lctx[1]
+    if not _discardable(hand, forbid) or _hsum(hand) < keep:  # nothing would be left to discard: meld nothing
+        nops = 0
+        hand[:] = hands[me]
+    ctx[0] = nops
+    c = _pick(hand, forbid, stream[pos])
+    return c, pos + 1
+
+
+@njit(cache=True)
+def draw_kernel(me, hands, opened, turns, discard, rp, stream, pos):
+    return _random_draw(me, hands, opened, turns, discard, discard.shape[0], rp, stream, pos)
+
+
+@njit(cache=True)
+def play_kernel(me, hands, opened, turns, tab, drawn_card, drawn_from, rp, crules, prm, stream, pos):
+    mv, ws, rec = _workspace()
+    ops = np.full((TP.MAX_X, TP.X_W), -1, np.int64)
+    mrows = np.full((TP.MAX_X, OUT_W), -1, np.int64)
+    hand = np.empty(N_KINDS, np.int8)
+    wtab = np.full((TP.MAXT, OUT_W), -1, np.int64)
+    ctx = np.zeros(4, np.int64)
+    disc, pos = _random_play(me, hands, opened, turns, tab, tab.shape[0], drawn_card, drawn_from, rp, crules, prm,
+                             stream, pos, ops, mrows, hand, wtab, ctx, mv, ws, rec)
+    return disc, pos, ops[:ctx[0]].copy(), mrows[:ctx[0]].copy()
+
+
+drop_stale(play_kernel, (FG, MS, core, TP))
 
 
 class RandomBot(Bot):
@@ -18,60 +160,52 @@ class RandomBot(Bot):
     hand alone cannot), once open tries one table move at random (a removal, shift, substitution or
     joker swap whose freed card it can meld again), then makes random lay-offs and splits, and
     discards a random card; as dealer it swaps the upcard for a random card half the time.
+
+    Every choice reads the next number of a stream of uniforms drawn from its generator in blocks
+    (``stream``, ``pos``), so the compiled decisions above give the same turns in the Python engine
+    and in the compiled hand loop (``sim.bots.hand_loop``, which advances ``pos`` for a whole hand).
     """
 
     name = "random"
+    hand_loop = "sim.bots.hand_loop"
+
+    def __init__(self, rng=None, **params):
+        super().__init__(rng, **params)
+        self.stream = np.empty(0, np.float64)
+        self.pos = 0
+
+    def ensure(self, k: int) -> None:
+        """At least k uniforms ahead in the stream (more blocks drawn from the generator)."""
+        while len(self.stream) - self.pos < k:
+            self.stream = np.concatenate([self.stream[self.pos:], self.rng.random(STREAM_BLOCK)])
+            self.pos = 0
+
+    def _next(self) -> float:
+        self.ensure(1)
+        self.pos += 1
+        return float(self.stream[self.pos - 1])
 
     def draw(self, state, me) -> int:
-        legal = state.legal_draws()
-        if DRAW_DISCARD in legal and state.discard_obligation(me) is None and self.rng.random() < 0.5:
-            return DRAW_DISCARD
-        return DRAW_STOCK
+        self.ensure(64)
+        rp, _, _ = FG._rules(state)
+        src, self.pos = draw_kernel(me, state.hands, np.array(state.opened, dtype=np.int64),
+                                    np.array(state.turns_taken, dtype=np.int64), np.array(state.discard, dtype=np.int64),
+                                    rp, self.stream, self.pos)
+        return DRAW_DISCARD if src == DISCARD else DRAW_STOCK
 
     def play(self, state, me) -> Play:
-        p = state.profile
-        hand = state.hands[me].copy()
-        forbid = forbidden_discard(state)
-        ops = []
-        table = list(state.table)
-        if not state.opened[me] and self.rng.random() < 0.5:
-            ok, ms = MS.can_open(hand, p)
-            if ok and sum(len(m) for m in ms) < hand.sum():
-                for m in ms:
-                    for c in m.cards:
-                        hand[c] -= 1
-                    ops.append(NewMeld(m))
-                    table.append(m)
-            elif not ok:
-                taken_needs_open = state.drawn_from == DRAW_DISCARD and state.discard_obligation(me) == "open"
-                found = table_opening(state, me, hand, forbid, state.drawn_card if taken_needs_open else -1)
-                if found is not None:  # the profile lets it open with the table's help
-                    ops, rest = found
-                    cards = [c for c in discardable(rest, forbid) for _ in range(int(rest[c]))]
-                    return Play(ops, cards[int(self.rng.integers(len(cards)))])
-        adds = TurnAdds()
-        if state.opened[me] and not ops and self.rng.random() < 0.5:
-            ops += self._random_harvest(state, me, hand, table, forbid, adds)
-        if (state.opened[me] or ops) and self.rng.random() < 0.5:
-            ops += find_layoffs(state, hand, table, keep=1, protect=forbid, max_ops=int(self.rng.integers(1, 4)),
-                                adds=adds, splits=True)
-        if not discardable(hand, forbid) or hand.sum() < keep_cards(state, me):
-            ops, hand = [], state.hands[me].copy()  # nothing would be left to discard: meld nothing
-        cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != forbid]
-        return Play(ops, cards[int(self.rng.integers(len(cards)))])
+        self.ensure(64)
+        rp, _, prm = FG._rules(state)
+        tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+        disc, self.pos, ops, mrows = play_kernel(
+            me, state.hands, np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64), tab,
+            state.drawn_card, state.drawn_from, rp, core.rules_for(state.profile), prm, self.stream, self.pos)
+        return Play(TP._decode(ops, mrows), int(disc))
 
     def dealer_swap(self, state, me):
         """Half the time, take the upcard and discard a random other card of the hand."""
-        if self.rng.random() < 0.5:
+        if self._next() < 0.5:
             return None
         hand = state.hands[me]
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != state.discard_top]
-        return cards[int(self.rng.integers(len(cards)))] if cards else None
-
-    def _random_harvest(self, state, me, hand, table, forbid, adds) -> list:
-        """Try one table move at random (a removal, a shift, a substitution, a joker swap) whose freed
-        card can be melded again with cards from the hand; [] if the chosen one cannot."""
-        options = list(harvest_options(state, hand, table, adds))
-        if not options:
-            return []
-        return apply_harvest(state, hand, table, options[int(self.rng.integers(len(options)))], forbid, adds)
+        return cards[min(int(self._next() * len(cards)), len(cards) - 1)] if cards else None

@@ -380,9 +380,21 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
         ctx[0] = nops
         ctx[2] = best_disc
         return 2
-    # apply_harvest: the freed card melded again in a new meld from the hand, a card left to discard
-    _option_hand(hand, hinfo[best], h, True)
-    got = hinfo[best, 3]
+    return 1 if _apply_option(hand, wtab, nt, adds, hops[best], hn[best], hinfo[best], best_meld, forbid, keep, prm,
+                              mv, ws, rec, ops, mrows, nops, ctx) else 0
+
+
+@njit(cache=True)
+def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, keep, prm, mv, ws, rec, ops, mrows,
+                  nops, ctx):
+    """bots.moves.apply_harvest for a checked option (``meld``: its target afterwards): the move made
+    and the freed card melded again in a new meld from the hand with a card left to discard (hand,
+    wtab, adds and ops[nops:ctx[0]] updated, ctx[1] the table rows), or False and nothing changed."""
+    h = np.empty(N_KINDS, np.int8)
+    h2 = np.empty(N_KINDS, np.int8)
+    outd = np.empty((MAX_OUT, OUT_W), np.int64)
+    _option_hand(hand, hinfo_k, h, True)
+    got = hinfo_k[3]
     _search(h, prm, mv, ws, rec, True)
     nr = _reconstruct(h, prm, rec, 1, outd)
     pick = -1
@@ -395,23 +407,23 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
         if pick >= 0:
             break
     if pick < 0:
-        return 0
+        return False
     h2[:] = h
     for j in range(outd[pick, 2]):
         h2[outd[pick, core.CARDS + j]] -= 1
     if not _discardable(h2, forbid) or _hsum(h2) < keep:
-        return 0
-    for o in range(hn[best]):
-        nops = _push(ops, nops, hops[best, o, X_KIND], hops[best, o, X_TARGET], hops[best, o, X_CARD],
-                     hops[best, o, X_POS], hops[best, o, X_EXTRA])
-    wtab[hinfo[best, 0]] = best_meld
+        return False
+    for o in range(hn_k):
+        nops = _push(ops, nops, hops_k[o, X_KIND], hops_k[o, X_TARGET], hops_k[o, X_CARD], hops_k[o, X_POS],
+                     hops_k[o, X_EXTRA])
+    wtab[hinfo_k[0]] = meld
     hand[:] = h
     nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[pick])
-    if hinfo[best, 4] >= 0:
-        _add(adds, hinfo[best, 0], hinfo[best, 4])
+    if hinfo_k[4] >= 0:
+        _add(adds, hinfo_k[0], hinfo_k[4])
     ctx[0] = nops
     ctx[1] = nt
-    return 1
+    return True
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -686,6 +698,15 @@ def _table_opening(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, 
                 mrows[:n] = vrows[:n]
                 hand_out[:] = vhand
     return best_n if best >= 0 else 0
+
+
+@njit(cache=True)
+def harvest_options_kernel(hand, tab, adds, rp, crules):
+    hops = np.empty((MAX_H, 2, X_W), np.int64)
+    hn = np.zeros(MAX_H, np.int64)
+    hinfo = np.empty((MAX_H, 5), np.int64)
+    n = _harvest_options(hand, tab, tab.shape[0], adds, rp, crules, hops, hn, hinfo)
+    return hops[:n].copy(), hn[:n].copy(), hinfo[:n].copy()
 
 
 @njit(cache=True)
@@ -986,3 +1007,21 @@ def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
     n, ops, mrows, rest = table_opening_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab, forbid, must_meld,
                                                keep, rp, core.rules_for(state.profile), prm)
     return (_decode(ops, mrows), rest) if n > 0 else None
+
+
+def new_adds() -> np.ndarray:
+    """The turn's additions to run ends so far (none): rows A_LOW, A_HIGH, A_TOTAL, A_FROM."""
+    adds = np.zeros((4, MAXT), np.int64)
+    adds[A_FROM, :] = -1
+    return adds
+
+
+def harvest_options(state, hand, adds=None) -> list:
+    """Every table move ``_harvest_options`` offers now, as lists of the engine's operations, in its
+    order; ``adds``: the turn's additions to run ends (``new_adds``)."""
+    rp, _, _ = FG._rules(state)
+    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    hops, hn, _ = harvest_options_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab,
+                                         new_adds() if adds is None else adds, rp, core.rules_for(state.profile))
+    empty = np.zeros((0, OUT_W), np.int64)
+    return [_decode(hops[k, :hn[k]], np.full((hn[k], OUT_W), -1, np.int64) if hn[k] else empty) for k in range(len(hn))]
