@@ -61,8 +61,8 @@ def hands_per_second(profile_name="kalooki40", bots=GREEDY, seconds=10.0, seed=1
             compiled += result is not None
             return result
         hand_loop.play_hand_fast = counted
-    saved = loop.FAST_GREEDY
-    loop.FAST_GREEDY = fast
+    saved = loop.COMPILED
+    loop.COMPILED = fast
     try:
         t0 = time.perf_counter()
         play_hand(HandState(prof, n, 0, rng), players, list(range(n)))
@@ -76,7 +76,7 @@ def hands_per_second(profile_name="kalooki40", bots=GREEDY, seconds=10.0, seed=1
             turns += st.turn_no
         dt = time.perf_counter() - t0
     finally:
-        loop.FAST_GREEDY = saved
+        loop.COMPILED = saved
         if hand_loop is not None:
             hand_loop.play_hand_fast = loop_play
     return dict(profile=profile_name, bots=",".join(bots), path="fast" if fast else "python", hands=hands,

@@ -44,12 +44,12 @@ def table(st: HandState, kinds=None) -> list:
 
 
 def play_python(st: HandState, kinds=None):
-    saved = LOOP.FAST_GREEDY
-    LOOP.FAST_GREEDY = False
+    saved = LOOP.COMPILED
+    LOOP.COMPILED = False
     try:
         LOOP.play_hand(st, table(st, kinds), list(range(st.n)))
     finally:
-        LOOP.FAST_GREEDY = saved
+        LOOP.COMPILED = saved
 
 
 def all_cards(st: HandState) -> list:
@@ -308,7 +308,7 @@ def test_whole_games_give_the_same_tables(name, monkeypatch):
     monkeypatch.setattr(HL, "play_hand_fast", counting)
     fast = play_shard(spec)
     assert calls, "the fast path was not used for an all-greedy shard"
-    monkeypatch.setattr(LOOP, "FAST_GREEDY", False)
+    monkeypatch.setattr(LOOP, "COMPILED", False)
     n_calls = len(calls)
     slow = play_shard(spec)
     assert len(calls) == n_calls
@@ -405,6 +405,6 @@ def test_environment_switch_forces_the_python_path():
     import subprocess
     import sys
     env = dict(os.environ, KALOOKI_PYTHON_ENGINE="1")
-    out = subprocess.run([sys.executable, "-c", "import sim.engine.loop as g; print(g.FAST_GREEDY)"], env=env,
+    out = subprocess.run([sys.executable, "-c", "import sim.engine.loop as g; print(g.COMPILED)"], env=env,
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -33,8 +33,8 @@ def test_greedy_does_not_take_a_card_it_could_not_lay_with_a_discard_kept():
 
 
 def _play_two_player_hands(prof, hands, seed, fast):
-    saved = LOOP.FAST_GREEDY
-    LOOP.FAST_GREEDY = fast
+    saved = LOOP.COMPILED
+    LOOP.COMPILED = fast
     stalled = []
     try:
         for h in range(hands):
@@ -43,7 +43,7 @@ def _play_two_player_hands(prof, hands, seed, fast):
             if st.result.stalled:
                 stalled.append(h)
     finally:
-        LOOP.FAST_GREEDY = saved
+        LOOP.COMPILED = saved
     return stalled
 
 
@@ -58,7 +58,7 @@ def test_two_player_greedy_hands_never_reach_the_turn_cap(name):
 def test_replayed_deadlock_game_has_no_stalled_hand(fast, monkeypatch):
     # kalooki40, seed 1, game 298 of the default run (four greedy bots): hand 13, dealt to the last two
     # players, was the deadlock
-    monkeypatch.setattr(LOOP, "FAST_GREEDY", fast)
+    monkeypatch.setattr(LOOP, "COMPILED", fast)
     spec = ShardSpec(K40, ["greedy"] * 4, seed=1, first_game=298, n_games=1)
     tables = play_shard(spec)
     hands = tables["hands"].to_pydict()

@@ -5,11 +5,14 @@ A bot answers four questions: ``draw(state, me)`` (stock or discard), ``play(sta
 Coast dealer swap, ``dealer_swap(state, me)``.  Bots read only what a player may see: their own hand,
 the table, the discard pile, hand sizes and the public record of pickups and discards.
 
-The package holds one strategy per module (``greedy``, ``random_bot``, ``patient``, ``expert``,
-``lookahead``), the moves they share (``moves``, ``outlook``), and here the registry: ``BOTS`` (name ->
-class), the loader of their parameters (``configs/bots.toml``, overridden per run), ``make_bot`` and
-``compiled_hand_loop``, through which a table of bots chooses how its hands are played.  The game loop
-(sim.game) knows no particular bot.
+The package holds one strategy per module (``greedy`` and ``patient``, whose compiled decisions are in
+``sim.fastgreedy``, ``random_bot``, ``expert`` and ``lookahead``, whose draws and discards are in
+``expert_core``), the compiled play they share (``table_play``: harvests, lay-offs, splits, openings
+with the table's help; ``outlook``: the look-ahead), the compiled hand loop of their tables
+(``hand_loop``), and here the registry: ``BOTS`` (name -> class), the loader of their parameters
+(``configs/bots.toml``, overridden per run), ``make_bot`` and ``compiled_hand_loop``, through which a
+table of bots chooses how its hands are played.  The game loop (sim.engine.loop) knows no particular
+bot.
 """
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ import os
 from .actions import HandResult, IllegalTurn
 from .state import HandState
 
-# A hand whose bots all name one compiled hand loop (sim.bots.compiled_hand_loop; today the greedy and
-# patient bots', sim.bots.hand_loop), and whose turns nobody watches, is played in that loop, which gives
-# exactly the Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or FAST_GREEDY = False) keeps every hand on the
+# A hand whose bots all name one compiled hand loop (sim.bots.compiled_hand_loop; today every bot names
+# sim.bots.hand_loop), and whose turns nobody watches, is played in that loop, which gives exactly the
+# Python engine's results.  KALOOKI_PYTHON_ENGINE=1 (or COMPILED = False) keeps every hand on the
 # Python path (tests, debugging).
-FAST_GREEDY = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")
+COMPILED = os.environ.get("KALOOKI_PYTHON_ENGINE", "").strip().lower() not in ("1", "true", "yes")
 
 
 class BotError(RuntimeError):
@@ -26,7 +26,7 @@ def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandRes
         swap = bots[d].dealer_swap(state, d)
         if swap is not None:
             state.dealer_swap(swap)
-    loop = _compiled_loop(bots) if FAST_GREEDY and on_turn is None and not state.record else None  # a TableLoop
+    loop = _compiled_loop(bots) if COMPILED and on_turn is None and not state.record else None  # a TableLoop
     if loop is not None and loop.can_play_fast(state):
         result = loop.play_hand_fast(state)
         if result is not None:
