@@ -1,6 +1,6 @@
 """The bots' shared moves as they were written in Python before the bots were compiled (going out,
 melding a taken discard, lay-offs, harvesting the table): kept here only as an independent reference
-the tests compare the compiled decisions with (sim/bots/table_play.py, sim/fastgreedy.py)."""
+the tests compare the compiled decisions with (sim/bots/table_play.py, sim/bots/greedy_core.py)."""
 from __future__ import annotations
 
 from typing import NamedTuple

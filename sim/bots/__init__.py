@@ -6,7 +6,7 @@ Coast dealer swap, ``dealer_swap(state, me)``.  Bots read only what a player may
 the table, the discard pile, hand sizes and the public record of pickups and discards.
 
 The package holds one strategy per module (``greedy`` and ``patient``, whose compiled decisions are in
-``sim.fastgreedy``, ``random_bot``, ``expert`` and ``lookahead``, whose draws and discards are in
+``sim.bots.greedy_core``, ``random_bot``, ``expert`` and ``lookahead``, whose draws and discards are in
 ``expert_core``), the compiled play they share (``table_play``: harvests, lay-offs, splits, openings
 with the table's help; ``outlook``: the look-ahead), the compiled hand loop of their tables
 (``hand_loop``), and here the registry: ``BOTS`` (name -> class), the loader of their parameters
@@ -21,7 +21,7 @@ import inspect
 
 import numpy as np
 
-from ..fastgreedy import kalooki_pays_more
+from .greedy_core import kalooki_pays_more
 from ..resources import config_file
 from .base import Bot
 from .expert import ExpertBot

@@ -8,7 +8,7 @@ loop calls the numba functions directly:
   mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)``: ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
-  ``fastgreedy.R_TABLE_OPENING``); the arguments are those of ``fastgreedy._patient_draw``, with
+  ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core._patient_draw``, with
   ``jokers`` (the pack's) for the lookahead's unseen cards and ``xp`` (``X_*`` words) for ``bp``;
 - ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
@@ -18,7 +18,7 @@ loop calls the numba functions directly:
   lookahead's unseen cards (``outlook.unseen_kernel`` over the hand and table at the start of the play
   and the discard pile; unread by the expert).
 
-``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``fastgreedy.B_W``), then
+``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
 ``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS`` and
 ``X_TAKE_MARGIN``.
 
@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .. import fastgreedy as FG
+from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..fastgreedy import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
+from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
                           R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
                           _obligation, _patient_draw, _search, _uses, _waiting)
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,

@@ -3,11 +3,11 @@ compiled code (today greedy and patient, mixed at will; ``sim.bots.compiled_hand
 bot class's ``hand_loop``).
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
-turn) to its end, a bot kind (``sim.fastgreedy.K_*``) and parameter row per seat, and writes the
+turn) to its end, a bot kind (``sim.bots.greedy_core.K_*``) and parameter row per seat, and writes the
 outcome back into the state (hands, table, stock, discard, opened, stats, turns, result), so records
 and games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
 reshuffles, what it checks of each play, the statistics, the end of the hand) has the Python engine
-as its reference: tests/test_fastgreedy.py plays every profile both ways and compares every field.
+as its reference: tests/test_hand_loop.py plays every profile both ways and compares every field.
 The bots' decisions are the same compiled functions the Python engine asks turn by turn.
 
 - every random draw of a hand is made up front by ``HandState`` (the deck shuffle, the reshuffle
@@ -29,11 +29,11 @@ import time
 import numpy as np
 from numba import njit
 
-from .. import fastgreedy as FG
+from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
-from ..fastgreedy import (
+from .greedy_core import (
     DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
     H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_GREEDY, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
     OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
@@ -48,7 +48,7 @@ from ..melds import Meld
 from ..numba_cache import drop_stale
 from . import random_bot as RB
 
-K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond fastgreedy's K_GREEDY, K_PATIENT
+K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
 TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM}
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 

@@ -1,4 +1,4 @@
-"""What the Python side of the bots shares (their decisions are compiled: sim/fastgreedy.py,
+"""What the Python side of the bots shares (their decisions are compiled: sim/bots/greedy_core.py,
 sim/bots/table_play.py, expert_core.py, random_bot.py)."""
 from __future__ import annotations
 

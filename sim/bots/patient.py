@@ -1,7 +1,7 @@
 """The patient bot."""
 from __future__ import annotations
 
-from .. import fastgreedy as FG
+from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..engine import DRAW_DISCARD, Play
 from .greedy import GreedyBot
@@ -21,7 +21,7 @@ class PatientBot(GreedyBot):
     count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
     deadwood.  Otherwise it plays exactly like greedy.
 
-    Its draw and play are compiled (``sim.fastgreedy``: ``_waiting``, ``_patient_draw``,
+    Its draw and play are compiled (``sim.bots.greedy_core``: ``_waiting``, ``_patient_draw``,
     ``_patient_play``), except the opening with the table's help, which is Python.
     """
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import fastgreedy as FG
+from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
-from ..fastgreedy import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
+from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
                           _hsum, _obligation, _search)
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
 from ..numba_cache import drop_stale

@@ -18,7 +18,7 @@ Python).  They are used two ways:
   where the profile lets the table help an opening.
 
 The hand loop's own part (the deal's stock, reshuffles, what it checks of each play, the statistics
-and the end of the hand) has the Python engine as its reference: tests/test_fastgreedy.py plays
+and the end of the hand) has the Python engine as its reference: tests/test_hand_loop.py plays
 every profile both ways and compares every field.  How it stays identical:
 
 - the same meld partitions: the decisions call the compiled kernels of ``sim.meldsearch``
@@ -48,16 +48,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import meldsearch as MS
-from .cards import JOKER, N_KINDS
-from .engine import LayOff, NewMeld, Play
-from .engine import core
-from .engine.core import meld_value
-from .meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
+from .. import meldsearch as MS
+from ..cards import JOKER, N_KINDS
+from ..engine import LayOff, NewMeld, Play
+from ..engine import core
+from ..engine.core import meld_value
+from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
-from .melds import Meld
-from .numba_cache import drop_stale
+from ..melds import Meld
+from ..numba_cache import drop_stale
 
 # rule vector (int64), filled by rules_array(profile)
 R_OPENING_MIN = 0

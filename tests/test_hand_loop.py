@@ -12,7 +12,7 @@ discard at once) and the ends of a hand (reshuffle, void, turn cap).
 import numpy as np
 import pytest
 
-from sim import fastgreedy as FG
+from sim.bots import greedy_core as FG
 from sim.bots import hand_loop as HL
 from sim import meldsearch as MS
 from sim import melds as M
