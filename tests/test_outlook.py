@@ -101,18 +101,23 @@ def test_outlook_kernel_matches_brute_force():
 
 
 def test_outlook_kernel_odd_inputs_match_brute_force():
-    """A candidate the hand does not hold goes through the brute force, as before."""
+    """A candidate the hand does not hold, or an unseen copy of a card held twice, goes through the
+    brute force, as before."""
     profile = profiles.load(profiles.available()[0])
     prm = MS.params_of(profile)
     hand = np.zeros(N_KINDS, np.int64)
     hand[[0, 1, 2, 15, 30]] = 1
-    cands = np.array([-1, 0, 40], np.int64)
-    unseen = np.ones(N_KINDS, np.int64)
-    got = np.zeros((3, 2), np.int64)
-    want = np.zeros((3, 2), np.int64)
-    outlook_kernel(hand, prm, cands, unseen, got)
-    _reference(hand, prm, cands, unseen, want)
-    assert np.array_equal(got, want)
+    for cands, held_twice in (([-1, 0, 40], None), ([-1, 2, 30], 2)):
+        h = hand.copy()
+        if held_twice is not None:
+            h[held_twice] = 2
+        cands = np.array(cands, np.int64)
+        unseen = np.ones(N_KINDS, np.int64)
+        got = np.zeros((3, 2), np.int64)
+        want = np.zeros((3, 2), np.int64)
+        outlook_kernel(h, prm, cands, unseen, got)
+        _reference(h, prm, cands, unseen, want)
+        assert np.array_equal(got, want)
 
 
 def test_isolated_cards():

@@ -178,11 +178,11 @@ def _loose_in(h, y):
 
 
 @njit(cache=True)
-def _sane(counts, cands):
-    """Inputs the shortcuts of outlook_kernel hold for: at most two copies of each natural, no
-    negative count, every candidate -1 or a card of the hand."""
+def _sane(counts, cands, unseen):
+    """Inputs the shortcuts of outlook_kernel hold for: no negative count, at most two copies of
+    each natural even after the draw, every candidate -1 or a card of the hand."""
     for c in range(N_KINDS):
-        if counts[c] < 0 or (c != JOKER and counts[c] > 2):
+        if counts[c] < 0 or (c != JOKER and counts[c] + (unseen[c] > 0) > COPIES):
             return False
     for i in range(cands.shape[0]):
         c = cands[i]
@@ -218,24 +218,61 @@ def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec):
 
 
 @njit(cache=True)
-def _less_one(h, prm, d_h, y, a, memo, seen, now, mv, ws):
-    """Deadwood of h less card y, given d_h = deadwood of h.  h is a hand less card a (JOKER + 1:
-    none); memo[a, y] holds the answer where seen[a, y] == now, and serves memo[y, a] too, since
-    the hand less a and y is the hand less y and a.  A card loose in every partition of h leaves
-    d_h less its penalty with no search."""
-    if _loose_in(h, y):
-        return d_h - _pen(prm, y)
-    if seen[a, y] == now:
-        return memo[a, y]
-    h[y] -= 1
-    d = _deadwood(h, prm, mv, ws)
-    h[y] += 1
-    memo[a, y] = d
-    seen[a, y] = now
-    if a <= JOKER:
-        memo[y, a] = d
-        seen[y, a] = now
-    return d
+def _split_loose(f, prm, core, iso, stats):
+    """Split hand f into iso, its cards loose in every partition (``_loose_in``), and core, the rest.
+    stats: [0] cards in iso, [1] their penalty, [2] the highest penalty in iso and [3] the second
+    highest (a second copy counts; -1: none), [4] the highest penalty in core (-1: core empty)."""
+    stats[0] = 0
+    stats[1] = 0
+    stats[2] = -1
+    stats[3] = -1
+    stats[4] = -1
+    for k in range(N_KINDS):
+        n = f[k]
+        if n > 0 and k != JOKER and _loose_in(f, k):
+            iso[k] = n
+            core[k] = 0
+            p = _pen(prm, k)
+            stats[0] += n
+            stats[1] += n * p
+            for _ in range(n):
+                if p > stats[2]:
+                    stats[3] = stats[2]
+                    stats[2] = p
+                elif p > stats[3]:
+                    stats[3] = p
+        else:
+            iso[k] = 0
+            core[k] = n
+            if n > 0 and _pen(prm, k) > stats[4]:
+                stats[4] = _pen(prm, k)
+
+
+@njit(cache=True)
+def _less_one(core, prm, y, slot, now, single, s_seen, mv, ws):
+    """(deadwood, loose cards) of core less card y, kept in single[slot, y] for the stamp now."""
+    if s_seen[slot, y] != now:
+        core[y] -= 1
+        single[slot, y, 0], single[slot, y, 1] = _deadwood_loose(core, prm, mv, ws)
+        core[y] += 1
+        s_seen[slot, y] = now
+    return single[slot, y, 0], single[slot, y, 1]
+
+
+@njit(cache=True)
+def _less_two(core, prm, a, b, slot, now, pair, p_seen, mv, ws):
+    """Deadwood of core less cards a and b, kept in pair[slot, a, b] and pair[slot, b, a]."""
+    if p_seen[slot, a, b] != now:
+        core[a] -= 1
+        core[b] -= 1
+        d = _deadwood(core, prm, mv, ws)
+        core[a] += 1
+        core[b] += 1
+        pair[slot, a, b] = d
+        pair[slot, b, a] = d
+        p_seen[slot, a, b] = now
+        p_seen[slot, b, a] = now
+    return pair[slot, a, b]
 
 
 @njit(cache=True)
@@ -244,106 +281,107 @@ def outlook_kernel(counts, prm, cands, unseen, out):
     weighted by unseen[x], of the least deadwood after the discard, drawing x and discarding the best
     card; out[i, 1] = the weighted number of draws after which all cards but one meld.
 
-    Exact, with far fewer searches than one per draw and discard.  With g the hand after the
-    discard: discarding the drawn card leaves g (searched once); a drawn natural that can meld with
-    nothing in g + x (``_isolated``) leaves min(deadwood(g), pen(x) + least deadwood of g less a
-    card), and g + x less y likewise when x is isolated in g - y + x; a card y loose in every
-    partition of a hand leaves its deadwood less pen(y) (and ends the highest-penalty-first scan);
-    hands less two cards are searched once for the candidates that share them."""
+    Exact, with far fewer searches than one per draw and discard.  For each draw x the hand
+    f = counts + x splits into the cards loose in every partition (``_loose_in``: they stay loose in
+    every part of f) and the core, so only hands of core cards are searched: with I the loose cards,
+    f less c less y has deadwood pI + deadwood(core less c and y) (c or y in I: less nothing there)
+    and its loose cards are I's plus the core part's.  The core is most often the same for every
+    draw (a drawn card that melds with nothing joins I), and then its searches are shared between
+    the draws; the core less two cards is searched once for both candidates that share it."""
     mv, ws, rec = _workspace()
-    if not _sane(counts, cands):
+    if not _sane(counts, cands, unseen):
         _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec)
         return
+    big = np.int64(1) << 40
     h = counts.copy()
     nc = cands.shape[0]
-    none = JOKER + 1
-    # deadwood of h less a and y (memo_g, seen_g) and of h + x less a and y (memo_x, seen_x == x + 1)
-    memo_g = np.empty((N_KINDS + 1, N_KINDS), np.int64)
-    seen_g = np.zeros((N_KINDS + 1, N_KINDS), np.int64)
-    memo_x = np.empty((N_KINDS + 1, N_KINDS), np.int64)
-    seen_x = np.zeros((N_KINDS + 1, N_KINDS), np.int64)
-    g_d = np.empty(nc, np.int64)
-    g_l = np.empty(nc, np.int64)
-    g_best = np.full(nc, -2, np.int64)  # least deadwood of g less one card: -2 not yet, -1 g is empty
-    for i in range(nc):
-        c = cands[i]
-        if c >= 0:
-            h[c] -= 1
-        g_d[i], g_l[i] = _deadwood_loose(h, prm, mv, ws)
-        if c >= 0:
-            h[c] += 1
+    core = np.empty(N_KINDS, np.int64)
+    iso = np.empty(N_KINDS, np.int64)
+    stats = np.empty(5, np.int64)
+    base = np.empty(N_KINDS, np.int64)  # the core of the hand before the draw: slot 0, for every draw
+    _split_loose(h, prm, base, iso, stats)
+    # per slot (0: the core is base, 1: this draw's own core, stamped x + 1): the core's deadwood
+    # and loose cards, its least deadwood less one card, the core less one card, less two cards
+    whole = np.empty((2, 2), np.int64)
+    w_seen = np.zeros(2, np.int64)
+    least = np.empty(2, np.int64)
+    l_seen = np.zeros(2, np.int64)
+    single = np.empty((2, N_KINDS, 2), np.int64)
+    s_seen = np.zeros((2, N_KINDS), np.int64)
+    pair = np.empty((2, N_KINDS, N_KINDS), np.int64)
+    p_seen = np.zeros((2, N_KINDS, N_KINDS), np.int64)
     totals = np.zeros(nc, np.int64)
     outs = np.zeros(nc, np.int64)
-    h_dl = np.full(2, -1, np.int64)  # the hand itself, after drawing the candidate back
-    for x in range(53):
+    for x in range(N_KINDS):
         w = unseen[x]
         if w <= 0:
             continue
-        px = _pen(prm, x)
+        h[x] += 1
+        _split_loose(h, prm, core, iso, stats)
+        h[x] -= 1
+        n_i, p_i, m1, m2, top_core = stats[0], stats[1], stats[2], stats[3], stats[4]
+        slot = 0
+        now = 1
+        for k in range(N_KINDS):
+            if core[k] != base[k]:
+                slot = 1
+                now = x + 1
+                break
         for i in range(nc):
             c = cands[i]
-            a = none
-            if c >= 0:
-                h[c] -= 1
-                a = c
-            if x != JOKER and _isolated(h, x):
-                if g_l[i] == 0:
+            if c < 0 or iso[c] > 0:  # the core stays whole
+                pc = 0 if c < 0 else _pen(prm, c)
+                m = m1 if c < 0 or pc != m1 else m2  # the highest penalty left in I
+                if w_seen[slot] != now:
+                    whole[slot, 0], whole[slot, 1] = _deadwood_loose(core, prm, mv, ws)
+                    w_seen[slot] = now
+                d_core = whole[slot, 0]
+                if whole[slot, 1] + n_i - (0 if c < 0 else 1) <= 1:
                     outs[i] += w
-                if g_best[i] == -2:
-                    order = _discard_order(h, prm)
-                    gb = -1
+                best = big if m < 0 else d_core - m  # discard from I
+                if best > 0 and top_core >= 0 and d_core - top_core < best:  # a core card may do better
+                    if l_seen[slot] != now:
+                        order = _discard_order(core, prm)
+                        b = big
+                        for k in range(order.shape[0]):
+                            y = order[k]
+                            if d_core - _pen(prm, y) >= b:
+                                break
+                            d, _ = _less_one(core, prm, y, slot, now, single, s_seen, mv, ws)
+                            if d < b:
+                                b = d
+                                if b == 0:
+                                    break
+                        least[slot] = b
+                        l_seen[slot] = now
+                    if least[slot] < best:
+                        best = least[slot]
+                totals[i] += w * (p_i - pc + best)
+            else:  # c is a core card
+                d_c, l_c = _less_one(core, prm, c, slot, now, single, s_seen, mv, ws)
+                if l_c + n_i <= 1:
+                    outs[i] += w
+                best = big if m1 < 0 else d_c - m1
+                if best > 0:
+                    core[c] -= 1
+                    order = _discard_order(core, prm)
                     for k in range(order.shape[0]):
                         y = order[k]
-                        if gb >= 0 and g_d[i] - _pen(prm, y) >= gb:
+                        py = _pen(prm, y)
+                        if d_c - py >= best:
                             break
-                        d = _less_one(h, prm, g_d[i], y, a, memo_g, seen_g, 1, mv, ws)
-                        if gb < 0 or d < gb:
-                            gb = d
-                            if gb == 0:
-                                break
-                    g_best[i] = gb
-                best = g_d[i]
-                if g_best[i] >= 0 and px + g_best[i] < best:
-                    best = px + g_best[i]
-                totals[i] += w * best
-            else:
-                h[x] += 1
-                if x == c:
-                    if h_dl[0] < 0:
-                        h_dl[0], h_dl[1] = _deadwood_loose(h, prm, mv, ws)
-                    d_all = h_dl[0]
-                    l_all = h_dl[1]
-                else:
-                    d_all, l_all = _deadwood_loose(h, prm, mv, ws)
-                if l_all <= 1:
-                    outs[i] += w
-                best = g_d[i]  # discarding x again
-                if best > 0:
-                    xo = _discard_order(h, prm)
-                    for k in range(xo.shape[0]):
-                        y = xo[k]
-                        if y == x:
-                            continue
-                        if d_all - _pen(prm, y) >= best:
-                            break
-                        h[y] -= 1
-                        h[x] -= 1
-                        iso = x != JOKER and _isolated(h, x)
-                        h[y] += 1
-                        if iso:  # h is g here
-                            d = px + _less_one(h, prm, g_d[i], y, a, memo_g, seen_g, 1, mv, ws)
-                            h[x] += 1
+                        if _loose_in(core, y):
+                            d = d_c - py
                         else:
-                            h[x] += 1
-                            d = _less_one(h, prm, d_all, y, a, memo_x, seen_x, x + 1, mv, ws)
+                            core[c] += 1
+                            d = _less_two(core, prm, c, y, slot, now, pair, p_seen, mv, ws)
+                            core[c] -= 1
                         if d < best:
                             best = d
                             if best == 0:
                                 break
-                totals[i] += w * best
-                h[x] -= 1
-            if c >= 0:
-                h[c] += 1
+                    core[c] += 1
+                totals[i] += w * (p_i + best)
     for i in range(nc):
         out[i, 0] = totals[i]
         out[i, 1] = outs[i]
