@@ -5,7 +5,7 @@ from numba import njit
 
 from sim import meldsearch as MS
 from sim import profiles
-from sim.bots.outlook import _isolated, outlook_kernel
+from sim.bots.outlook import _isolated, _joker_floor, outlook_kernel
 from sim.cards import COPIES, JOKER, N_KINDS
 from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
@@ -142,3 +142,32 @@ def test_isolated_cards():
     assert _isolated(low, 7)
     low[JOKER] = 2
     assert not _isolated(low, 7)  # a natural and two jokers
+
+
+def test_joker_floor_is_a_lower_bound():
+    """_joker_floor never exceeds the deadwood of the hand less a joker: random hands with jokers, and
+    one whose best partition less a joker is a group of four with two jokers."""
+    rng = np.random.default_rng(31)
+    names = profiles.available()
+    checked = 0
+    for t in range(3000):
+        profile = profiles.load(names[t % len(names)])
+        if profile.jokers == 0:
+            continue
+        prm = MS.params_of(profile)
+        hand, _, _ = _random_case(rng, profile)
+        hand[JOKER] = max(hand[JOKER], int(rng.integers(1, profile.jokers + 1)))
+        floor = _joker_floor(hand, prm, MS.search_kernel(hand, prm)[1])
+        hand[JOKER] -= 1
+        assert floor <= MS.search_kernel(hand, prm)[1], (profile.name, hand.tolist())
+        checked += floor >= 0
+    assert checked > 1000
+    profile = next(p for p in map(profiles.load, names) if p.jokers >= 3 and p.max_jokers_per_meld >= 3)
+    prm = MS.params_of(profile)
+    hand = np.zeros(N_KINDS, np.int64)
+    hand[[0, 13]] = 1  # two 2s
+    hand[JOKER] = 3
+    floor = _joker_floor(hand, prm, MS.search_kernel(hand, prm)[1])
+    hand[JOKER] -= 1
+    assert MS.search_kernel(hand, prm)[1] == 0  # 2 2 joker joker
+    assert floor == 0

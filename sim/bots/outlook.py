@@ -15,7 +15,7 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W, row_of
-from ..meldsearch import (ENTRY, NEG, P_HV, P_JOKER_MELDS, P_JOKER_PENALTY, TAB, W_BEST, W_CH, W_CNT, W_G, W_OFF,
+from ..meldsearch import (ENTRY, NEG, P_HV, P_JOKER_MELDS, P_JOKER_PENALTY, P_KMAX, TAB, W_BEST, W_CH, W_CNT, W_G, W_OFF,
                           W_P, _answers, _conv, _discard_order, _gen_moves, _next_fitting, _shift_group,
                           _suit_entry, _totals, _workspace)
 from ..numba_cache import drop_stale
@@ -218,6 +218,42 @@ def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec):
 
 
 @njit(cache=True)
+def _joker_floor(h, prm, d_h):
+    """A lower bound on the deadwood of h less one of its jokers, d_h being the deadwood of h.  Take a
+    least-deadwood partition of h less the joker.  If one of its melds can take one more joker (a run
+    short of 13 cards, a group short of four, a meld with fewer jokers than a meld may hold), the
+    joker put there makes a partition of h no worse, so that deadwood is at least d_h.  If none can,
+    its melds are groups of four, which meld at most the naturals of the ranks that could make one
+    and the other jokers.  -1 (no bound) when h holds more jokers than one meld may take or 10
+    naturals of one suit (a run of 13 could not take one)."""
+    jokers = h[JOKER]
+    if jokers > prm[P_KMAX]:
+        return -1
+    for s in range(4):
+        k = 0
+        for r in range(13):
+            k += h[s * 13 + r]
+        if k >= 10:
+            return -1
+    others = jokers - 1
+    _, t = _totals(h, prm)
+    u = 0
+    for r in range(13):
+        suits = 0
+        cnt = 0
+        for s in range(4):
+            if h[s * 13 + r] > 0:
+                suits += 1
+                cnt += h[s * 13 + r]
+        if suits > 0 and suits + others >= 4:
+            u += cnt * prm[P_HV + r]
+    if u > 0:
+        u += others * prm[P_JOKER_PENALTY]
+    f = t - prm[P_JOKER_PENALTY] - u
+    return d_h if d_h < f else f
+
+
+@njit(cache=True)
 def _split_loose(f, prm, core, iso, stats):
     """Split hand f into iso, its cards loose in every partition (``_loose_in``), and core, the rest.
     stats: [0] cards in iso, [1] their penalty, [2] the highest penalty in iso and [3] the second
@@ -343,8 +379,10 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                     if l_seen[slot] != now:
                         order = _discard_order(core, prm)
                         b = big
-                        for k in range(order.shape[0]):
+                        for k in range(order.shape[0]):  # the naturals, then the joker
                             y = order[k]
+                            if y == JOKER:
+                                continue
                             if d_core - _pen(prm, y) >= b:
                                 break
                             d, _ = _less_one(core, prm, y, slot, now, single, s_seen, mv, ws)
@@ -352,6 +390,11 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                                 b = d
                                 if b == 0:
                                     break
+                        if (b > 0 and core[JOKER] > 0 and d_core - _pen(prm, JOKER) < b
+                                and _joker_floor(core, prm, d_core) < b):
+                            d, _ = _less_one(core, prm, JOKER, slot, now, single, s_seen, mv, ws)
+                            if d < b:
+                                b = d
                         least[slot] = b
                         l_seen[slot] = now
                     if least[slot] < best:
@@ -365,8 +408,10 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                 if best > 0:
                     core[c] -= 1
                     order = _discard_order(core, prm)
-                    for k in range(order.shape[0]):
+                    for k in range(order.shape[0]):  # the naturals, then the joker
                         y = order[k]
+                        if y == JOKER:
+                            continue
                         py = _pen(prm, y)
                         if d_c - py >= best:
                             break
@@ -380,6 +425,13 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                             best = d
                             if best == 0:
                                 break
+                    if (best > 0 and core[JOKER] > 0 and d_c - _pen(prm, JOKER) < best
+                            and _joker_floor(core, prm, d_c) < best):
+                        core[c] += 1
+                        d = _less_two(core, prm, c, JOKER, slot, now, pair, p_seen, mv, ws)
+                        core[c] -= 1
+                        if d < best:
+                            best = d
                     core[c] += 1
                 totals[i] += w * (p_i + best)
     for i in range(nc):
