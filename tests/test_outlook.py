@@ -5,7 +5,7 @@ from numba import njit
 
 from sim import meldsearch as MS
 from sim import profiles
-from sim.bots.outlook import _isolated, _joker_floor, outlook_kernel
+from sim.bots.outlook import _isolated, _joker_floor, _outlook_plain, _sane, outlook_kernel
 from sim.cards import COPIES, JOKER, N_KINDS
 from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
@@ -100,23 +100,32 @@ def test_outlook_kernel_matches_brute_force():
     assert compared > 6000
 
 
-def test_outlook_kernel_odd_inputs_match_brute_force():
-    """A candidate the hand does not hold, or an unseen copy of a card held twice, goes through the
-    brute force, as before."""
-    profile = profiles.load(profiles.available()[0])
-    prm = MS.params_of(profile)
+def test_odd_inputs_take_the_brute_force():
+    """A candidate the hand does not hold, or an unseen copy of a card held twice, is not for the
+    shortcuts (_sane says no: the kernel runs _outlook_plain, the search per draw and discard, which
+    matches the reference).  Such hands are not searched here: their counts fall outside the meld
+    search's table."""
     hand = np.zeros(N_KINDS, np.int64)
     hand[[0, 1, 2, 15, 30]] = 1
-    for cands, held_twice in (([-1, 0, 40], None), ([-1, 2, 30], 2)):
-        h = hand.copy()
-        if held_twice is not None:
-            h[held_twice] = 2
-        cands = np.array(cands, np.int64)
-        unseen = np.ones(N_KINDS, np.int64)
-        got = np.zeros((3, 2), np.int64)
-        want = np.zeros((3, 2), np.int64)
-        outlook_kernel(h, prm, cands, unseen, got)
-        _reference(h, prm, cands, unseen, want)
+    unseen = np.ones(N_KINDS, np.int64)
+    assert _sane(hand, np.array([-1, 0, 30], np.int64), unseen)
+    assert not _sane(hand, np.array([-1, 0, 40], np.int64), unseen)
+    assert not _sane(hand, np.array([-2], np.int64), unseen)
+    hand[2] = 2
+    assert not _sane(hand, np.array([2], np.int64), unseen)
+    unseen[2] = 0
+    assert _sane(hand, np.array([2], np.int64), unseen)
+    rng = np.random.default_rng(5)
+    names = profiles.available()
+    for t in range(60):
+        profile = profiles.load(names[t % len(names)])
+        prm = MS.params_of(profile)
+        hand, cands, unseen = _random_case(rng, profile)
+        got = np.zeros((cands.size, 2), np.int64)
+        want = np.zeros((cands.size, 2), np.int64)
+        mv, ws, rec = _workspace()
+        _outlook_plain(hand, prm, cands, unseen, got, mv, ws, rec)
+        _reference(hand, prm, cands, unseen, want)
         assert np.array_equal(got, want)
 
 

@@ -5,7 +5,9 @@ its own hand, on the table or in the discard pile.  For a hand and a candidate d
 goes through every card the next draw could bring, weighted by how many copies of it are unseen,
 and adds up what the hand would then be worth: the least deadwood after the best discard, and
 whether every card but one would meld (the player could go out).  It is the exact expectation of a
-one-draw Monte-Carlo look-ahead, so it needs no random numbers.
+one-draw Monte-Carlo look-ahead, so it needs no random numbers.  Most of the hands it would search
+differ only by cards that can meld with nothing, so it searches the rest once and adds those cards'
+penalties (``outlook_kernel``); ``_outlook_plain`` is the search per draw and discard it stands for.
 """
 from __future__ import annotations
 
@@ -317,13 +319,16 @@ def outlook_kernel(counts, prm, cands, unseen, out):
     weighted by unseen[x], of the least deadwood after the discard, drawing x and discarding the best
     card; out[i, 1] = the weighted number of draws after which all cards but one meld.
 
-    Exact, with far fewer searches than one per draw and discard.  For each draw x the hand
-    f = counts + x splits into the cards loose in every partition (``_loose_in``: they stay loose in
-    every part of f) and the core, so only hands of core cards are searched: with I the loose cards,
-    f less c less y has deadwood pI + deadwood(core less c and y) (c or y in I: less nothing there)
-    and its loose cards are I's plus the core part's.  The core is most often the same for every
-    draw (a drawn card that melds with nothing joins I), and then its searches are shared between
-    the draws; the core less two cards is searched once for both candidates that share it."""
+    Exact (the brute force, ``_outlook_plain``, gives the same integers), with far fewer searches.
+    For each draw x the hand f = counts + x splits into I, its cards loose in every partition
+    (``_loose_in``: they stay loose in every part of f), and the core; only core hands are searched.
+    f less c and y has the deadwood pen(I) + deadwood(core less those of c, y that are core cards)
+    less the penalties of those in I, and I's cards are loose.  The core is most often the same for
+    every draw (a drawn card that melds with nothing joins I): then its searches serve every draw.
+    A hand less two cards serves both candidates (c, y) and (y, c); discards are tried highest
+    penalty first and stop once none left can do better, the joker last and only when
+    ``_joker_floor`` leaves it a chance.  Odd inputs (``_sane``) take the brute force.
+    """
     mv, ws, rec = _workspace()
     if not _sane(counts, cands, unseen):
         _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec)
