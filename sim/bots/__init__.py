@@ -99,8 +99,17 @@ def compiled_hand_loop(bots):
     each bot for each turn.  A bot class names its loop in ``hand_loop`` (a module whose ``table_loop(bots)``
     gives an object with ``can_play_fast(state)`` and ``play_hand_fast(state)``); a subclass does not
     inherit it, and a bot with parameters of its own set is played turn by turn.  Every bot of the
-    hand must name the same loop (today ``sim.bots.hand_loop``: greedy and patient bots, mixed at will)."""
+    hand must name the same loop (today every bot names ``sim.bots.hand_loop``)."""
+    key = tuple(map(id, bots))
+    hit = _LOOPS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], bots)):
+        return hit[1]
     loops = {type(b).__dict__.get("hand_loop") if not b.params else None for b in bots}
-    if len(loops) != 1 or None in loops:
-        return None
-    return importlib.import_module(loops.pop()).table_loop(bots)
+    loop = None if len(loops) != 1 or None in loops else importlib.import_module(loops.pop()).table_loop(bots)
+    if len(_LOOPS) >= 256:
+        _LOOPS.clear()
+    _LOOPS[key] = (tuple(bots), loop)  # holding the bots keeps their ids
+    return loop
+
+
+_LOOPS: dict = {}  # the bots' ids -> (the bots, their table's loop): a table asks once a hand

@@ -466,7 +466,15 @@ class InvariantBroken(AssertionError):
     """A compiled hand broke an invariant of the game (cards lost or made, an invalid meld)."""
 
 
+_ZERO_COUNTS: dict[int, np.ndarray] = {}
+
+
 def _counts(lists) -> np.ndarray:
+    if not any(lists):  # a fresh hand (the kernel copies what it is given)
+        zero = _ZERO_COUNTS.get(len(lists))
+        if zero is None:
+            zero = _ZERO_COUNTS[len(lists)] = np.zeros((len(lists), N_KINDS), np.int64)
+        return zero
     out = np.zeros((len(lists), N_KINDS), np.int64)
     for i, cards in enumerate(lists):
         for c in cards:

@@ -83,7 +83,8 @@ class HandState:
         # seat-keyed: each stock card's place in the shuffled pack, which its keys are looked up by
         self.stock_ids = list(range(len(deck) - 1, pos, -1)) if self.draw_keys is not None else None
         self.current = (self.dealer + 1) % self.n
-        self._log("deal", self.dealer, [from_counts(h) for h in self.hands], self.discard[-1])
+        if self.record:  # the dealt hands as card lists only where someone reads the log
+            self._log("deal", self.dealer, [from_counts(h) for h in self.hands], self.discard[-1])
 
     @classmethod
     def scripted(cls, profile, hands, stock="", discard="", dealer=None, current=0, opened=None, table=(),
