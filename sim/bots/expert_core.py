@@ -33,20 +33,20 @@ matter.
 """
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
-from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
+from ..engine import core
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,
+                         least_scored_discard_kernel)
+from ..numba_cache import drop_stale
+from . import greedy_core as FG
+from . import outlook
 from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
                           R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
                           _obligation, _patient_draw, _search, _uses, _waiting)
-from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,
-                         least_scored_discard_kernel)
 from .outlook import outlook_kernel, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -267,28 +267,7 @@ def candidates_kernel(hand, forbid, prm):
     return cands[:n].copy()
 
 
-def _drop_stale_cache():
-    """numba invalidates a cached function only when its own file changes, yet these decisions have the
-    meld search, the rules core, the patient's decisions and the outlook compiled into them: when one
-    of those files changes, drop this module's cached code."""
-    from ..engine import core
-    from . import outlook
-    try:
-        text = b"".join(Path(m.__file__).read_bytes() for m in (MS, core, FG, outlook))
-        stamp_text = hashlib.sha256(text).hexdigest()
-        cache_dir = Path(draw_kernel._cache.cache_path)
-        stamp = cache_dir / "expert_core.deps.stamp"
-        if stamp.exists() and stamp.read_text() == stamp_text:
-            return
-        for f in list(cache_dir.glob("expert_core.*.nbi")) + list(cache_dir.glob("expert_core.*.nbc")):
-            f.unlink(missing_ok=True)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(stamp_text)
-    except OSError:  # no writable cache: numba compiles in memory
-        pass
-
-
-_drop_stale_cache()
+drop_stale(draw_kernel, (MS, core, FG, outlook))
 
 _NO_UNSEEN = np.zeros(N_KINDS, np.int64)
 

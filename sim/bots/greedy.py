@@ -1,8 +1,8 @@
 """The greedy bot."""
 from __future__ import annotations
 
-from . import greedy_core as FG
 from ..engine import Play
+from . import greedy_core as FG
 from .base import Bot
 
 

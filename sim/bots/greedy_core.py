@@ -1,47 +1,29 @@
-"""The greedy and patient bots in compiled code, and a compiled hand loop for their tables: the batch
-path of the engine.
+"""The greedy and patient bots in compiled code, and what the other bots' compiled decisions share
+(searching a hand, the loose discard, the discard obligation, the rules vector).
 
-The bots' decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
+The decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
 ``_greedy_play`` (``bots.GreedyBot``), ``_waiting``, ``_patient_draw`` and ``_patient_play``
-(``bots.PatientBot``; its opening with the table's help, ``bots.moves.table_opening``, stays in
-Python).  They are used two ways:
+(``bots.PatientBot``; where its hand alone cannot open and the profile lets the table help, it
+answers TABLE_OPENING and the caller asks ``bots.table_play._table_opening``).  They are used two
+ways:
 
 - by the Python engine, one decision at a time: ``decide_draw``/``decide_play``/``waiting`` turn a
   ``HandState`` into arrays and the answer into a ``Play``, which ``HandState.apply_play`` validates
   as any bot's (the expert and lookahead bots reach these through their parents);
-- by ``play_hand_fast(state, kinds, bp)``, which plays a ``HandState`` (freshly dealt, or at the
-  start of any turn) to its end in one numba call, a bot kind and parameter row per seat, and writes
-  the outcome back into the state (hands, table, stock, discard, opened, stats, turns, result), so
-  records and games read it exactly as after ``sim.engine.loop.play_hand``.  That takes this path by
-  itself for tables of plain greedy and patient bots (``hand_loop``, ``table_loop``;
-  ``KALOOKI_PYTHON_ENGINE=1`` turns it off); a table with a patient bot stays on the Python engine
-  where the profile lets the table help an opening.
+- by the compiled hand loop (``sim.bots.hand_loop``), which plays whole hands with them.
 
-The hand loop's own part (the deal's stock, reshuffles, what it checks of each play, the statistics
-and the end of the hand) has the Python engine as its reference: tests/test_hand_loop.py plays
-every profile both ways and compares every field.  How it stays identical:
+They keep the tie-breaks of the Python bots they replaced, down to Python's iteration order
+(``meld_taken_card`` sorts a set of card ids: ``_set_order`` reproduces CPython's set order), and call
+the compiled kernels of ``sim.meldsearch`` (``_search_ws``/``_reconstruct`` = ``analyse``,
+``go_out_kernel``/``_full_partition`` = ``can_go_out``/``can_kalooki``, ``best_discard_except_kernel``)
+with the same parameter vector as the Python path.
 
-- the same meld partitions: the decisions call the compiled kernels of ``sim.meldsearch``
-  (``_search_ws``/``_reconstruct`` = ``analyse``, ``go_out_kernel``/``_full_partition`` =
-  ``can_go_out``/``can_kalooki``, ``best_discard_except_kernel``) with the same parameter vector as
-  the Python path;
-- the same randomness: every random draw of a hand is made up front by ``HandState`` (the deck
-  shuffle and the reshuffle keys), so the kernel receives the stock order and the keys;
-- the same rules: each play is checked against the engine's rules for what these bots can do (the
-  discard, the opening minimum, what a taken discard obliges, going out in the first round); a
-  play that breaks one stops the kernel with a status, and ``play_hand_fast`` returns None so the
-  caller replays the hand on the Python path, which raises the same ``BotError``.
-
-The decisions keep the tie-breaks of the Python bots they replaced, down to Python's iteration
-order (``meld_taken_card`` sorts a set of card ids: ``_set_order`` reproduces CPython's set order).
-
-The kernels are cached on disk by numba; the cache is dropped when meldsearch.py changes, since
-numba itself only watches this file.
+The kernels are cached on disk by numba; ``numba_cache.drop_stale`` drops the cache when the meld
+search or the rules core changes, since numba itself only watches this file.
 
 These bots never rearrange the table (no Take/Split/SwapJoker), so a table meld only grows at its
 ends; the table is a matrix of meld rows in the meldsearch row format (kind, low, n, 14 cards, 14
-reps).  Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and
-the log stay empty.
+reps).
 """
 from __future__ import annotations
 
@@ -53,10 +35,10 @@ from ..cards import JOKER, N_KINDS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
 from ..engine.core import meld_value
+from ..melds import Meld
 from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
-from ..melds import Meld
 from ..numba_cache import drop_stale
 
 # rule vector (int64), filled by rules_array(profile)
@@ -110,7 +92,8 @@ WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
 STATUS_RULES = {1: "discard (not in hand)", 2: "discard (taken this turn)", 3: "not_opened",
                 4: "opening_min (no new meld)", 5: "opening_min", 6: "discard_pickup (open)",
                 7: "discard_pickup (meld)", 8: "go_out_first_round", 9: "table or operation buffer full",
-                10: "a patient opening with the table's help (played by the Python engine)"}
+                11: "a table operation the rules refuse (hand_loop: apply_ops)", 12: "an invariant broke",
+                13: "a random bot's stream ran out (the Python engine plays the hand)"}
 
 
 # ---------------------------------------------------------------------------------------------

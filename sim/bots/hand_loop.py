@@ -29,24 +29,24 @@ import time
 import numpy as np
 from numba import njit
 
-from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
+from ..melds import Meld
+from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from ..numba_cache import drop_stale
+from . import expert_core as XC
+from . import greedy_core as FG
+from . import random_bot as RB
+from . import table_play as EP
 from .greedy_core import (
     DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WIN_TYPE, H_WINNER, K_GREEDY, K_PATIENT, KINDS, MAXOPS, MAXT, O_KIND, O_TAKEN, O_TARGET, O_VALUE, OB_MELD,
-    OB_OPEN, OP_W, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN, R_RESHUFFLE_ONCE,
-    R_TURN_CAP, S_LAYOFFS, S_MELDS, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_OPENED,
-    S_JOKERS_TAKEN, S_TURNS, S_W, STOCK, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
-    _table_rows, _undo_layoff, _uses, O_END)
-from ..meldsearch import MAX_OUT, OUT_W, _workspace
-from . import expert_core as XC
-from . import table_play as EP
+    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXOPS, MAXT, OB_MELD, OB_OPEN, OP_W, O_END,
+    O_KIND, O_TAKEN, O_TARGET, O_VALUE, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN,
+    R_RESHUFFLE_ONCE, R_TURN_CAP, STOCK, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE,
+    S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS, S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI,
+    _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules, _table_rows, _undo_layoff, _uses)
 from .outlook import unseen_kernel
-from ..melds import Meld
-from ..numba_cache import drop_stale
-from . import random_bot as RB
 
 K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
 TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM}
@@ -95,22 +95,24 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
                      reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0,
                      check, streams, slen, spos):
-    """Play a hand from the start of a turn to its end with every seat greedy (HandState.start_turn /
-    apply_draw / apply_play and GreedyBot.draw / play).
+    """Play a hand from the start of a turn to its end, each seat's bot deciding in compiled code
+    (HandState.start_turn / apply_draw / apply_play with the bots' draw and play).
 
-    prm: meldsearch.params_array; rp: rules_array; values: penalty of each card; hands0 (n x 53
-    int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
-    hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table
-    meld rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
+    prm: meldsearch.params_array; rp: greedy_core.rules_array; values: penalty of each card; hands0 (n
+    x 53 int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
+    hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table meld
+    rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
     (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
     draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (K_*) and parameter row
     (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
-    cards each player took from and threw to the discard pile so far (counts); check: after every turn,
-    check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a random
-    bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out).  Returns (hands, stats (n x S_W: the opening of players
-    who open here, melds and lay-offs made here, turns in all), result (H_W), stock left in drawing
-    order, discard pile, table rows, the stock's places left); result[H_STATUS] != 0 means a play broke
-    a rule and the outcome is not to be used.
+    cards each player took from and threw to the discard pile so far (counts); check: after every
+    turn, check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a
+    random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out).
+
+    Returns (hands, stats (n x S_W: the opening of players who open here, melds, lay-offs and jokers
+    taken here, turns in all), result (H_W), stock left in drawing order, discard pile, table rows, the
+    stock's places left); result[H_STATUS] != 0 means a play broke a rule (or the hand needs the
+    Python engine) and the outcome is not to be used.
     """
     n = hands0.shape[0]
     hands = hands0.copy()

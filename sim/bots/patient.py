@@ -1,9 +1,9 @@
 """The patient bot."""
 from __future__ import annotations
 
-from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..engine import DRAW_DISCARD, Play
+from . import greedy_core as FG
 from .greedy import GreedyBot
 from .moves import forbidden_discard
 from .table_play import table_opening

@@ -4,16 +4,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import greedy_core as FG
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
-from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
-                          _hsum, _obligation, _search)
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
 from ..numba_cache import drop_stale
+from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot
+from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
+                          _hsum, _obligation, _search)
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
 OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and asks again)
@@ -188,9 +188,9 @@ class RandomBot(Bot):
     def draw(self, state, me) -> int:
         self.ensure(64)
         rp, _, _ = FG._rules(state)
-        src, self.pos = draw_kernel(me, state.hands, np.array(state.opened, dtype=np.int64),
-                                    np.array(state.turns_taken, dtype=np.int64), np.array(state.discard, dtype=np.int64),
-                                    rp, self.stream, self.pos)
+        opened, turns = np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64)
+        src, self.pos = draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64), rp,
+                                    self.stream, self.pos)
         return DRAW_DISCARD if src == DISCARD else DRAW_STOCK
 
     def play(self, state, me) -> Play:

@@ -19,18 +19,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import greedy_core as FG
+from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take
 from ..engine import core
-from .. import meldsearch as MS
 from ..melds import Meld
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
+                          best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
+from . import greedy_core as FG
 from .greedy_core import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT, R_RUN_END_LIMIT,
                           R_TABLE_OPENING, R_TWO_TOTAL, _discardable, _go_out, _hsum, _meld_taken_card, _obligation,
                           _search)
-from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
-                          best_discard_except_kernel, go_out_kernel)
 
 RUN, GROUP = 0, 1
 
