@@ -20,7 +20,7 @@ from sim.game import play_game, play_hand
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
-CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "2000"))  # per profile
+CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "1200"))  # per profile, on the Python engine
 COMPILED_CI_HANDS = 300  # per profile, in the compiled hand loop
 
 

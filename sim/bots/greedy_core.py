@@ -96,6 +96,11 @@ STATUS_RULES = {1: "discard (not in hand)", 2: "discard (taken this turn)", 3: "
                 13: "a random bot's stream ran out (the Python engine plays the hand)"}
 
 
+# numba compiles a function once per combination of argument types, and a constant passed as an
+# argument has a type of its own (its literal value): the compiled decisions pass flags and counts
+# to their larger functions through these, or np.int64(...), so each is compiled once
+YES, NO = np.bool_(True), np.bool_(False)
+
 # ---------------------------------------------------------------------------------------------
 # small helpers
 # ---------------------------------------------------------------------------------------------
@@ -608,7 +613,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     n_open = 0
     if not opened[me]:
         if may_out:
-            disc, nr, clobbered = _go_out(whand, loose, prm, True, forbid, mv, ws, rec, outv, hh)
+            disc, nr, clobbered = _go_out(whand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
             if disc >= 0:
                 for r in range(nr):
                     _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
@@ -652,7 +657,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                     pref[outd[r, 3 + k]] -= 1
             return _loose_discard(whand, values, forbid, pref)
     elif may_out:
-        disc, nr, clobbered = _go_out(whand, loose, prm, False, forbid, mv, ws, rec, outv, hh)
+        disc, nr, clobbered = _go_out(whand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
         if disc >= 0:
             for r in range(nr):
                 _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
@@ -774,7 +779,7 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
         v, _, loose = _search(hand, prm, mv, ws, rec, True)
         going_out = False
         if may_out:
-            disc, _, _ = _go_out(hand, loose, prm, True, forbid, mv, ws, rec, outv, hh)
+            disc, _, _ = _go_out(hand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
             going_out = disc >= 0  # greedy's play goes out the same way first
         if not going_out:
             taken_needs_open = drawn_from == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN

@@ -12,8 +12,8 @@ from ..numba_cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot
-from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, _discardable,
-                          _hsum, _obligation, _search)
+from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, YES,
+                          _discardable, _hsum, _obligation, _search)
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
 OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and asks again)
@@ -67,7 +67,7 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
     hand[:] = hands[me]
     wtab[:nt] = tab[:nt]
     nw = nt
-    nops = 0
+    nops = np.int64(0)
     was_open = opened[me] != 0
     if not was_open:
         u = stream[pos]
@@ -120,7 +120,7 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
             max_ops = 1 + min(int(stream[pos] * 3), 2)
             pos += 1
             lctx = np.zeros(4, np.int64)
-            TP._layoffs(wtab, nw, hand, 1, forbid, adds, rp, crules, ops, nops, lctx, True, max_ops)
+            TP._layoffs(wtab, nw, hand, np.int64(1), forbid, adds, rp, crules, ops, nops, lctx, YES, max_ops)
             nops = lctx[0]
             nw = lctx[1]
     if not _discardable(hand, forbid) or _hsum(hand) < keep:  # nothing would be left to discard: meld nothing

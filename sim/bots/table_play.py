@@ -28,9 +28,9 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _recon
                           best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, MAXT, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT, R_RUN_END_LIMIT,
-                          R_TABLE_OPENING, R_TWO_TOTAL, _discardable, _go_out, _hsum, _meld_taken_card, _obligation,
-                          _search)
+from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT,
+                          R_RUN_END_LIMIT, R_TABLE_OPENING, R_TWO_TOTAL, YES, _discardable, _go_out, _hsum,
+                          _meld_taken_card, _obligation, _search)
 
 RUN, GROUP = 0, 1
 
@@ -543,7 +543,7 @@ def _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, ops, nops):
     adds = np.zeros((4, MAXT), np.int64)
     adds[A_FROM, :] = -1
     ctx = np.zeros(4, np.int64)
-    _layoffs(t, nt, h, keep, protect, adds, rp, crules, ops, nops, ctx, False, 40)
+    _layoffs(t, nt, h, keep, protect, adds, rp, crules, ops, nops, ctx, NO, np.int64(40))
     after = 0
     for i in range(nt):
         after += core.meld_value(t[i], prm)
@@ -564,7 +564,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
     layoff_value = 0
     protect = must_meld if must_meld >= 0 else forbid
     if layoffs_first:
-        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, 0)
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, np.int64(0))
     rows = np.empty((MAX_OUT, OUT_W), np.int64)
     _search(h, prm, mv, ws, rec, True)
     nr = _reconstruct(h, prm, rec, 0, rows)
@@ -622,7 +622,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
             return False, 0, 0
     h[:] = rest
     if not layoffs_first and rp[R_LAYOFFS_COUNT] != 0:
-        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, 0)
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, np.int64(0))
     value = 0
     for r in range(nr):
         if keep_row[r]:
@@ -632,7 +632,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
     if value < prm[P_OPENING_MIN] or not _discardable(h, forbid) or _hsum(h) < keep:
         return False, 0, 0
     deadwood = best_discard_except_kernel(h, prm, forbid)[1]
-    nops = 0
+    nops = np.int64(0)
     for o in range(npre):
         nops = _push(ops, nops, pre[o, X_KIND], pre[o, X_TARGET], pre[o, X_CARD], pre[o, X_POS], pre[o, X_EXTRA])
     for r in range(nr):
@@ -736,13 +736,13 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     hand[:] = hands[me]
     hh = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    nops = 0
+    nops = np.int64(0)
     forbid = drawn_card if drawn_from == DISCARD else -1
     first = turns[me] == 0
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
     _, _, loose = _search(hand, prm, mv, ws, rec, True)
-    disc, nr, _ = _go_out(hand, loose, prm, False, forbid, mv, ws, rec, outv, hh)
+    disc, nr, _ = _go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
@@ -774,7 +774,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     hctx[0] = nops
     hctx[1] = nt
-    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx, True, 40)
+    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx, YES, np.int64(40))
     nops = hctx[0]
     nt = hctx[1]
     ctx[1] = nt
@@ -809,7 +809,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             kind, d, idx = _meld_taken_card(h0.copy(), taken, tab0, nt0, values, rp, prm, mv, ws, rec, hh, outd,
                                             lops, lctx, tab1)
             if kind != 0:
-                nops = 0
+                nops = np.int64(0)
                 hand[:] = h0
                 if kind == 1:
                     nops, _ = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[idx])
