@@ -1,18 +1,25 @@
-"""Table play, compiled: the expert's harvests, lay-downs, lay-offs and splits, and openings with the table's help.
+"""Table play, compiled and written once: the expert's harvests, lay-downs, lay-offs and splits, the
+openings with the table's help, and the application of a play's operations in the hand loop.
 
-Written once over count vectors and meld rows (the meld search's row format, sim.engine.core) and
-asked by the Python ``ExpertBot.play`` for an opened player's turn (``expert_play``): going out at
-once; then up to ``max_harvests`` table moves (``_harvest_options``: removing an end card of a run of
-four or more or a card of a four-card group, shifting a run, substituting in a three-card group,
-swapping a joker out of a run or a group), each the one that lets it go out, or else lowers its
-deadwood most with the freed card melded again from its hand (``_best_harvest``); then its melds laid
-down, lay-offs and splits of runs (``_layoffs``), trailing operations undone until a card is left to
-discard (``bots.moves.repair``), and a taken discard melded where the profile obliges it.  The
-discard itself is chosen by the caller (``ExpertBot._choose_discard``).
+Over count vectors and meld rows (the meld search's row format, sim.engine.core):
 
-Every table move is checked by the engine's own compiled rules (``sim.engine.core``: lay-off, take,
-joker swap) with the per-turn run limits, as ``bots.moves.checked`` did with ``try_ops``; the
-turn is then validated as any bot's by ``HandState.apply_play``.
+- ``_expert_play``: an opened expert's (or lookahead's) turn: going out at once; then up to
+  ``max_harvests`` table moves (``_harvest_options``: removing an end card of a run of four or more
+  or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
+  joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
+  with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
+  melds laid down, lay-offs and splits of runs (``_layoffs``), trailing operations undone until a card
+  is left to discard, and a taken discard melded where the profile obliges it.  The discard itself is
+  chosen by ``expert_core._choose_discard``.
+- ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
+  substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
+- ``apply_ops``: the hand loop's application of such a play, each operation by the engine's compiled
+  rules.
+
+Every table move a bot weighs is checked by the engine's own compiled rules (``sim.engine.core``:
+lay-off, take, joker swap) with the per-turn run limits (``_checked``); on the Python engine the
+turn is then validated as any bot's by ``HandState.apply_play``.  ``expert_play``,
+``table_opening`` and ``harvest_options`` are the Python entries.
 """
 from __future__ import annotations
 
