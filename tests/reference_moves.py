@@ -11,6 +11,7 @@ from sim import meldsearch as MS
 from sim import melds as M
 from sim.cards import JOKER, N_KINDS, N_RANKS, suit_of
 from sim.engine import DRAW_DISCARD, HIGH, LOW, LayOff, NewMeld, Split, SwapJoker, Take, try_ops
+from sim.engine import turn as T
 from sim.melds import GROUP, RUN
 
 
@@ -135,8 +136,14 @@ class TurnAdds:
         self.high[part] = self.high.pop(i, 0)
         self.split_from[part] = self.split_from.get(i, i)
 
-    def dicts(self) -> tuple:
-        return self.low, self.high, self.total, self.split_from
+    def array(self) -> np.ndarray:
+        """As the engine's rows of run additions (sim.engine.turn.A_*)."""
+        out = T.new_adds()
+        rows = (T.A_LOW, self.low), (T.A_HIGH, self.high), (T.A_TOTAL, self.total), (T.A_FROM, self.split_from)
+        for row, d in rows:
+            for i, k in d.items():
+                out[row, i] = k
+        return out
 
 
 def run_extension(m, end: int, p) -> int:
@@ -309,7 +316,7 @@ def checked(state, table, hand, option: Harvest, adds: TurnAdds | None = None) -
     """The option with its meld worked out, if the engine's rules allow its operations now."""
     if option.meld is not None:
         return option
-    after = try_ops(table, state.profile, hand, option.ops, adds.dicts() if adds is not None else None)
+    after = try_ops(table, state.profile, hand, option.ops, adds.array() if adds is not None else None)
     return None if after is None else option._replace(meld=after[option.target])
 
 

@@ -5,7 +5,8 @@ import numpy as np
 from sim import meldsearch as ms
 from sim import profiles
 from sim.bots import make_bot
-from sim.bots.table_play import A_HIGH, harvest_options, new_adds
+from sim.bots.table_play import harvest_options
+from sim.engine.turn import A_HIGH, new_adds
 from sim.cards import JOKER, parse_card as C
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HIGH, HandState, LayOff, NewMeld, Split, SwapJoker, Take, try_ops
 

@@ -34,29 +34,21 @@ from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
-from ..engine.core import meld_value
+from ..engine.core import (R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, R_RUN_END_LIMIT, R_TWO_TOTAL,
+                           meld_value)
+from ..engine.table import table_rows as _table_rows
+from ..engine.turn import OB_MELD, OB_NONE, OB_OPEN, obligation
 from ..melds import Meld
 from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
 
-# rule vector (int64), filled by rules_array(profile)
-R_OPENING_MIN = 0
-R_GO_OUT_FIRST_ROUND = 1
-R_FIRST_ROUND_FREE_DRAW = 2
-R_MELD_AT_ONCE = 3  # discard_pickup == "meld_at_once"
-R_PICKUP_BEFORE_OPENING = 4
-R_RESHUFFLE_ONCE = 5  # stock_exhausted == "reshuffle_once"
-R_TURN_CAP = 6
-R_KALOOKI_EXEMPT = 7
-R_LAYOFFS_COUNT = 8
-R_ACE_LOW = 9
-R_RUN_END_LIMIT = 10
-R_TWO_TOTAL = 11  # run_add_limit == "two_total"
-R_KALOOKI_PAYS_MORE = 12  # bots.moves.kalooki_pays_more(profile)
-R_TABLE_OPENING = 13  # joker_take_at_opening or layoffs_count_for_opening: bots.moves.table_opening applies
-R_SIZE = 16
+# rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
+# its R_* words) and, after them, what the bots derive from the profile
+R_KALOOKI_PAYS_MORE = core.R_SIZE  # kalooki_pays_more(profile)
+R_TABLE_OPENING = core.R_SIZE + 1  # joker_take_at_opening or layoffs_count_for_opening: table_opening applies
+R_SIZE = core.R_SIZE + 4
 
 # the bots this loop plays (a kind per seat) and their parameters (a row per seat)
 K_GREEDY, K_PATIENT = 0, 1
@@ -69,7 +61,6 @@ TABLE_OPENING = -2  # a patient play's answer: ask the Python table_opening (pro
 STOCK, DISCARD = 0, 1  # engine.DRAW_STOCK, engine.DRAW_DISCARD
 LOW, HIGH = 0, 1
 RUN, GROUP = 0, 1
-OB_NONE, OB_OPEN, OB_MELD = 0, 1, 2  # HandState.discard_obligation: None, "open", "meld"
 
 MAXT = 48  # table rows (at most 36 melds of three from 108 cards)
 MAXOPS = 160
@@ -88,11 +79,9 @@ H_W = 16
 WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
 
 # statuses (result[H_STATUS], with the seat in result[H_ERR_SEAT]): 0 = the hand was played;
-# otherwise the rule the mirrored greedy play would break
-STATUS_RULES = {1: "discard (not in hand)", 2: "discard (taken this turn)", 3: "not_opened",
-                4: "opening_min (no new meld)", 5: "opening_min", 6: "discard_pickup (open)",
-                7: "discard_pickup (meld)", 8: "go_out_first_round", 9: "table or operation buffer full",
-                11: "a table operation the rules refuse (hand_loop: apply_ops)", 12: "an invariant broke",
+# otherwise why not: STATUS_TURN + the engine's code (sim.engine.turn.U_*) for a play the rules refuse
+STATUS_TURN = 20
+STATUS_RULES = {9: "table or operation buffer full", 12: "an invariant broke",
                 13: "a random bot's stream ran out (the Python engine plays the hand)"}
 
 
@@ -212,12 +201,8 @@ def _set_order(cand, k, out):
 
 @njit(cache=True)
 def _obligation(opened_me, turns_me, rp):
-    """HandState.discard_obligation (and _obligation_for_taken)."""
-    if rp[R_MELD_AT_ONCE] != 0:
-        return OB_MELD if opened_me else OB_OPEN
-    if opened_me or (turns_me == 0 and rp[R_FIRST_ROUND_FREE_DRAW] != 0):
-        return OB_NONE
-    return OB_OPEN
+    """What taking the discard obliges (the engine's rule, sim.engine.turn.obligation)."""
+    return obligation(opened_me, turns_me == 0, rp)
 
 
 @njit(cache=True)
@@ -896,20 +881,10 @@ _RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values, 
 
 
 def rules_array(profile) -> np.ndarray:
-    """The rule parameters the hand loop reads, as an int64 vector (R_* offsets)."""
+    """The rule parameters the compiled bots and hand loop read, as an int64 vector (R_* offsets): the
+    engine's rules vector, then the bots' words."""
     r = np.zeros(R_SIZE, np.int64)
-    r[R_OPENING_MIN] = profile.opening_min
-    r[R_GO_OUT_FIRST_ROUND] = int(bool(profile.go_out_first_round))
-    r[R_FIRST_ROUND_FREE_DRAW] = int(bool(profile.first_round_free_draw))
-    r[R_MELD_AT_ONCE] = int(profile.discard_pickup == "meld_at_once")
-    r[R_PICKUP_BEFORE_OPENING] = int(bool(profile.discard_pickup_before_opening))
-    r[R_RESHUFFLE_ONCE] = int(profile.stock_exhausted == "reshuffle_once")
-    r[R_TURN_CAP] = profile.turn_cap
-    r[R_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
-    r[R_LAYOFFS_COUNT] = int(bool(profile.layoffs_count_for_opening))
-    r[R_ACE_LOW] = int(bool(profile.ace_low))
-    r[R_RUN_END_LIMIT] = profile.run_end_limit
-    r[R_TWO_TOTAL] = int(profile.run_add_limit == "two_total")
+    r[:core.R_SIZE] = core.rules_array(profile)
     r[R_KALOOKI_PAYS_MORE] = int(kalooki_pays_more(profile))
     r[R_TABLE_OPENING] = int(bool(profile.joker_take_at_opening or profile.layoffs_count_for_opening))
     return r
@@ -935,16 +910,6 @@ def _rules(state):
         hit = (p, rules_array(p), np.asarray(state.values, dtype=np.int64), MS.params_array(p))
         _RULES[id(p)] = hit
     return hit[1], hit[2], hit[3]
-
-
-def _table_rows(table) -> np.ndarray:
-    rows = np.full((len(table), OUT_W), -1, np.int64)
-    for i, m in enumerate(table):
-        k = len(m.cards)
-        rows[i, 0], rows[i, 1], rows[i, 2] = m.kind, m.low, k
-        rows[i, 3:3 + k] = m.cards
-        rows[i, 17:17 + k] = m.reps
-    return rows
 
 
 def bot_params(bot) -> np.ndarray:

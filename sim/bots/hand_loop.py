@@ -1,22 +1,22 @@
 """The compiled hand loop: a whole hand played in one numba call by a table of bots that decide in
-compiled code (today greedy and patient, mixed at will; ``sim.bots.compiled_hand_loop`` asks each
-bot class's ``hand_loop``).
+compiled code (greedy, patient, expert, lookahead and random, mixed at will;
+``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
-turn) to its end, a bot kind (``sim.bots.greedy_core.K_*``) and parameter row per seat, and writes the
-outcome back into the state (hands, table, stock, discard, opened, stats, turns, result), so records
-and games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
-reshuffles, what it checks of each play, the statistics, the end of the hand) has the Python engine
-as its reference: tests/test_hand_loop.py plays every profile both ways and compares every field.
-The bots' decisions are the same compiled functions the Python engine asks turn by turn.
+turn) to its end, a bot kind (``TABLE_KINDS``) and parameter row per seat, and writes the outcome
+back into the state (hands, table, stock, discard, opened, stats, turns, result), so records and
+games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
+reshuffles, the statistics, the end of the hand) has the Python engine as its reference:
+tests/test_hand_loop.py plays every profile both ways and compares every field.  The bots' decisions
+are the same compiled functions the Python engine asks turn by turn.
 
 - every random draw of a hand is made up front by ``HandState`` (the deck shuffle, the reshuffle
   keys and the seat keys of a duplicate tournament), so the kernel receives the stock order and the
   keys;
-- each play is checked against the engine's rules for what these bots can do (the discard, the
-  opening minimum, what a taken discard obliges, going out in the first round); a play that breaks
-  one stops the kernel with a status, and ``play_hand_fast`` returns None so the caller replays the
-  hand on the Python path, which raises the same ``BotError``.
+- every play is validated and applied by the engine's own compiled turn
+  (``sim.engine.turn.apply_turn``, which ``HandState.apply_play`` calls too); a play it refuses
+  stops the kernel with a status, and ``play_hand_fast`` returns None so the caller replays the hand
+  on the Python path, which raises the same ``BotError`` naming the rule.
 
 Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and the log
 stay empty.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on the Python path.
@@ -32,6 +32,8 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
+from ..engine import turn as TU
+from ..engine.core import R_TURN_CAP
 from ..melds import Meld
 from ..meldsearch import MAX_OUT, OUT_W, _workspace
 from ..numba_cache import drop_stale
@@ -41,11 +43,11 @@ from . import random_bot as RB
 from . import table_play as EP
 from .greedy_core import (
     DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXOPS, MAXT, OB_MELD, OB_OPEN, OP_W, O_END,
-    O_KIND, O_TAKEN, O_TARGET, O_VALUE, R_GO_OUT_FIRST_ROUND, R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_OPENING_MIN,
-    R_RESHUFFLE_ONCE, R_TURN_CAP, STOCK, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE,
-    S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS, S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI,
-    _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules, _table_rows, _undo_layoff, _uses)
+    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXOPS, MAXT, OB_OPEN, OP_W, O_CARD, O_END,
+    O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK, S_JOKERS_TAKEN,
+    S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
+    S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
+    _table_rows, _undo_layoff)
 from .outlook import unseen_kernel
 
 K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
@@ -76,6 +78,26 @@ def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
         if counts[c] != 2:
             return False
     return counts[N_KINDS - 1] == jokers
+
+
+@njit(cache=True)
+def _as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
+    """greedy_core's play (operation rows ops[:nops], the working table wtab[:nw]) as the engine's
+    operation rows, each new meld as it was laid; returns their number."""
+    if nops == 0:
+        return 0
+    _as_laid(tab, nt, wtab, nw, ops, nops, laid)
+    for o in range(nops):
+        xops[o, TU.X_TARGET] = ops[o, O_TARGET]
+        if ops[o, O_KIND] == 0:
+            xops[o, TU.X_KIND] = TU.X_NEW
+            xmrows[o] = laid[ops[o, O_TARGET]]
+        else:
+            xops[o, TU.X_KIND] = TU.X_LAYOFF
+            xops[o, TU.X_CARD] = ops[o, O_CARD]
+            xops[o, TU.X_POS] = ops[o, O_END]
+            xops[o, TU.X_EXTRA] = -1
+    return nops
 
 
 @njit(cache=True)
@@ -161,20 +183,19 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     pick = pick0.copy()
     discby = discby0.copy()
     unseen = np.zeros(N_KINDS, np.int64)
-    xops = np.full((EP.MAX_X, EP.X_W), -1, np.int64)
+    xops = np.full((EP.MAX_X, TU.X_W), -1, np.int64)
     xmrows = np.full((EP.MAX_X, OUT_W), -1, np.int64)
     xctx = np.zeros(4, np.int64)
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
-    ares = np.zeros(EP.AP_W, np.int64)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
     turn_no = turn_no0
     reshuffles = reshuffles0
     cur = current
     while True:
         # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
         if sp == ns:
-            if rp[R_RESHUFFLE_ONCE] != 0 and reshuffles == 0 and nd >= 2:
-                perm = np.argsort(keys[:nd], kind="mergesort")
-                pile = discard[:nd][perm]
+            if TU.stock_renewed(crules, reshuffles, nd):
+                pile = discard[:nd][TU.reshuffle_order(keys, nd)]
                 discard[0] = pile[0]
                 ns = nd - 1
                 stock[:ns] = pile[1:]
@@ -208,14 +229,16 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         else:
             src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
                             mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+        top = discard[nd - 1] if nd > 0 else 0
+        code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, _hsum(hands[me]),
+                            crules)
+        if code != TU.OK:
+            res[H_STATUS] = STATUS_TURN + code
+            res[H_ERR_SEAT] = me
+            break
         if src == STOCK:
-            if keyed:  # HandState._pop_stock: the card the drawer's seat keys highest comes to the top
-                gen = 1 if reshuffles > 0 else 0
-                row = draw_seats[me]
-                best = sp
-                for j in range(sp + 1, ns):
-                    if draw_keys[gen, row, ids[j]] > draw_keys[gen, row, ids[best]]:
-                        best = j
+            if keyed:  # the card the drawer's seat keys highest comes to the top
+                best = TU.keyed_draw(draw_keys[1 if reshuffles > 0 else 0, draw_seats[me]], ids, sp, ns)
                 c = stock[best]
                 t = ids[best]
                 for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
@@ -239,7 +262,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         if kind == K_LOOKAHEAD:  # what it cannot see as its play starts: the stock and the other hands
             unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
         keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-        xplay = False  # a play in table_play's operation rows (xops), applied by apply_ops
+        xplay = False  # a play already in the engine's operation rows (xops), else greedy_core's (ops)
         nops = 0
         if kind == K_RANDOM:
             xplay = True
@@ -285,102 +308,41 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                     nf = nt
                     ftab[:nt] = tab[:nt]
                     for o in range(xctx[0]):
-                        if xops[o, EP.X_KIND] == EP.X_NEW:
+                        if xops[o, TU.X_KIND] == TU.X_NEW:
                             ftab[nf] = xmrows[o]
                             nf += 1
                 else:
                     nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
                 disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
                                           xp, values, prm, mv, ws, rec, outd)
-        # HandState.apply_play's rules for what these bots play (new melds, lay-offs, one discard)
-        seen_meld = False
-        new_value = 0
-        layoff_value = 0
-        n_layoff = 0
-        n_melds = 0
-        n_jokers = 0
-        with_taken = False
-        going_out = False
-        kalooki = False
-        opening_now = False
-        n_ops = nops
-        if xplay:
-            ok, nt2 = EP.apply_ops(tab, nt, hands[me], xops, xmrows, xctx[0], crules, prm, wtab, whand, ares)
-            if not ok:
-                status = 11
-            ctx[0] = nt2
-            n_ops = xctx[0]
-            n_melds = ares[EP.AP_MELDS]
-            n_layoff = ares[EP.AP_LAYOFFS]
-            n_jokers = ares[EP.AP_JOKERS]
-            new_value = ares[EP.AP_NEW_VALUE]
-            layoff_value = ares[EP.AP_LAYOFF_VALUE]
-            if src == DISCARD:
-                for o in range(n_ops):
-                    if xops[o, EP.X_KIND] == EP.X_NEW:
-                        for k in range(xmrows[o, 2]):
-                            if xmrows[o, 3 + k] == c:
-                                with_taken = True
-        for o in range(nops):
-            if ops[o, O_KIND] == 0:
-                seen_meld = True
-                n_melds += 1
-                new_value += ops[o, O_VALUE]
-                if src == DISCARD and ops[o, O_TAKEN] != 0:
-                    with_taken = True
-            else:
-                if not (was_open or seen_meld):
-                    status = 3
-                if ops[o, O_TARGET] < nt:
-                    n_layoff += 1
-                    layoff_value += ops[o, O_VALUE]
-                else:  # a meld laid this turn grows: still a new meld
-                    new_value += ops[o, O_VALUE]
-        if status == 0 and (disc < 0 or whand[disc] <= 0):
-            status = 1
-        if status == 0 and src == DISCARD and disc == c:
-            status = 2
-        if status == 0:
-            whand[disc] -= 1
-            going_out = _hsum(whand) == 0
-            exempt = going_out and not was_open and rp[R_KALOOKI_EXEMPT] != 0
-            kalooki = going_out and not was_open and (new_value >= rp[R_OPENING_MIN] or exempt)
-            opening_now = not was_open and n_ops > 0
-            if opening_now:
-                if n_melds == 0:
-                    status = 4
-                else:
-                    counted = new_value + (layoff_value if rp[R_LAYOFFS_COUNT] != 0 else 0)
-                    if counted < rp[R_OPENING_MIN] and not exempt:
-                        status = 5
-            if status == 0 and src == DISCARD:
-                ob = _obligation(was_open, turns[me], rp)
-                if ob == OB_OPEN:
-                    if not (opening_now and with_taken):
-                        status = 6
-                elif ob == OB_MELD:
-                    if _uses(wtab, ctx[0], c) <= _uses(tab, nt, c):
-                        status = 7
-            if status == 0 and going_out and turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0:
-                status = 8
         if status != 0:
             res[H_STATUS] = status
             res[H_ERR_SEAT] = me
             break
+        # the play, validated and applied by the engine's one copy of the turn's rules
+        if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
+            xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
+        code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, xctx[0], disc, c, src, was_open, turns[me] == 0,
+                             crules, prm, wtab, whand, adds, flags, floating, work, tres, terr, notrace)
+        if code != TU.OK:
+            res[H_STATUS] = STATUS_TURN + code
+            res[H_ERR_SEAT] = me
+            break
         # commit
         hands[me, :] = whand
-        nt = ctx[0]
+        nt = tres[TU.T_ROWS]
         tab[:nt] = wtab[:nt]
-        if opening_now:
+        going_out = tres[TU.T_GOING_OUT] != 0
+        if tres[TU.T_OPENING] != 0:
             opened[me] = 1
             stats[me, S_OPENED] = 1
             stats[me, S_OPEN_ROUND] = turns[me] + 1
-            stats[me, S_OPEN_VALUE] = new_value
-            stats[me, S_OPEN_LAYOFF_VALUE] = layoff_value
-            stats[me, S_OPEN_WITH_DISCARD] = 1 if with_taken else 0
-        stats[me, S_MELDS] += n_melds
-        stats[me, S_LAYOFFS] += n_layoff
-        stats[me, S_JOKERS_TAKEN] += n_jokers
+            stats[me, S_OPEN_VALUE] = tres[TU.T_NEW_VALUE]
+            stats[me, S_OPEN_LAYOFF_VALUE] = tres[TU.T_LAYOFF_VALUE]
+            stats[me, S_OPEN_WITH_DISCARD] = tres[TU.T_WITH_TAKEN]
+        stats[me, S_MELDS] += tres[TU.T_MELDS]
+        stats[me, S_LAYOFFS] += tres[TU.T_LAYOFFS]
+        stats[me, S_JOKERS_TAKEN] += tres[TU.T_JOKERS]
         discard[nd] = disc
         nd += 1
         discby[me, disc] += 1
@@ -393,7 +355,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             break
         if going_out:
             res[H_WINNER] = me
-            res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
+            res[H_WIN_TYPE] = WIN_KALOOKI if tres[TU.T_KALOOKI] != 0 else WIN_CALL
             break
         cur = (me + 1) % n
         res[H_DRAWN_CARD] = -1
@@ -407,7 +369,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core, XC, EP, sys.modules[unseen_kernel.py_func.__module__]))
+drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, sys.modules[unseen_kernel.py_func.__module__]))
 
 _NO_TABLE = FG._NO_TABLE
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock

@@ -7,6 +7,8 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
+from ..engine import turn as TU
+from ..engine.table import decode
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
 from ..numba_cache import drop_stale
 from . import greedy_core as FG
@@ -149,7 +151,7 @@ def play_kernel(me, hands, opened, turns, tab, drawn_card, drawn_from, rp, crule
     return disc, pos, ops[:ctx[0]].copy(), mrows[:ctx[0]].copy()
 
 
-drop_stale(play_kernel, (FG, MS, core, TP))
+drop_stale(play_kernel, (FG, MS, core, TU, TP))
 
 
 class RandomBot(Bot):
@@ -200,7 +202,7 @@ class RandomBot(Bot):
         disc, self.pos, ops, mrows = play_kernel(
             me, state.hands, np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64), tab,
             state.drawn_card, state.drawn_from, rp, core.rules_for(state.profile), prm, self.stream, self.pos)
-        return Play(TP._decode(ops, mrows), int(disc))
+        return Play(decode(ops, mrows), int(disc))
 
     def dealer_swap(self, state, me):
         """Half the time, take the upcard and discard a random other card of the hand."""

@@ -1,5 +1,5 @@
 """Table play, compiled and written once: the expert's harvests, lay-downs, lay-offs and splits, the
-openings with the table's help, and the application of a play's operations in the hand loop.
+openings with the table's help.
 
 Over count vectors and meld rows (the meld search's row format, sim.engine.core):
 
@@ -13,13 +13,11 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
-- ``apply_ops``: the hand loop's application of such a play, each operation by the engine's compiled
-  rules.
 
 Every table move a bot weighs is checked by the engine's own compiled rules (``sim.engine.core``:
-lay-off, take, joker swap) with the per-turn run limits (``_checked``); on the Python engine the
-turn is then validated as any bot's by ``HandState.apply_play``.  ``expert_play``,
-``table_opening`` and ``harvest_options`` are the Python entries.
+lay-off, take, joker swap) with the engine's per-turn run limits (``_checked``); the play is then
+validated as any bot's by ``sim.engine.turn.apply_turn``, in the hand loop and the Python engine
+alike.  ``expert_play``, ``table_opening`` and ``harvest_options`` are the Python entries.
 """
 from __future__ import annotations
 
@@ -28,70 +26,32 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..engine import HIGH, LOW, LayOff, NewMeld, Play, Split, SwapJoker, Take
+from ..engine import HIGH, LOW, Play
 from ..engine import core
-from ..melds import Meld
+from ..engine.core import R_LAYOFFS_COUNT
+from ..engine import turn as TU
+from ..engine.table import decode
+from ..engine.turn import (A_FROM, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
+                           X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed,
+                           split_adds)
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
                           best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT,
-                          R_RUN_END_LIMIT, R_TABLE_OPENING, R_TWO_TOTAL, YES, _discardable, _go_out, _hsum,
+from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND,
+                          R_TABLE_OPENING, YES, _discardable, _go_out, _hsum,
                           _meld_taken_card, _obligation, _search)
 
 RUN, GROUP = 0, 1
 
-# operations (rows of ops): kind, target, card, position or end, extra card
-X_NEW, X_LAYOFF, X_TAKE, X_SPLIT, X_SWAP = range(5)
-X_KIND, X_TARGET, X_CARD, X_POS, X_EXTRA = range(5)
-X_W = 5
-MAX_X = 200
-
-# the turn's additions to run ends (bots.moves.TurnAdds): rows of adds, a column per table row
-A_LOW, A_HIGH, A_TOTAL, A_FROM = range(4)
+MAX_X = 200  # operations of a play at most
 
 MAX_H = 512  # harvest options at most (a table of 36 melds offers far fewer)
 # expert parameters (a row per bot)
 E_MAX_HARVESTS = 0
 
-# what apply_ops counts
-AP_MELDS, AP_LAYOFFS, AP_JOKERS, AP_NEW_VALUE, AP_LAYOFF_VALUE = range(5)
-AP_W = 5
-MAX_SLOTS_J = 16
-
 # answers of expert_play
 PLAYED, CHOOSE = 0, 1  # the play is complete (discard given) / the caller chooses the discard
-
-
-# ---------------------------------------------------------------------------------------------------
-# the turn's run additions
-# ---------------------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _root(adds, i):
-    f = adds[A_FROM, i]
-    return i if f < 0 else f
-
-
-@njit(cache=True)
-def _allows(adds, i, end, rp):
-    if rp[R_TWO_TOTAL] != 0:
-        return adds[A_TOTAL, _root(adds, i)] < 2
-    return adds[A_LOW if end == LOW else A_HIGH, i] < rp[R_RUN_END_LIMIT]
-
-
-@njit(cache=True)
-def _add(adds, i, end):
-    adds[A_LOW if end == LOW else A_HIGH, i] += 1
-    adds[A_TOTAL, _root(adds, i)] += 1
-
-
-@njit(cache=True)
-def _split_adds(adds, i, part):
-    """Run i was split and ``part`` cut off: it carries the run's high end (as the engine counts)."""
-    adds[A_HIGH, part] = adds[A_HIGH, i]
-    adds[A_HIGH, i] = 0
-    adds[A_FROM, part] = _root(adds, i)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -193,7 +153,7 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
             for end in (LOW, HIGH):
                 rep = _run_extension(row, end, rp)
                 freed = row[core.CARDS] if end == HIGH else row[core.CARDS + n - 1]
-                if rep < 0 or hand[rep] <= 0 or freed == JOKER or not _allows(adds, i, end, rp) \
+                if rep < 0 or hand[rep] <= 0 or freed == JOKER or not run_add_allowed(adds, i, end, crules) \
                         or not _could_meld(hand, freed, rep, -1) or k >= MAX_H:
                     continue
                 m = _push(hops[k], 0, X_LAYOFF, i, rep, end, -1)
@@ -268,7 +228,7 @@ def _checked(tab, hops_k, hn_k, target, adds, rp, crules, prm, out):
             code, _, _ = core.lay_off_row(out, hops_k[o, X_CARD], hops_k[o, X_POS], -1, crules, prm, tmp)
             if code != core.OK:
                 return False
-            if was_run and not _allows(adds, target, hops_k[o, X_POS], rp):
+            if was_run and not run_add_allowed(adds, target, hops_k[o, X_POS], crules):
                 return False
         elif kind == X_TAKE:
             code, _ = core.take_row(out, hops_k[o, X_POS], tmp)
@@ -427,7 +387,7 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     hand[:] = h
     nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[pick])
     if hinfo_k[4] >= 0:
-        _add(adds, hinfo_k[0], hinfo_k[4])
+        count_run_add(adds, hinfo_k[0], hinfo_k[4])
     ctx[0] = nops
     ctx[1] = nt
     return True
@@ -462,7 +422,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, sp
             if row[0] == RUN:
                 for end in (LOW, HIGH):
                     rep = _run_extension(row, end, rp)
-                    if rep < 0 or not _allows(adds, i, end, rp):
+                    if rep < 0 or not run_add_allowed(adds, i, end, crules):
                         continue
                     if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
                         continue
@@ -482,7 +442,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, sp
                     row[2] = n + 1
                     nops = _push(ops, nops, X_LAYOFF, i, rep, end, -1)
                     made += 1
-                    _add(adds, i, end)
+                    count_run_add(adds, i, end)
                     changed = True
                     if size <= keep:
                         ctx[0] = nops
@@ -503,7 +463,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, sp
                     nt += 1
                     nops = _push(ops, nops, X_SPLIT, i, c, pos + 1, -1)
                     made += 1
-                    _split_adds(adds, i, nt - 1)
+                    split_adds(adds, i, nt - 1)
                     changed = True
                     if size <= keep:
                         ctx[0] = nops
@@ -830,128 +790,6 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
 
 
 @njit(cache=True)
-def _spend(c, floating, hand):
-    """TableWork.spend for one card: a card freed from the table this turn first (1), else the hand
-    (2); 0 if neither holds it."""
-    if floating[c] > 0:
-        floating[c] -= 1
-        return 1
-    if hand[c] > 0:
-        hand[c] -= 1
-        return 2
-    return 0
-
-
-@njit(cache=True)
-def _slot_value(row, k, prm):
-    if row[0] == RUN:
-        return prm[core.P_EXTV + row[1] + k]
-    if row[1] < 0:
-        return prm[core.P_JOKER_MELD_VALUE]
-    return prm[core.P_HV + row[1]]
-
-
-@njit(cache=True)
-def apply_ops(tab, nt, hand0, ops, mrows, nops, crules, prm, wtab, hand, res):
-    """A compiled hand loop's application of a play's operations to the table: each operation by the
-    engine's compiled rules (sim.engine.core), cards from those freed this turn first, then the hand;
-    no freed card left over; every meld valid at the end.  wtab[:nt2] gets the table, hand the hand
-    left, and res (A_*) what HandState.apply_play counts: new melds, lay-offs (splits included; not
-    onto melds laid this turn), jokers taken, the points of the new melds from the hand (cards taken
-    from the table never count; a freed joker does where it may be taken at the opening) and of the
-    lay-offs from the hand.  Returns (ok, nt2).  The Python engine's ``HandState.apply_play`` checks
-    the same plays in full (the tests play both ways)."""
-    wtab[:nt] = tab[:nt]
-    hand[:] = hand0
-    floating = np.zeros(N_KINDS, np.int64)
-    new = np.zeros(MAXT, np.int64)
-    tmp = np.empty(core.ROW_W, np.int64)
-    second = np.empty(core.ROW_W, np.int64)
-    jslots = np.empty(MAX_SLOTS_J, np.int64)
-    res[:] = 0
-    n2 = nt
-    for o in range(nops):
-        kind = ops[o, X_KIND]
-        t = ops[o, X_TARGET]
-        if kind == X_NEW:
-            row = mrows[o]
-            if n2 >= MAXT or core.check_row(row, crules) != core.OK:
-                return False, 0
-            value = core.meld_value(row, prm)
-            nj = 0
-            harvested_jokers = 0
-            for j in range(row[2]):
-                c = row[core.CARDS + j]
-                got = _spend(c, floating, hand)
-                if got == 0:
-                    return False, 0
-                if c == JOKER:
-                    jslots[nj] = _slot_value(row, j, prm)
-                    nj += 1
-                    if got == 1:
-                        harvested_jokers += 1
-                elif got == 1:
-                    value -= _slot_value(row, j, prm)
-            if crules[core.R_JOKER_TAKE_AT_OPENING] == 0:
-                jslots[:nj].sort()
-                for q in range(min(harvested_jokers, nj)):  # the most valuable joker slots
-                    value -= jslots[nj - 1 - q]
-            wtab[n2] = row
-            new[n2] = 1
-            n2 += 1
-            res[AP_MELDS] += 1
-            res[AP_NEW_VALUE] += value
-            continue
-        if t < 0 or t >= n2:
-            return False, 0
-        if kind == X_LAYOFF:
-            code, added, _ = core.lay_off_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], -1, crules, prm, tmp)
-            got = _spend(ops[o, X_CARD], floating, hand)
-            if code != core.OK or got == 0:
-                return False, 0
-            wtab[t] = tmp
-            if new[t] != 0:
-                res[AP_NEW_VALUE] += added if got == 2 else 0
-            else:
-                res[AP_LAYOFFS] += 1
-                res[AP_LAYOFF_VALUE] += added if got == 2 else 0
-        elif kind == X_TAKE:
-            code, c = core.take_row(wtab[t], ops[o, X_POS], tmp)
-            if code != core.OK:
-                return False, 0
-            wtab[t] = tmp
-            floating[c] += 1
-        elif kind == X_SPLIT:
-            added = prm[core.P_EXTV + wtab[t, 1] + ops[o, X_POS] - 1]
-            code, _, _ = core.split_row(wtab[t], ops[o, X_CARD], ops[o, X_POS], crules, tmp, second)
-            got = _spend(ops[o, X_CARD], floating, hand) if code == core.OK else 0
-            if got == 0 or n2 >= MAXT:
-                return False, 0
-            wtab[t] = tmp
-            wtab[n2] = second
-            new[n2] = new[t]
-            n2 += 1
-            res[AP_LAYOFFS] += 1
-            res[AP_LAYOFF_VALUE] += added if got == 2 else 0
-        else:
-            code, _ = core.swap_joker_row(wtab[t], ops[o, X_POS], ops[o, X_CARD], ops[o, X_EXTRA], crules, tmp)
-            if code != core.OK or _spend(ops[o, X_CARD], floating, hand) == 0:
-                return False, 0
-            if ops[o, X_EXTRA] >= 0 and wtab[t, 0] == GROUP and _spend(ops[o, X_EXTRA], floating, hand) == 0:
-                return False, 0
-            wtab[t] = tmp
-            floating[JOKER] += 1
-            res[AP_JOKERS] += 1
-    for c in range(N_KINDS):
-        if floating[c] != 0:
-            return False, 0
-    for i in range(n2):
-        if core.check_row(wtab[i], crules) != core.OK:
-            return False, 0
-    return True, n2
-
-
-@njit(cache=True)
 def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
     """``_expert_play`` for the Python engine: (answer, discard, ops, new meld rows, hand left, the
     working table's rows)."""
@@ -967,26 +805,7 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
     return answer, disc, ops[:nops].copy(), mrows[:nops].copy(), hand, wtab[:ctx[1]].copy()
 
 
-drop_stale(expert_play_kernel, (FG, MS, core))
-
-
-def _decode(ops, mrows) -> list:
-    """Operation rows as the engine's operations."""
-    out = []
-    for o, row in zip(ops.tolist(), mrows.tolist()):
-        kind = o[X_KIND]
-        if kind == X_NEW:
-            k = row[2]
-            out.append(NewMeld(Meld(row[0], tuple(row[3:3 + k]), tuple(row[17:17 + k]), row[1])))
-        elif kind == X_LAYOFF:
-            out.append(LayOff(o[X_TARGET], o[X_CARD], o[X_POS]))
-        elif kind == X_TAKE:
-            out.append(Take(o[X_TARGET], o[X_POS]))
-        elif kind == X_SPLIT:
-            out.append(Split(o[X_TARGET], o[X_CARD], o[X_POS]))
-        else:
-            out.append(SwapJoker(o[X_TARGET], o[X_POS], o[X_CARD], o[X_EXTRA]))
-    return out
+drop_stale(expert_play_kernel, (FG, MS, core, TU))
 
 
 def expert_play(state, me: int, max_harvests: int):
@@ -997,7 +816,7 @@ def expert_play(state, me: int, max_harvests: int):
     answer, disc, ops, mrows, hand, table = expert_play_kernel(
         me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
         values, rp, core.rules_for(state.profile), prm, max_harvests)
-    out = _decode(ops, mrows)
+    out = decode(ops, mrows)
     if answer == PLAYED:
         return Play(out, int(disc)), hand, None
     return Play(out), hand, [core.meld_of(r) for r in table]
@@ -1013,14 +832,7 @@ def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
     tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
     n, ops, mrows, rest = table_opening_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab, forbid, must_meld,
                                                keep, rp, core.rules_for(state.profile), prm)
-    return (_decode(ops, mrows), rest) if n > 0 else None
-
-
-def new_adds() -> np.ndarray:
-    """The turn's additions to run ends so far (none): rows A_LOW, A_HIGH, A_TOTAL, A_FROM."""
-    adds = np.zeros((4, MAXT), np.int64)
-    adds[A_FROM, :] = -1
-    return adds
+    return (decode(ops, mrows), rest) if n > 0 else None
 
 
 def harvest_options(state, hand, adds=None) -> list:
@@ -1031,4 +843,4 @@ def harvest_options(state, hand, adds=None) -> list:
     hops, hn, _ = harvest_options_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab,
                                          new_adds() if adds is None else adds, rp, core.rules_for(state.profile))
     empty = np.zeros((0, OUT_W), np.int64)
-    return [_decode(hops[k, :hn[k]], np.full((hn[k], OUT_W), -1, np.int64) if hn[k] else empty) for k in range(len(hn))]
+    return [decode(hops[k, :hn[k]], np.full((hn[k], OUT_W), -1, np.int64) if hn[k] else empty) for k in range(len(hn))]

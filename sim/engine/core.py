@@ -4,12 +4,12 @@ A meld is a row of int64 words (the meld search's row format): kind, low, n, the
 word 3 (``JOKER`` for a joker), the n declared cards from word 17 (-1 only in an all-joker group),
 -1 elsewhere.  Each function applies one rule of docs/RULES.md to rows and answers with a code
 (``OK`` or the rule broken); it changes nothing but its output rows.  ``sim.melds.check`` and the
-engine's table operations (``sim.engine.table.TableWork``) call these and turn a code into the
-``IllegalTurn`` or reason text the player reads (``sim.engine.table``), so each rule is written
-once, here, for the Python engine and for compiled hand loops alike.
+engine's turn (``sim.engine.turn.apply_turn``) call these, and ``sim.engine.table`` turns a code
+into the ``IllegalTurn`` or reason text the player reads, so each rule is written once, here, for
+the Python engine and for compiled hand loops alike.
 
 ``rules`` is the int64 vector ``rules_array(profile)`` (R_* words): the profile rules the meld and
-table operations read (values come from the meld search's parameter vector, ``prm``).
+table operations and the turn read (values come from the meld search's parameter vector, ``prm``).
 """
 from __future__ import annotations
 
@@ -37,7 +37,19 @@ R_JOKER_MELDS = 2
 R_JOKER_TAKE_FROM_RUN_END = 3
 R_JOKER_FROM_GROUP_BOTH = 4  # joker_from_group == "both_missing_suits"
 R_JOKER_TAKE_AT_OPENING = 5
-R_SIZE = 8
+# the rules of a whole turn (sim.engine.turn)
+R_OPENING_MIN = 6
+R_LAYOFFS_COUNT = 7  # layoffs_count_for_opening
+R_KALOOKI_EXEMPT = 8  # kalooki_exempt_from_minimum
+R_MELD_AT_ONCE = 9  # discard_pickup == "meld_at_once"
+R_FIRST_ROUND_FREE_DRAW = 10
+R_GO_OUT_FIRST_ROUND = 11
+R_RUN_END_LIMIT = 12
+R_TWO_TOTAL = 13  # run_add_limit == "two_total"
+R_RESHUFFLE_ONCE = 14  # stock_exhausted == "reshuffle_once"
+R_PICKUP_BEFORE_OPENING = 15  # discard_pickup_before_opening
+R_TURN_CAP = 16  # turns after which a hand is stalled
+R_SIZE = 20
 
 
 def rules_array(profile) -> np.ndarray:
@@ -48,6 +60,17 @@ def rules_array(profile) -> np.ndarray:
     r[R_JOKER_TAKE_FROM_RUN_END] = int(bool(profile.joker_take_from_run_end))
     r[R_JOKER_FROM_GROUP_BOTH] = int(profile.joker_from_group == "both_missing_suits")
     r[R_JOKER_TAKE_AT_OPENING] = int(bool(profile.joker_take_at_opening))
+    r[R_OPENING_MIN] = profile.opening_min
+    r[R_LAYOFFS_COUNT] = int(bool(profile.layoffs_count_for_opening))
+    r[R_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
+    r[R_MELD_AT_ONCE] = int(profile.discard_pickup == "meld_at_once")
+    r[R_FIRST_ROUND_FREE_DRAW] = int(bool(profile.first_round_free_draw))
+    r[R_GO_OUT_FIRST_ROUND] = int(bool(profile.go_out_first_round))
+    r[R_RUN_END_LIMIT] = profile.run_end_limit
+    r[R_TWO_TOTAL] = int(profile.run_add_limit == "two_total")
+    r[R_RESHUFFLE_ONCE] = int(profile.stock_exhausted == "reshuffle_once")
+    r[R_PICKUP_BEFORE_OPENING] = int(bool(profile.discard_pickup_before_opening))
+    r[R_TURN_CAP] = profile.turn_cap
     return r
 
 

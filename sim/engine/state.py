@@ -6,10 +6,11 @@ import numpy as np
 from .. import melds as M
 from ..cards import JOKER, N_KINDS, card_str, from_counts, full_deck, hand_values
 from ..melds import Meld
+from . import core
+from . import turn as T
 from .actions import (
-    DRAW_DISCARD, DRAW_STOCK, HandResult, IllegalTurn, LayOff, NewMeld, PHASE_DRAW, PHASE_OVER, PHASE_PLAY,
-    Play, SEAT_KEYS, Split, SwapJoker, Take)
-from .table import TableWork, count_on, harvested_value, melds_left
+    DRAW_DISCARD, DRAW_STOCK, HandResult, IllegalTurn, PHASE_DRAW, PHASE_OVER, PHASE_PLAY, Play, SEAT_KEYS)
+from .table import Turn
 
 
 class HandState:
@@ -177,11 +178,8 @@ class HandState:
         """Handle an exhausted stock before the player chooses (reshuffle once, or void)."""
         if self.phase != PHASE_DRAW or self.stock:
             return
-        p = self.profile
-        if p.stock_exhausted == "reshuffle_once" and self.reshuffles == 0 and len(self.discard) >= 2:
-            # the new order: the pile sorted by the keys drawn at the deal (stable, first len(pile) keys)
-            pile = np.array(self.discard, dtype=np.int16)
-            pile = [int(c) for c in pile[np.argsort(self.reshuffle_keys[:len(pile)], kind="stable")]]
+        if T.stock_renewed(core.rules_for(self.profile), self.reshuffles, len(self.discard)):
+            pile = [self.discard[i] for i in T.reshuffle_order(self.reshuffle_keys, len(self.discard)).tolist()]
             self.discard = [pile[0]]
             self.stock = pile[1:][::-1]
             if self.draw_keys is not None:
@@ -197,31 +195,28 @@ class HandState:
 
     def discard_obligation(self, seat: int) -> str | None:
         """What a player who takes the discard now must do with it: None, 'open' or 'meld'."""
-        p = self.profile
-        if p.discard_pickup == "meld_at_once":
-            return "open" if not self.opened[seat] else "meld"
-        if self.opened[seat] or (self.first_round(seat) and p.first_round_free_draw):
-            return None
-        return "open"
+        ob = T.obligation(bool(self.opened[seat]), self.first_round(seat), core.rules_for(self.profile))
+        return (None, "open", "meld")[ob]
 
     def _draw_problem(self, source: int) -> IllegalTurn | None:
-        """Why drawing from ``source`` is illegal now, or None."""
+        """Why drawing from ``source`` is illegal now (``sim.engine.turn.draw_code``), or None."""
         if self.phase != PHASE_DRAW:
             return IllegalTurn("phase", f"not the draw phase ({self.phase})")
-        if source == DRAW_STOCK:
-            return None if self.stock else IllegalTurn("stock_exhausted", "the stock is empty")
-        if source != DRAW_DISCARD:
-            return IllegalTurn("draw", f"unknown draw source {source}")
-        if not self.discard:
-            return IllegalTurn("draw", "the discard pile is empty")
-        if not self.opened[self.current] and not self.profile.discard_pickup_before_opening:
-            return IllegalTurn("discard_pickup_before_opening", "a player who has not opened may not take the discard")
-        top = self.discard[-1]
-        if self.hands[self.current, top] == self.hands[self.current].sum():
-            # no copy of a taken card may be discarded that turn: with nothing else held, no play would be legal
-            return IllegalTurn("discard", f"every card held is {card_str(top)}: taking another leaves nothing "
-                               "that may be discarded")
-        return None
+        hand = self.hands[self.current]
+        top = self.discard[-1] if self.discard else -1
+        code = T.draw_code(source, len(self.stock), len(self.discard), bool(self.opened[self.current]),
+                           int(hand[top]) if top >= 0 else 0, int(hand.sum()), core.rules_for(self.profile))
+        if code == T.OK:
+            return None
+        return {
+            T.D_STOCK_EMPTY: lambda: IllegalTurn("stock_exhausted", "the stock is empty"),
+            T.D_UNKNOWN: lambda: IllegalTurn("draw", f"unknown draw source {source}"),
+            T.D_PILE_EMPTY: lambda: IllegalTurn("draw", "the discard pile is empty"),
+            T.D_BEFORE_OPENING: lambda: IllegalTurn("discard_pickup_before_opening",
+                                                    "a player who has not opened may not take the discard"),
+            T.D_ONLY_COPIES: lambda: IllegalTurn("discard", f"every card held is {card_str(top)}: taking another "
+                                                 "leaves nothing that may be discarded"),
+        }[code]()
 
     def _check_draw(self, source: int):
         problem = self._draw_problem(source)
@@ -232,8 +227,9 @@ class HandState:
         """The stock card a draw takes: the top one, or on a seat-keyed stock the drawer's highest key."""
         if self.draw_keys is None:
             return self.stock.pop()
+        ids = np.array(self.stock_ids[::-1], dtype=np.int64)  # top first, as the compiled loop holds it
         keys = self.draw_keys[min(self.reshuffles, 1), self.draw_seats[seat]]
-        j = max(range(len(self.stock)), key=lambda i: keys[self.stock_ids[i]])
+        j = len(ids) - 1 - T.keyed_draw(keys, ids, 0, len(ids))
         self.stock_ids.pop(j)
         return self.stock.pop(j)
 
@@ -254,129 +250,45 @@ class HandState:
 
     # ------------------------------------------------------------------ play
     def apply_play(self, play: Play):
-        """Validate the whole play against a working copy; commit only if every rule holds."""
+        """Validate the whole play (``sim.engine.turn.apply_turn``, every rule of the turn compiled and
+        written once); commit only if every rule holds, else raise the rule it broke, state unchanged."""
         if self.phase != PHASE_PLAY:
             raise IllegalTurn("phase", f"not the play phase ({self.phase})")
         seat = self.current
         p = self.profile
-        hand = self.hands[seat].copy()
-        table = list(self.table)
-        work = TableWork(table, p)
         was_open = self.opened[seat]
-        new_value = 0  # points of the cards from the hand in melds laid this turn (docs/RULES.md 4)
-        layoff_value = 0  # points of the cards from the hand built onto melds already on the table
-        new_melds = []
-        n_layoff = 0
-        jokers_taken = 0
-        snapshots = []  # with record: per operation, the (index, meld) pairs it left
-        for op in play.ops:
-            if isinstance(op, NewMeld):
-                m = op.meld
-                reason = M.check(m, p)
-                if reason:
-                    raise IllegalTurn("meld", reason)
-                harvested = work.spend(m.cards, hand)
-                if work.freed_jokers_pending:
-                    work.place_freed_jokers(m, len(m.cards) - len(harvested))
-                table.append(m)
-                work.new_indices.add(len(table) - 1)
-                new_melds.append(m)
-                new_value += M.value(m, p) - harvested_value(m, harvested, p)
-            else:
-                # section 3 play needs an opening: made before this turn, or being made (a new meld laid
-                # earlier in this turn; the minimum is checked at the end).  A joker may be taken before
-                # any new meld only where joker_take_at_opening allows it.
-                if not (was_open or new_melds):
-                    if not isinstance(op, SwapJoker):
-                        raise IllegalTurn("not_opened", "a player who has not opened may not build on the table; "
-                                          "lay the opening melds first")
-                    if not p.joker_take_at_opening:
-                        raise IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a "
-                                          "joker before laying a new meld")
-                if isinstance(op, LayOff):
-                    added, from_hand = work.lay_off(op, hand)
-                    if op.target in work.new_indices:  # a meld laid this turn grows: still a new meld
-                        new_value += added if from_hand else 0
-                    else:
-                        n_layoff += 1
-                        layoff_value += added if from_hand else 0
-                elif isinstance(op, Take):
-                    work.take(op)
-                elif isinstance(op, Split):
-                    added, from_hand = work.split(op, hand)
-                    n_layoff += 1
-                    layoff_value += added if from_hand else 0
-                elif isinstance(op, SwapJoker):
-                    work.swap_joker(op, hand)
-                    jokers_taken += 1
-                else:
-                    raise IllegalTurn("play", f"unknown operation {op!r}")
-            if self.record:
-                snapshots.append(melds_left(op, table))
-        work.finish()
-        # the opening
-        if play.discard is None:
-            raise IllegalTurn("discard", "every turn ends with a discard; melding every card without one is not a way out")
-        if hand[play.discard] <= 0:
-            raise IllegalTurn("discard", f"discard {card_str(play.discard)} is not in the hand")
-        if self.drawn_from == DRAW_DISCARD and play.discard == self.drawn_card:
-            # whatever copies are held: a turn never gives back the card it took (docs/RULES.md 5)
-            raise IllegalTurn("discard", f"{card_str(play.discard)} was taken from the discard pile this turn; "
-                              "no copy of it may be discarded in the same turn")
-        hand[play.discard] -= 1
-        going_out = int(hand.sum()) == 0
-        opening_now = not was_open and bool(play.ops)
-        exempt = going_out and not was_open and p.kalooki_exempt_from_minimum
-        # a Kalooki needs opening_min of new melds from the hand that turn, whatever lay-offs count
-        kalooki = going_out and not was_open and (new_value >= p.opening_min or exempt)
-        if opening_now:
-            if not new_melds:
-                raise IllegalTurn("opening_min", "the first meld must include a new meld from hand")
-            counted = new_value + (layoff_value if p.layoffs_count_for_opening else 0)
-            if counted < p.opening_min and not exempt:
-                extra = " (lay-offs counted)" if p.layoffs_count_for_opening and layoff_value else \
-                    (" (lay-offs do not count)" if layoff_value else "")
-                raise IllegalTurn("opening_min", f"opening melds are worth {counted} from the hand{extra}; "
-                                  f"at least {p.opening_min} are needed (cards taken from the table never count)")
-        # what a player who took the discard must do with it
-        if self.drawn_from == DRAW_DISCARD:
-            obligation = self.discard_obligation(seat)
-            c = self.drawn_card
-            if obligation == "open":
-                if not (opening_now and any(c in m.cards for m in new_melds)):
-                    raise IllegalTurn("discard_pickup", f"{card_str(c)} taken from the discard pile must be used at "
-                                      "once in the player's initial meld")
-            elif obligation == "meld":
-                if count_on(table, c) <= count_on(self.table, c):
-                    raise IllegalTurn("discard_pickup", f"{card_str(c)} taken from the discard pile must be melded at once")
-        if going_out and self.first_round(seat) and not p.go_out_first_round:
-            raise IllegalTurn("go_out_first_round", "nobody may go out in the first round")
+        turn = Turn(self.table, p, self.hands[seat], play.ops, record=self.record)
+        code = turn.play(play.discard, self.drawn_card, self.drawn_from, was_open, self.first_round(seat))
+        if code != T.OK:
+            raise turn.refusal(code)
+        res = turn.res.tolist()
         # commit
-        self.hands[seat] = hand
-        self.table = table
+        self.hands[seat] = turn.hand
+        self.table = turn.table_after()
         st = self.stats[seat]
-        if opening_now:
+        if res[T.T_OPENING]:
             self.opened[seat] = True
             st["open_round"] = self.turns_taken[seat] + 1
-            st["open_value"] = new_value
-            st["open_layoff_value"] = layoff_value
-            st["open_with_discard"] = self.drawn_from == DRAW_DISCARD and any(self.drawn_card in m.cards for m in new_melds)
-        st["melds_laid"] += len(new_melds)
-        st["cards_laid_off"] += n_layoff
-        st["jokers_taken"] += jokers_taken
-        for op, changed in zip(play.ops, snapshots):
-            self._log("op", seat, op, changed)
+            st["open_value"] = res[T.T_NEW_VALUE]
+            st["open_layoff_value"] = res[T.T_LAYOFF_VALUE]
+            st["open_with_discard"] = bool(res[T.T_WITH_TAKEN])
+        st["melds_laid"] += res[T.T_MELDS]
+        st["cards_laid_off"] += res[T.T_LAYOFFS]
+        st["jokers_taken"] += res[T.T_JOKERS]
+        if self.record:
+            for o, op in enumerate(play.ops):
+                self._log("op", seat, op, turn.melds_left(o))
         self.last_turn = (seat, self.drawn_from, self.drawn_card, play)
         self.discard.append(play.discard)
         self.discards_by[seat].append(play.discard)
         self._log("discard", seat, play.discard)
         self.turns_taken[seat] += 1
         self.turn_no += 1
-        left = int(hand.sum())
+        left = int(self.hands[seat].sum())
         if 1 <= left <= 3:
             self._log("announce", seat, left)
-        if going_out:
-            self._finish(HandResult(winner=seat, win_type="kalooki" if kalooki else "call"))
+        if res[T.T_GOING_OUT]:
+            self._finish(HandResult(winner=seat, win_type="kalooki" if res[T.T_KALOOKI] else "call"))
             return
         self.current = (seat + 1) % self.n
         self.phase = PHASE_DRAW
