@@ -46,7 +46,7 @@ from . import greedy_core as FG
 from . import outlook
 from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
                           R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
-                          _obligation, _patient_draw, _search, _uses, _waiting)
+                          _obligation, _patient_draw, _search, _uses, _waiting, YES, NO)
 from .outlook import outlook_kernel, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -113,8 +113,8 @@ def _feed_risks(tab, nt, pick, disc, nxt_opened, risk):
 def _candidates(hand, forbid, prm, mv, ws, rec, out, cands):
     """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
     ascending, never forbid, into cands; returns how many."""
-    _search(hand, prm, mv, ws, rec, True)
-    nr = _reconstruct(hand, prm, rec, 1, out)
+    _search(hand, prm, mv, ws, rec, YES)
+    nr = _reconstruct(hand, prm, rec, np.int64(1), out)
     left = hand.astype(np.int64)
     for r in range(nr):
         for k in range(out[r, 2]):
@@ -195,10 +195,10 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     if ob == OB_OPEN:
         if _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
             return STOCK
-        v, _, _ = _search(hh2, prm, mv, ws, rec, True)
+        v, _, _ = _search(hh2, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(hh2, prm, rec, 0, outv)
-            if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, 1, hh):
+            nr = _reconstruct(hh2, prm, rec, np.int64(0), outv)
+            if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
                 return DISCARD
             return STOCK
         return ASK_TABLE_OPENING if rp[R_TABLE_OPENING] != 0 else STOCK
@@ -221,7 +221,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
             outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
             stock = ahead[0, 0] / weight
         return DISCARD if after <= stock - xp[X_TAKE_MARGIN] else STOCK
-    _, before, _ = _search(hand, prm, mv, ws, rec, False)
+    _, before, _ = _search(hand, prm, mv, ws, rec, NO)
     return DISCARD if after <= before - xp[X_DRAW_GAIN] else STOCK
 
 

@@ -432,10 +432,10 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
             continue
         hh[:] = hand
         hh[x] -= 1
-        _, _, l2 = _search(hh, prm, mv, ws, rec, True)
+        _, _, l2 = _search(hh, prm, mv, ws, rec, YES)
         if l2 != 0:
             continue
-        nr = _reconstruct(hh, prm, rec, 1, out)
+        nr = _reconstruct(hh, prm, rec, np.int64(1), out)
         if nr == 0 or _rows_len(out, nr) != _hsum(hh):
             continue
         if kalooki and prm[P_KALOOKI_EXEMPT] == 0:
@@ -464,9 +464,9 @@ def _opening_with_discard(hand, forbid, prm, mv, ws, rec, hh, tmp, out):
             continue
         hh[:] = hand
         hh[d] -= 1
-        v, _, _ = _search(hh, prm, mv, ws, rec, True)
+        v, _, _ = _search(hh, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(hh, prm, rec, 0, tmp)
+            nr = _reconstruct(hh, prm, rec, np.int64(0), tmp)
             val = 0
             for r in range(nr):
                 val += meld_value(tmp[r], prm)
@@ -501,8 +501,8 @@ def _meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, out
         d = order[i]
         hh[:] = hand
         hh[d] -= 1
-        _search(hh, prm, mv, ws, rec, True)
-        nr = _reconstruct(hh, prm, rec, 1, outd)
+        _search(hh, prm, mv, ws, rec, YES)
+        nr = _reconstruct(hh, prm, rec, np.int64(1), outd)
         for r in range(nr):
             if _row_has(outd[r], taken):
                 return 1, d, r
@@ -512,7 +512,7 @@ def _meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, out
         lctx[0] = 1
         lctx[1] = 0
         lctx[2] = 0
-        _find_layoffs(tab1, 1, hh, 1, -1, rp, prm, lops, lctx)
+        _find_layoffs(tab1, np.int64(1), hh, np.int64(1), np.int64(-1), rp, prm, lops, lctx)
         hit = False
         for o in range(lctx[1]):
             if lops[o, O_CARD] == taken:
@@ -542,11 +542,11 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
     hh2[:] = hands[me]
     hh2[top] += 1
     if ob == OB_OPEN:
-        v, _, _ = _search(hh2, prm, ws_mv, ws_ws, ws_rec, True)
+        v, _, _ = _search(hh2, prm, ws_mv, ws_ws, ws_rec, YES)
         if v < prm[P_OPENING_MIN]:
             return STOCK
-        nr = _reconstruct(hh2, prm, ws_rec, 0, outv)
-        if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, 1, hh):
+        nr = _reconstruct(hh2, prm, ws_rec, np.int64(0), outv)
+        if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
             return DISCARD
         return STOCK
     if ob == OB_MELD:
@@ -558,12 +558,12 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
         return STOCK
     # take it if it lowers min_loose, unless the min-deadwood partition leaves it loose; the partition
     # (the costly part) is only built when the counts say yes
-    _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, False)
-    _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, False)
+    _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, NO)
+    _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, NO)
     if after >= before:
         return STOCK
-    _search(hh2, prm, ws_mv, ws_ws, ws_rec, True)
-    nr = _reconstruct(hh2, prm, ws_rec, 1, outd)
+    _search(hh2, prm, ws_mv, ws_ws, ws_rec, YES)
+    nr = _reconstruct(hh2, prm, ws_rec, np.int64(1), outd)
     if hh2[top] - _uses(outd, nr, top) > 0:
         return STOCK
     # the meld must be layable with a card kept to discard, or let it go out (GreedyBot.draw)
@@ -593,7 +593,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     ob = _obligation(opened[me] != 0, turns[me], rp)
     # one search of the hand as drawn serves go_out's shortcut, the opening and the lay-down, as long
     # as rec still belongs to whand (rec_ok)
-    v, dead, loose = _search(whand, prm, mv, ws, rec, True)
+    v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
     rec_ok = True
     n_open = 0
     if not opened[me]:
@@ -604,9 +604,9 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                     _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
                 return disc
             if clobbered:
-                _search(whand, prm, mv, ws, rec, True)
+                _search(whand, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(whand, prm, rec, 0, outv)
+            nr = _reconstruct(whand, prm, rec, np.int64(0), outv)
             if _rows_len(outv, nr) >= _hsum(whand):
                 nr = _opening_with_discard(whand, forbid, prm, mv, ws, rec, hh, tmp, outv)
                 rec_ok = False
@@ -634,8 +634,8 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                 n_open = ctx[1]
         if ctx[1] == 0:
             if not rec_ok:
-                _search(whand, prm, mv, ws, rec, True)
-            nr = _reconstruct(whand, prm, rec, 1, outd)
+                _search(whand, prm, mv, ws, rec, YES)
+            nr = _reconstruct(whand, prm, rec, np.int64(1), outd)
             pref = whand.astype(np.int64)
             for r in range(nr):
                 for k in range(outd[r, 2]):
@@ -651,8 +651,8 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
             rec_ok = False
     # lay down every meld held (keeping a card to discard), then lay off
     if not rec_ok:
-        v, dead, loose = _search(whand, prm, mv, ws, rec, True)
-    nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, 1, outd)
+        v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+    nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
     if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
         for r in range(nr):
             _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
@@ -660,8 +660,8 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
         disc = _best_discard(whand, forbid, prm)
         hh[:] = whand
         hh[disc] -= 1
-        _search(hh, prm, mv, ws, rec, True)
-        nr2 = _reconstruct(hh, prm, rec, 1, outd)
+        _search(hh, prm, mv, ws, rec, YES)
+        nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
         for r in range(nr2):
             _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
@@ -698,8 +698,8 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
 def _deadwood_discard(hand, forbid, values, prm, mv, ws, rec, out):
     """The bots' discard when they lay nothing: the highest-value loose card of a least-deadwood
     partition (``_loose_discard``)."""
-    _search(hand, prm, mv, ws, rec, True)
-    nr = _reconstruct(hand, prm, rec, 1, out)
+    _search(hand, prm, mv, ws, rec, YES)
+    nr = _reconstruct(hand, prm, rec, np.int64(1), out)
     pref = hand.astype(np.int64)
     for r in range(nr):
         for k in range(out[r, 2]):
@@ -719,7 +719,7 @@ def _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
     going out, and the penalty held in hand is not too high.  bp: this bot's parameters (B_*)."""
     if rp[R_KALOOKI_PAYS_MORE] == 0 or opened[me] != 0:
         return False
-    _, dead, loose = _search(hand, prm, mv, ws, rec, False)
+    _, dead, loose = _search(hand, prm, mv, ws, rec, NO)
     missing = max(loose - 1, 0)
     n = hands.shape[0]
     if missing > bp[B_MAX_MISSING] or n_stock // max(n, 1) < bp[B_MIN_DRAWS] + missing:
@@ -736,13 +736,13 @@ def _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, value
     """PatientBot.draw: while waiting, take the discard only when it leaves no more loose cards (and
     only a discard it is free to take); else greedy's draw."""
     if opened[me] == 0 and _waiting(me, hands[me], hands, opened, n_stock, rp, bp, prm, ws_mv, ws_ws, ws_rec):
-        if nd > 0 and rp[R_PICKUP_BEFORE_OPENING] != 0 and _obligation(False, turns[me], rp) == OB_NONE:
+        if nd > 0 and rp[R_PICKUP_BEFORE_OPENING] != 0 and _obligation(NO, turns[me], rp) == OB_NONE:
             top = discard[nd - 1]
             if hands[me, top] != _hsum(hands[me]):  # HandState._draw_problem
                 hh2[:] = hands[me]
                 hh2[top] += 1
-                _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, False)
-                _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, False)
+                _, _, after = _search(hh2, prm, ws_mv, ws_ws, ws_rec, NO)
+                _, _, before = _search(hands[me], prm, ws_mv, ws_ws, ws_rec, NO)
                 if after < before + 1:
                     return DISCARD
         return STOCK
@@ -761,13 +761,13 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
         hand = hands[me]
         forbid = drawn_card if drawn_from == DISCARD else -1
         may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or turns[me] != 0
-        v, _, loose = _search(hand, prm, mv, ws, rec, True)
+        v, _, loose = _search(hand, prm, mv, ws, rec, YES)
         going_out = False
         if may_out:
             disc, _, _ = _go_out(hand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
             going_out = disc >= 0  # greedy's play goes out the same way first
         if not going_out:
-            taken_needs_open = drawn_from == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN
+            taken_needs_open = drawn_from == DISCARD and _obligation(NO, turns[me], rp) == OB_OPEN
             if not taken_needs_open and _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
                 whand[:] = hand
                 wtab[:nt] = tab[:nt]

@@ -287,7 +287,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                              lctx, tab1)
             status = ctx[2]
             if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
-                must = c if (src == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN) else -1
+                must = c if (src == DISCARD and _obligation(FG.NO, turns[me], rp) == OB_OPEN) else -1
                 nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
                                        xmrows, whand)
                 if nx > 0:
@@ -296,8 +296,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
                     disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                 else:
                     ctx[2] = 0
-                    disc = _bot_play(K_GREEDY, me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp, prm, xp,
-                                     mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                    disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp,
+                                     prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
                     status = ctx[2]
             if not xplay:
                 nops = ctx[1]
@@ -330,8 +330,9 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             break
         # commit
         hands[me, :] = whand
-        nt = tres[TU.T_ROWS]
-        tab[:nt] = wtab[:nt]
+        if xctx[0] > 0:  # the play changed the table
+            nt = tres[TU.T_ROWS]
+            tab[:nt] = wtab[:nt]
         going_out = tres[TU.T_GOING_OUT] != 0
         if tres[TU.T_OPENING] != 0:
             opened[me] = 1

@@ -122,7 +122,7 @@ def _melded(counts, prm, mv, ws, o_hi):
 @njit(cache=True)
 def _deadwood(h, prm, mv, ws):
     """The least deadwood of h, as _answers(h)[1]."""
-    bd, _ = _melded(h, prm, mv, ws, 2)
+    bd, _ = _melded(h, prm, mv, ws, np.int64(2))
     n, t = _totals(h, prm)
     return t - bd
 
@@ -130,7 +130,7 @@ def _deadwood(h, prm, mv, ws):
 @njit(cache=True)
 def _deadwood_loose(h, prm, mv, ws):
     """(least deadwood, fewest loose cards) of h, as _answers(h)[1:]."""
-    bd, bl = _melded(h, prm, mv, ws, 3)
+    bd, bl = _melded(h, prm, mv, ws, np.int64(3))
     n, t = _totals(h, prm)
     return t - bd, n - bl
 

@@ -14,7 +14,7 @@ from ..numba_cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot
-from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, YES,
+from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, YES, NO,
                           _discardable, _hsum, _obligation, _search)
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
@@ -75,10 +75,10 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
         u = stream[pos]
         pos += 1
         if u < 0.5:
-            v, _, _ = _search(hand, prm, mv, ws, rec, True)
+            v, _, _ = _search(hand, prm, mv, ws, rec, YES)
             if v >= prm[P_OPENING_MIN]:
                 rows = np.empty((MAX_OUT, OUT_W), np.int64)
-                nr = _reconstruct(hand, prm, rec, 0, rows)
+                nr = _reconstruct(hand, prm, rec, np.int64(0), rows)
                 used = 0
                 for r in range(nr):
                     used += rows[r, 2]
@@ -86,7 +86,7 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
                     for r in range(nr):
                         nops, nw = TP._push_meld(ops, mrows, nops, wtab, nw, hand, rows[r])
             else:
-                must = drawn_card if (drawn_from == DISCARD and _obligation(False, turns[me], rp) == OB_OPEN) else -1
+                must = drawn_card if (drawn_from == DISCARD and _obligation(NO, turns[me], rp) == OB_OPEN) else -1
                 rest = np.empty(N_KINDS, np.int8)
                 n = TP._table_opening(hand, tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
                                       rest)

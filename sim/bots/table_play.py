@@ -225,7 +225,7 @@ def _checked(tab, hops_k, hn_k, target, adds, rp, crules, prm, out):
         kind = hops_k[o, X_KIND]
         if kind == X_LAYOFF:
             was_run = out[0] == RUN
-            code, _, _ = core.lay_off_row(out, hops_k[o, X_CARD], hops_k[o, X_POS], -1, crules, prm, tmp)
+            code, _, _ = core.lay_off_row(out, hops_k[o, X_CARD], hops_k[o, X_POS], np.int64(-1), crules, prm, tmp)
             if code != core.OK:
                 return False
             if was_run and not run_add_allowed(adds, target, hops_k[o, X_POS], crules):
@@ -266,7 +266,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
     n = _harvest_options(hand, wtab, nt, adds, rp, crules, hops, hn, hinfo)
     if n == 0:
         return 0
-    _, base, _ = _search(hand, prm, mv, ws, rec, False)
+    _, base, _ = _search(hand, prm, mv, ws, rec, NO)
     h = np.empty(N_KINDS, np.int8)
     h2 = np.empty(N_KINDS, np.int8)
     outd = np.empty((MAX_OUT, OUT_W), np.int64)
@@ -283,7 +283,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
     for k in range(n):
         got = hinfo[k, 3]
         _option_hand(hand, hinfo[k], h, True)
-        _, dead, loose = _search(h, prm, mv, ws, rec, False)
+        _, dead, loose = _search(h, prm, mv, ws, rec, NO)
         if loose > 1 and (dead >= base or (best >= 0 and best0 < 0)):
             continue
         ok = False
@@ -303,11 +303,11 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
             s0, s1 = -1, 0
         else:
             _option_hand(hand, hinfo[k], h2, False)
-            _, dead_without, _ = _search(h2, prm, mv, ws, rec, False)
+            _, dead_without, _ = _search(h2, prm, mv, ws, rec, NO)
             if dead >= base or dead >= dead_without + values[got]:
                 continue
-            _search(h, prm, mv, ws, rec, True)
-            nr = _reconstruct(h, prm, rec, 1, outd)
+            _search(h, prm, mv, ws, rec, YES)
+            nr = _reconstruct(h, prm, rec, np.int64(1), outd)
             h2[:] = h
             for r in range(nr):
                 for j in range(outd[r, 2]):
@@ -362,8 +362,8 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     outd = np.empty((MAX_OUT, OUT_W), np.int64)
     _option_hand(hand, hinfo_k, h, True)
     got = hinfo_k[3]
-    _search(h, prm, mv, ws, rec, True)
-    nr = _reconstruct(h, prm, rec, 1, outd)
+    _search(h, prm, mv, ws, rec, YES)
+    nr = _reconstruct(h, prm, rec, np.int64(1), outd)
     pick = -1
     for r in range(nr):
         if outd[r, 2] >= 3:
@@ -533,8 +533,8 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
     if layoffs_first:
         nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, np.int64(0))
     rows = np.empty((MAX_OUT, OUT_W), np.int64)
-    _search(h, prm, mv, ws, rec, True)
-    nr = _reconstruct(h, prm, rec, 0, rows)
+    _search(h, prm, mv, ws, rec, YES)
+    nr = _reconstruct(h, prm, rec, np.int64(0), rows)
     vals = np.empty(nr, np.int64)
     for r in range(nr):
         vals[r] = core.meld_value(rows[r], prm)
@@ -708,7 +708,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     first = turns[me] == 0
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-    _, _, loose = _search(hand, prm, mv, ws, rec, True)
+    _, _, loose = _search(hand, prm, mv, ws, rec, YES)
     disc, nr, _ = _go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
@@ -731,8 +731,8 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             return PLAYED, hctx[2]
         nt = hctx[1]
     # lay down the melds held (a card kept to discard), then lay off and split
-    _search(hand, prm, mv, ws, rec, True)
-    nr = _reconstruct(hand, prm, rec, 1, outv)
+    _search(hand, prm, mv, ws, rec, YES)
+    nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
     used = 0
     for r in range(nr):
         used += outv[r, 2]
@@ -757,7 +757,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             hand[ops[nops, X_CARD]] += 1
     ctx[0] = nops
     taken = drawn_card if drawn_from == DISCARD else -1
-    if taken >= 0 and _obligation(True, turns[me], rp) == OB_MELD:
+    if taken >= 0 and _obligation(YES, turns[me], rp) == OB_MELD:
         used_taken = False
         for o in range(nops):
             k = ops[o, X_KIND]

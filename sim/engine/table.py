@@ -129,6 +129,8 @@ class Turn:
 
     def table_after(self) -> list:
         """The table the play left: unchanged melds kept, changed and new ones rebuilt from rows."""
+        if not self.ops:
+            return list(self.table)
         n = int(self.res[T.T_ROWS])
         touched = self.flags[1]
         return [self.table[i] if i < self.nt and not touched[i] else core.meld_of(self.wtab[i]) for i in range(n)]

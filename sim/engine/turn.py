@@ -382,34 +382,39 @@ def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, w
     rule checked (module docstring).  wtab[:res[T_ROWS]] gets the table after it, hand the hand left,
     res what it counts (T_*: new melds, lay-offs and splits onto melds not laid this turn, jokers
     taken, the points from the hand in new melds and in lay-offs, going out, Kalooki, opening now,
-    the taken discard in a new meld).  Returns OK or the U_* rule broken (details in err)."""
-    wtab[:nt] = tab[:nt]
+    the taken discard in a new meld).  Returns OK or the U_* rule broken (details in err).  A play of no
+    operations leaves the table as it was and wtab untouched (the usual turn: a draw and a discard)."""
     hand[:] = hand0
-    adds[:] = 0
-    adds[A_FROM, :] = -1
-    flags[:] = 0
-    floating[:] = 0
     res[:] = 0
     err[:] = 0
     err[E_OP] = -1
-    code, n = apply_ops(wtab, nt, hand, ops, mrows, nops, was_open, rules, prm, adds, flags, floating, work, res,
-                        err, trace)
+    n = nt
+    if nops > 0:
+        wtab[:nt] = tab[:nt]
+        rows = min(nt + nops + 1, MAXT)  # each operation adds a row at most
+        adds[:, :rows] = 0
+        adds[A_FROM, :rows] = -1
+        flags[:, :rows] = 0
+        floating[:] = 0
+        code, n = apply_ops(wtab, nt, hand, ops, mrows, nops, was_open, rules, prm, adds, flags, floating, work, res,
+                            err, trace)
+        res[T_ROWS] = n
+        if code != OK:
+            return code
+        err[E_OP] = -1
+        for c in range(N_KINDS):
+            if floating[c] != 0:
+                return U_HARVEST  # freed cards are played again the same turn, never kept in hand
+        if res[T_PENDING] != 0:
+            return U_FREED_JOKER
+        for i in range(n):
+            if flags[1, i] != 0:
+                code = core.check_row(wtab[i], rules)
+                if code != OK:
+                    err[E_CODE] = code
+                    err[E_AUX] = i
+                    return U_TABLE
     res[T_ROWS] = n
-    if code != OK:
-        return code
-    err[E_OP] = -1
-    for c in range(N_KINDS):
-        if floating[c] != 0:
-            return U_HARVEST  # freed cards are played again the same turn, never kept in hand
-    if res[T_PENDING] != 0:
-        return U_FREED_JOKER
-    for i in range(n):
-        if flags[1, i] != 0:
-            code = core.check_row(wtab[i], rules)
-            if code != OK:
-                err[E_CODE] = code
-                err[E_AUX] = i
-                return U_TABLE
     # the discard
     if disc < 0:
         return U_NO_DISCARD
@@ -450,7 +455,7 @@ def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, w
             if not (opening_now and with_taken):
                 return U_PICKUP_OPEN
         elif ob == OB_MELD:
-            if _count(wtab, n, drawn_card) <= _count(tab, nt, drawn_card):
+            if nops == 0 or _count(wtab, n, drawn_card) <= _count(tab, nt, drawn_card):
                 return U_PICKUP_MELD
     if going_out and first_round and rules[R_GO_OUT_FIRST_ROUND] == 0:
         return U_FIRST_ROUND
