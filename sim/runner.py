@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
 
 from . import profiles as PR
 from . import runformat, schema, storage
@@ -639,22 +638,11 @@ def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> l
 # running
 
 def _warm_up(plan: Plan) -> None:
-    """Compile (or load) the kernels the run's bots use once here, so workers load them from the
-    disk cache instead of each compiling them: the greedy and patient decisions (every bot but random
-    uses them) and their hand loop, and one Python hand with the other bots (the meld search,
-    discard and look-ahead kernels)."""
-    pps = list(plan.profiles.values())
+    """Compile (or load) every kernel once here, so workers load them from the disk cache instead of
+    each compiling them (``sim.bots.hand_loop.warm_up``: the hand loop and the Python engine's
+    decisions, in two processes at once from an empty cache)."""
     from .bots.hand_loop import warm_up
     warm_up()
-    mixed = [pp for pp in pps if any(b not in ("greedy", "patient") for b in pp.bots)]
-    if mixed:
-        from .bots import make_bot
-        from .engine import HandState
-        from .engine.loop import play_hand
-        pp = mixed[0]
-        names = sorted({b for m in mixed for b in m.bots if b not in ("greedy", "patient")})
-        bots = [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(pp.n_players)]
-        play_hand(HandState(pp.profile, pp.n_players, 0, np.random.default_rng(0)), bots, list(range(pp.n_players)))
 
 
 @dataclass

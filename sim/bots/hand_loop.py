@@ -23,8 +23,11 @@ stay empty.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on the Python path.
 """
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -515,20 +518,63 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     return result
 
 
-def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
-    """Compile (or load from the on-disk cache) the hand loop, by playing one hand, and the decisions
-    the Python engine asks one at a time, by playing one turn; seconds taken."""
+WARM_TABLE = ("lookahead", "expert", "patient", "random", "greedy")  # every bot, so every kernel is compiled
+
+
+def _warm_table(prof, n_players: int) -> list:
+    from . import make_bot
+    return [make_bot(WARM_TABLE[i % len(WARM_TABLE)], np.random.default_rng(i)) for i in range(n_players)]
+
+
+def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> None:
+    """Compile (or load) what the Python engine asks one turn at a time: every bot's decisions and
+    the engine's turn, by playing a watched hand of every bot and a turn of the patient's waiting."""
     from .. import profiles
     from ..engine import HandState
-    t0 = time.perf_counter()
+    from ..engine.loop import play_hand
     prof = profiles.load(profile_name)
-    play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+    for k in range(2):  # a second deal reaches what the first one may not (a joker swap, a pickup)
+        st = HandState(prof, n_players, 0, np.random.default_rng(k), record=True)  # watched: the Python engine
+        play_hand(st, _warm_table(prof, n_players), list(range(n_players)))
     st = HandState(prof, n_players, 0, np.random.default_rng(0))
     bp = np.zeros(FG.B_W, np.int64)
     st.start_turn()
     FG.waiting(st, st.current, st.hands[st.current], bp)
-    st.apply_draw(FG.decide_draw(st, st.current, K_PATIENT, bp))
-    FG.decide_play(st, st.current, K_PATIENT, bp)
+
+
+def _cold() -> bool:
+    """Has the hand loop no compiled code in the on-disk cache (a fresh clone, or its code changed)?"""
+    try:
+        return not any(Path(play_hand_kernel._cache.cache_path).glob("hand_loop.play_hand_kernel-*.nbi"))
+    except (AttributeError, OSError):
+        return True
+
+
+def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
+    """Compile (or load from the on-disk cache) every kernel: the hand loop, by playing one hand of a
+    table of every bot, and what the Python engine asks turn by turn (``warm_python_engine``); seconds
+    taken.  From an empty cache on a machine of two cores or more the two compile at once, the Python
+    engine's part in a child process (each writes the cache; what the child leaves undone is compiled
+    here after it)."""
+    from .. import profiles
+    from ..engine import HandState
+    t0 = time.perf_counter()
+    child = None
+    if _cold() and (os.cpu_count() or 1) > 1:
+        root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+        code = f"from sim.bots.hand_loop import warm_python_engine; warm_python_engine({profile_name!r}, {n_players})"
+        try:
+            child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        except OSError:
+            child = None
+    try:
+        prof = profiles.load(profile_name)
+        table_loop(_warm_table(prof, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+        play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+    finally:
+        if child is not None:
+            child.wait()
+    warm_python_engine(profile_name, n_players)
     return time.perf_counter() - t0
-
-
