@@ -20,8 +20,8 @@ from sim.game import play_game, play_hand
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
-CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "1200"))  # per profile, on the Python engine
-COMPILED_CI_HANDS = 300  # per profile, in the compiled hand loop
+CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "800"))  # per profile, on the Python engine
+COMPILED_CI_HANDS = 400  # per profile, in the compiled hand loop (the same compiled turn as the engine's)
 
 
 def play_checked_hands(prof, n_hands, seed, bots=("random", "greedy", "patient", "expert")):

@@ -528,7 +528,8 @@ def _warm_table(prof, n_players: int) -> list:
 
 def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> None:
     """Compile (or load) what the Python engine asks one turn at a time: every bot's decisions and
-    the engine's turn, by playing a watched hand of every bot and a turn of the patient's waiting."""
+    the engine's turn, by playing a watched hand of every bot and a turn of the patient's waiting;
+    and the meld search over dealt hands that hand records use."""
     from .. import profiles
     from ..engine import HandState
     from ..engine.loop import play_hand
@@ -540,6 +541,7 @@ def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> N
     bp = np.zeros(FG.B_W, np.int64)
     st.start_turn()
     FG.waiting(st, st.current, st.hands[st.current], bp)
+    MS.batch(st.hands.copy(), prof)  # the dealt hands' measures every hand record carries
 
 
 def _cold() -> bool:
