@@ -554,15 +554,16 @@ def _cold() -> bool:
 
 def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     """Compile (or load from the on-disk cache) every kernel: the hand loop, by playing one hand of a
-    table of every bot, and what the Python engine asks turn by turn (``warm_python_engine``); seconds
-    taken.  From an empty cache on a machine of two cores or more the two compile at once, the Python
-    engine's part in a child process (each writes the cache; what the child leaves undone is compiled
-    here after it)."""
+    table of every bot, and, where the cache was empty, what the Python engine asks turn by turn
+    (``warm_python_engine``); seconds taken.  From an empty cache on a machine of two cores or more
+    the two compile at once, the Python engine's part in a child process (each writes the cache;
+    what the child leaves undone is compiled here after it)."""
     from .. import profiles
     from ..engine import HandState
     t0 = time.perf_counter()
     child = None
-    if _cold() and (os.cpu_count() or 1) > 1:
+    cold = _cold()
+    if cold and (os.cpu_count() or 1) > 1:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
         code = f"from sim.bots.hand_loop import warm_python_engine; warm_python_engine({profile_name!r}, {n_players})"
@@ -578,5 +579,6 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     finally:
         if child is not None:
             child.wait()
-    warm_python_engine(profile_name, n_players)
+    if cold:  # from a warm cache the Python engine's kernels load when first asked (milliseconds each)
+        warm_python_engine(profile_name, n_players)
     return time.perf_counter() - t0
