@@ -109,3 +109,36 @@ def test_every_accepted_operation_leaves_valid_melds_and_keeps_the_cards():
             before = sum(len(mm) for mm in table) + int(hand.sum())
             assert before == sum(len(mm) for mm in after) + int(h.sum()) + len(freed)
     assert all(accepted.get(k, 0) >= 20 for k in range(4)), accepted
+
+
+def test_every_code_of_the_compiled_turn_is_worded_for_the_player():
+    # each rule the compiled turn (sim.engine.turn) can answer with, for a play of each operation kind,
+    # becomes an IllegalTurn naming a rule, never an error of the wording itself
+    from sim.engine import turn as T
+    from sim.engine.actions import NewMeld
+    from sim.engine.table import Turn
+    run = M.declare_run(parse_cards("5H 6H 7H 8H"), K40)
+    group = M.Meld(M.GROUP, tuple(parse_cards("9C 9D")) + (JOKER,), tuple(parse_cards("9C 9D 9S")), 7)
+    ops = {"meld": NewMeld(run), "layoff": LayOff(0, parse_cards("9H")[0]), "take": Take(0, 0),
+           "split": Split(0, parse_cards("6H")[0], 2), "swap": SwapJoker(1, 2, parse_cards("9S")[0])}
+    hand = np.zeros(53, np.int8)
+    subs = {T.U_MELD: core.X_RUN_SHORT, T.U_LAYOFF: core.L_NOT_EXTEND, T.U_TAKE: core.T_NOT_END,
+            T.U_SPLIT: core.S_POSITION, T.U_SWAP: core.J_NO_JOKER, T.U_TABLE: core.X_RUN_SHORT}
+    codes = [v for k, v in vars(T).items() if k.startswith("U_")]
+    assert sorted(codes) == list(range(1, len(codes) + 1))
+    # the operations each code can come from (the others: any play)
+    source = {T.U_MELD: ["meld"], T.U_LAYOFF: ["layoff"], T.U_RUN_ADD_LIMIT: ["layoff"], T.U_RUN_END_LIMIT: ["layoff"],
+              T.U_TAKE: ["take"], T.U_SPLIT: ["split"], T.U_SWAP: ["swap"],
+              T.U_NO_MELD: ["layoff", "take", "split", "swap"], T.U_NOT_OPENED: ["layoff", "take", "split"],
+              T.U_JOKER_AT_OPENING: ["swap"]}
+    rules = set()
+    for code in codes:
+        for name in source.get(code, list(ops)):
+            op = ops[name]
+            turn = Turn([run, group], K40, hand, [op])
+            turn.play(parse_cards("2C")[0], parse_cards("KS")[0], 1, True, False)  # after taking the discard
+            turn.err[:] = (0, subs.get(code, 0), 0)
+            e = turn.refusal(code)
+            assert isinstance(e, IllegalTurn) and e.rule and str(e), (name, code)
+            rules.add(e.rule)
+    assert len(rules) >= 15, rules

@@ -90,6 +90,19 @@ def decode(ops, mrows) -> list:
     return out
 
 
+# refusals worded the same whatever the play: (rule, message)
+_PLAIN = {
+    T.U_NOT_OPENED: ("not_opened", "a player who has not opened may not build on the table; lay the opening melds "
+                     "first"),
+    T.U_JOKER_AT_OPENING: ("joker_take_at_opening", "a player who has not opened may not take a joker before laying "
+                           "a new meld"),
+    T.U_FREED_JOKER: ("joker", "a freed joker must be laid in a new meld with at least two cards from the hand"),
+    T.U_NO_DISCARD: ("discard", "every turn ends with a discard; melding every card without one is not a way out"),
+    T.U_OPEN_NO_MELD: ("opening_min", "the first meld must include a new meld from hand"),
+    T.U_FIRST_ROUND: ("go_out_first_round", "nobody may go out in the first round"),
+}
+
+
 class Turn:
     """One play checked by ``turn.apply_turn`` (or its table operations alone by ``turn.apply_ops``):
     the working arrays, and after the call the table, hand and counts it left."""
@@ -156,6 +169,8 @@ class Turn:
 
     # ------------------------------------------------------------------ the refusal, worded
     def refusal(self, code: int) -> IllegalTurn:
+        if code in _PLAIN:
+            return IllegalTurn(*_PLAIN[code])
         p, err = self.p, self.err
         o = int(err[T.E_OP])
         op = self.ops[o] if 0 <= o < len(self.ops) else None
@@ -169,12 +184,6 @@ class Turn:
             return IllegalTurn("meld", M.check_reason(sub, op.meld, p))
         if code == T.U_CARDS:
             return IllegalTurn("cards", f"{card_str(aux)} is neither in the hand nor taken from the table this turn")
-        if code == T.U_NOT_OPENED:
-            return IllegalTurn("not_opened", "a player who has not opened may not build on the table; lay the "
-                               "opening melds first")
-        if code == T.U_JOKER_AT_OPENING:
-            return IllegalTurn("joker_take_at_opening", "a player who has not opened may not take a joker before "
-                               "laying a new meld")
         if code == T.U_NO_MELD:
             return IllegalTurn("table", f"there is no table meld {aux}")
         if code == T.U_FULL:
@@ -234,22 +243,14 @@ class Turn:
             left = [c for c in range(N_KINDS) for _ in range(int(self.floating[c]))]
             return IllegalTurn("harvest", f"{cards_str(left)} taken from the table must be played again in the "
                                "same turn, never kept in hand")
-        if code == T.U_FREED_JOKER:
-            return IllegalTurn("joker", "a freed joker must be laid in a new meld with at least two cards from the "
-                               "hand")
         if code == T.U_TABLE:
             reason = M.check_reason(sub, core.meld_of(self.wtab[aux]), p)
             return IllegalTurn("table", f"at the end of the turn every table meld must be valid: {reason}")
-        if code == T.U_NO_DISCARD:
-            return IllegalTurn("discard", "every turn ends with a discard; melding every card without one is not a "
-                               "way out")
         if code == T.U_DISCARD_NOT_HELD:
             return IllegalTurn("discard", f"discard {card_str(self._disc)} is not in the hand")
         if code == T.U_DISCARD_TAKEN:
             return IllegalTurn("discard", f"{card_str(self._disc)} was taken from the discard pile this turn; no copy "
                                "of it may be discarded in the same turn")
-        if code == T.U_OPEN_NO_MELD:
-            return IllegalTurn("opening_min", "the first meld must include a new meld from hand")
         if code == T.U_OPENING_MIN:
             layoff_value = int(self.res[T.T_LAYOFF_VALUE])
             extra = " (lay-offs counted)" if p.layoffs_count_for_opening and layoff_value else \
@@ -262,8 +263,6 @@ class Turn:
         if code == T.U_PICKUP_MELD:
             return IllegalTurn("discard_pickup", f"{card_str(self._drawn)} taken from the discard pile must be "
                                "melded at once")
-        if code == T.U_FIRST_ROUND:
-            return IllegalTurn("go_out_first_round", "nobody may go out in the first round")
         return IllegalTurn("play", f"unknown operation {op!r}")
 
 
