@@ -37,7 +37,7 @@ from ..engine import core
 from ..engine.core import (R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, R_RUN_END_LIMIT, R_TWO_TOTAL,
                            meld_value)
 from ..engine.table import table_rows as _table_rows
-from ..engine.turn import OB_MELD, OB_NONE, OB_OPEN, obligation
+from ..engine.turn import MAXT, OB_MELD, OB_NONE, OB_OPEN, obligation  # MAXT: table rows
 from ..melds import Meld
 from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
@@ -62,7 +62,6 @@ STOCK, DISCARD = 0, 1  # engine.DRAW_STOCK, engine.DRAW_DISCARD
 LOW, HIGH = 0, 1
 RUN, GROUP = 0, 1
 
-MAXT = 48  # table rows (at most 36 melds of three from 108 cards)
 MAXOPS = 160
 # op rows: kind (0 new meld, 1 lay-off), target row, card, end, value added, holds the taken card
 O_KIND, O_TARGET, O_CARD, O_END, O_VALUE, O_TAKEN = 0, 1, 2, 3, 4, 5
