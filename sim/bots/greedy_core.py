@@ -34,10 +34,10 @@ from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
-from ..engine.core import (R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, R_RUN_END_LIMIT, R_TWO_TOTAL,
-                           meld_value)
+from ..engine.core import R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
 from ..engine.table import table_rows as _table_rows
-from ..engine.turn import MAXT, OB_MELD, OB_NONE, OB_OPEN, obligation  # MAXT: table rows
+from ..engine.turn import (A_FROM, MAXT, OB_MELD, OB_NONE, OB_OPEN, count_run_add, obligation,  # MAXT: table rows
+                           run_add_allowed)
 from ..melds import Meld
 from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
@@ -329,9 +329,8 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
     """bots.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
     groups by suit, repeated while anything changed; records LayOff ops (targets are rows of tab)
     and leaves at least keep cards in hand."""
-    low_adds = np.zeros(ntab, np.int64)
-    high_adds = np.zeros(ntab, np.int64)
-    total_adds = np.zeros(ntab, np.int64)
+    adds = np.zeros((4, MAXT), np.int64)  # the engine's run additions this turn (sim.engine.turn.A_*)
+    adds[A_FROM, :] = -1
     if protect >= 0 and hand[protect] >= 1:
         keep += 1
     hs = _hsum(hand)
@@ -352,10 +351,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
                         continue
                     if (low == 0 and e == 13) or (e == 0 and low + n - 1 == 13):
                         continue
-                    if rp[R_TWO_TOTAL] != 0:
-                        if total_adds[i] >= 2:
-                            continue
-                    elif (low_adds[i] if end == LOW else high_adds[i]) >= rp[R_RUN_END_LIMIT]:
+                    if not run_add_allowed(adds, i, end, rp):
                         continue
                     rank = 12 if (e == 0 or e == 13) else e - 1
                     rep = (row[17] // 13) * 13 + rank
@@ -364,11 +360,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
                     _add_layoff(tab, ctx, ops, hand, i, rep, end, prm[P_EXTV + e])
                     hs -= 1
                     made += 1
-                    if end == LOW:
-                        low_adds[i] += 1
-                    else:
-                        high_adds[i] += 1
-                    total_adds[i] += 1
+                    count_run_add(adds, i, end)
                     changed = True
                     if hs <= keep:
                         return
