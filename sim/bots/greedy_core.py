@@ -814,6 +814,18 @@ def draw_kernel(kind, bp, me, hands, opened, turns, discard, n_stock, tab, value
 
 
 @njit(cache=True)
+def play_scratch():
+    """The working arrays ``_bot_play`` takes: (mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx,
+    ops, lops, lctx, tab1)."""
+    mv, ws, rec = _workspace()
+    return (mv, ws, rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
+            np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
+            np.empty((MAX_OUT, OUT_W), np.int64), np.full((MAXT, OUT_W), -1, np.int64), np.zeros(4, np.int64),
+            np.zeros((MAXOPS, OP_W), np.int64), np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
+            np.full((1, OUT_W), -1, np.int64))
+
+
+@njit(cache=True)
 def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, drawn_from, values, rp, prm):
     """The play a bot of this kind chooses after its draw: (discard, operations (O_* rows), for each
     operation that lays a new meld the meld's row as laid, status (0, or 9: a buffer was full)).
@@ -821,18 +833,7 @@ def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, d
     nt = tab0.shape[0]
     tab = np.full((MAXT, OUT_W), -1, np.int64)
     tab[:nt] = tab0
-    mv, ws, rec = _workspace()
-    hh = np.empty(N_KINDS, np.int8)
-    whand = np.empty(N_KINDS, np.int8)
-    outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    tmp = np.empty((MAX_OUT, OUT_W), np.int64)
-    wtab = np.full((MAXT, OUT_W), -1, np.int64)
-    ctx = np.zeros(4, np.int64)
-    ops = np.zeros((MAXOPS, OP_W), np.int64)
-    lops = np.zeros((MAXOPS, OP_W), np.int64)
-    lctx = np.zeros(4, np.int64)
-    tab1 = np.full((1, OUT_W), -1, np.int64)
+    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = play_scratch()
     disc = _bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
                      mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
     nops = ctx[1]

@@ -38,7 +38,7 @@ from ..engine import PHASE_DRAW, HandResult, core
 from ..engine import turn as TU
 from ..engine.core import R_TURN_CAP
 from ..melds import Meld
-from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from ..meldsearch import OUT_W
 from ..numba_cache import drop_stale
 from . import expert_core as XC
 from . import greedy_core as FG
@@ -46,7 +46,7 @@ from . import random_bot as RB
 from . import table_play as EP
 from .greedy_core import (
     DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXOPS, MAXT, OB_OPEN, OP_W, O_CARD, O_END,
+    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_CARD, O_END,
     O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK, S_JOKERS_TAKEN,
     S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
     S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
@@ -169,19 +169,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     for s in range(n):
         stats[s, S_TURNS] = turns[s]
     # scratch
-    mv, ws, rec = _workspace()
-    hh = np.empty(N_KINDS, np.int8)
+    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
     hh2 = np.empty(N_KINDS, np.int8)
-    whand = np.empty(N_KINDS, np.int8)
-    outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    tmp = np.empty((MAX_OUT, OUT_W), np.int64)
-    wtab = np.full((MAXT, OUT_W), -1, np.int64)
-    ctx = np.zeros(4, np.int64)
-    ops = np.zeros((MAXOPS, OP_W), np.int64)
-    lops = np.zeros((MAXOPS, OP_W), np.int64)
-    lctx = np.zeros(4, np.int64)
-    tab1 = np.full((1, OUT_W), -1, np.int64)
     # the expert's and lookahead's play
     pick = pick0.copy()
     discby = discby0.copy()
