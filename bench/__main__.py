@@ -40,6 +40,9 @@ def cold_compile() -> None:
     in a second fresh process with the cache the first one wrote."""
     code = ("import time; t=time.perf_counter(); from sim.bots.hand_loop import warm_up; warm_up(); "
             "print(f'{time.perf_counter()-t:.2f}')")
+    import sim
+    print(f"  LLVM optimisation level NUMBA_OPT={os.environ['NUMBA_OPT']}"
+          + (" (the project's default; numba's own is 3)" if sim.NUMBA_OPT_DEFAULTED else " (set by the user)"))
     with tempfile.TemporaryDirectory() as cache:
         for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):
             t0 = time.perf_counter()

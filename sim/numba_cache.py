@@ -5,11 +5,46 @@ has every njit function it calls compiled into it, from whatever module.  ``drop
 is called by a module of kernels as it is imported: when any of the modules its kernels call into
 has changed since the cache was written, it drops that module's cached code, so a kernel can never
 keep an old copy of a rule or a decision (and differ from the Python path).
+
+Importing this module also makes numba's cache writes safe between processes (below).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one process
+    fcntl = None
+
+from numba.core import caching
+
+# numba's on-disk cache is not safe for two processes writing one function's entries at once
+# (numba issue #4807): each reads the function's index, picks the first free data file name and
+# writes both, so one process's entry can be lost, or pointed at the other's compiled code.
+# hand_loop.warm_up compiles in two processes from an empty cache, so every save and load of an
+# entry holds an exclusive lock on a file beside that function's index.
+LOCKED = fcntl is not None
+
+
+def _locked(method):
+    @functools.wraps(method)
+    def locked(self, *args):
+        try:
+            f = open(self._index_path + ".lock", "a")
+        except OSError:  # a cache directory nobody can write to: numba's own behaviour
+            return method(self, *args)
+        with f:
+            fcntl.flock(f, fcntl.LOCK_EX)  # released as the file closes
+            return method(self, *args)
+    return locked
+
+
+if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
+    caching.IndexDataCacheFile.save = _locked(caching.IndexDataCacheFile.save)
+    caching.IndexDataCacheFile.load = _locked(caching.IndexDataCacheFile.load)
 
 
 def drop_stale(kernel, deps) -> None:

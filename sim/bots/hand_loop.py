@@ -39,6 +39,7 @@ from ..engine import turn as TU
 from ..engine.core import R_TURN_CAP
 from ..melds import Meld
 from ..meldsearch import OUT_W
+from .. import numba_cache
 from ..numba_cache import drop_stale
 from . import expert_core as XC
 from . import greedy_core as FG
@@ -523,6 +524,12 @@ def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> N
     from ..engine import HandState
     from ..engine.loop import play_hand
     prof = profiles.load(profile_name)
+    # From an empty cache warm_up runs this in a child process while it compiles the greedy play and
+    # then the hand loop, which starts with the draws.  So the child starts with what the loop needs
+    # last (the engine's turn, the look-ahead's discard, the random bot's and the expert's plays):
+    # each process then mostly loads from the cache what the other has compiled.
+    _engine_turn(prof, n_players)
+    _warm_plays(prof, n_players, ("discard", "random", "expert"))
     for k in range(2):  # a second deal reaches what the first one may not (a joker swap, a pickup)
         st = HandState(prof, n_players, 0, np.random.default_rng(k), record=True)  # watched: the Python engine
         play_hand(st, _warm_table(prof, n_players), list(range(n_players)))
@@ -531,6 +538,35 @@ def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> N
     st.start_turn()
     FG.waiting(st, st.current, st.hands[st.current], bp)
     MS.batch(st.hands.copy(), prof)  # the dealt hands' measures every hand record carries
+
+
+def _engine_turn(prof, n_players: int, play: bool = True):
+    """A dealt hand's first turn on the Python engine: a draw from the stock and, if ``play``, a play of
+    the drawn card's discard alone (this compiles the engine's turn, and none of the bots' code)."""
+    from ..engine import HandState, Play
+    from ..engine.actions import DRAW_STOCK
+    st = HandState(prof, n_players, 0, np.random.default_rng(0))
+    st.start_turn()
+    card = st.apply_draw(DRAW_STOCK)
+    if play:
+        st.apply_play(Play([], card))
+    return st
+
+
+def _warm_plays(prof, n_players: int, names) -> None:
+    """Ask each named bot for its play after the first draw of a dealt hand, on the Python engine, as an
+    opened player (the expert plays with the table only once opened), or (``discard``) the look-ahead
+    for its discard; nothing is applied."""
+    from . import make_bot
+    st = _engine_turn(prof, n_players, play=False)
+    me = st.current
+    st.opened[me] = True
+    for name in names:
+        bot = make_bot("lookahead" if name == "discard" else name, np.random.default_rng(0))
+        if name == "discard":
+            XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(bot))
+        else:
+            bot.play(st, me)
 
 
 def _cold() -> bool:
@@ -545,14 +581,14 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     """Compile (or load from the on-disk cache) every kernel: the hand loop, by playing one hand of a
     table of every bot, and, where the cache was empty, what the Python engine asks turn by turn
     (``warm_python_engine``); seconds taken.  From an empty cache on a machine of two cores or more
-    the two compile at once, the Python engine's part in a child process (each writes the cache;
-    what the child leaves undone is compiled here after it)."""
+    the two compile at once, the Python engine's part in a child process (each writes the cache and
+    loads what the other has written; what the child leaves undone is compiled here after it)."""
     from .. import profiles
     from ..engine import HandState
     t0 = time.perf_counter()
     child = None
     cold = _cold()
-    if cold and (os.cpu_count() or 1) > 1:
+    if cold and (os.cpu_count() or 1) > 1 and numba_cache.LOCKED:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
         code = f"from sim.bots.hand_loop import warm_python_engine; warm_python_engine({profile_name!r}, {n_players})"
@@ -563,6 +599,8 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
             child = None
     try:
         prof = profiles.load(profile_name)
+        if child is not None:  # the greedy play first, while the child starts on the engine's turn
+            _warm_plays(prof, n_players, ("greedy",))
         table_loop(_warm_table(prof, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
