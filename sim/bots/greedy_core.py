@@ -34,7 +34,7 @@ from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
-from ..engine.core import R_ACE_LOW, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
+from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value, run_extension
 from ..engine.table import table_rows as _table_rows
 from ..engine.turn import (A_FROM, MAXT, OB_MELD, OB_NONE, OB_OPEN, count_run_add, obligation,  # MAXT: table rows
                            run_add_allowed)
@@ -344,19 +344,12 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
             row = tab[i]
             if row[0] == RUN:
                 for end in range(2):
-                    low = row[1]
-                    n = row[2]
-                    e = low - 1 if end == LOW else low + n
-                    if e < 0 or e > 13 or (e == 0 and rp[R_ACE_LOW] == 0):
+                    rep = run_extension(row, end, rp)
+                    if rep < 0 or not run_add_allowed(adds, i, end, rp):
                         continue
-                    if (low == 0 and e == 13) or (e == 0 and low + n - 1 == 13):
-                        continue
-                    if not run_add_allowed(adds, i, end, rp):
-                        continue
-                    rank = 12 if (e == 0 or e == 13) else e - 1
-                    rep = (row[17] // 13) * 13 + rank
                     if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
                         continue
+                    e = row[1] - 1 if end == LOW else row[1] + row[2]
                     _add_layoff(tab, ctx, ops, hand, i, rep, end, prm[P_EXTV + e])
                     hs -= 1
                     made += 1

@@ -38,7 +38,7 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _recon
                           best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_ACE_LOW, R_GO_OUT_FIRST_ROUND,
+from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND,
                           R_TABLE_OPENING, YES, _discardable, _go_out, _hsum,
                           _meld_taken_card, _obligation, _search)
 
@@ -57,19 +57,6 @@ PLAYED, CHOOSE = 0, 1  # the play is complete (discard given) / the caller choos
 # ---------------------------------------------------------------------------------------------------
 # small helpers over rows
 # ---------------------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _run_extension(row, end, rp):
-    """bots.moves.run_extension: the natural card extending a run at ``end``, or -1."""
-    n = row[2]
-    low = row[1]
-    e = low - 1 if end == LOW else low + n
-    if e < 0 or e > core.ACE_HIGH_EXT or (e == 0 and rp[R_ACE_LOW] == 0):
-        return -1
-    if (low == 0 and e == core.ACE_HIGH_EXT) or (e == 0 and low + n - 1 == core.ACE_HIGH_EXT):
-        return -1
-    return (row[core.REPS] // N_RANKS) * N_RANKS + core.ext_rank_to_rank(e)
-
 
 @njit(cache=True)
 def _could_meld(hand, t, g1, g2):
@@ -151,7 +138,7 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
                     hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, rep, -1, JOKER, -1
                     k += 1
             for end in (LOW, HIGH):
-                rep = _run_extension(row, end, rp)
+                rep = core.run_extension(row, end, rp)
                 freed = row[core.CARDS] if end == HIGH else row[core.CARDS + n - 1]
                 if rep < 0 or hand[rep] <= 0 or freed == JOKER or not run_add_allowed(adds, i, end, crules) \
                         or not _could_meld(hand, freed, rep, -1) or k >= MAX_H:
@@ -421,7 +408,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, sp
             row = wtab[i]
             if row[0] == RUN:
                 for end in (LOW, HIGH):
-                    rep = _run_extension(row, end, rp)
+                    rep = core.run_extension(row, end, rp)
                     if rep < 0 or not run_add_allowed(adds, i, end, crules):
                         continue
                     if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):

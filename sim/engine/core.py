@@ -129,6 +129,20 @@ def ext_rank_to_rank(e):
 
 
 @njit(cache=True)
+def run_extension(row, end, rules):
+    """The natural card that extends the run ``row`` at ``end`` (LOW or HIGH), or -1 where none can: past
+    the ace, an ace below the two where the profile plays aces high only, or a run turning the corner."""
+    n = row[2]
+    low = row[1]
+    e = low - 1 if end == LOW else low + n
+    if e < 0 or e > ACE_HIGH_EXT or (e == ACE_LOW_EXT and rules[R_ACE_LOW] == 0):
+        return -1
+    if (low == ACE_LOW_EXT and e == ACE_HIGH_EXT) or (e == ACE_LOW_EXT and low + n - 1 == ACE_HIGH_EXT):
+        return -1
+    return (row[REPS] // N_RANKS) * N_RANKS + ext_rank_to_rank(e)
+
+
+@njit(cache=True)
 def _suit(c):
     return c // N_RANKS
 
