@@ -528,8 +528,12 @@ def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> N
     # then the hand loop, which starts with the draws.  So the child starts with what the loop needs
     # last (the engine's turn, the look-ahead's discard, the random bot's and the expert's plays):
     # each process then mostly loads from the cache what the other has compiled.
+    from . import make_bot
     _engine_turn(prof, n_players)
-    _warm_plays(prof, n_players, ("discard", "random", "expert"))
+    st, me = _opened_turn(prof, n_players)
+    XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(make_bot("lookahead", np.random.default_rng(0))))
+    for name in ("random", "expert"):
+        make_bot(name, np.random.default_rng(0)).play(st, me)
     for k in range(2):  # a second deal reaches what the first one may not (a joker swap, a pickup)
         st = HandState(prof, n_players, 0, np.random.default_rng(k), record=True)  # watched: the Python engine
         play_hand(st, _warm_table(prof, n_players), list(range(n_players)))
@@ -553,20 +557,12 @@ def _engine_turn(prof, n_players: int, play: bool = True):
     return st
 
 
-def _warm_plays(prof, n_players: int, names) -> None:
-    """Ask each named bot for its play after the first draw of a dealt hand, on the Python engine, as an
-    opened player (the expert plays with the table only once opened), or (``discard``) the look-ahead
-    for its discard; nothing is applied."""
-    from . import make_bot
+def _opened_turn(prof, n_players: int):
+    """(state, seat) after the first draw of a dealt hand on the Python engine, the seat marked opened:
+    the expert plays with the table only once opened.  For asking bots' plays; nothing is applied."""
     st = _engine_turn(prof, n_players, play=False)
-    me = st.current
-    st.opened[me] = True
-    for name in names:
-        bot = make_bot("lookahead" if name == "discard" else name, np.random.default_rng(0))
-        if name == "discard":
-            XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(bot))
-        else:
-            bot.play(st, me)
+    st.opened[st.current] = True
+    return st, st.current
 
 
 def _cold() -> bool:
@@ -600,7 +596,9 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     try:
         prof = profiles.load(profile_name)
         if child is not None:  # the greedy play first, while the child starts on the engine's turn
-            _warm_plays(prof, n_players, ("greedy",))
+            from . import make_bot
+            st, me = _opened_turn(prof, n_players)
+            make_bot("greedy", np.random.default_rng(0)).play(st, me)
         table_loop(_warm_table(prof, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
