@@ -6,7 +6,8 @@ is called by a module of kernels as it is imported: when any of the modules its 
 has changed since the cache was written, it drops that module's cached code, so a kernel can never
 keep an old copy of a rule or a decision (and differ from the Python path).
 
-Importing this module also makes numba's cache writes safe between processes (below).
+Importing this module also makes numba's cache writes safe between processes, and compiles one
+specialization of a kernel per argument types rather than per constant argument value (below).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ try:
 except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one process
     fcntl = None
 
-from numba.core import caching
+from numba.core import caching, dispatcher, types
 
 # numba's on-disk cache is not safe for two processes writing one function's entries at once
 # (numba issue #4807): each reads the function's index, picks the first free data file name and
@@ -45,6 +46,27 @@ def _locked(method):
 if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
     caching.IndexDataCacheFile.save = _locked(caching.IndexDataCacheFile.save)
     caching.IndexDataCacheFile.load = _locked(caching.IndexDataCacheFile.load)
+
+
+# A kernel called from another with a constant argument (``_push(buf, 0, 2, ...)``) is compiled by
+# numba for that constant's literal type, so a function can be compiled, optimised and linked into
+# its callers once per constant it is called with (the warm-up compiled 189 specializations of this
+# package's functions where 143 argument types would do).  This package's kernels are compiled for
+# the arguments' plain types instead; LLVM still folds the constants where it inlines.  The same
+# numbers are computed: only the types a kernel is compiled for change, never its code.  The whole
+# warm-up from an empty cache, in one process: 129 s -> 115 s.
+def _plain_types(get_call_template):
+    @functools.wraps(get_call_template)
+    def plain(self, args, kws):
+        if self.py_func.__module__.split(".")[0] == __name__.split(".")[0]:
+            args = tuple(types.unliteral(a) for a in args)
+            kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return get_call_template(self, args, kws)
+    return plain
+
+
+if not hasattr(dispatcher._DispatcherBase.get_call_template, "__wrapped__"):
+    dispatcher._DispatcherBase.get_call_template = _plain_types(dispatcher._DispatcherBase.get_call_template)
 
 
 def drop_stale(kernel, deps) -> None:

@@ -1,8 +1,11 @@
-"""numba's on-disk cache written by two processes at once (sim.numba_cache): every entry each one saves
-is kept, under its own key, with its own data, as warm_up's two compiling processes need."""
+"""sim.numba_cache: numba's on-disk cache written by two processes at once (every entry each one saves
+is kept, under its own key, with its own data, as warm_up's two compiling processes need), and one
+specialization of this package's kernels per argument types, whatever constants they are called with."""
 import multiprocessing as mp
 
+import numpy as np
 import pytest
+from numba import njit
 
 from sim import numba_cache
 from numba.core import caching
@@ -33,3 +36,31 @@ def test_two_processes_saving_one_function_keep_every_entry(tmp_path):
         for k in range(KEYS):
             assert f.load((who, k)) == f"{who}:{k}"
     assert len(list(tmp_path.glob("fn.*.nbc"))) == 2 * KEYS
+
+
+_CALLER = """
+def inner(a, k):
+    return a[k] + k
+
+def outer(a):
+    return inner(a, 0) + inner(a, 1) + inner(a, a.shape[0] - 1)
+"""
+
+
+def _kernels(module: str):
+    """inner and outer compiled as if written in ``module``: outer calls inner with two constants."""
+    space = {"__name__": module}
+    exec(compile(_CALLER, f"<{module}>", "exec"), space)
+    inner = njit(space["inner"])
+    space["inner"] = inner
+    return inner, njit(space["outer"])
+
+
+def test_kernels_of_this_package_compile_once_whatever_constants_they_are_called_with():
+    a = np.arange(5, dtype=np.int64)
+    inner, outer = _kernels("sim.bots.example")
+    assert outer(a) == (0 + 0) + (1 + 1) + (4 + 4)
+    assert len(inner.signatures) == 1  # int64 for every call
+    other_inner, other_outer = _kernels("elsewhere")  # numba's own behaviour, left alone outside sim
+    assert other_outer(a) == outer(a)
+    assert len(other_inner.signatures) == 3  # Literal[int](0), Literal[int](1), int64

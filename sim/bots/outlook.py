@@ -336,10 +336,10 @@ def outlook_kernel(counts, prm, cands, unseen, out):
     big = np.int64(1) << 40
     h = counts.copy()
     nc = cands.shape[0]
-    core = np.empty(N_KINDS, np.int64)
-    iso = np.empty(N_KINDS, np.int64)
+    core = np.empty(N_KINDS, np.int8)
+    iso = np.empty(N_KINDS, np.int8)
     stats = np.empty(5, np.int64)
-    base = np.empty(N_KINDS, np.int64)  # the core of the hand before the draw: slot 0, for every draw
+    base = np.empty(N_KINDS, np.int8)  # the core of the hand before the draw: slot 0, for every draw
     _split_loose(h, prm, base, iso, stats)
     # per slot (0: the core is base, 1: this draw's own core, stamped x + 1): the core's deadwood
     # and loose cards, its least deadwood less one card, the core less one card, less two cards
