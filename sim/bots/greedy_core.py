@@ -350,7 +350,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
                     if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
                         continue
                     e = row[1] - 1 if end == LOW else row[1] + row[2]
-                    _add_layoff(tab, ctx, ops, hand, i, rep, end, prm[P_EXTV + e])
+                    _add_layoff(tab, ctx, ops, hand, i, rep, end, np.int64(prm[P_EXTV + e]))
                     hs -= 1
                     made += 1
                     count_run_add(adds, i, end)
@@ -364,7 +364,7 @@ def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
                 for s in range(4):
                     c = s * 13 + row[1]
                     if ((suits >> s) & 1) == 0 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
-                        _add_layoff(tab, ctx, ops, hand, i, c, HIGH, prm[P_HV + row[1]])
+                        _add_layoff(tab, ctx, ops, hand, i, c, HIGH, np.int64(prm[P_HV + row[1]]))
                         hs -= 1
                         made += 1
                         suits |= 1 << s
@@ -578,17 +578,17 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     # one search of the hand as drawn serves go_out's shortcut, the opening and the lay-down, as long
     # as rec still belongs to whand (rec_ok)
     v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+    if may_out:  # going out comes first; before opening, only by a Kalooki
+        disc, nr, clobbered = _go_out(whand, loose, prm, opened[me] == 0, forbid, mv, ws, rec, outv, hh)
+        if disc >= 0:
+            for r in range(nr):
+                _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+            return disc
+        if clobbered:
+            _search(whand, prm, mv, ws, rec, YES)
     rec_ok = True
     n_open = 0
     if not opened[me]:
-        if may_out:
-            disc, nr, clobbered = _go_out(whand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
-            if disc >= 0:
-                for r in range(nr):
-                    _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
-                return disc
-            if clobbered:
-                _search(whand, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
             nr = _reconstruct(whand, prm, rec, np.int64(0), outv)
             if _rows_len(outv, nr) >= _hsum(whand):
@@ -625,14 +625,6 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                 for k in range(outd[r, 2]):
                     pref[outd[r, 3 + k]] -= 1
             return _loose_discard(whand, values, forbid, pref)
-    elif may_out:
-        disc, nr, clobbered = _go_out(whand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
-        if disc >= 0:
-            for r in range(nr):
-                _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
-            return disc
-        if clobbered:
-            rec_ok = False
     # lay down every meld held (keeping a card to discard), then lay off
     if not rec_ok:
         v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
