@@ -48,6 +48,9 @@ if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
     caching.IndexDataCacheFile.load = _locked(caching.IndexDataCacheFile.load)
 
 
+_PACKAGE = __name__.split(".")[0]  # this package, whose kernels are compiled for plain argument types (below)
+
+
 # A kernel called from another with a constant argument (``_push(buf, 0, 2, ...)``) is compiled by
 # numba for that constant's literal type, so a function can be compiled, optimised and linked into
 # its callers once per constant it is called with: the warm-up compiled 189 specializations of this
@@ -58,7 +61,7 @@ if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
 def _plain_types(get_call_template):
     @functools.wraps(get_call_template)
     def plain(self, args, kws):
-        if self.py_func.__module__.split(".")[0] == __name__.split(".")[0]:
+        if self.py_func.__module__.split(".")[0] == _PACKAGE:
             args = tuple(types.unliteral(a) for a in args)
             kws = {k: types.unliteral(v) for k, v in kws.items()}
         return get_call_template(self, args, kws)
