@@ -14,7 +14,7 @@ written before summaries existed have none, and read and verify as before.
 
 Every file is written whole to a hidden temporary name beside its final name (``.tmp-...``, hidden
 from pyarrow's dataset discovery) and then moved into place, so a reader or a resumed run sees either
-the complete file or nothing.  Parquet files are serialised in memory first so their sha256 is known
+the complete file or nothing (``read_bytes`` reads again when the file was replaced during a read).  Parquet files are serialised in memory first so their sha256 is known
 without reading them back.
 
 This module imports only the standard library, pyarrow, ``sim.schema`` and ``sim.errors``, so the
@@ -169,12 +169,24 @@ def write_bytes_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
         raise
 
 
+READ_ATTEMPTS = 5
+
+
 def read_bytes(fs: pafs.FileSystem, path: str) -> bytes | None:
-    """The file's bytes, or None when there is no such file."""
-    if fs.get_file_info(path).type != pafs.FileType.File:
-        return None
-    with fs.open_input_stream(path) as f:
-        return f.read()
+    """The file's bytes, or None when there is no such file.  On an object store a reader asks for the
+    object's size and then its bytes, so a file moved into place in between (a manifest rewritten by
+    a running driver) reads as the new object cut at the old one's length: the read counts only when
+    the file's size and time are the same after it as before, and is repeated until they are."""
+    for _ in range(READ_ATTEMPTS):
+        before = fs.get_file_info(path)
+        if before.type != pafs.FileType.File:
+            return None
+        with fs.open_input_stream(path) as f:
+            data = f.read()
+        after = fs.get_file_info(path)
+        if (after.type, after.size, after.mtime) == (before.type, before.size, before.mtime):
+            return data
+    raise OSError(f"{path} changed every time it was read ({READ_ATTEMPTS} reads)")
 
 
 def sha256_of(fs: pafs.FileSystem, path: str) -> str | None:

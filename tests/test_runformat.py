@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+import pyarrow as pa
+import pyarrow.fs as pafs
 import pytest
 
 from analysis import load
@@ -46,3 +48,26 @@ def test_load_reads_a_run_given_as_a_path_or_a_file_uri(tmp_path, as_uri):
     assert len(load.read_files([str(f) for f in files], "hands", ["game_id"])) == 16
     assert pickle.loads(pickle.dumps(files[0])).path == files[0].path  # RunFiles travel to Ray tasks
     assert len(load.load_table(where, "games", columns=["game_id"])) == len(load.load_table(run, "games"))
+
+
+class _ReplacedWhileRead:
+    """A file system whose file is replaced by a longer one after its size is first asked for, read
+    as an object store reads it: the new object's bytes cut at the size asked for first."""
+
+    def __init__(self, old: bytes, new: bytes):
+        self.old, self.new, self.infos = old, new, 0
+
+    def get_file_info(self, path):
+        self.infos += 1
+        data, when = (self.old, 1) if self.infos == 1 else (self.new, 2)
+        return pafs.FileInfo(path, pafs.FileType.File, size=len(data), mtime=when)
+
+    def open_input_stream(self, path):
+        return pa.BufferReader(self.new[:len(self.old)] if self.infos == 1 else self.new)
+
+
+def test_a_file_replaced_while_it_is_read_is_read_again_whole():
+    old, new = b'{"shards": [1]}', b'{"shards": [1, 2, 3]}'
+    fs = _ReplacedWhileRead(old, new)
+    assert runformat.read_bytes(fs, "run/manifest.json") == new
+    assert fs.infos == 4  # the cut read was refused, the second one kept
