@@ -37,24 +37,31 @@ COLD_AIM_S, WARM_AIM_S = 60.0, 1.0  # issue #13: the first hand from an empty ca
 
 def cold_compile() -> None:
     """The first hand (meld search + greedy hand loop) in a fresh process with an empty numba cache, then
-    in a second fresh process with the cache the first one wrote."""
+    in a second fresh process with the cache the first one wrote; then the same with numba's own
+    linking (``KALOOKI_NUMBA_LINK=copy``: every caller's module carrying a copy of all it calls), the
+    baseline of the same run."""
     code = ("import time; t=time.perf_counter(); from sim.bots.hand_loop import warm_up; warm_up(); "
             "print(f'{time.perf_counter()-t:.2f}')")
-    import sim
-    print(f"  LLVM optimisation level NUMBA_OPT={os.environ['NUMBA_OPT']}"
-          + (" (the project's default; numba's own is 3)" if sim.NUMBA_OPT_DEFAULTED else " (set by the user)"))
-    with tempfile.TemporaryDirectory() as cache:
-        for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):
-            t0, cpu0 = time.perf_counter(), _children_cpu()
-            out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NUMBA_CACHE_DIR": cache},
-                                 capture_output=True, text=True)
-            process, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-            if out.returncode != 0:
-                print(f"  {label}: failed: {out.stderr.strip()[-300:]}")
-                return
-            first = float(out.stdout.strip().splitlines()[-1])
-            print(f"  {label + ':':<13} first hand {first:6.2f} s (whole process {process:5.1f} s, "
-                  f"CPU {cpu:5.1f} s)   aim < {aim:g} s: {'aim met' if first < aim else 'aim missed'}", flush=True)
+    print("  LLVM optimisation level " + (f"NUMBA_OPT={os.environ['NUMBA_OPT']} (set by the user)"
+                                         if "NUMBA_OPT" in os.environ else "3 (numba's default)"))
+    first = {}
+    for link, title in (("once", "each function's code made once (sim.numba_link)"),
+                        ("copy", "numba's own linking, KALOOKI_NUMBA_LINK=copy (baseline)")):
+        print(f"  {title}:")
+        with tempfile.TemporaryDirectory() as cache:
+            for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):
+                t0, cpu0 = time.perf_counter(), _children_cpu()
+                out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                     env={**os.environ, "NUMBA_CACHE_DIR": cache, "KALOOKI_NUMBA_LINK": link})
+                process, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+                if out.returncode != 0:
+                    print(f"    {label}: failed: {out.stderr.strip()[-300:]}")
+                    return
+                first[link, label] = t = float(out.stdout.strip().splitlines()[-1])
+                print(f"    {label + ':':<13} first hand {t:6.2f} s (whole process {process:5.1f} s, "
+                      f"CPU {cpu:5.1f} s)   aim < {aim:g} s: {'aim met' if t < aim else 'aim missed'}", flush=True)
+    for label in ("empty cache", "warm cache"):
+        print(f"  {label}: {_ratio(first['copy', label] / first['once', label])} numba's own linking's speed")
     print("  (CPU: user and system seconds of the process and of the warm-up's child beside it: the work\n"
           "   done, which the wall time hides where the two processes overlap)")
 

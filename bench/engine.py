@@ -202,9 +202,6 @@ class Baseline:
         tree, cache = self.tree, Path(self._dir.name) / "numba-cache"
         env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": str(cache)}
         env.pop("KALOOKI_PYTHON_ENGINE", None)
-        import sim
-        if sim.NUMBA_OPT_DEFAULTED:  # the baseline compiles with its own default, not the one this tree set
-            env.pop("NUMBA_OPT", None)
         try:
             out = subprocess.run([sys.executable, "-c", self.CODE, str(seconds)], cwd=tree, env=env,
                                  capture_output=True, text=True, timeout=seconds + 900)

@@ -1,10 +1,6 @@
 """kalooki-lab simulation: cards, rule profiles, meld search, the engine, bots and the runner."""
 
-import os
-
-# LLVM optimisation level 1 for every compiled kernel unless the user chose one (NUMBA_OPT): the hand
-# loop compiles about a fifth faster from an empty cache than at numba's default 3 and plays as fast
-# (``python -m bench compile`` and ``python -m bench engine``).  Set before numba is imported, and
-# inherited by the warm-up's child process and by Ray's local workers.
-NUMBA_OPT_DEFAULTED = "NUMBA_OPT" not in os.environ
-os.environ.setdefault("NUMBA_OPT", "1")
+# Kernels compile at numba's own LLVM optimisation level (3, or NUMBA_OPT where the user sets it).
+# Since each function's machine code is made once (sim/numba_link.py), the level costs little compile
+# time (about 4 s of 60 from an empty cache, against a fifth of it when numba re-optimised every
+# callee at every level), and level 1 left the look-ahead table about a ninth slower.

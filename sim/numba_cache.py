@@ -6,8 +6,9 @@ is called by a module of kernels as it is imported: when any of the modules its 
 has changed since the cache was written, it drops that module's cached code, so a kernel can never
 keep an old copy of a rule or a decision (and differ from the Python path).
 
-Importing this module also makes numba's cache writes safe between processes, and compiles one
-specialization of a kernel per argument types rather than per constant argument value (below).
+Importing this module also makes numba's cache writes safe between processes, compiles one
+specialization of a kernel per argument types rather than per constant argument value (below), and
+has each compiled function's machine code made once (``sim.numba_link``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one
     fcntl = None
 
 from numba.core import caching, dispatcher, types
+
+from . import numba_link  # noqa: F401  (each function's machine code made once: see that module)
 
 # numba's on-disk cache is not safe for two processes writing one function's entries at once
 # (numba issue #4807): each reads the function's index, picks the first free data file name and

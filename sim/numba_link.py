@@ -1,0 +1,215 @@
+"""Each compiled function's machine code made once, not once for every function that calls it.
+
+numba links into a compiled function's LLVM module the whole code of every function it calls, and
+of theirs, then optimises that module and turns all of it into machine code again.  A kernel deep in
+the call tree (the meld search) is so optimised and compiled once at every level above it: the hand
+loop's compile from an empty cache spent about 50 s in module optimisation and 50 s in machine-code
+generation of its 172 s in one process.
+
+Importing this module changes that for every library compiled after it:
+
+* the functions a library takes from the libraries it calls are linked in ``available_externally``:
+  the optimiser may inline them where they are called, as before, but they are not compiled again
+  (a call left is a call to the callee's own machine code, resolved by the JIT in this process), and
+  the module no longer carries the callees' callees;
+* a library's own functions are ``weak_odr``, so that the same function loaded twice (one cache
+  entry bundles the code of another) is one symbol, as numba's copies of callees always were;
+* a cached function's entry bundles the object code of every library it calls, deepest first, and
+  loading it loads those the process does not have yet, so a function loaded from the cache runs
+  whatever else the process has compiled or loaded.
+
+The code computed is the same: the optimiser sees the same direct callees it inlines from; only
+where the machine code of a function lives changes.  ``KALOOKI_NUMBA_LINK=copy`` keeps numba's own
+behaviour (every caller's module carrying a copy of all it calls).
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+
+from llvmlite import binding as ll
+from numba.core import bytecode, caching, codegen
+
+ENABLED = os.environ.get("KALOOKI_NUMBA_LINK", "once") != "copy"
+
+# A compiled function's symbol is its qualified name, argument types and a number numba counts from 1
+# in each process.  Two processes (the warm-up's two, Ray's workers) could then give one name to two
+# different functions (numba's sorts are closures of one name), and a bundle loaded where that name is
+# defined would call the other's code.  Counting from a random 60-bit start in each process makes the
+# names of different processes differ; the number changes no computed value.
+if ENABLED and not getattr(bytecode.FunctionIdentity, "_kalooki_ids", False):
+    bytecode.FunctionIdentity._unique_ids = itertools.count(int.from_bytes(os.urandom(8), "little") >> 4)
+    bytecode.FunctionIdentity._kalooki_ids = True
+
+_KEEP = (ll.Linkage.linkonce_odr, ll.Linkage.weak_odr)  # callee definitions a caller may take as external
+_Lib = codegen.CPUCodeLibrary
+
+
+class MissingCode(RuntimeError):
+    """A cached entry needs machine code that neither its bundle nor this process has."""
+
+
+def _exported(module) -> list[str]:
+    """The functions of a library's module for linking that its object code defines for others."""
+    return [f.name for f in module.functions if not f.is_declaration and f.linkage in _KEEP]
+
+
+def _needed(module) -> list[str]:
+    """The compiled functions a library's object code calls and does not define."""
+    return [f.name for f in module.functions if f.is_declaration and f.name.startswith("_ZN")]
+
+
+_LOADED: set = set()  # keys of the bundled objects this process has loaded
+
+
+def _object(lib):
+    """A library's own object code: kept from its compile, or from the cache entry it was loaded from
+    (numba hands a loaded object to the JIT and forgets it); None where numba kept none."""
+    if getattr(lib, "_object_caching_enabled", False) and lib._compiled_object is not None:
+        return lib._compiled_object
+    return getattr(lib, "_kalooki_object", None)
+
+
+def _bundle(lib) -> list:
+    """The object code of every library ``lib`` calls, transitively, deepest first: entries of
+    (key, object code, the function names it defines, the compiled functions it calls)."""
+    out, seen = [], set()
+
+    def visit(dep):
+        if id(dep) in seen:
+            return
+        seen.add(id(dep))
+        loaded = getattr(dep, "_kalooki_bundle", None)
+        if loaded is not None:  # loaded from the cache: its bundle, then itself
+            for entry in loaded:
+                if entry[0] not in seen:
+                    seen.add(entry[0])
+                    out.append(entry)
+        else:
+            for sub in dep._linking_libraries:
+                visit(sub)
+        obj = _object(dep)
+        if obj is not None:
+            obj = bytes(obj)
+            key = hashlib.sha1(obj).hexdigest()
+            if key not in seen:
+                seen.add(key)
+                module = dep._get_module_for_linking()
+                out.append((key, obj, tuple(_exported(module)), tuple(_needed(module))))
+
+    for dep in lib._linking_libraries:
+        visit(dep)
+    return out
+
+
+_orig_finalize = _Lib.finalize
+_orig_verify = _Lib._verify_declare_only_symbols
+_orig_serialize = _Lib.serialize_using_object_code
+_orig_unserialize = _Lib._unserialize.__func__
+
+
+def _finalize(self):
+    if not ENABLED:
+        return _orig_finalize(self)
+    if not self._object_caching_enabled:  # numba's own subroutines: keep their object code too
+        self.enable_object_caching()
+    own = set()
+    for fn in self._final_module.functions:
+        if not fn.is_declaration:
+            own.add(fn.name)
+            if fn.linkage == ll.Linkage.external:
+                fn.linkage = ll.Linkage.weak_odr
+    external = set()
+    for dep in self._linking_libraries:
+        if _object(dep) is not None:
+            external.update(_exported(dep._get_module_for_linking()))
+    self._kalooki_external = external - own
+    return _orig_finalize(self)
+
+
+def _optimize_hook(optimize):
+    def run(self):
+        external = getattr(self, "_kalooki_external", None)
+        if external:
+            for fn in self._final_module.functions:
+                if fn.name in external and not fn.is_declaration and fn.linkage in _KEEP:
+                    fn.linkage = ll.Linkage.available_externally
+        return optimize(self)
+    return run
+
+
+def _verify(self):
+    """numba checks that no numba function is left undefined; one defined in this process's JIT
+    (a callee's own code) is not."""
+    if not ENABLED:
+        return _orig_verify(self)
+    engine = self._codegen._engine
+    for fn in self._final_module.functions:
+        if fn.is_declaration and fn.name.startswith("_ZN5numba") and not engine.is_symbol_defined(fn.name):
+            raise AssertionError(f"Symbol {fn.name} not linked properly")
+
+
+def _serialize(self):
+    name, kind, data = _orig_serialize(self)
+    if not ENABLED:
+        return name, kind, data
+    bundle = getattr(self, "_kalooki_bundle", None)
+    if bundle is None:
+        bundle = _bundle(self)
+    return name, kind, (*data, tuple(bundle))
+
+
+def _unserialize(cls, codegen_, state):
+    name, kind, data = state
+    if kind != "object" or len(data) != 3:
+        return _orig_unserialize(cls, codegen_, state)
+    obj, shared, bundle = data
+    engine = codegen_._engine
+    if not all(isinstance(entry, tuple) and len(entry) == 4 for entry in bundle):
+        raise MissingCode(f"{name}: a cache entry of another layout")
+    # Everything the entry's code calls must be in its bundle or in this process before any of it
+    # reaches the JIT (which aborts the process on a symbol it cannot resolve).
+    have = set(engine._defined_symbols)
+    needed = set(_needed(ll.parse_bitcode(shared)))
+    for _key, _obj, names, calls in bundle:
+        have.update(names)
+        needed.update(calls)
+    if not needed <= have:
+        raise MissingCode(f"{name}: cached code calls {min(needed - have)}, which its entry does not hold")
+    keep = []
+    for key, dep_obj, names, _calls in bundle:
+        if key in _LOADED or (names and all(engine.is_symbol_defined(n) for n in names)):
+            continue
+        dep = codegen_.create_library(f"bundled:{key[:12]}")
+        dep.enable_object_caching()
+        dep._set_compiled_object(dep_obj)
+        dep._finalize_final_module()
+        engine._defined_symbols.update(names)
+        _LOADED.add(key)
+        keep.append(dep)
+    lib = _orig_unserialize(cls, codegen_, (name, kind, (obj, shared)))
+    lib._kalooki_object = obj
+    lib._kalooki_bundle = list(bundle)
+    lib._kalooki_deps = keep  # the bundled code stays loaded as long as the library
+    return lib
+
+
+def _load_overload(load):
+    """A cache entry that cannot be loaded whole is a cache miss: the function is compiled again."""
+    def run(self, sig, target_context):
+        try:
+            return load(self, sig, target_context)
+        except MissingCode:
+            return None
+    return run
+
+
+if not getattr(_Lib, "_kalooki_link", False):
+    _Lib._kalooki_link = True
+    _Lib.finalize = _finalize
+    _Lib._optimize_final_module = _optimize_hook(_Lib._optimize_final_module)
+    _Lib._verify_declare_only_symbols = _verify
+    _Lib.serialize_using_object_code = _serialize
+    _Lib._unserialize = classmethod(_unserialize)
+    caching.Cache._load_overload = _load_overload(caching.Cache._load_overload)

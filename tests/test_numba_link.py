@@ -1,0 +1,123 @@
+"""sim.numba_link: each compiled function's machine code is made once, in its own library; a caller
+keeps its callees external, a cached entry bundles their code, and whatever order a fresh process
+loads cached functions in, each computes what numba's own linking computes."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sim import numba_link
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_MODULE = """
+import numpy as np
+from numba import njit
+import sim.numba_link  # noqa: F401
+
+@njit(cache=True)
+def bottom(x):
+    s = 0
+    for i in range(x.size):
+        s += x[i] * (i % 7)
+    return s
+
+@njit(cache=True)
+def middle(x):
+    return bottom(x) + bottom(x[::2]) + np.argsort(x)[0]
+
+@njit(cache=True)
+def top(x):
+    t = 0
+    for k in range(3):
+        t += middle(x + k)
+    return t
+"""
+
+_RUN = """
+import json, pickle, sys
+import numpy as np
+import linkmod
+from numba.core.registry import cpu_target
+order, out = sys.argv[1].split(","), {}
+x = np.arange(40, dtype=np.int64)[::-1].copy()
+for name in order:
+    fn = getattr(linkmod, name)
+    out[name] = int(fn(x))
+    out[name + "_hits"] = sum(fn.stats.cache_hits.values())
+lib = linkmod.top.overloads[linkmod.top.signatures[0]].library
+mod = lib._final_module if not hasattr(lib, "_kalooki_object") else lib._shared_module
+bottoms = [f for f in mod.functions if "bottom" in f.name]
+out["top_defines_bottom"] = any(not f.is_declaration for f in bottoms)
+out["top_name"] = linkmod.top.overloads[linkmod.top.signatures[0]].fndesc.mangled_name
+if len(sys.argv) > 2:  # the top's entry without its bundle, for a process that has nothing loaded
+    name, kind, data = lib.serialize_using_object_code()
+    pickle.dump((name, kind, (data[0], data[1], ())), open(sys.argv[2], "wb"))
+print(json.dumps(out))
+"""
+
+
+def _run(tmp_path, order, *extra, link="once"):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "KALOOKI_NUMBA_LINK": link,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    (tmp_path / "run.py").write_text(_RUN)
+    r = subprocess.run([sys.executable, str(tmp_path / "run.py"), order, *extra], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def module(tmp_path):
+    (tmp_path / "linkmod.py").write_text(textwrap.dedent(_MODULE))
+    return tmp_path
+
+
+def test_callers_keep_their_callees_external_and_compute_what_numba_computes(module, tmp_path):
+    copy = _run(module, "top,middle,bottom", link="copy")
+    assert copy["top_defines_bottom"]  # numba's own linking: the caller carries the callee's code
+    shutil.rmtree(module / "cache")
+    fresh = _run(module, "top,middle,bottom")
+    assert not fresh["top_defines_bottom"]  # here the callee's code stays in the callee's library
+    for name in ("top", "middle", "bottom"):
+        assert fresh[name] == copy[name]
+    assert fresh["top_hits"] == 0
+    # fresh processes loading the cache in every order: the same values, from the cache
+    for order in ("top,middle,bottom", "middle,top,bottom", "bottom,top,middle", "bottom,middle,top"):
+        loaded = _run(module, order)
+        for name in ("top", "middle", "bottom"):
+            assert loaded[name] == copy[name], order
+            assert loaded[name + "_hits"] == 1, order
+    # two processes compiling the same function name it differently (a bundle never stands in for
+    # another process's function of the same name)
+    names = {fresh["top_name"]}
+    for _ in range(2):
+        shutil.rmtree(module / "cache")
+        names.add(_run(module, "top")["top_name"])
+    assert len(names) == 3
+
+
+def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(module, tmp_path):
+    stripped = tmp_path / "stripped.pkl"
+    _run(module, "top", str(stripped))
+    code = ("import pickle, sys; import sim.numba_link as L; from numba.core.registry import cpu_target\n"
+            "cg = cpu_target.target_context.codegen()\n"
+            "try:\n    cg.unserialize_library(pickle.load(open(sys.argv[1], 'rb')))\nexcept L.MissingCode as e:\n"
+            "    print('missing', e)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, "-c", code, str(stripped)], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("missing") and "middle" in r.stdout
+
+    def raises(*_):
+        raise numba_link.MissingCode("x")
+    assert numba_link._load_overload(raises)(None, None, None) is None  # numba then compiles it afresh
+    with pytest.raises(KeyError):
+        numba_link._load_overload(lambda *_: {}["other errors pass"])(None, None, None)
+
