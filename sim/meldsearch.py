@@ -413,14 +413,21 @@ def _conv(tab, ws, o, jr):
     return ws[W_ACC + jr]
 
 
-@njit(cache=True)
-def _evaluate(tab, prm, ws, mv, jb, sp, rec, record):
+@njit(inline="always")  # written into each evaluation: called at every node, a call was measurably slower
+def _suit_offsets(tab, prm, ws):
+    """Where each suit's pattern (ws[W_P:W_P + 4]) has its entry in the suit table, built on first
+    use, for _conv: ws[W_OFF:W_OFF + 4]."""
     for s in range(4):
         p = ws[W_P + s]
         off = TAB + p * ENTRY
         if tab[off + 15] == 0:
             off = _suit_entry(tab, p, prm)
         ws[W_OFF + s] = off
+
+
+@njit(cache=True)
+def _evaluate(tab, prm, ws, mv, jb, sp, rec, record):
+    _suit_offsets(tab, prm, ws)
     aj = 0
     while aj <= jb:
         for o in range(3):
@@ -447,9 +454,37 @@ def _evaluate(tab, prm, ws, mv, jb, sp, rec, record):
 
 
 @njit(cache=True)
+def _evaluate_deadwood(tab, prm, ws, jb, o_hi):
+    """_evaluate for objectives 1 (melded penalty) .. o_hi - 1 only, recording nothing: what the
+    look-ahead needs of the thousands of hands it searches (sim/bots/outlook.py)."""
+    _suit_offsets(tab, prm, ws)
+    aj = 0
+    while aj <= jb:
+        for o in range(1, o_hi):
+            ga = aj * prm[P_JOKER_PENALTY] if o == 1 else aj
+            v = ws[W_G + o] + ga + _conv(tab, ws, o, jb - aj)
+            if v > ws[W_BEST + o]:
+                ws[W_BEST + o] = v
+        if prm[P_JOKER_MELDS] == 0:
+            break
+        aj = 3 if aj == 0 else aj + 1
+
+
+@njit(cache=True)
 def _search_ws(counts, prm, mv, ws, rec, record):
     """Best (value, melded penalty, melded cards) of the hand; with record, the best group choice
     of each objective goes to rec."""
+    _walk(counts, prm, mv, ws, rec, record)
+    return ws[W_BEST], ws[W_BEST + 1], ws[W_BEST + 2]
+
+
+@njit(inline="always")  # written into _search_ws and the look-ahead's _melded, each with its evaluation
+def _walk(counts, prm, mv, ws, rec, record, deadwood_upto=None):
+    """The meld search's depth-first walk over every set of group moves the hand can lay, evaluating
+    each: the best of the three objectives go to ws[W_BEST:W_BEST + 3] (_evaluate; with record the
+    choice is recorded in rec), or, given ``deadwood_upto``, objectives 1 .. deadwood_upto - 1 alone
+    (_evaluate_deadwood).  Each caller has the walk written in with its own evaluation alone (the
+    other branch is decided by the argument's type)."""
     tab = prm.view(np.int16)
     for s in range(4):
         p = 0
@@ -463,7 +498,10 @@ def _search_ws(counts, prm, mv, ws, rec, record):
         ws[W_BEST + o] = NEG
     nm = _gen_moves(counts, prm, mv)
     jb = np.int64(counts[52])
-    _evaluate(tab, prm, ws, mv, jb, 0, rec, record)
+    if deadwood_upto is None:
+        _evaluate(tab, prm, ws, mv, jb, 0, rec, record)
+    else:
+        _evaluate_deadwood(tab, prm, ws, jb, deadwood_upto)
     sp = 0
     nxt = 0
     while True:
@@ -475,7 +513,10 @@ def _search_ws(counts, prm, mv, ws, rec, record):
                 ws[W_G + o] += mv[nxt, 3 + o]
             ws[W_CH + sp] = nxt
             sp += 1
-            _evaluate(tab, prm, ws, mv, jb, sp, rec, record)
+            if deadwood_upto is None:
+                _evaluate(tab, prm, ws, mv, jb, sp, rec, record)
+            else:
+                _evaluate_deadwood(tab, prm, ws, jb, deadwood_upto)
         else:
             if sp == 0:
                 break
@@ -486,7 +527,6 @@ def _search_ws(counts, prm, mv, ws, rec, record):
             for o in range(3):
                 ws[W_G + o] -= mv[m, 3 + o]
             nxt = m + 1
-    return ws[W_BEST], ws[W_BEST + 1], ws[W_BEST + 2]
 
 
 @njit(cache=True)

@@ -17,9 +17,7 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W, row_of
-from ..meldsearch import (ENTRY, NEG, P_HV, P_JOKER_MELDS, P_JOKER_PENALTY, P_KMAX, TAB, W_BEST, W_CH, W_CNT, W_G, W_OFF,
-                          W_P, _answers, _conv, _discard_order, _gen_moves, _next_fitting, _shift_group,
-                          _suit_entry, _totals, _workspace)
+from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
 from ..numba_cache import drop_stale
 
 
@@ -55,67 +53,11 @@ def _pen(prm, y):
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _evaluate_dl(tab, prm, ws, jb, o_hi):
-    """meldsearch._evaluate for objectives 1 (melded penalty) .. o_hi - 1 only, recording nothing."""
-    for s in range(4):
-        p = ws[W_P + s]
-        off = TAB + p * ENTRY
-        if tab[off + 15] == 0:
-            off = _suit_entry(tab, p, prm)
-        ws[W_OFF + s] = off
-    aj = 0
-    while aj <= jb:
-        for o in range(1, o_hi):
-            ga = aj * prm[P_JOKER_PENALTY] if o == 1 else aj
-            v = ws[W_G + o] + ga + _conv(tab, ws, o, jb - aj)
-            if v > ws[W_BEST + o]:
-                ws[W_BEST + o] = v
-        if prm[P_JOKER_MELDS] == 0:
-            break
-        aj = 3 if aj == 0 else aj + 1
-
-
-@njit(cache=True)
 def _melded(counts, prm, mv, ws, o_hi):
-    """meldsearch._search_ws without the value objective: (most melded penalty, most melded cards;
-    the latter only when o_hi is 3).  The objectives are maximised independently there, so these are
+    """The meld search without the value objective: (most melded penalty, most melded cards; the
+    latter only when o_hi is 3).  The objectives are maximised independently there, so these are
     the very numbers _answers derives the deadwood and loose cards from."""
-    tab = prm.view(np.int16)
-    for s in range(4):
-        p = 0
-        for r in range(12, -1, -1):
-            p = p * 3 + counts[s * 13 + r]
-        ws[W_P + s] = p
-    for c in range(52):
-        ws[W_CNT + c] = counts[c]
-    for o in range(3):
-        ws[W_G + o] = 0
-        ws[W_BEST + o] = NEG
-    nm = _gen_moves(counts, prm, mv)
-    jb = np.int64(counts[52])
-    _evaluate_dl(tab, prm, ws, jb, o_hi)
-    sp = 0
-    nxt = 0
-    while True:
-        nxt = _next_fitting(mv, nxt, nm, ws, W_CNT, jb)
-        if nxt < nm:
-            _shift_group(mv, nxt, ws, W_CNT, W_P, -1)
-            jb -= mv[nxt, 2]
-            for o in range(3):
-                ws[W_G + o] += mv[nxt, 3 + o]
-            ws[W_CH + sp] = nxt
-            sp += 1
-            _evaluate_dl(tab, prm, ws, jb, o_hi)
-        else:
-            if sp == 0:
-                break
-            sp -= 1
-            m = ws[W_CH + sp]
-            _shift_group(mv, m, ws, W_CNT, W_P, 1)
-            jb += mv[m, 2]
-            for o in range(3):
-                ws[W_G + o] -= mv[m, 3 + o]
-            nxt = m + 1
+    _walk(counts, prm, mv, ws, mv, False, o_hi)  # mv stands in for the record it does not keep
     return ws[W_BEST + 1], ws[W_BEST + 2]
 
 
