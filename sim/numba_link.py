@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import weakref
 
 from llvmlite import binding as ll
 from numba.core import bytecode, caching, codegen
@@ -181,13 +182,21 @@ def _unserialize(cls, codegen_, state):
     for key, dep_obj, names, _calls in bundle:
         if key in _LOADED or (names and all(engine.is_symbol_defined(n) for n in names)):
             continue
+        # numba's _finalize_final_module for a library loaded from its object code, less the JIT's
+        # finalisation, which is done once for the whole bundle below
         dep = codegen_.create_library(f"bundled:{key[:12]}")
         dep.enable_object_caching()
         dep._set_compiled_object(dep_obj)
-        dep._finalize_final_module()
+        dep._final_module._CPUCodeLibrary__library = weakref.proxy(dep)  # for numba's object-cache hook
+        cleanup = codegen_._add_module(dep._final_module)
+        if cleanup:
+            weakref.finalize(dep, cleanup)
+        dep._finalized = True
         engine._defined_symbols.update(names)
         _LOADED.add(key)
         keep.append(dep)
+    if keep:
+        engine.finalize_object()  # every bundled object loaded and its calls resolved at once
     lib = _orig_unserialize(cls, codegen_, (name, kind, (obj, shared)))
     lib._kalooki_object = obj
     lib._kalooki_bundle = list(bundle)
