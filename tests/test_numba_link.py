@@ -43,7 +43,6 @@ _RUN = """
 import json, pickle, sys
 import numpy as np
 import linkmod
-from numba.core.registry import cpu_target
 order, out = sys.argv[1].split(","), {}
 x = np.arange(40, dtype=np.int64)[::-1].copy()
 for name in order:
