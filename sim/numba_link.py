@@ -214,8 +214,21 @@ def _load_overload(load):
     return run
 
 
+_orig_magic = codegen.JITCPUCodegen.magic_tuple
+_LAYOUT = "kalooki-numba-link-1"  # the bundled entries' layout, in the key of every entry this writes
+
+
+def _magic_tuple(self):
+    """numba keys a cache entry by the machine it was compiled for; the bundled entries are keyed apart
+    from numba's own (and from another layout of ours), so that neither is ever loaded by the other:
+    an older checkout of this package sharing the cache compiles its own instead of failing to
+    unpack a bundle."""
+    return (*_orig_magic(self), _LAYOUT) if ENABLED else _orig_magic(self)
+
+
 if not getattr(_Lib, "_kalooki_link", False):
     _Lib._kalooki_link = True
+    codegen.JITCPUCodegen.magic_tuple = _magic_tuple
     _Lib.finalize = _finalize
     _Lib._optimize_final_module = _optimize_hook(_Lib._optimize_final_module)
     _Lib._verify_declare_only_symbols = _verify
