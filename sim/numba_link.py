@@ -90,14 +90,15 @@ def _bundle(lib) -> list:
         else:
             for sub in dep._linking_libraries:
                 visit(sub)
-        obj = _object(dep)
-        if obj is not None:
-            obj = bytes(obj)
-            key = hashlib.sha1(obj).hexdigest()
-            if key not in seen:
-                seen.add(key)
-                module = dep._get_module_for_linking()
-                out.append((key, obj, tuple(_exported(module)), tuple(_needed(module))))
+        entry = getattr(dep, "_kalooki_entry", None)  # made once per library, however many entries bundle it
+        if entry is None and _object(dep) is not None:
+            obj = bytes(_object(dep))
+            module = dep._get_module_for_linking()
+            entry = dep._kalooki_entry = (hashlib.sha1(obj).hexdigest(), obj, tuple(_exported(module)),
+                                          tuple(_needed(module)))
+        if entry is not None and entry[0] not in seen:
+            seen.add(entry[0])
+            out.append(entry)
 
     for dep in lib._linking_libraries:
         visit(dep)
