@@ -1,5 +1,6 @@
 """The greedy and patient bots in compiled code, and what the other bots' compiled decisions share
-(searching a hand, the loose discard, the discard obligation, the rules vector).
+(searching a hand, the loose discard, the discard obligation, the rules vector, the lay-off finder
+``_layoffs``).
 
 The decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
 ``_greedy_play`` (``bots.GreedyBot``), ``_waiting``, ``_patient_draw`` and ``_patient_play``
@@ -31,15 +32,16 @@ import numpy as np
 from numba import njit
 
 from .. import meldsearch as MS
-from ..cards import JOKER, N_KINDS
+from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
-from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value, run_extension
+from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
 from ..engine.table import table_rows as _table_rows
-from ..engine.turn import (A_FROM, MAXT, OB_MELD, OB_NONE, OB_OPEN, count_run_add, obligation,  # MAXT: table rows
-                           run_add_allowed)
+from ..engine.turn import (A_FROM, MAXT, OB_MELD, OB_NONE, OB_OPEN, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW,
+                           X_POS, X_SPLIT, X_TARGET, count_run_add, obligation, run_add_allowed,  # MAXT: table rows
+                           split_adds)
 from ..melds import Meld
-from ..meldsearch import (MAX_OUT, OUT_W, P_EXTV, P_HV, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
+from ..meldsearch import (MAX_OUT, OUT_W, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
@@ -63,9 +65,10 @@ LOW, HIGH = 0, 1
 RUN, GROUP = 0, 1
 
 MAXOPS = 160
-# op rows: kind (0 new meld, 1 lay-off), target row, card, end, value added, holds the taken card
-O_KIND, O_TARGET, O_CARD, O_END, O_VALUE, O_TAKEN = 0, 1, 2, 3, 4, 5
-OP_W = 6
+# op rows: the engine's operation rows (sim.engine.turn X_*: kind X_NEW or X_LAYOFF, target row, card,
+# end; X_EXTRA -1), and whether a new meld holds the taken card
+O_KIND, O_TARGET, O_CARD, O_END, O_TAKEN = X_KIND, X_TARGET, X_CARD, X_POS, X_EXTRA + 1
+OP_W = O_TAKEN + 1
 
 # per-player stats columns
 (S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS,
@@ -236,19 +239,19 @@ def _loose_discard(hand, values, forbid, pref):
 
 @njit(cache=True)
 def _apply_layoff(tab, i, c, end):
-    """A natural card c onto an end of run i (or into group i); greedy lays naturals only."""
+    """A natural card c onto an end of run i (or into group i): the bots lay off naturals only."""
     row = tab[i]
     n = row[2]
     if row[0] == RUN and end == LOW:
         for k in range(n, 0, -1):
-            row[3 + k] = row[2 + k]
-            row[17 + k] = row[16 + k]
-        row[3] = c
-        row[17] = c
+            row[core.CARDS + k] = row[core.CARDS + k - 1]
+            row[core.REPS + k] = row[core.REPS + k - 1]
+        row[core.CARDS] = c
+        row[core.REPS] = c
         row[1] -= 1
     else:
-        row[3 + n] = c
-        row[17 + n] = c
+        row[core.CARDS + n] = c
+        row[core.REPS + n] = c
     row[2] = n + 1
 
 
@@ -267,7 +270,7 @@ def _undo_layoff(tab, i, end):
 
 
 @njit(cache=True)
-def _add_meld(wtab, ctx, ops, hand, row, taken, prm):
+def _add_meld(wtab, ctx, ops, hand, row, taken):
     """A NewMeld: the row joins the working table, its cards leave the hand."""
     wn = ctx[0]
     o = ctx[1]
@@ -282,29 +285,21 @@ def _add_meld(wtab, ctx, ops, hand, row, taken, prm):
         hand[c] -= 1
         if c == taken:
             has = 1
-    ops[o, O_KIND] = 0
-    ops[o, O_TARGET] = wn
-    ops[o, O_CARD] = -1
-    ops[o, O_END] = HIGH
-    ops[o, O_VALUE] = meld_value(row, prm)
+    _push(ops, o, X_NEW, wn, -1, HIGH, -1)
     ops[o, O_TAKEN] = has
     ctx[0] = wn + 1
     ctx[1] = o + 1
 
 
 @njit(cache=True)
-def _add_layoff(wtab, ctx, ops, hand, i, c, end, added):
+def _add_layoff(wtab, ctx, ops, hand, i, c, end):
     o = ctx[1]
     if o >= ops.shape[0]:
         ctx[2] = 9
         return
     _apply_layoff(wtab, i, c, end)
     hand[c] -= 1
-    ops[o, O_KIND] = 1
-    ops[o, O_TARGET] = i
-    ops[o, O_CARD] = c
-    ops[o, O_END] = end
-    ops[o, O_VALUE] = added
+    _push(ops, o, X_LAYOFF, i, c, end, -1)
     ops[o, O_TAKEN] = 0
     ctx[1] = o + 1
 
@@ -312,7 +307,7 @@ def _add_layoff(wtab, ctx, ops, hand, i, c, end, added):
 @njit(cache=True)
 def _pop_op(wtab, ctx, ops, hand):
     o = ctx[1] - 1
-    if ops[o, O_KIND] == 0:
+    if ops[o, O_KIND] == X_NEW:
         wn = ctx[0] - 1
         row = wtab[wn]
         for k in range(row[2]):
@@ -325,52 +320,112 @@ def _pop_op(wtab, ctx, ops, hand):
 
 
 @njit(cache=True)
-def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
-    """bots.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
-    groups by suit, repeated while anything changed; records LayOff ops (targets are rows of tab)
-    and leaves at least keep cards in hand."""
-    adds = np.zeros((4, MAXT), np.int64)  # the engine's run additions this turn (sim.engine.turn.A_*)
-    adds[A_FROM, :] = -1
+def _push(ops, nops, kind, target, card, pos, extra):
+    ops[nops, X_KIND] = kind
+    ops[nops, X_TARGET] = target
+    ops[nops, X_CARD] = card
+    ops[nops, X_POS] = pos
+    ops[nops, X_EXTRA] = extra
+    return nops + 1
+
+
+@njit(cache=True)
+def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, splits, max_ops):
+    """bots.moves.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
+    groups by suit, and with ``splits`` a hand card duplicating an inner card of a run splits it;
+    repeated while anything changed (``max_ops`` operations at most), leaving ``keep`` cards.
+    ctx[0]: ops, ctx[1]: table rows."""
     if protect >= 0 and hand[protect] >= 1:
         keep += 1
-    hs = _hsum(hand)
+    size = _hsum(hand)
     made = 0
     changed = True
-    while changed and made < 40:
+    while changed and made < max_ops:
         changed = False
-        for i in range(ntab):
-            if hs <= keep:
+        i = 0
+        while i < nt:
+            if size <= keep:
+                ctx[0] = nops
+                ctx[1] = nt
                 return
-            row = tab[i]
+            row = wtab[i]
             if row[0] == RUN:
-                for end in range(2):
-                    rep = run_extension(row, end, rp)
-                    if rep < 0 or not run_add_allowed(adds, i, end, rp):
+                for end in (LOW, HIGH):
+                    rep = core.run_extension(row, end, rp)
+                    if rep < 0 or not run_add_allowed(adds, i, end, crules):
                         continue
                     if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
                         continue
-                    e = row[1] - 1 if end == LOW else row[1] + row[2]
-                    _add_layoff(tab, ctx, ops, hand, i, rep, end, np.int64(prm[P_EXTV + e]))
-                    hs -= 1
+                    _apply_layoff(wtab, i, rep, end)
+                    hand[rep] -= 1
+                    size -= 1
+                    nops = _push(ops, nops, X_LAYOFF, i, rep, end, -1)
                     made += 1
                     count_run_add(adds, i, end)
                     changed = True
-                    if hs <= keep:
+                    if size <= keep:
+                        ctx[0] = nops
+                        ctx[1] = nt
                         return
+                n = row[2] if splits else 0
+                for pos in range(2, n - 2):
+                    c = row[core.REPS + pos]
+                    if hand[c] <= 0 or (c == protect and hand[c] == 1):
+                        continue
+                    first = np.empty(core.ROW_W, np.int64)
+                    second = np.empty(core.ROW_W, np.int64)
+                    code, _, _ = core.split_row(row, c, pos + 1, crules, first, second)
+                    if code != core.OK or nt >= MAXT:
+                        continue
+                    hand[c] -= 1
+                    size -= 1
+                    wtab[i] = first
+                    wtab[nt] = second
+                    nt += 1
+                    nops = _push(ops, nops, X_SPLIT, i, c, pos + 1, -1)
+                    made += 1
+                    split_adds(adds, i, nt - 1)
+                    changed = True
+                    if size <= keep:
+                        ctx[0] = nops
+                        ctx[1] = nt
+                        return
+                    break
             elif row[1] >= 0 and row[2] < 4:
                 suits = 0
-                for k in range(row[2]):
-                    suits |= 1 << (row[17 + k] // 13)
+                for j in range(row[2]):
+                    suits |= 1 << (row[core.REPS + j] // N_RANKS)
                 for s in range(4):
-                    c = s * 13 + row[1]
-                    if ((suits >> s) & 1) == 0 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
-                        _add_layoff(tab, ctx, ops, hand, i, c, HIGH, np.int64(prm[P_HV + row[1]]))
-                        hs -= 1
-                        made += 1
+                    c = s * N_RANKS + row[1]
+                    if not (suits >> s) & 1 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
+                        _apply_layoff(wtab, i, c, HIGH)
+                        hand[c] -= 1
+                        size -= 1
                         suits |= 1 << s
+                        nops = _push(ops, nops, X_LAYOFF, i, c, HIGH, -1)
+                        made += 1
                         changed = True
-                        if hs <= keep:
+                        if size <= keep:
+                            ctx[0] = nops
+                            ctx[1] = nt
                             return
+            i += 1
+    ctx[0] = nops
+    ctx[1] = nt
+
+
+@njit(cache=True)
+def _find_layoffs(tab, ntab, hand, keep, protect, rp, ops, ctx):
+    """The greedy bot's lay-offs (``_layoffs`` without splits, the turn's run limits fresh) onto
+    tab[:ntab], recorded after ops[:ctx[1]]; at least keep cards are left in hand.  Each lay-off
+    spends a hand card, so they fit in ops (MAXOPS rows, far more than a hand holds)."""
+    adds = np.zeros((4, MAXT), np.int64)  # the engine's run additions this turn (sim.engine.turn.A_*)
+    adds[A_FROM, :] = -1
+    lctx = np.empty(2, np.int64)
+    _layoffs(tab, ntab, hand, keep, protect, adds, rp, rp, ops, ctx[1], lctx, NO, np.int64(40))
+    for o in range(ctx[1], lctx[0]):
+        ops[o, O_TAKEN] = 0
+    ctx[1] = lctx[0]
 
 
 @njit(cache=True)
@@ -496,7 +551,7 @@ def _meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, out
         lctx[0] = 1
         lctx[1] = 0
         lctx[2] = 0
-        _find_layoffs(tab1, np.int64(1), hh, np.int64(1), np.int64(-1), rp, prm, lops, lctx)
+        _find_layoffs(tab1, np.int64(1), hh, np.int64(1), np.int64(-1), rp, lops, lctx)
         hit = False
         for o in range(lctx[1]):
             if lops[o, O_CARD] == taken:
@@ -582,7 +637,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
         disc, nr, clobbered = _go_out(whand, loose, prm, opened[me] == 0, forbid, mv, ws, rec, outv, hh)
         if disc >= 0:
             for r in range(nr):
-                _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+                _add_meld(wtab, ctx, ops, whand, outv[r], taken)
             return disc
         if clobbered:
             _search(whand, prm, mv, ws, rec, YES)
@@ -613,7 +668,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                     nr = 0
             if nr > 0 and (taken < 0 or _uses(outv, nr, taken) > 0 or ob == OB_NONE):
                 for r in range(nr):
-                    _add_meld(wtab, ctx, ops, whand, outv[r], taken, prm)
+                    _add_meld(wtab, ctx, ops, whand, outv[r], taken)
                 rec_ok = False
                 n_open = ctx[1]
         if ctx[1] == 0:
@@ -631,7 +686,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
     if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
         for r in range(nr):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
+            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
     elif nr > 0:
         disc = _best_discard(whand, forbid, prm)
         hh[:] = whand
@@ -639,10 +694,10 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
         _search(hh, prm, mv, ws, rec, YES)
         nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
         for r in range(nr2):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken, prm)
+            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
     n_opening = n_open
-    _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
+    _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, ops, ctx)
     # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one) is
     # left to discard
     while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
@@ -650,7 +705,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     if ob == OB_MELD and taken >= 0:
         used = False
         for o in range(ctx[1]):
-            if (ops[o, O_KIND] == 1 and ops[o, O_CARD] == taken) or (ops[o, O_KIND] == 0 and ops[o, O_TAKEN] != 0):
+            if (ops[o, O_KIND] == X_LAYOFF and ops[o, O_CARD] == taken) or (ops[o, O_KIND] == X_NEW and ops[o, O_TAKEN] != 0):
                 used = True
         if not used:
             hh[:] = hands[me]
@@ -662,10 +717,10 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
                 ctx[0] = nt
                 ctx[1] = 0
                 if kind == 1:
-                    _add_meld(wtab, ctx, ops, whand, outd[idx], taken, prm)
+                    _add_meld(wtab, ctx, ops, whand, outd[idx], taken)
                 else:
                     for o in range(lctx[1]):
-                        _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END], lops[o, O_VALUE])
+                        _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END])
                 return disc
     return _loose_discard(whand, values, forbid, whand.astype(np.int64))
 
@@ -827,7 +882,7 @@ def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, d
         return disc, ops[:0].copy(), melds[:0], ctx[2]
     # each new meld as it was laid: undo the lay-offs from the last operation back
     for o in range(nops - 1, -1, -1):
-        if ops[o, O_KIND] == 1:
+        if ops[o, O_KIND] == X_LAYOFF:
             _undo_layoff(wtab, ops[o, O_TARGET], ops[o, O_END])
         else:
             melds[o] = wtab[ops[o, O_TARGET]]
@@ -924,7 +979,7 @@ def decide_play(state, me: int, kind: int, bp: np.ndarray):
         return None
     out = []
     for o, row in zip(ops.tolist(), melds.tolist()):
-        if o[O_KIND] == 0:
+        if o[O_KIND] == X_NEW:
             k = row[2]
             out.append(NewMeld(Meld(row[0], tuple(row[3:3 + k]), tuple(row[17:17 + k]), row[1])))
         else:

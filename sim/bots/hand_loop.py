@@ -47,7 +47,7 @@ from . import random_bot as RB
 from . import table_play as EP
 from .greedy_core import (
     DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_CARD, O_END,
+    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_END,
     O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK, S_JOKERS_TAKEN,
     S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
     S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
@@ -86,21 +86,15 @@ def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
 
 @njit(cache=True)
 def _as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
-    """greedy_core's play (operation rows ops[:nops], the working table wtab[:nw]) as the engine's
-    operation rows, each new meld as it was laid; returns their number."""
+    """greedy_core's play (operation rows ops[:nops], the engine's own row format, and the working table
+    wtab[:nw]) as the engine's operation rows, each new meld as it was laid; returns their number."""
     if nops == 0:
         return 0
     _as_laid(tab, nt, wtab, nw, ops, nops, laid)
     for o in range(nops):
-        xops[o, TU.X_TARGET] = ops[o, O_TARGET]
-        if ops[o, O_KIND] == 0:
-            xops[o, TU.X_KIND] = TU.X_NEW
+        xops[o, :TU.X_W] = ops[o, :TU.X_W]
+        if ops[o, O_KIND] == TU.X_NEW:
             xmrows[o] = laid[ops[o, O_TARGET]]
-        else:
-            xops[o, TU.X_KIND] = TU.X_LAYOFF
-            xops[o, TU.X_CARD] = ops[o, O_CARD]
-            xops[o, TU.X_POS] = ops[o, O_END]
-            xops[o, TU.X_EXTRA] = -1
     return nops
 
 
@@ -110,7 +104,7 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
     later in the play undone), as ``ExpertBot._discard_smartly`` reads it; returns its rows."""
     w2 = wtab[:nw].copy()
     for o in range(nops - 1, -1, -1):
-        if ops[o, O_KIND] == 1:
+        if ops[o, O_KIND] == TU.X_LAYOFF:
             _undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
     out[:nt] = tab[:nt]
     out[nt:nw] = w2[nt:nw]

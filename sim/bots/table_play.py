@@ -8,7 +8,7 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
-  melds laid down, lay-offs and splits of runs (``_layoffs``), trailing operations undone until a card
+  melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off finder), trailing operations undone until a card
   is left to discard, and a taken discard melded where the profile obliges it.  The discard itself is
   chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
@@ -32,15 +32,14 @@ from ..engine.core import R_LAYOFFS_COUNT
 from ..engine import turn as TU
 from ..engine.table import decode
 from ..engine.turn import (A_FROM, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
-                           X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed,
-                           split_adds)
+                           X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed)
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
                           best_discard_except_kernel, go_out_kernel)
 from ..numba_cache import drop_stale
 from . import greedy_core as FG
 from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND,
-                          R_TABLE_OPENING, YES, _discardable, _go_out, _hsum,
-                          _meld_taken_card, _obligation, _search)
+                          R_TABLE_OPENING, YES, _discardable, _go_out, _hsum, _layoffs,
+                          _meld_taken_card, _obligation, _push, _search)
 
 RUN, GROUP = 0, 1
 
@@ -86,16 +85,6 @@ def _joker_in_meld_with_two(rows, nr):
                 if rows[r, core.CARDS + k] == JOKER:
                     return True
     return False
-
-
-@njit(cache=True)
-def _push(ops, nops, kind, target, card, pos, extra):
-    ops[nops, X_KIND] = kind
-    ops[nops, X_TARGET] = target
-    ops[nops, X_CARD] = card
-    ops[nops, X_POS] = pos
-    ops[nops, X_EXTRA] = extra
-    return nops + 1
 
 
 @njit(cache=True)
@@ -378,109 +367,6 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     ctx[0] = nops
     ctx[1] = nt
     return True
-
-
-# ---------------------------------------------------------------------------------------------------
-# lay-offs and splits
-# ---------------------------------------------------------------------------------------------------
-
-@njit(cache=True)
-def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, splits, max_ops):
-    """bots.moves.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
-    groups by suit, and with ``splits`` a hand card duplicating an inner card of a run splits it;
-    repeated while anything changed (``max_ops`` operations at most), leaving ``keep`` cards.
-    ctx[0]: ops, ctx[1]: table rows."""
-    if protect >= 0 and hand[protect] >= 1:
-        keep += 1
-    size = _hsum(hand)
-    first = np.empty(core.ROW_W, np.int64)
-    second = np.empty(core.ROW_W, np.int64)
-    made = 0
-    changed = True
-    while changed and made < max_ops:
-        changed = False
-        i = 0
-        while i < nt:
-            if size <= keep:
-                ctx[0] = nops
-                ctx[1] = nt
-                return
-            row = wtab[i]
-            if row[0] == RUN:
-                for end in (LOW, HIGH):
-                    rep = core.run_extension(row, end, rp)
-                    if rep < 0 or not run_add_allowed(adds, i, end, crules):
-                        continue
-                    if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
-                        continue
-                    hand[rep] -= 1
-                    size -= 1
-                    n = row[2]
-                    if end == LOW:
-                        for j in range(n, 0, -1):
-                            row[core.CARDS + j] = row[core.CARDS + j - 1]
-                            row[core.REPS + j] = row[core.REPS + j - 1]
-                        row[core.CARDS] = rep
-                        row[core.REPS] = rep
-                        row[1] -= 1
-                    else:
-                        row[core.CARDS + n] = rep
-                        row[core.REPS + n] = rep
-                    row[2] = n + 1
-                    nops = _push(ops, nops, X_LAYOFF, i, rep, end, -1)
-                    made += 1
-                    count_run_add(adds, i, end)
-                    changed = True
-                    if size <= keep:
-                        ctx[0] = nops
-                        ctx[1] = nt
-                        return
-                n = row[2] if splits else 0
-                for pos in range(2, n - 2):
-                    c = row[core.REPS + pos]
-                    if hand[c] <= 0 or (c == protect and hand[c] == 1):
-                        continue
-                    code, _, _ = core.split_row(row, c, pos + 1, crules, first, second)
-                    if code != core.OK or nt >= MAXT:
-                        continue
-                    hand[c] -= 1
-                    size -= 1
-                    wtab[i] = first
-                    wtab[nt] = second
-                    nt += 1
-                    nops = _push(ops, nops, X_SPLIT, i, c, pos + 1, -1)
-                    made += 1
-                    split_adds(adds, i, nt - 1)
-                    changed = True
-                    if size <= keep:
-                        ctx[0] = nops
-                        ctx[1] = nt
-                        return
-                    break
-            elif row[1] >= 0 and row[2] < 4:
-                suits = 0
-                for j in range(row[2]):
-                    suits |= 1 << (row[core.REPS + j] // N_RANKS)
-                for s in range(4):
-                    c = s * N_RANKS + row[1]
-                    if not (suits >> s) & 1 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
-                        hand[c] -= 1
-                        size -= 1
-                        n = row[2]
-                        row[core.CARDS + n] = c
-                        row[core.REPS + n] = c
-                        row[2] = n + 1
-                        suits |= 1 << s
-                        nops = _push(ops, nops, X_LAYOFF, i, c, HIGH, -1)
-                        made += 1
-                        changed = True
-                        if size <= keep:
-                            ctx[0] = nops
-                            ctx[1] = nt
-                            return
-            i += 1
-    ctx[0] = nops
-    ctx[1] = nt
 
 
 # ---------------------------------------------------------------------------------------------------
