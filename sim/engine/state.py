@@ -13,6 +13,58 @@ from .actions import (
 from .table import Turn
 
 
+_PACKS: dict[int, np.ndarray] = {}
+_VALUES: dict[tuple[int, int], np.ndarray] = {}
+_SLOTS: dict[tuple, np.ndarray] = {}
+
+
+def _pack(jokers: int) -> np.ndarray:
+    """A fresh copy of the unshuffled pack (``cards.full_deck``)."""
+    pack = _PACKS.get(jokers)
+    if pack is None:
+        pack = _PACKS[jokers] = full_deck(jokers)
+    return pack.copy()
+
+
+def _values(ace_value: int, joker_penalty: int) -> np.ndarray:
+    """``cards.hand_values``, made once per scoring and shared by every hand: read-only."""
+    v = _VALUES.get((ace_value, joker_penalty))
+    if v is None:
+        v = _VALUES[(ace_value, joker_penalty)] = hand_values(ace_value, joker_penalty)
+        v.flags.writeable = False
+    return v
+
+
+def _deal_slots(pattern, size: int, n: int, dealer: int, cutter: int) -> np.ndarray:
+    """Where each dealt card goes, in the order the pack is dealt from its top: the receiving hand's
+    position times N_KINDS (so that adding the card id gives a cell of the n x N_KINDS count matrix).
+    Packets of ``pattern`` (one card at a time without one) go round from the dealer's left; a
+    hand that holds a cut joker (``cutter``) is one card short of the pattern and the others are
+    finished one card at a time."""
+    key = (tuple(pattern or ()), size, n, dealer, cutter)
+    slots = _SLOTS.get(key)
+    if slots is None:
+        sizes = [size] * n
+        if cutter >= 0:
+            sizes[cutter] -= 1
+        order = [(dealer + 1 + i) % n for i in range(n)]
+        seq: list[int] = []
+        for k in (list(pattern) if pattern else [1] * size):
+            for seat in order:
+                take = min(k, sizes[seat])
+                seq += [seat] * take
+                sizes[seat] -= take
+        for seat in order:  # a cut-joker hand is one card short of the pattern; finish one at a time
+            seq += [seat] * sizes[seat]
+            sizes[seat] = 0
+        slots = np.array(seq, dtype=np.int64) * N_KINDS
+        slots.flags.writeable = False
+        if len(_SLOTS) >= 1024:
+            _SLOTS.clear()
+        _SLOTS[key] = slots
+    return slots
+
+
 class HandState:
     """The state of one hand.  Read by bots (their own hand, the table, the discard pile, counts)."""
 
@@ -26,7 +78,7 @@ class HandState:
         self.rng = rng
         self.record = record
         self.log: list[tuple] = []
-        self.values = hand_values(profile.ace_value, profile.joker_penalty)
+        self.values = _values(profile.ace_value, profile.joker_penalty)
         self.hands = np.zeros((n_players, N_KINDS), dtype=np.int8)
         self.table: list[Meld] = []
         self.opened = [False] * n_players
@@ -47,42 +99,28 @@ class HandState:
     # ------------------------------------------------------------------ dealing
     def _deal(self):
         p = self.profile
-        deck = full_deck(p.jokers)
+        deck = _pack(p.jokers)
         self.rng.shuffle(deck)
         # every random draw of the hand is made here, so a compiled hand loop can replay it exactly
         self.reshuffle_keys = self.rng.random(p.deck_size)
         # seat-keyed stock: keys per (stock generation, game seat, card), as many whoever is still in, so
         # every hand of a game draws the same number of randoms and hand k is dealt alike in every rotation
         self.draw_keys = self.rng.random((2, SEAT_KEYS, p.deck_size)) if self.draw_seats is not None else None
-        deck = [int(c) for c in deck]  # deck[0] is the top card
-        size = p.hand_size_for(self.n)
-        sizes = [size] * self.n
-        order = [(self.dealer + 1 + i) % self.n for i in range(self.n)]
+        end = len(deck)  # deck[0] is the top card
+        cutter = -1
         if p.cut_card_joker and deck[-1] == JOKER:
             cutter = (self.dealer - 1) % self.n  # the player right of the dealer cuts
             self.hands[cutter, JOKER] += 1
-            deck.pop()
-            sizes[cutter] -= 1
+            end -= 1
             self._log("cut_joker", cutter)
-        pos = 0
-        packets = list(p.deal_pattern) if p.deal_pattern else [1] * size
-        for k in packets:
-            for seat in order:
-                take = min(k, sizes[seat])
-                for c in deck[pos:pos + take]:
-                    self.hands[seat, c] += 1
-                pos += take
-                sizes[seat] -= take
-        # a cut-joker hand is one card short of the pattern; finish one at a time
-        for seat in order:
-            for c in deck[pos:pos + sizes[seat]]:
-                self.hands[seat, c] += 1
-            pos += sizes[seat]
-            sizes[seat] = 0
-        self.discard = [deck[pos]]
-        self.stock = deck[pos + 1:][::-1]  # stock[-1] is the top
+        slots = _deal_slots(p.deal_pattern, p.hand_size_for(self.n), self.n, self.dealer, cutter)
+        pos = len(slots)
+        self.hands += np.bincount(slots + deck[:pos], minlength=self.n * N_KINDS).reshape(
+            self.n, N_KINDS).astype(np.int8)
+        self.discard = [int(deck[pos])]
+        self.stock = deck[end - 1:pos:-1].tolist()  # stock[-1] is the top
         # seat-keyed: each stock card's place in the shuffled pack, which its keys are looked up by
-        self.stock_ids = list(range(len(deck) - 1, pos, -1)) if self.draw_keys is not None else None
+        self.stock_ids = list(range(end - 1, pos, -1)) if self.draw_keys is not None else None
         self.current = (self.dealer + 1) % self.n
         if self.record:  # the dealt hands as card lists only where someone reads the log
             self._log("deal", self.dealer, [from_counts(h) for h in self.hands], self.discard[-1])
@@ -101,7 +139,7 @@ class HandState:
         self.dealer = (current - 1) % n if dealer is None else dealer
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.record, self.log = record, []
-        self.values = hand_values(profile.ace_value, profile.joker_penalty)
+        self.values = _values(profile.ace_value, profile.joker_penalty)
         self.hands = np.zeros((n, N_KINDS), dtype=np.int8)
         for i, h in enumerate(hands):
             for c in parse_cards(h):
@@ -300,12 +338,12 @@ class HandState:
     # ------------------------------------------------------------------ end of hand
     def _finish(self, result: HandResult):
         p = self.profile
-        result.cards_left = [self.hand_size(s) for s in range(self.n)]
-        result.jokers_left = [int(self.hands[s, JOKER]) for s in range(self.n)]
+        result.cards_left = self.hands.sum(axis=1, dtype=np.int64).tolist()
+        result.jokers_left = self.hands[:, JOKER].tolist()
         if result.winner >= 0:
             mult = 2 if (result.win_type == "kalooki" and p.kalooki_double_penalty) else 1
-            result.penalties = [0 if s == result.winner else mult * int(self.hands[s].astype(np.int32) @ self.values)
-                                for s in range(self.n)]
+            held = (self.hands.astype(np.int64) @ self.values).tolist()
+            result.penalties = [0 if s == result.winner else mult * v for s, v in enumerate(held)]
         else:
             result.penalties = [0] * self.n
         self.result = result
