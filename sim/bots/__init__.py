@@ -16,6 +16,7 @@ bot.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 
@@ -44,6 +45,11 @@ BOT_CONFIG = config_file("bots.toml")  # configs/bots.toml, shipped as package d
 
 def tunables(name: str) -> dict:
     """A bot's tunable parameters and their defaults (from its class and its parents)."""
+    return dict(_tunables(name))
+
+
+@functools.cache
+def _tunables(name: str) -> dict:  # read once per bot: every game makes its bots (make_bot checks params)
     out = {}
     for cls in BOTS[name].__mro__[::-1]:
         if "__init__" in cls.__dict__:
@@ -55,7 +61,7 @@ def tunables(name: str) -> dict:
 
 def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
     from ..errors import UserError
-    allowed = tunables(name)
+    allowed = _tunables(name)
     for k, v in params.items():
         if k not in allowed:
             raise UserError(f"{where}: bot {name!r} has no parameter {k!r}; allowed: {', '.join(allowed) or 'none'}")
