@@ -7,6 +7,8 @@ the Python engine.  ``measure_tables`` measures the tables issue #13 sets goals 
 fraction of the compiled greedy loop's hands/s measured in the same run, and ``baseline_hands_per_second``
 times the compiled greedy loop of another commit (extracted with ``git archive``) in a subprocess,
 so that a change to the loop can be compared with the loop it replaces on the same machine and load.
+``by_turns`` compares the two loops more finely: two persistent processes on one core take turns
+playing the same hands, and each pair of turns gives a ratio.
 """
 from __future__ import annotations
 
@@ -196,10 +198,15 @@ class Baseline:
         (Path(self._dir.name) / "numba-cache").mkdir()
         return None
 
+    @property
+    def cache(self) -> Path:
+        """The baseline's own numba cache directory (while open)."""
+        return Path(self._dir.name) / "numba-cache"
+
     def measure(self, seconds: float) -> dict | str:
         """One measurement of the baseline's compiled greedy loop (a dict as ``hands_per_second``'s), or
         a one-line reason it failed."""
-        tree, cache = self.tree, Path(self._dir.name) / "numba-cache"
+        tree, cache = self.tree, self.cache
         env = {**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": str(cache)}
         env.pop("KALOOKI_PYTHON_ENGINE", None)
         try:
@@ -221,11 +228,14 @@ class Baseline:
             self._dir = self.tree = None
 
 
-def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = ROUNDS):
+def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = ROUNDS, turn_hands: int = 50,
+                                 turn_pairs: int = 200):
     """The compiled greedy loop of this tree and (if ``rev``) of the commit ``rev``, timed alternately
-    ``rounds`` times each (current, baseline, current, ...).  Returns (current results, baseline results,
-    a note when the baseline was skipped or failed, else None)."""
-    current, base = [], []
+    ``rounds`` times each (current, baseline, current, ...), then by turns (``by_turns``: this tree's
+    speed as a multiple of the baseline's, ``turn_pairs`` pairs of ``turn_hands`` hands).  Returns
+    (current results, baseline results, a note when the baseline was skipped or failed, else None,
+    the by-turns result or None)."""
+    current, base, turns = [], [], None
     baseline = Baseline(rev) if rev else None
     note = baseline.open() if baseline is not None else None
     timing = baseline is not None and note is None
@@ -238,10 +248,101 @@ def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = 
                     note, timing = r, False
                 else:
                     base.append(r)
+        if timing:
+            turns = by_turns({rev: (baseline.tree, {"NUMBA_CACHE_DIR": str(baseline.cache)}), "this tree": (REPO, {})},
+                             turn_hands, turn_pairs)
+            if isinstance(turns, str):
+                note, turns = turns, None
     finally:
         if baseline is not None:
             baseline.close()
-    return current, base, note
+    return current, base, note, turns
+
+
+# A persistent process for ``by_turns``: it warms its tree's greedy loop, says where its ``sim`` comes
+# from, then for each seed read plays ``hands`` whole hands of four greedy bots from that seed and
+# prints the CPU seconds they took.  It uses only what every tree since 77b702f has.
+TURNS_CODE = """
+import json, os, sys, time
+import numpy as np
+import sim
+from bench.engine import hands_per_second
+from sim import profiles
+from sim.bots import make_bot
+from sim.engine import HandState
+from sim.engine.loop import play_hand
+cpu, hands = int(sys.argv[1]), int(sys.argv[2])
+if cpu >= 0:
+    os.sched_setaffinity(0, {cpu})
+hands_per_second(bots=("greedy",) * 4, fast=True, seconds=0.5)  # compile or load the kernels; warm
+prof = profiles.load("kalooki40")
+print(json.dumps({"sim_file": sim.__file__}), flush=True)
+for line in sys.stdin:
+    rng = np.random.default_rng(int(line))
+    players = [make_bot("greedy", np.random.default_rng(1 + i)) for i in range(4)]
+    t0 = time.process_time()
+    for h in range(hands):
+        play_hand(HandState(prof, 4, h % 4, rng), players, [0, 1, 2, 3])
+    print(time.process_time() - t0, flush=True)
+"""
+
+
+def by_turns(trees: dict, hands: int = 60, pairs: int = 100) -> dict | str:
+    """The compiled greedy loops of two trees timed by turns: each in a persistent process (``trees``:
+    label -> (tree, environment additions), two of them), both pinned to one core where the platform
+    allows; pair k has each play ``hands`` hands dealt from seed k, the first label first in even pairs
+    and second in odd ones.  Returns ``ratios`` (per pair, the first tree's CPU seconds over the
+    second's: the second's speed as a multiple of the first's, sorted), their ``median`` and
+    ``quartiles``, ``pairs``, ``hands`` and ``pinned`` (the core, or None); or a one-line reason it
+    could not be done."""
+    labels = list(trees)
+    if len(labels) != 2:
+        raise ValueError("by_turns compares two trees")
+    cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else -1
+    procs, errs = {}, {}
+    try:
+        for label, (tree, extra) in trees.items():
+            env = {**os.environ, **extra, "PYTHONPATH": str(tree)}
+            env.pop("KALOOKI_PYTHON_ENGINE", None)
+            errs[label] = tempfile.TemporaryFile(mode="w+")
+            procs[label] = subprocess.Popen([sys.executable, "-c", TURNS_CODE, str(cpu), str(hands)], cwd=tree,
+                                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=errs[label], text=True)
+        for label, (tree, _) in trees.items():
+            line = procs[label].stdout.readline()
+            if not line:
+                procs[label].wait(timeout=30)
+                errs[label].seek(0)
+                last = (errs[label].read().strip().splitlines() or ["(no message)"])[-1]
+                return f"{label} did not start: {last[:200]}"
+            sim_file = Path(json.loads(line)["sim_file"]).resolve()
+            if not sim_file.is_relative_to(Path(tree).resolve()):
+                return f"{label} imported sim from {sim_file}, not from its own tree"
+        seconds = {label: [] for label in labels}
+        for k in range(pairs):
+            for label in (labels if k % 2 == 0 else labels[::-1]):
+                procs[label].stdin.write(f"{k}\n")
+                procs[label].stdin.flush()
+                line = procs[label].stdout.readline()
+                if not line:
+                    return f"{label} stopped after {k} pairs"
+                seconds[label].append(float(line))
+    finally:
+        for p in procs.values():  # a closed stdin ends its loop
+            p.stdin.close()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for f in errs.values():
+            f.close()
+    ratios = sorted(a / b for a, b in zip(*(seconds[label] for label in labels)))
+
+    def at(q):
+        return ratios[round(q * (len(ratios) - 1))]
+    return dict(ratios=ratios, median=float(np.median(ratios)), quartiles=(at(0.25), at(0.75)), pairs=pairs,
+                hands=hands, pinned=cpu if cpu >= 0 else None)
 
 
 def main():

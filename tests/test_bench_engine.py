@@ -54,3 +54,15 @@ def test_baseline_extracts_a_known_commit_and_names_why_it_cannot(tmp_path):
         assert "does not know the revision 'no-such-rev'" in Baseline("no-such-rev").open()
     assert "is not a git checkout" in Baseline("HEAD", repo=tmp_path).open()
 
+
+
+def test_by_turns_times_two_trees_on_the_same_hands_and_names_why_it_cannot(tmp_path):
+    r = bench_engine.by_turns({"a": (bench_engine.REPO, {}), "b": (bench_engine.REPO, {})}, hands=2, pairs=4)
+    assert isinstance(r, dict), r
+    assert (r["pairs"], r["hands"], len(r["ratios"])) == (4, 2, 4)
+    assert r["ratios"] == sorted(r["ratios"]) and all(x > 0 for x in r["ratios"])
+    assert r["quartiles"][0] <= r["median"] <= r["quartiles"][1]
+    assert r["pinned"] is None or isinstance(r["pinned"], int)
+    # a tree that has no sim of its own (here, not even the bench) gives a reason, not a figure
+    missing = bench_engine.by_turns({"a": (bench_engine.REPO, {}), "empty": (tmp_path, {})}, hands=2, pairs=2)
+    assert isinstance(missing, str) and missing.startswith("empty "), missing
