@@ -135,6 +135,20 @@ def engine(seconds: float, baseline: str | None) -> None:
                   f"({_ratio(r['goal_hands_per_s'] / now['hands_per_s'])})")
 
     results = bench_engine.measure_tables(seconds, current, row)
+    hands, pairs = 50, 100
+    print(f"  the goals by turns (two persistent processes of this tree pinned to one core, taking turns on the same\n"
+          f"  hands, {pairs} pairs of {hands} hands; this decides them: the runs above, seconds apart, can miss a\n"
+          f"  goal by the machine's drift):")
+    for r in bench_engine.tables_by_turns(hands, pairs):
+        head = f"    {r['table'] + ' against ' + r['against'] + ':':<50}"
+        if "error" in r:
+            print(f"{head} {r['error']}")
+            continue
+        lo, hi = r["quartiles"]
+        goal_text = "-" if r["goal"] is None else f">= {_ratio(r['goal'])}"
+        verdict = "" if r["met"] is None else "goal met" if r["met"] else "goal missed"
+        print(f"{head} {_ratio(r['median']):>7} [quartiles {_ratio(lo)}, {_ratio(hi)}]  goal {goal_text:<9} "
+              f"{verdict}".rstrip(), flush=True)
     firsts = ", ".join(f"{r['table']}{'' if r['path'] == 'fast' else ' (Python engine)'} "
                        f"{(current[0] if r['reference'] else r)['first_hand_s']:.1f} s" for r in results)
     print(textwrap.fill(f"first hand of each table, compile or cache load (not timed): {firsts}", width=98, initial_indent="  ", subsequent_indent="    "))

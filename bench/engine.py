@@ -271,44 +271,46 @@ from sim import profiles
 from sim.bots import make_bot
 from sim.engine import HandState
 from sim.engine.loop import play_hand
-cpu, hands = int(sys.argv[1]), int(sys.argv[2])
+cpu, hands, bots = int(sys.argv[1]), int(sys.argv[2]), tuple(sys.argv[3].split(","))
 if cpu >= 0:
     os.sched_setaffinity(0, {cpu})
-hands_per_second(bots=("greedy",) * 4, fast=True, seconds=0.5)  # compile or load the kernels; warm
+hands_per_second(bots=bots, fast=True, seconds=0.5)  # compile or load the kernels; warm
 prof = profiles.load("kalooki40")
+n = len(bots)
 print(json.dumps({"sim_file": sim.__file__}), flush=True)
 for line in sys.stdin:
     rng = np.random.default_rng(int(line))
-    players = [make_bot("greedy", np.random.default_rng(1 + i)) for i in range(4)]
+    players = [make_bot(b, np.random.default_rng(1 + i)) for i, b in enumerate(bots)]
     t0 = time.process_time()
     for h in range(hands):
-        play_hand(HandState(prof, 4, h % 4, rng), players, [0, 1, 2, 3])
+        play_hand(HandState(prof, n, h % n, rng), players, list(range(n)))
     print(time.process_time() - t0, flush=True)
 """
 
 
 def by_turns(trees: dict, hands: int = 60, pairs: int = 100) -> dict | str:
-    """The compiled greedy loops of two trees timed by turns: each in a persistent process (``trees``:
-    label -> (tree, environment additions), two of them), both pinned to one core where the platform
-    allows; pair k has each play ``hands`` hands dealt from seed k, the first label first in even pairs
-    and second in odd ones.  Returns ``ratios`` (per pair, the first tree's CPU seconds over the
-    second's: the second's speed as a multiple of the first's, sorted), their ``median`` and
-    ``quartiles``, ``pairs``, ``hands`` and ``pinned`` (the core, or None); or a one-line reason it
-    could not be done."""
+    """Two tables timed by turns: each in a persistent process (``trees``: label -> (tree, environment
+    additions[, bots: the table, four greedy bots if not given]), two of them), both pinned to one
+    core where the platform allows; pair k has each play ``hands`` hands dealt from seed k, the first
+    label first in even pairs and second in odd ones.  Returns ``ratios`` (per pair, the first's CPU
+    seconds over the second's: the second's speed as a multiple of the first's, sorted), their
+    ``median`` and ``quartiles``, ``pairs``, ``hands`` and ``pinned`` (the core, or None); or a
+    one-line reason it could not be done."""
     labels = list(trees)
     if len(labels) != 2:
         raise ValueError("by_turns compares two trees")
     cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else -1
     procs, errs = {}, {}
     try:
-        for label, (tree, extra) in trees.items():
+        for label, (tree, extra, *bots) in trees.items():
             env = {**os.environ, **extra, "PYTHONPATH": str(tree)}
             env.pop("KALOOKI_PYTHON_ENGINE", None)
             errs[label] = tempfile.TemporaryFile(mode="w+")
-            procs[label] = subprocess.Popen([sys.executable, "-c", TURNS_CODE, str(cpu), str(hands)], cwd=tree,
-                                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            table = ",".join(bots[0] if bots else GREEDY)
+            procs[label] = subprocess.Popen([sys.executable, "-c", TURNS_CODE, str(cpu), str(hands), table],
+                                            cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=errs[label], text=True)
-        for label, (tree, _) in trees.items():
+        for label, (tree, *_) in trees.items():
             line = procs[label].stdout.readline()
             if not line:
                 procs[label].wait(timeout=30)
@@ -343,6 +345,36 @@ def by_turns(trees: dict, hands: int = 60, pairs: int = 100) -> dict | str:
         return ratios[round(q * (len(ratios) - 1))]
     return dict(ratios=ratios, median=float(np.median(ratios)), quartiles=(at(0.25), at(0.75)), pairs=pairs,
                 hands=hands, pinned=cpu if cpu >= 0 else None)
+
+
+def tables_by_turns(hands: int = 50, pairs: int = 100) -> list[dict]:
+    """Each table of ``TABLES`` but the greedy one timed by turns (``by_turns``) against the table its
+    goal is set by, in this tree: a one-bot table against the compiled greedy loop (its goal a share
+    of it), a mixed table against the slowest of its bots' own tables as timed here against the greedy
+    loop (its goal that table's speed).  Each result: ``table``, ``against``, ``goal`` (the speed
+    ratio asked for, or None), ``met`` (the median ratio reaches it, or None) and ``by_turns``'s keys,
+    or ``error`` (a reason)."""
+    out, of_greedy = [], {GREEDY: 1.0}
+    for bots in TABLES:
+        if bots == GREEDY:
+            continue
+        if len(set(bots)) == 1:
+            against, need = GREEDY, GOALS.get(bots[0])
+        else:
+            alone = [tuple([b] * len(bots)) for b in sorted(set(bots))]
+            known = [t for t in alone if t in of_greedy]
+            if len(known) < len(alone):
+                continue
+            against, need = min(known, key=lambda t: of_greedy[t]), 1.0
+        r = by_turns({table_name(against): (REPO, {}, against), table_name(bots): (REPO, {}, bots)}, hands, pairs)
+        row = dict(table=table_name(bots), against=table_name(against), goal=need)
+        if isinstance(r, str):
+            out.append(dict(row, error=r, met=None))
+            continue
+        if against == GREEDY:
+            of_greedy[bots] = r["median"]
+        out.append(dict(row, **r, met=None if need is None else r["median"] >= need))
+    return out
 
 
 def main():

@@ -57,7 +57,8 @@ def test_baseline_extracts_a_known_commit_and_names_why_it_cannot(tmp_path):
 
 
 def test_by_turns_times_two_trees_on_the_same_hands_and_names_why_it_cannot(tmp_path):
-    r = bench_engine.by_turns({"a": (bench_engine.REPO, {}), "b": (bench_engine.REPO, {})}, hands=2, pairs=4)
+    r = bench_engine.by_turns({"a": (bench_engine.REPO, {}), "b": (bench_engine.REPO, {}, ("random",) * 4)},
+                              hands=2, pairs=4)
     assert isinstance(r, dict), r
     assert (r["pairs"], r["hands"], len(r["ratios"])) == (4, 2, 4)
     assert r["ratios"] == sorted(r["ratios"]) and all(x > 0 for x in r["ratios"])
@@ -66,3 +67,24 @@ def test_by_turns_times_two_trees_on_the_same_hands_and_names_why_it_cannot(tmp_
     # a tree that has no sim of its own (here, not even the bench) gives a reason, not a figure
     missing = bench_engine.by_turns({"a": (bench_engine.REPO, {}), "empty": (tmp_path, {})}, hands=2, pairs=2)
     assert isinstance(missing, str) and missing.startswith("empty "), missing
+
+
+def test_tables_by_turns_sets_each_table_against_its_goal(monkeypatch):
+    speed = {"greedy x4": 1.0, "random x4": 1.2, "patient x4": 0.9, "expert x4": 0.5, "lookahead x4": 0.1,
+             "expert,greedy,greedy,greedy": 0.7, "patient,greedy,greedy,greedy": 0.85}
+    asked = []
+
+    def fake(trees, hands, pairs):
+        (a, _), (b, _) = trees.items()
+        asked.append((a, b))
+        return dict(median=speed[b] / speed[a], quartiles=(0, 9), ratios=[], pairs=pairs, hands=hands, pinned=None)
+    monkeypatch.setattr(bench_engine, "by_turns", fake)
+    rows = {r["table"]: r for r in bench_engine.tables_by_turns(hands=1, pairs=1)}
+    assert set(rows) == set(speed) - {"greedy x4"}
+    assert rows["expert x4"]["against"] == "greedy x4" and rows["expert x4"]["goal"] == 1 / 3
+    assert rows["expert x4"]["met"] and not rows["lookahead x4"]["met"]  # 1/10 against a goal of 1/8
+    # a mixed table is timed against its slowest bot's table, and must be at least as fast
+    assert rows["expert,greedy,greedy,greedy"]["against"] == "expert x4" and rows["expert,greedy,greedy,greedy"]["met"]
+    patient = rows["patient,greedy,greedy,greedy"]
+    assert (patient["against"], patient["met"]) == ("patient x4", False)  # 0.85 < 0.9
+    assert ("greedy x4", "greedy x4") not in asked
