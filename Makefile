@@ -26,7 +26,7 @@ run: $(STAMP)
 	$(BIN)/kalooki report $(OUT) --out reports/default
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 soak: $(STAMP)
 	KALOOKI_SOAK_HANDS=100000 $(BIN)/python -m pytest -q -m slow -s
