@@ -259,9 +259,9 @@ def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = 
     return current, base, note, turns
 
 
-# A persistent process for ``by_turns``: it warms its tree's greedy loop, says where its ``sim`` comes
-# from, then for each seed read plays ``hands`` whole hands of four greedy bots from that seed and
-# prints the CPU seconds they took.  It uses only what every tree since 77b702f has.
+# A persistent process for ``by_turns``: it warms its tree's hand loop for its table (argv[3]), says
+# where its ``sim`` comes from, then for each seed read plays ``hands`` whole hands of that table from
+# that seed and prints the CPU seconds they took.  It uses only what every tree since 77b702f has.
 TURNS_CODE = """
 import json, os, sys, time
 import numpy as np
@@ -323,15 +323,21 @@ def by_turns(trees: dict, hands: int = 60, pairs: int = 100) -> dict | str:
         seconds = {label: [] for label in labels}
         for k in range(pairs):
             for label in (labels if k % 2 == 0 else labels[::-1]):
-                procs[label].stdin.write(f"{k}\n")
-                procs[label].stdin.flush()
-                line = procs[label].stdout.readline()
+                try:
+                    procs[label].stdin.write(f"{k}\n")
+                    procs[label].stdin.flush()
+                    line = procs[label].stdout.readline()
+                except OSError:  # its end of the pipe closed
+                    line = ""
                 if not line:
                     return f"{label} stopped after {k} pairs"
                 seconds[label].append(float(line))
     finally:
         for p in procs.values():  # a closed stdin ends its loop
-            p.stdin.close()
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
             try:
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:

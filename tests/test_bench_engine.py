@@ -1,5 +1,6 @@
 """The engine benchmark's bookkeeping (never its speeds): which path a table's hands took, each table's
-goal, and the baseline commit's extraction or the note that replaces it."""
+goal, the baseline commit's extraction or the note that replaces it, and the turn-taking comparison
+(its shape, its refusal of a tree without its own code, and which table each goal is timed against)."""
 import subprocess
 
 import numpy as np
@@ -53,7 +54,6 @@ def test_baseline_extracts_a_known_commit_and_names_why_it_cannot(tmp_path):
     if in_git.returncode == 0:
         assert "does not know the revision 'no-such-rev'" in Baseline("no-such-rev").open()
     assert "is not a git checkout" in Baseline("HEAD", repo=tmp_path).open()
-
 
 
 def test_by_turns_times_two_trees_on_the_same_hands_and_names_why_it_cannot(tmp_path):
