@@ -91,8 +91,9 @@ def _bundle(lib) -> list:
             for sub in dep._linking_libraries:
                 visit(sub)
         entry = getattr(dep, "_kalooki_entry", None)  # made once per library, however many entries bundle it
-        if entry is None and _object(dep) is not None:
-            obj = bytes(_object(dep))
+        obj = _object(dep) if entry is None else None
+        if obj is not None:
+            obj = bytes(obj)
             module = dep._get_module_for_linking()
             entry = dep._kalooki_entry = (hashlib.sha1(obj).hexdigest(), obj, tuple(_exported(module)),
                                           tuple(_needed(module)))
