@@ -41,12 +41,11 @@ def cold_compile() -> None:
     in a second fresh process with the cache the first one wrote; then the same with numba's own
     linking (``KALOOKI_NUMBA_LINK=copy``: every caller's module carrying a copy of all it calls), the
     baseline of the same run."""
-    # the first hand's parts: numpy's and numba's imports, numba's own start (its target's registries,
-    # which it loads before its first compile or cache load, and which import scipy to look for BLAS),
-    # the package's imports, then warm_up (every kernel compiled or loaded, one hand of each)
+    # the first hand's parts: numpy's and numba's imports, the package's imports, then warm_up (every
+    # kernel compiled or loaded, one hand of each; numba's lowering registries, scipy's import among
+    # them, are loaded there by a compile or by numba's own cache loading, not by sim.numba_link's)
     code = ("import time; t=[time.perf_counter()]; import numpy, numba; t.append(time.perf_counter()); "
-            "from numba.core.registry import cpu_target; cpu_target.target_context.refresh(); "
-            "t.append(time.perf_counter()); from sim.bots.hand_loop import warm_up; t.append(time.perf_counter()); "
+            "from sim.bots.hand_loop import warm_up; t.append(time.perf_counter()); "
             "warm_up(); t.append(time.perf_counter()); print(*(f'{b - a:.3f}' for a, b in zip(t, t[1:])))")
     print("  LLVM optimisation level " + (f"NUMBA_OPT={os.environ['NUMBA_OPT']} (set by the user)"
                                          if "NUMBA_OPT" in os.environ else "3 (numba's default)"))
@@ -67,8 +66,8 @@ def cold_compile() -> None:
                 first[link, label] = t = sum(parts)
                 print(f"    {label + ':':<13} first hand {t:6.2f} s (whole process {process:5.1f} s, "
                       f"CPU {cpu:5.1f} s)   aim < {aim:g} s: {'aim met' if t < aim else 'aim missed'}", flush=True)
-                print(f"    {'':<13} = numpy and numba imported {parts[0]:.2f} s + numba's registries {parts[1]:.2f} s"
-                      f" + the package imported {parts[2]:.2f} s + warm_up {parts[3]:.2f} s")
+                print(f"    {'':<13} = numpy and numba imported {parts[0]:.2f} s + the package imported "
+                      f"{parts[1]:.2f} s + warm_up {parts[2]:.2f} s")
     for label in ("empty cache", "warm cache"):
         print(f"  {label}: {_ratio(first['copy', label] / first['once', label])} numba's own linking's speed")
     print("  (CPU: user and system seconds of the process and of the warm-up's child beside it: the work\n"

@@ -936,6 +936,17 @@ def _deadwood_after(counts, params, cards):
 
 
 @njit(cache=True)
+def _first_least(values):
+    """The index of the first of the least values (``np.argmin``, whose numba code lives in a module
+    that imports scipy when a cached function using it is loaded: a quarter second of every start)."""
+    best = 0
+    for i in range(1, values.shape[0]):
+        if values[i] < values[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
 def best_discard_kernel(counts, params):
     """(card, deadwood after) of the discard leaving the least deadwood; ties go to the higher
     penalty card, then the higher card id.  (-1, 0) for an empty hand."""
@@ -943,7 +954,7 @@ def best_discard_kernel(counts, params):
     if order.shape[0] == 0:
         return -1, 0
     after = _deadwood_after(counts, params, order)
-    i = np.argmin(after)  # the first of equals
+    i = _first_least(after)
     return order[i], after[i]
 
 
@@ -964,7 +975,7 @@ def best_discard_except_kernel(counts, params, forbid):
     if n == 0:
         return c, d
     after = _deadwood_after(counts, params, others[:n])
-    i = np.argmin(after)
+    i = _first_least(after)
     return others[i], after[i]
 
 

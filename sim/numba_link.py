@@ -27,10 +27,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import weakref
 
 from llvmlite import binding as ll
 from numba.core import bytecode, caching, codegen
+from numba.core.runtime import nrt
 
 ENABLED = os.environ.get("KALOOKI_NUMBA_LINK", "once") != "copy"
 
@@ -180,29 +180,22 @@ def _unserialize(cls, codegen_, state):
         needed.update(calls)
     if not needed <= have:
         raise MissingCode(f"{name}: cached code calls {min(needed - have)}, which its entry does not hold")
-    keep = []
+    fresh = False
     for key, dep_obj, names, _calls in bundle:
         if key in _LOADED or (names and all(engine.is_symbol_defined(n) for n in names)):
             continue
-        # numba's _finalize_final_module for a library loaded from its object code, less the JIT's
-        # finalisation, which is done once for the whole bundle below
-        dep = codegen_.create_library(f"bundled:{key[:12]}")
-        dep.enable_object_caching()
-        dep._set_compiled_object(dep_obj)
-        dep._final_module._CPUCodeLibrary__library = weakref.proxy(dep)  # for numba's object-cache hook
-        cleanup = codegen_._add_module(dep._final_module)
-        if cleanup:
-            weakref.finalize(dep, cleanup)
-        dep._finalized = True
+        # straight into the JIT as an object file: no library, no module and no object-cache lookup
+        # (which numba's own loading does once per library, over every module the JIT holds); the code
+        # stays loaded for the life of the process
+        engine._ee.add_object_file(ll.ObjectFileRef.from_data(dep_obj))
         engine._defined_symbols.update(names)
         _LOADED.add(key)
-        keep.append(dep)
-    if keep:
-        engine.finalize_object()  # every bundled object loaded and its calls resolved at once
+        fresh = True
+    if fresh:
+        engine.finalize_object()  # every bundled object's calls resolved at once
     lib = _orig_unserialize(cls, codegen_, (name, kind, (obj, shared)))
     lib._kalooki_object = obj
     lib._kalooki_bundle = list(bundle)
-    lib._kalooki_deps = keep  # the bundled code stays loaded as long as the library
     return lib
 
 
@@ -214,6 +207,16 @@ def _load_overload(load):
         except MissingCode:
             return None
     return run
+
+
+def _load_without_registries(self, sig, target_context):
+    """numba's ``Cache.load_overload`` less its first step, the target's ``refresh()``: loading every
+    lowering registry (a fifth of a second, scipy's import among it) that only compiling uses, and
+    every compile still does first (numba's ``CompilerBase``).  Loaded code needs only numba's runtime
+    (the NRT), started here as ``refresh`` would."""
+    nrt.rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
 
 
 _orig_magic = codegen.JITCPUCodegen.magic_tuple
@@ -237,3 +240,5 @@ if not getattr(_Lib, "_kalooki_link", False):
     _Lib.serialize_using_object_code = _serialize
     _Lib._unserialize = classmethod(_unserialize)
     caching.Cache._load_overload = _load_overload(caching.Cache._load_overload)
+    if ENABLED:
+        caching.Cache.load_overload = _load_without_registries

@@ -54,6 +54,14 @@ mod = lib._final_module if not hasattr(lib, "_kalooki_object") else lib._shared_
 bottoms = [f for f in mod.functions if "bottom" in f.name]
 out["top_defines_bottom"] = any(not f.is_declaration for f in bottoms)
 out["top_name"] = linkmod.top.overloads[linkmod.top.signatures[0]].fndesc.mangled_name
+# loading skips numba's lowering registries (numba.np.linalg among them, which imports scipy's)
+out["registries_loaded"] = "numba.np.linalg" in sys.modules
+from numba import njit
+@njit
+def late(y):  # compiled after the loads: its compile loads the registries itself
+    return np.argmin(y) + np.linalg.norm(np.ones(4)) + len(sorted([3, 1, 2]))
+out["late"] = float(late(x))
+out["registries_after"] = "numba.np.linalg" in sys.modules
 if len(sys.argv) > 2:  # the top's entry without its bundle, for a process that has nothing loaded
     name, kind, data = lib.serialize_using_object_code()
     pickle.dump((name, kind, (data[0], data[1], ())), open(sys.argv[2], "wb"))
@@ -92,6 +100,8 @@ def test_callers_keep_their_callees_external_and_compute_what_numba_computes(mod
         for name in ("top", "middle", "bottom"):
             assert loaded[name] == copy[name], order
             assert loaded[name + "_hits"] == 1, order
+        assert not loaded["registries_loaded"], order
+        assert loaded["late"] == 39 + 2 + 3 and loaded["registries_after"], order
     # two processes compiling the same function name it differently (a bundle never stands in for
     # another process's function of the same name)
     names = {fresh["top_name"]}
