@@ -8,7 +8,9 @@
     hand-win share (hands it won / hands it played in the game) and net payment (units) are averaged
     over games.  Paired: a duplicate tournament of the same N games (N/4 deals, each played in all four
     rotations from a seat-keyed stock, sim.engine); the unit is the deal, each value the expert's
-    average over the deal's rotations.
+    average over the deal's rotations.  A third row keeps only each game's first hand, which every
+    rotation plays from the same cards and the same seat-keyed stock with every seat in: the most a
+    duplicate tournament can remove.
 (b) Profiles: kalooki40 against swedish and against british, four greedy bots, N games per profile.
     Unpaired: ``simulate`` as before (each profile its own deals); the difference of the means of two
     independent samples of games, Welch interval.  Paired: ``simulate --paired`` (game g of both profiles
@@ -113,11 +115,20 @@ def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
     per_game_pay = g[g["bot"] == "expert"].set_index("game_id")["net_payment"]
     per_deal = deal_level(dup, len(bots))
     e = per_deal[per_deal["bot"] == "expert"]
+    # the limit of the design: a game's first hand is dealt alike, with the same seat-keyed stock, in
+    # every rotation, and every seat is still in, so the only difference between rotations is where the
+    # expert sits (and what its play changes from its first turn)
+    first = hands[(hands["hand_no"] == 1) & (hands["redeal_no"] == 0)].groupby("game_id")["won"].mean()
+    dh = dup["hands"].to_pandas()
+    dh = dh[~dh["void"] & ~dh["stalled"] & (dh["bot"] == "expert") & (dh["hand_no"] == 1) & (dh["redeal_no"] == 0)]
+    first_dup = dh.assign(deal=dh["game_id"] // len(bots)).groupby("deal")["won"].mean()
     name = f"expert vs 3 greedy ({profile})"
     return [row(name, "expert hand-win share", "share of its hands", games, e["hand_win"].mean(),
                 [per_game_share], e["hand_win"], seed),
             row(name, "expert net payment per game", "units per game", games, e["net_payment"].mean(),
-                [per_game_pay], e["net_payment"], seed)]
+                [per_game_pay], e["net_payment"], seed),
+            row(name, "expert hand-win share, first hands only", "share of first hands", games,
+                first_dup.mean(), [first], first_dup, seed)]
 
 
 # ---------------------------------------------------------------------------------------------
