@@ -17,6 +17,8 @@ Importing this module changes that for every library compiled after it:
 * a cached function's entry bundles the object code of every library it calls, deepest first, and
   loading it loads those the process does not have yet, so a function loaded from the cache runs
   whatever else the process has compiled or loaded.
+* loading from the cache does not first load numba's lowering registries, which only a compile uses
+  (and loads itself): a warm start is a third shorter.
 
 The code computed is the same: the optimiser sees the same direct callees it inlines from; only
 where the machine code of a function lives changes.  ``KALOOKI_NUMBA_LINK=copy`` keeps numba's own
