@@ -49,6 +49,9 @@ def cold_compile() -> None:
             "warm_up(); t.append(time.perf_counter()); print(*(f'{b - a:.3f}' for a, b in zip(t, t[1:])))")
     print("  LLVM optimisation level " + (f"NUMBA_OPT={os.environ['NUMBA_OPT']} (set by the user)"
                                          if "NUMBA_OPT" in os.environ else "3 (numba's default)"))
+    # Python's own bytecode cache as a user's Python keeps it: written on the first run and read after
+    # (PYTHONDONTWRITEBYTECODE, where set, would have every warm start compile the package's source)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first = {}
     for link, title in (("once", "each function's code made once (sim.numba_link)"),
                         ("copy", "numba's own linking, KALOOKI_NUMBA_LINK=copy (baseline)")):
@@ -57,7 +60,7 @@ def cold_compile() -> None:
             for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):
                 t0, cpu0 = time.perf_counter(), _children_cpu()
                 out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                     env={**os.environ, "NUMBA_CACHE_DIR": cache, "KALOOKI_NUMBA_LINK": link})
+                                     env={**env, "NUMBA_CACHE_DIR": cache, "KALOOKI_NUMBA_LINK": link})
                 process, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
                 if out.returncode != 0:
                     print(f"    {label}: failed: {out.stderr.strip()[-300:]}")
