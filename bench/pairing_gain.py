@@ -108,8 +108,14 @@ def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
     bots = ["expert", "greedy", "greedy", "greedy"]
     plain = play_tournament(prof, bots, games, seed, workers=workers)
     dup = play_tournament(prof, bots, games, seed, workers=workers, duplicate=True)
-    hands = plain["hands"].to_pandas()
-    hands = hands[~hands["void"] & ~hands["stalled"] & (hands["bot"] == "expert")]
+    def expert_hands(tables):  # the expert's player-hands, void and stalled hands left out
+        h = tables["hands"].to_pandas()
+        return h[~h["void"] & ~h["stalled"] & (h["bot"] == "expert")]
+
+    def first_hands(h):
+        return h[(h["hand_no"] == 1) & (h["redeal_no"] == 0)]
+
+    hands = expert_hands(plain)
     per_game_share = hands.groupby("game_id")["won"].mean()
     g = plain["games"].to_pandas()
     per_game_pay = g[g["bot"] == "expert"].set_index("game_id")["net_payment"]
@@ -118,9 +124,8 @@ def bot_gain(profile: str, games: int, seed: int, workers: int) -> list[dict]:
     # the limit of the design: a game's first hand is dealt alike, with the same seat-keyed stock, in
     # every rotation, and every seat is still in, so the only difference between rotations is where the
     # expert sits (and what its play changes from its first turn)
-    first = hands[(hands["hand_no"] == 1) & (hands["redeal_no"] == 0)].groupby("game_id")["won"].mean()
-    dh = dup["hands"].to_pandas()
-    dh = dh[~dh["void"] & ~dh["stalled"] & (dh["bot"] == "expert") & (dh["hand_no"] == 1) & (dh["redeal_no"] == 0)]
+    first = first_hands(hands).groupby("game_id")["won"].mean()
+    dh = first_hands(expert_hands(dup))
     first_dup = dh.assign(deal=dh["game_id"] // len(bots)).groupby("deal")["won"].mean()
     name = f"expert vs 3 greedy ({profile})"
     return [row(name, "expert hand-win share", "share of its hands", games, e["hand_win"].mean(),
