@@ -6,9 +6,11 @@ is called by a module of kernels as it is imported: when any of the modules its 
 has changed since the cache was written, it drops that module's cached code, so a kernel can never
 keep an old copy of a rule or a decision (and differ from the Python path).
 
-Importing this module also makes numba's cache writes safe between processes, compiles one
-specialization of a kernel per argument types rather than per constant argument value (below), and
-has each compiled function's machine code made once (``sim.numba_link``).
+Importing this module also makes numba's cache writes safe between processes, has one process at a
+time compile a function (the others wait, then load it), compiles one specialization of a kernel
+per argument types rather than per constant argument value (below), has each compiled function's
+machine code made once (``sim.numba_link``) and drops two costs of numba's compiles that compute
+nothing (``sim.numba_trim``).
 """
 from __future__ import annotations
 
@@ -21,14 +23,15 @@ try:
 except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one process
     fcntl = None
 
-from numba.core import caching, dispatcher, types
+from numba.core import caching, compiler_lock, dispatcher, sigutils, types
 
 from . import numba_link  # noqa: F401  (each function's machine code made once: see that module)
+from . import numba_trim  # noqa: F401  (two costs of numba's compiles that compute nothing: see that module)
 
 # numba's on-disk cache is not safe for two processes writing one function's entries at once
 # (numba issue #4807): each reads the function's index, picks the first free data file name and
 # writes both, so one process's entry can be lost, or pointed at the other's compiled code.
-# hand_loop.warm_up compiles in two processes from an empty cache, so every save and load of an
+# hand_loop.warm_up compiles in three processes from an empty cache, so every save and load of an
 # entry holds an exclusive lock on a file beside that function's index.
 LOCKED = fcntl is not None
 
@@ -51,6 +54,49 @@ if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
     caching.IndexDataCacheFile.load = _locked(caching.IndexDataCacheFile.load)
 
 
+# Two processes compiling into one empty cache (warm_up's, two test workers') each compiled the
+# same function whenever both came to it before either had saved it: the warm-up's two processes
+# compiled three of the largest bots' functions twice, 15 s of their 131 s of work.  So one process
+# at a time compiles, or loads, a function: it holds an exclusive lock on a file beside the
+# function's index from before it looks in the cache until it has saved the compiled code, and
+# another process coming to the function waits, then loads what the first saved.  Compiles nest
+# only down the call graph, which has no cycle (no kernel calls itself, even through others), so
+# no two processes can wait on each other.  numba's own compiler lock is taken first: a thread of
+# this process waits there, not on the file, while another thread compiles.
+_COMPILING: set = set()  # the lock files this process holds, one per function being compiled
+
+
+def _one_process_at_a_time(compile_):
+    @functools.wraps(compile_)
+    def one(self, sig):
+        cache = getattr(self, "_cache", None)
+        if not isinstance(cache, caching.Cache):  # not cached on disk: nobody else can save it
+            return compile_(self, sig)
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) in self.overloads:
+            return compile_(self, sig)
+        with compiler_lock.global_compiler_lock:
+            path = cache._cache_file._index_path + ".compiling"
+            if path in _COMPILING:
+                return compile_(self, sig)
+            try:
+                f = open(path, "a")
+            except OSError:  # a cache directory nobody can write to: numba's own behaviour
+                return compile_(self, sig)
+            with f:
+                fcntl.flock(f, fcntl.LOCK_EX)  # released as the file closes
+                _COMPILING.add(path)
+                try:
+                    return compile_(self, sig)
+                finally:
+                    _COMPILING.discard(path)
+    return one
+
+
+if LOCKED and not hasattr(dispatcher.Dispatcher.compile, "__wrapped__"):
+    dispatcher.Dispatcher.compile = _one_process_at_a_time(dispatcher.Dispatcher.compile)
+
+
 _PACKAGE = __name__.split(".")[0]  # this package, whose kernels are compiled for plain argument types (below)
 
 
@@ -64,7 +110,7 @@ _PACKAGE = __name__.split(".")[0]  # this package, whose kernels are compiled fo
 def _plain_types(get_call_template):
     @functools.wraps(get_call_template)
     def plain(self, args, kws):
-        if self.py_func.__module__.split(".")[0] == _PACKAGE:
+        if (self.py_func.__module__ or "").split(".")[0] == _PACKAGE:
             args = tuple(types.unliteral(a) for a in args)
             kws = {k: types.unliteral(v) for k, v in kws.items()}
         return get_call_template(self, args, kws)
