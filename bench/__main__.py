@@ -73,8 +73,8 @@ def cold_compile() -> None:
                       f"{parts[1]:.2f} s + warm_up {parts[2]:.2f} s")
     for label in ("empty cache", "warm cache"):
         print(f"  {label}: {_ratio(first['copy', label] / first['once', label])} numba's own linking's speed")
-    print("  (CPU: user and system seconds of the process and of the warm-up's child beside it: the work\n"
-          "   done, which the wall time hides where the two processes overlap)")
+    print("  (CPU: user and system seconds of the process and of the warm-up's two children beside it:\n"
+          "   the work done, which the wall time hides where the three processes overlap)")
 
 
 def _children_cpu() -> float:

@@ -640,7 +640,7 @@ def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> l
 def _warm_up(plan: Plan) -> None:
     """Compile (or load) every kernel once here, so workers load them from the disk cache instead of
     each compiling them (``sim.bots.hand_loop.warm_up``: the hand loop and the Python engine's
-    decisions, in two processes at once from an empty cache)."""
+    decisions, in three processes at once from an empty cache)."""
     from .bots.hand_loop import warm_up
     warm_up()
 

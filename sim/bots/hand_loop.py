@@ -510,22 +510,35 @@ def _warm_table(prof, n_players: int) -> list:
     return [make_bot(WARM_TABLE[i % len(WARM_TABLE)], np.random.default_rng(i)) for i in range(n_players)]
 
 
-def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4) -> None:
+WARM_PARTS = ("all", "plays")  # warm_python_engine's parts that warm_up's child processes run
+
+
+def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4, part: str = "all") -> None:
     """Compile (or load) what the Python engine asks one turn at a time: every bot's decisions and
     the engine's turn, by playing a watched hand of every bot and a turn of the patient's waiting;
-    and the meld search over dealt hands that hand records use."""
+    and the meld search over dealt hands that hand records use.  ``part="plays"``: only the expert's
+    and the random bot's plays and the look-ahead's discard, in that order."""
     from .. import profiles
     from ..engine import HandState
     from ..engine.loop import play_hand
+    if part not in WARM_PARTS:
+        raise ValueError(f"part {part!r}: expected one of {', '.join(WARM_PARTS)}")
     prof = profiles.load(profile_name)
-    # From an empty cache warm_up runs this in a child process while it compiles the greedy play and
-    # then the hand loop, which starts with the draws.  So the child starts with what the loop needs
-    # last (the engine's turn, the look-ahead's discard, the random bot's and the expert's plays):
-    # each process then mostly loads from the cache what the other has compiled.
     from . import make_bot
+    lookahead = XC.bot_params(make_bot("lookahead", np.random.default_rng(0)))
+    if part == "plays":
+        # From an empty cache the hand loop comes to these plays last, and the other child to the
+        # look-ahead's discard first: this child starts with the largest, the expert's play.
+        st, me = _opened_turn(prof, n_players)
+        for name in ("expert", "random"):
+            make_bot(name, np.random.default_rng(0)).play(st, me)
+        XC.choose_discard(st, me, st.hands[me], -1, [], lookahead)
+        return
+    # The engine's turn first (the hand loop comes to it last and the plays child never), then what
+    # the other processes may already have compiled (loaded here) or left to this one.
     _engine_turn(prof, n_players)
     st, me = _opened_turn(prof, n_players)
-    XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(make_bot("lookahead", np.random.default_rng(0))))
+    XC.choose_discard(st, me, st.hands[me], -1, [], lookahead)
     for name in ("random", "expert"):
         make_bot(name, np.random.default_rng(0)).play(st, me)
     for k in range(2):  # a second deal reaches what the first one may not (a joker swap, a pickup)
@@ -570,33 +583,42 @@ def _cold() -> bool:
 def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     """Compile (or load from the on-disk cache) every kernel: the hand loop, by playing one hand of a
     table of every bot, and, where the cache was empty, what the Python engine asks turn by turn
-    (``warm_python_engine``); seconds taken.  From an empty cache on a machine of two cores or more
-    the two compile at once, the Python engine's part in a child process (each writes the cache and
-    loads what the other has written; what the child leaves undone is compiled here after it)."""
+    (``warm_python_engine``); seconds taken.
+
+    From an empty cache on a machine of two cores or more, three processes compile at once: this one
+    the greedy play and then the hand loop, a child the Python engine's turn and what follows it
+    (``warm_python_engine``), another the expert's and the random bot's plays and the look-ahead's
+    discard (``warm_python_engine(part="plays")``).  Each function is compiled by whichever process
+    comes to it first and loaded by the others (``sim.numba_cache``: one process at a time compiles
+    a function), so a process that comes to a function another is compiling waits; three on two
+    cores leave that core to the third, and the work is done once.  What the children leave undone
+    is compiled here after them."""
     from .. import profiles
     from ..engine import HandState
     t0 = time.perf_counter()
-    child = None
+    children = []
     cold = _cold()
     if cold and (os.cpu_count() or 1) > 1 and numba_cache.LOCKED:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-        code = f"from sim.bots.hand_loop import warm_python_engine; warm_python_engine({profile_name!r}, {n_players})"
-        try:
-            child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        except OSError:
-            child = None
+        for part in WARM_PARTS:
+            code = (f"from sim.bots.hand_loop import warm_python_engine; "
+                    f"warm_python_engine({profile_name!r}, {n_players}, part={part!r})")
+            try:
+                children.append(subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.DEVNULL))
+            except OSError:
+                pass
     try:
         prof = profiles.load(profile_name)
-        if child is not None:  # the greedy play first, while the child starts on the engine's turn
+        if children:  # the greedy play first, while the children start on the engine's turn and the plays
             from . import make_bot
             st, me = _opened_turn(prof, n_players)
             make_bot("greedy", np.random.default_rng(0)).play(st, me)
         table_loop(_warm_table(prof, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
-        if child is not None:
+        for child in children:
             child.wait()
     if cold:  # from a warm cache the Python engine's kernels load when first asked (milliseconds each)
         warm_python_engine(profile_name, n_players)
