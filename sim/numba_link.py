@@ -11,7 +11,8 @@ Importing this module changes that for every library compiled after it:
 * the functions a library takes from the libraries it calls are linked in ``available_externally``:
   the optimiser may inline them where they are called, as before, but they are not compiled again
   (a call left is a call to the callee's own machine code, resolved by the JIT in this process), and
-  the module no longer carries the callees' callees;
+  the module no longer carries the callees' callees; a callee too large ever to be inlined is not
+  linked in at all;
 * a library's own functions are ``weak_odr``, so that the same function loaded twice (one cache
   entry bundles the code of another) is one symbol, as numba's copies of callees always were;
 * a cached function's entry bundles the object code of every library it calls, deepest first, and
@@ -96,7 +97,7 @@ def _bundle(lib) -> list:
         obj = _object(dep) if entry is None else None
         if obj is not None:
             obj = bytes(obj)
-            module = dep._get_module_for_linking()
+            module = _orig_module_for_linking(dep)
             entry = dep._kalooki_entry = (hashlib.sha1(obj).hexdigest(), obj, tuple(_exported(module)),
                                           tuple(_needed(module)))
         if entry is not None and entry[0] not in seen:
@@ -108,6 +109,44 @@ def _bundle(lib) -> list:
     return out
 
 
+# A callee too large for the optimiser ever to inline it is linked into its callers as nothing at
+# all: a caller's own module declares it already, and the call goes to the callee's machine code as
+# any call left does.  Linked in, its body was optimised again in every caller only to be dropped
+# (the optimiser inlined no function of more than 665 instructions in the warm-up's compile from
+# an empty cache, and kept a call to every one of more); left out, the compile took a twentieth
+# less.  Size: lines of IR of the library's largest function other than numba's wrappers for
+# Python and C callers, which callers never call.
+LARGE_LINES = 1000
+_WRAPPERS = ("_ZN7cpython", "cfunc.")
+
+
+class _Linking:
+    caller = None  # the library whose finalize is linking its callees in, while it does
+
+
+def _large(lib) -> bool:
+    large = getattr(lib, "_kalooki_large", None)
+    if large is None:
+        module = _orig_module_for_linking(lib)
+        large = lib._kalooki_large = any(
+            str(fn).count("\n") > LARGE_LINES for fn in module.functions
+            if not fn.is_declaration and fn.linkage in _KEEP and not fn.name.startswith(_WRAPPERS))
+    return large
+
+
+def _module_for_linking(self):
+    module = _orig_module_for_linking(self)
+    caller = _Linking.caller
+    if ENABLED and caller is not None and self in caller._linking_libraries and _large(self):
+        empty = getattr(self, "_kalooki_nothing", None)
+        if empty is None:
+            empty = self._kalooki_nothing = ll.parse_assembly(
+                str(self._codegen._create_empty_module(self.name + ".nothing")))
+        return empty
+    return module
+
+
+_orig_module_for_linking = _Lib._get_module_for_linking
 _orig_finalize = _Lib.finalize
 _orig_verify = _Lib._verify_declare_only_symbols
 _orig_serialize = _Lib.serialize_using_object_code
@@ -128,9 +167,13 @@ def _finalize(self):
     external = set()
     for dep in self._linking_libraries:
         if _object(dep) is not None:
-            external.update(_exported(dep._get_module_for_linking()))
+            external.update(_exported(_orig_module_for_linking(dep)))
     self._kalooki_external = external - own
-    return _orig_finalize(self)
+    outer, _Linking.caller = _Linking.caller, self
+    try:
+        return _orig_finalize(self)
+    finally:
+        _Linking.caller = outer
 
 
 def _optimize_hook(optimize):
@@ -237,6 +280,7 @@ if not getattr(_Lib, "_kalooki_link", False):
     _Lib._kalooki_link = True
     codegen.JITCPUCodegen.magic_tuple = _magic_tuple
     _Lib.finalize = _finalize
+    _Lib._get_module_for_linking = _module_for_linking
     _Lib._optimize_final_module = _optimize_hook(_Lib._optimize_final_module)
     _Lib._verify_declare_only_symbols = _verify
     _Lib.serialize_using_object_code = _serialize

@@ -135,3 +135,43 @@ def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(module, tmp_path):
     with pytest.raises(KeyError):
         numba_link._load_overload(lambda *_: {}["other errors pass"])(None, None, None)
 
+
+
+def _large_kernels():
+    """big: a function of well over LARGE_LINES lines of IR; small: one line; caller: calls both."""
+    from numba import njit
+    body = "\n".join(f"    s = (s * 3 + x[({k} * s) % x.size] + {k}) % 1000003" for k in range(120))
+    space = {}
+    exec(f"def big(x):\n    s = 1\n{body}\n    return s\n\ndef small(x):\n    return x[0] + 1\n", space)
+    big, small = njit(space["big"]), njit(space["small"])
+
+    def caller(x):
+        return big(x) + small(x)
+
+    return big, small, njit(caller)
+
+
+def test_a_callee_too_large_to_inline_is_not_linked_into_its_callers(monkeypatch):
+    """The caller's module, as the optimiser gets it, holds the small callee's body (to inline) and
+    not the large one's (a call to its own code): the same value either way."""
+    import numpy as np
+    from numba.core import codegen
+    seen = {}
+    optimize = codegen.CPUCodeLibrary._optimize_final_module
+
+    def recording(self):
+        seen[self.name] = {f.name for f in self._final_module.functions if not f.is_declaration}
+        return optimize(self)
+
+    monkeypatch.setattr(codegen.CPUCodeLibrary, "_optimize_final_module", recording)
+    big, small, caller = _large_kernels()
+    x = np.arange(1, 30, dtype=np.int64)
+    assert caller(x) == caller.py_func(x) == big.py_func(x) + small.py_func(x)
+    lib = {name: fn.overloads[fn.signatures[0]].library for name, fn in
+           (("big", big), ("small", small), ("caller", caller))}
+    assert numba_link._large(lib["big"]) and not numba_link._large(lib["small"])
+    name = {k: fn.overloads[fn.signatures[0]].fndesc.mangled_name for k, fn in
+            (("big", big), ("small", small))}
+    linked = seen[lib["caller"].name]
+    assert name["small"] in linked
+    assert name["big"] not in linked
