@@ -110,7 +110,7 @@ def test_two_processes_coming_to_one_function_at_once_compile_it_once(tmp_path):
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    expected = 1 + 0 + 45 + 9  # sorted[0] + argsort[-1] (the 1, first) + the cumulative sum + distinct values
+    expected = 1 + 0 + 45 + 9  # smallest + the largest's index (9, first) + the sum + distinct values
     assert [r[0] for r in results] == [expected, expected]
     assert sorted((misses, hits) for _, misses, hits in results) == [(0, 1), (1, 0)]
 

@@ -136,7 +136,6 @@ def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(module, tmp_path):
         numba_link._load_overload(lambda *_: {}["other errors pass"])(None, None, None)
 
 
-
 def _large_kernels():
     """big: a function of well over LARGE_LINES lines of IR; small: one line; caller: calls both."""
     from numba import njit
