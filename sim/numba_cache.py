@@ -36,16 +36,23 @@ from . import numba_trim  # noqa: F401  (two costs of numba's compiles that comp
 LOCKED = fcntl is not None
 
 
+def _holding(path: str, work):
+    """``work()`` with an exclusive lock on the file ``path`` held (released as the file closes), or
+    without it where that file cannot be opened (a cache directory nobody can write to: numba's
+    own behaviour)."""
+    try:
+        f = open(path, "a")
+    except OSError:
+        return work()
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        return work()
+
+
 def _locked(method):
     @functools.wraps(method)
     def locked(self, *args):
-        try:
-            f = open(self._index_path + ".lock", "a")
-        except OSError:  # a cache directory nobody can write to: numba's own behaviour
-            return method(self, *args)
-        with f:
-            fcntl.flock(f, fcntl.LOCK_EX)  # released as the file closes
-            return method(self, *args)
+        return _holding(self._index_path + ".lock", lambda: method(self, *args))
     return locked
 
 
@@ -79,17 +86,14 @@ def _one_process_at_a_time(compile_):
             path = cache._cache_file._index_path + ".compiling"
             if path in _COMPILING:
                 return compile_(self, sig)
-            try:
-                f = open(path, "a")
-            except OSError:  # a cache directory nobody can write to: numba's own behaviour
-                return compile_(self, sig)
-            with f:
-                fcntl.flock(f, fcntl.LOCK_EX)  # released as the file closes
+
+            def held():
                 _COMPILING.add(path)
                 try:
                     return compile_(self, sig)
                 finally:
                     _COMPILING.discard(path)
+            return _holding(path, held)
     return one
 
 

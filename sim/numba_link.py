@@ -59,6 +59,15 @@ def _exported(module) -> list[str]:
     return [f.name for f in module.functions if not f.is_declaration and f.linkage in _KEEP]
 
 
+def _exports(lib) -> tuple:
+    """``_exported`` of a finalized library's module for linking, found once per library (every
+    caller's finalize and the library's bundle entry ask for it)."""
+    names = getattr(lib, "_kalooki_exports", None)
+    if names is None:
+        names = lib._kalooki_exports = tuple(_exported(_orig_module_for_linking(lib)))
+    return names
+
+
 def _needed(module) -> list[str]:
     """The compiled functions a library's object code calls and does not define."""
     return [f.name for f in module.functions if f.is_declaration and f.name.startswith("_ZN")]
@@ -97,9 +106,8 @@ def _bundle(lib) -> list:
         obj = _object(dep) if entry is None else None
         if obj is not None:
             obj = bytes(obj)
-            module = _orig_module_for_linking(dep)
-            entry = dep._kalooki_entry = (hashlib.sha1(obj).hexdigest(), obj, tuple(_exported(module)),
-                                          tuple(_needed(module)))
+            entry = dep._kalooki_entry = (hashlib.sha1(obj).hexdigest(), obj, _exports(dep),
+                                          tuple(_needed(_orig_module_for_linking(dep))))
         if entry is not None and entry[0] not in seen:
             seen.add(entry[0])
             out.append(entry)
@@ -167,7 +175,7 @@ def _finalize(self):
     external = set()
     for dep in self._linking_libraries:
         if _object(dep) is not None:
-            external.update(_exported(_orig_module_for_linking(dep)))
+            external.update(_exports(dep))
     self._kalooki_external = external - own
     outer, _Linking.caller = _Linking.caller, self
     try:
