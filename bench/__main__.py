@@ -43,7 +43,7 @@ def cold_compile() -> None:
     baseline of the same run."""
     # the first hand's parts: numpy's and numba's imports, the package's imports, then warm_up (every
     # kernel compiled or loaded, one hand of each; numba's lowering registries, scipy's import among
-    # them, are loaded there by a compile or by numba's own cache loading, not by sim.numba_link's)
+    # them, are loaded there by a compile or by numba's own cache loading, not by sim.jit.link's)
     code = ("import time; t=[time.perf_counter()]; import numpy, numba; t.append(time.perf_counter()); "
             "from sim.bots.hand_loop import warm_up; t.append(time.perf_counter()); "
             "warm_up(); t.append(time.perf_counter()); print(*(f'{b - a:.3f}' for a, b in zip(t, t[1:])))")
@@ -53,7 +53,7 @@ def cold_compile() -> None:
     # (PYTHONDONTWRITEBYTECODE, where set, would have every warm start compile the package's source)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first = {}
-    for link, title in (("once", "each function's code made once (sim.numba_link)"),
+    for link, title in (("once", "each function's code made once (sim.jit.link)"),
                         ("copy", "numba's own linking, KALOOKI_NUMBA_LINK=copy (baseline)")):
         print(f"  {title}:")
         with tempfile.TemporaryDirectory() as cache:

@@ -50,7 +50,7 @@ from numba import types
 
 from . import cards as C
 from . import melds as M
-from . import numba_cache  # noqa: F401  (numba's cache, safe between processes)
+from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 N_PAT = 3 ** 13  # base-3 count patterns of one suit
 MAX_JOKERS = 4  # the table's joker axis: 0..4 jokers

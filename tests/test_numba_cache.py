@@ -1,21 +1,21 @@
-"""sim.numba_cache: numba's on-disk cache written by two processes at once (every entry each one saves
+"""sim.jit.cache: numba's on-disk cache written by two processes at once (every entry each one saves
 is kept, under its own key, with its own data, as warm_up's compiling processes need), a function
 two processes come to at once compiled by one of them only, one specialization of this package's
-kernels per argument types, whatever constants they are called with; and sim.numba_trim's two cuts."""
+kernels per argument types, whatever constants they are called with; and sim.jit.trim's two cuts."""
 import multiprocessing as mp
 
 import numpy as np
 import pytest
 from numba import njit
 
-from sim import numba_cache
+from sim.jit import cache as numba_cache
 from numba.core import caching
 
 KEYS = 40
 
 
 def _save_many(path, who, barrier):
-    from sim import numba_cache  # noqa: F401  (the lock, in the spawned process)
+    from sim.jit import cache as numba_cache  # noqa: F401  (the lock, in the spawned process)
     f = caching.IndexDataCacheFile(path, "fn", ("stamp", 1))
     barrier.wait()
     for k in range(KEYS):
@@ -85,7 +85,7 @@ def _compile_once(cache_dir, module_dir, barrier, out):
     import sys
     os.environ["NUMBA_CACHE_DIR"] = cache_dir  # before numba is imported, in the spawned process
     sys.path.insert(0, module_dir)
-    from sim import numba_cache  # noqa: F401  (one process at a time compiles a function)
+    from sim.jit import cache as numba_cache  # noqa: F401  (one process at a time compiles a function)
     import slow_kernel
     barrier.wait()
     value = slow_kernel.kernel(np.arange(9, 0, -1, dtype=np.int64))
@@ -116,11 +116,11 @@ def test_two_processes_coming_to_one_function_at_once_compile_it_once(tmp_path):
 
 
 def test_compiles_do_without_the_lock_timing_and_the_formatted_shape_error():
-    """sim.numba_trim: numba's callbacks on every call into LLVM are gone, and a slice assigned from
+    """sim.jit.trim: numba's callbacks on every call into LLVM are gone, and a slice assigned from
     an array of another size still raises numba's ValueError, with the generic target's message."""
     from llvmlite.binding import ffi
     from numba.core import base
-    from sim import numba_trim
+    from sim.jit import trim as numba_trim
     assert numba_trim.SHAPE_ERROR_PLAIN >= 1
     assert not [acq for acq, _ in ffi.lib._lock._cblist if getattr(acq, "__module__", None) == base.__name__]
 

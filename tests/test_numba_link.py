@@ -1,4 +1,4 @@
-"""sim.numba_link: each compiled function's machine code is made once, in its own library; a caller
+"""sim.jit.link: each compiled function's machine code is made once, in its own library; a caller
 keeps its callees external, a cached entry bundles their code, and whatever order a fresh process
 loads cached functions in, each computes what numba's own linking computes."""
 import json
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from sim import numba_link
+from sim.jit import link as numba_link
 
 ROOT = Path(__file__).resolve().parents[1]
 
 _MODULE = """
 import numpy as np
 from numba import njit
-import sim.numba_link  # noqa: F401
+import sim.jit.link  # noqa: F401
 
 @njit(cache=True)
 def bottom(x):
@@ -119,7 +119,7 @@ def test_callers_keep_their_callees_external_and_compute_what_numba_computes(mod
 def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(module, tmp_path):
     stripped = tmp_path / "stripped.pkl"
     _run(module, "top", str(stripped))
-    code = ("import pickle, sys; import sim.numba_link as L; from numba.core.registry import cpu_target\n"
+    code = ("import pickle, sys; import sim.jit.link as L; from numba.core.registry import cpu_target\n"
             "cg = cpu_target.target_context.codegen()\n"
             "try:\n    cg.unserialize_library(pickle.load(open(sys.argv[1], 'rb')))\nexcept L.MissingCode as e:\n"
             "    print('missing', e)\n")

@@ -41,7 +41,7 @@ from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import core
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,
                          least_scored_discard_kernel)
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import outlook
 from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,

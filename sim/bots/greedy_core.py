@@ -44,7 +44,7 @@ from ..melds import Meld
 from ..meldsearch import (MAX_OUT, OUT_W, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 
 # rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
 # its R_* words) and, after them, what the bots derive from the profile

@@ -39,8 +39,8 @@ from ..engine import turn as TU
 from ..engine.core import R_TURN_CAP
 from ..melds import Meld
 from ..meldsearch import OUT_W
-from .. import numba_cache
-from ..numba_cache import drop_stale
+from ..jit import cache as numba_cache
+from ..jit.cache import drop_stale
 from . import expert_core as XC
 from . import greedy_core as FG
 from . import random_bot as RB
@@ -589,7 +589,7 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
     the greedy play and then the hand loop, a child the Python engine's turn and what follows it
     (``warm_python_engine``), another the expert's and the random bot's plays and the look-ahead's
     discard (``warm_python_engine(part="plays")``).  Each function is compiled by whichever process
-    comes to it first and loaded by the others (``sim.numba_cache``: one process at a time compiles
+    comes to it first and loaded by the others (``sim.jit.cache``: one process at a time compiles
     a function), so a process that comes to a function another is compiling waits; three on two
     cores leave that core to the third, and the work is done once.  What the children leave undone
     is compiled here after them."""

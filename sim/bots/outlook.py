@@ -18,7 +18,7 @@ from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W, row_of
 from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
 from ..engine import turn as TU
 from ..engine.table import decode
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot

@@ -35,7 +35,7 @@ from ..engine.turn import (A_FROM, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_P
                            X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed)
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
                           best_discard_except_kernel, go_out_kernel)
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND,
                           R_TABLE_OPENING, YES, _discardable, _go_out, _hsum, _layoffs,

@@ -18,7 +18,7 @@ from numba import njit
 
 from ..cards import JOKER, N_RANKS
 from ..melds import Meld
-from .. import numba_cache  # noqa: F401  (numba's cache, safe between processes)
+from ..jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 RUN, GROUP = 0, 1  # sim.melds
 LOW, HIGH = 0, 1  # sim.engine.actions

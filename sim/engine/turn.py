@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER, N_KINDS
-from ..numba_cache import drop_stale
+from ..jit.cache import drop_stale
 from . import core
 from .core import (CARDS, OK, R_FIRST_ROUND_FREE_DRAW, R_GO_OUT_FIRST_ROUND, R_JOKER_TAKE_AT_OPENING,
                    R_KALOOKI_EXEMPT, R_LAYOFFS_COUNT, R_MELD_AT_ONCE, R_OPENING_MIN, R_PICKUP_BEFORE_OPENING,

@@ -9,8 +9,8 @@ keep an old copy of a rule or a decision (and differ from the Python path).
 Importing this module also makes numba's cache writes safe between processes, has one process at a
 time compile a function (the others wait, then load it), compiles one specialization of a kernel
 per argument types rather than per constant argument value (below), has each compiled function's
-machine code made once (``sim.numba_link``) and drops two costs of numba's compiles that compute
-nothing (``sim.numba_trim``).
+machine code made once (``sim.jit.link``) and drops two costs of numba's compiles that compute
+nothing (``sim.jit.trim``).
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one
 
 from numba.core import caching, compiler_lock, dispatcher, sigutils, types
 
-from . import numba_link  # noqa: F401  (each function's machine code made once: see that module)
-from . import numba_trim  # noqa: F401  (two costs of numba's compiles that compute nothing: see that module)
+from . import link  # noqa: F401  (each function's machine code made once: see that module)
+from . import trim  # noqa: F401  (two costs of numba's compiles that compute nothing: see that module)
 
 # numba's on-disk cache is not safe for two processes writing one function's entries at once
 # (numba issue #4807): each reads the function's index, picks the first free data file name and
