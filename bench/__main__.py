@@ -1,5 +1,5 @@
-"""``python -m bench [all|compile|meld|engine|runner|report]``: print speed and memory figures
-(``make bench`` runs them all)."""
+"""``python -m bench [all|compile|meld|engine|discards|runner|report]``: print speed and memory figures,
+and the bots' discard measures (``make bench`` runs them all)."""
 from __future__ import annotations
 
 import argparse
@@ -10,12 +10,13 @@ import tempfile
 import textwrap
 import time
 
-SECTIONS = ["all", "compile", "meld", "engine", "runner", "report"]
+SECTIONS = ["all", "compile", "meld", "engine", "discards", "runner", "report"]
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench", description="print speed and memory figures of the meld "
-                                "search, the engine, the runner and the report (never asserted)")
+                                "search, the engine, the runner and the report, and the bots' discard measures "
+                                "(never asserted)")
     p.add_argument("what", nargs="?", default="all", choices=SECTIONS)
     p.add_argument("--seconds", type=float, default=10.0, help="time per engine measurement (default %(default)s)")
     p.add_argument("--baseline", default="77b702f", metavar="REV",
@@ -23,6 +24,8 @@ def parse_args(argv):
                         "alternately and then by turns on one core, in subprocesses with its own numba cache "
                         "(default %(default)s, the commit "
                         "before the compiled-core work of issue #13; 'none' skips it)")
+    p.add_argument("--discard-hands", type=int, default=200, metavar="N",
+                   help="hands per bot and profile for the discard measures (default %(default)s)")
     p.add_argument("--report-rows", type=lambda s: [int(float(v)) for v in s.split(",")],
                    default=[10_000_000, 100_000_000],
                    help="player-hand rows for the report benchmark, comma-separated (default 1e7,1e8)")
@@ -170,6 +173,10 @@ def main(argv=None) -> int:
         _section(f"engine: whole hands/s (deal included), 4-player kalooki40, one core, in-process, "
                  f"{args.seconds:g} s a figure")
         engine(args.seconds, None if args.baseline.lower() in ("", "none") else args.baseline)
+    if args.what in ("all", "discards"):
+        _section("discards: taken discards left loose, pairs and two-card runs broken (Python engine, per bot)")
+        from . import discards
+        discards.main(["--hands", str(args.discard_hands)])
     if args.what in ("all", "runner"):
         _section("runner: in-process vs Ray, memory, bytes per row")
         from . import runner
