@@ -1,7 +1,11 @@
 """The expert's and the lookahead's compiled draw and discard choice (sim/bots/expert_core.py): the
-discard against a direct computation from the meld search and the public record (kept as lists), the
-feeding risk of counts against the lists in any order, and the draw's question to ``table_opening``
+discard against a direct computation from the meld search, the public record (kept as lists) and the
+rules' three-card melds, the feeding risk of counts against the lists in any order, a free discard
+taken only when it beats the stock draw's expectation, and the draw's question to ``table_opening``
 only where the table can help an opening."""
+import functools
+import itertools
+
 import numpy as np
 import pytest
 
@@ -47,24 +51,58 @@ def feed_risks_from_lists(state, me, table):
     return risk
 
 
+@functools.cache
+def three_card_melds(profile_name):
+    """Every set of three naturals that is a meld (``melds.declare``): three of one rank, or three of
+    one suit; no other three cards can be one."""
+    p = profiles.load(profile_name)
+    same_rank = [[s * N_RANKS + r for s in suits] for r in range(N_RANKS) for suits in
+                 itertools.combinations(range(4), 3)]
+    same_suit = [[s * N_RANKS + r for r in ranks] for s in range(4) for ranks in
+                 itertools.combinations(range(N_RANKS), 3)]
+    return {frozenset(t) for t in same_rank + same_suit if M.declare(t, p) is not None}
+
+
+def partials_from_melds(left, live, profile):
+    """(outs, near) per card, from the three-card melds: outs[c] the live copies of the cards that make a
+    meld with loose c and another loose natural, near[c] those of the cards that make one with c and any
+    third card."""
+    melds = three_card_melds(profile.name)
+    naturals = sorted({c for c in left if c != JOKER})
+    outs, near = [0] * N_KINDS, [0] * N_KINDS
+    for c in naturals:
+        completing = {x for y in naturals if y != c for x in range(JOKER) if frozenset((c, y, x)) in melds}
+        outs[c] = sum(int(live[x]) for x in completing)
+        near[c] = sum(int(live[x]) for x in range(JOKER) if x != c and any(c in m and x in m for m in melds))
+    return outs, near
+
+
 def discard_from_search(bot, state, me, hand, forbid, table):
-    """The discard computed from the meld search's Python API and the risks above."""
+    """The discard computed from the meld search's Python API, the risks above, the three-card melds
+    and the stated tie-break."""
     p = state.profile
-    loose = sorted(set(MS.analyse_deadwood(hand, p).deadwood_left)) or [c for c in range(N_KINDS) if hand[c] > 0]
+    left = MS.analyse_deadwood(hand, p).deadwood_left
+    loose = sorted(set(left)) or [c for c in range(N_KINDS) if hand[c] > 0]
     loose = [c for c in loose if c != forbid]
     if not loose:
         return loose_discard(hand, state.values, forbid)
-    risk = feed_risks_from_lists(state, me, table)
-    if bot.name == "expert":
-        extra = bot.feed_weight * np.array(risk, dtype=np.int64)
-        extra[JOKER] += 50
-        return MS.least_scored_discard(hand, p, loose, extra)
     if len(loose) == 1:
         return loose[0]
-    ahead = outlook(hand, p, loose, unseen_counts(state, me))
-    scores = [(ahead[i, 0] - bot.out_bonus * ahead[i, 1] + bot.feed_weight * risk[c] + (50 if c == JOKER else 0), -c)
-              for i, c in enumerate(loose)]
-    return loose[scores.index(min(scores))]
+    risk = feed_risks_from_lists(state, me, table)
+    live = unseen_counts(state, me)
+    outs, near = partials_from_melds(left, live, p)
+    keep = {c: bot.feed_weight * risk[c] + bot.partial_weight * outs[c] + (50 if c == JOKER else 0) for c in loose}
+    if bot.name == "expert":
+        score = {}
+        for c in loose:
+            h = hand.copy()
+            h[c] -= 1
+            score[c] = MS.fast_search(h, p)[1] + keep[c]
+    else:
+        weight = int(live.sum())
+        ahead = np.rint(outlook(hand, p, loose, live) * weight).astype(np.int64)  # the sums, exactly
+        score = {c: ahead[i, 0] - bot.out_bonus * ahead[i, 1] + weight * keep[c] for i, c in enumerate(loose)}
+    return min(loose, key=lambda c: (score[c], -state.values[c], outs[c], near[c], -c))
 
 
 def turns(profile_name, names, n_hands, seed):
@@ -148,10 +186,16 @@ def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
             assert helps and st.discard_obligation(me) == "open" and not MS.can_open(h, p)[0]
             found = table_opening(st, me, h, st.discard_top, st.discard_top) is not None
             assert bot.draw(st, me) == (DRAW_DISCARD if found else DRAW_STOCK)
-        elif bot.name == "expert" and st.opened[me] and st.discard_obligation(me) is None and st.discard:
-            # free to take it: it does when that lowers its deadwood by draw_gain
-            gain = MS.fast_search(st.hands[me], p)[1] - MS.best_discard(h, p, st.discard_top)[1]
-            assert (src == DRAW_DISCARD) == (gain >= bot.draw_gain and DRAW_DISCARD in st.legal_draws())
+        elif st.opened[me] and st.discard_obligation(me) is None and st.discard:
+            # free to take it: it does when that leaves the margin less deadwood than a stock draw is
+            # expected to (sums over the unseen cards, exactly)
+            margin = bot.draw_gain if bot.name == "expert" else bot.take_margin
+            unseen = unseen_counts(st, me)
+            weight = int(unseen.sum())
+            stock = round(outlook(st.hands[me], p, [-1], unseen)[0, 0] * weight)
+            after = MS.best_discard(h, p, st.discard_top)[1]
+            takes = after * weight <= stock - margin * weight and DRAW_DISCARD in st.legal_draws()
+            assert (src == DRAW_DISCARD) == takes
             taken_free += src == DRAW_DISCARD
         elif st.discard and st.discard_obligation(me) == "meld":
             # a card to meld at once: taken only when it melds (a new meld or a lay-off) with a card left

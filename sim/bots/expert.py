@@ -19,22 +19,35 @@ class ExpertBot(PatientBot):
     swapping a joker out of a run or a group with the natural card or cards it stands for) and makes
     the one that lets it go out, or else lowers its deadwood most with the freed card melded again
     from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
-    inner card.  It takes the discard when that lowers its deadwood or lets it open; it chooses the
-    discard that keeps its own deadwood low and avoids feeding the next player (it remembers what that
-    player picked up and discarded, and which cards extend the table for them); it holds back its opening for a
-    Kalooki like `patient` while that is within reach and opponents are far from going out (where a
-    Kalooki pays more); it opens like `patient`, with the table's help where the profile allows it,
-    and takes a discard it can open with that way; it keeps jokers; and it buys back in only when the
-    pool is worth the stake.
+    inner card.
+
+    It takes a discard it is free to take only when that leaves at least ``draw_gain`` less deadwood
+    than a stock draw is expected to (over the cards it cannot see), and a discard the rules tie to
+    its opening only when it opens with it, with the table's help where the profile allows.
+
+    Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
+    still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it
+    remembers what that player picked up and discarded, and which cards extend the table for them),
+    plus ``partial_weight`` points for each live card (one it cannot see) that would complete a pair,
+    a two-card run or a one-gap run the card makes with another loose card.  So it throws an
+    isolated card before breaking a pair or near-run of the same value, and breaks the partial meld
+    with fewer live cards first; it keeps its jokers.  Ties go to the higher penalty, then to the card
+    with fewer live cards completing its partial melds, then to the one with fewer live neighbours
+    (``sim.bots.expert_core`` states the whole rule).
+
+    It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
+    are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
+    where the profile allows it; and it buys back in only when the pool is worth the stake.
     """
 
     name = "expert"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_EXPERT  # its draw and discard choice in sim.bots.expert_core
 
-    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, **params):
+    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=3, **params):
         super().__init__(rng, **params)
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
+        self.partial_weight = partial_weight
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:
@@ -72,7 +85,8 @@ class ExpertBot(PatientBot):
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         """The discard from ``hand`` (``table``: the table after this turn's operations), compiled
-        (``expert_core._choose_discard``): the candidate leaving the least deadwood plus its feeding risk."""
+        (``expert_core._choose_discard``): the loose card whose keeping is worth least (the class
+        docstring)."""
         return XC.choose_discard(state, me, hand, forbid, table, XC.bot_params(self))
 
     def _discard_smartly(self, state, me, play: Play) -> Play:

@@ -9,27 +9,46 @@ loop calls the numba functions directly:
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
   ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core._patient_draw``, with
-  ``jokers`` (the pack's) for the lookahead's unseen cards and ``xp`` (``X_*`` words) for ``bp``;
+  ``jokers`` (the pack's) for the unseen cards and ``xp`` (``X_*`` words) for ``bp``;
 - ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
   ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
   operations, ``pick`` and ``disc`` count the cards the next player took from and threw to the discard
-  pile this hand (int64, 53), ``nxt_opened`` whether that player has opened, and ``unseen`` the
-  lookahead's unseen cards (``outlook.unseen_kernel`` over the hand and table at the start of the play
-  and the discard pile; unread by the expert).
+  pile this hand (int64, 53), ``nxt_opened`` whether that player has opened, and ``unseen`` the copies
+  of each card the player cannot see (``outlook.unseen_kernel`` over the hand and table at the start of
+  the play and the discard pile: the stock and the other hands).
 
 ``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
-``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS`` and
-``X_TAKE_MARGIN``.
+``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
+``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.
 
-The decisions are those the Python bots made before (down to their float arithmetic and tie-breaks):
-the candidates are the loose cards of a least-deadwood partition (every card if none is loose), the
-expert scores each by the deadwood after discarding it plus ``feed_weight`` times its feeding risk
-(and 50 for a joker), the lookahead by its one-draw outlook instead of the deadwood.  The feeding risk
-reads the next player's pickups and discards as counts: each pickup adds to the cards near it, and
-each discard of a card takes one off that card's risk, never below zero; since the discards are
-applied after every pickup and each touches only its own card, the order of either list does not
-matter.
+**The draw.**  A discard the player is free to take is taken when the least deadwood after taking it
+(and discarding another card) is at least the margin (the expert's ``draw_gain``, the lookahead's
+``take_margin``) below the least deadwood a stock draw is expected to leave: the exact expectation over
+the unseen cards (``outlook.outlook_kernel``).  No stock draw can leave more deadwood than the hand
+holds now (the drawn card can be thrown back), so a discard that does not lower the hand's own
+deadwood by the margin is refused without weighing the stock.  A discard the rules oblige the player
+to open or to meld with is taken only when it can.
+
+**The discard.**  The candidates are the loose cards of a least-deadwood partition (every card if none
+is loose).  Each is scored, in deadwood points, by what holding the rest is worth: the expert by the
+deadwood left after discarding it (the hand's less the card's penalty, for a loose card), the
+lookahead by its one-draw outlook (the expected least deadwood after the next draw, less
+``out_bonus`` times the chance of melding all but one card); to either is added what the card is
+kept for: ``feed_weight`` points per unit of its feeding risk, 50 for a joker, and
+``partial_weight`` points per live card that would complete a partial meld it makes with another
+loose card (a pair of one rank in two suits, a two-card run, a one-gap run; live: a copy the player
+cannot see).  So an isolated card goes before a card of a pair or near-run of the same penalty, and a
+partial meld with more live cards to complete it is broken later.  The least score is thrown; ties go
+to the higher penalty, then to the card with fewer live cards completing its partial melds, then to the
+card with fewer live neighbours (its rank in other suits, its suit within two ranks: its chances of
+making a partial meld later), and between cards alike in all of these (the two cards of a pair with
+equally live neighbours) to the higher card id.
+
+The feeding risk reads the next player's pickups and discards as counts: each pickup adds to the cards
+near it, and each discard of a card takes one off that card's risk, never below zero; since the
+discards are applied after every pickup and each touches only its own card, the order of either list
+does not matter.
 """
 from __future__ import annotations
 
@@ -39,15 +58,15 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import core
-from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace, best_discard_except_kernel,
-                         least_scored_discard_kernel)
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
+                         best_discard_except_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import outlook
 from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
                           R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
                           _obligation, _patient_draw, _search, _uses, _waiting, YES, NO)
-from .outlook import outlook_kernel, unseen_kernel
+from .outlook import _pen, outlook_kernel, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
 
@@ -58,8 +77,10 @@ X_FEED_WEIGHT = B_W + 2
 X_OUT_BONUS = B_W + 3
 X_TAKE_MARGIN = B_W + 4
 X_MAX_HARVESTS = B_W + 5  # read by the table play (sim/bots/table_play.py)
-X_W = B_W + 6
-X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin", "max_harvests")
+X_PARTIAL_WEIGHT = B_W + 6
+X_W = B_W + 7
+X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin", "max_harvests",
+                     "partial_weight")
 
 RUN, GROUP = 0, 1  # sim.melds
 ACE, ACE_HIGH_EXT = 12, 13
@@ -110,12 +131,14 @@ def _feed_risks(tab, nt, pick, disc, nxt_opened, risk):
 
 
 @njit(cache=True)
-def _candidates(hand, forbid, prm, mv, ws, rec, out, cands):
+def _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
     """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
-    ascending, never forbid, into cands; returns how many."""
-    _search(hand, prm, mv, ws, rec, YES)
+    ascending, never forbid, into cands; left = the loose cards' counts (all zero if none is loose).
+    Returns (how many candidates, the hand's least deadwood)."""
+    _, dead, _ = _search(hand, prm, mv, ws, rec, YES)
     nr = _reconstruct(hand, prm, rec, np.int64(1), out)
-    left = hand.astype(np.int64)
+    for c in range(N_KINDS):
+        left[c] = hand[c]
     for r in range(nr):
         for k in range(out[r, 2]):
             left[out[r, CARDS + k]] -= 1
@@ -128,47 +151,143 @@ def _candidates(hand, forbid, prm, mv, ws, rec, out, cands):
         if (left[c] > 0 if any_loose else hand[c] > 0) and c != forbid:
             cands[n] = c
             n += 1
-    return n
+    return n, dead
+
+
+@njit(cache=True)
+def _run_ends(suit, ea, eb, ace_low, mark):
+    """Mark the cards that make a run of three with two cards of one suit at extended ranks ea, eb
+    (0: the ace low, 1..12: 2..K, 13: the ace high): the two ends of a two-card run, the middle of a
+    one-gap run.  K-A-2 is never a run."""
+    lo = min(ea, eb)
+    hi = max(ea, eb)
+    if hi - lo == 1:
+        ends = (lo - 1, hi + 1)
+    elif hi - lo == 2:
+        ends = (lo + 1, -1)
+    else:
+        return
+    for e in ends:
+        if (e >= 1 or (e == 0 and ace_low)) and e <= ACE_HIGH_EXT:
+            mark[suit * N_RANKS + (ACE if (e == 0 or e == ACE_HIGH_EXT) else e - 1)] = True
+
+
+@njit(cache=True)
+def _partials(left, live, prm, outs, near):
+    """For each natural c loose in left (counts): outs[c] = the live copies (live[x]) of the cards x
+    that make a meld with c and one other loose natural (a pair's two missing suits, a two-card run's
+    two ends, a one-gap run's middle card), each such card counted once; a joker completes any of
+    them alike and is not counted.  near[c] = the live copies of the cards that could ever make a
+    partial meld with c: its rank in the other suits, its suit within two ranks."""
+    ace_low = prm[MS.P_ACE_LOW] != 0
+    mark = np.zeros(N_KINDS, np.bool_)
+    for c in range(N_KINDS):
+        outs[c] = 0
+        near[c] = 0
+    for c in range(JOKER):
+        if left[c] <= 0:
+            continue
+        r = c % N_RANKS
+        s = c // N_RANKS
+        mark[:] = False
+        for y in range(JOKER):
+            if left[y] <= 0 or y == c:
+                continue
+            ry = y % N_RANKS
+            sy = y // N_RANKS
+            if ry == r:
+                for t in range(4):
+                    if t != s and t != sy:
+                        mark[t * N_RANKS + r] = True
+            elif sy == s:
+                low_a = 0 if (r == ACE and ace_low) else -1  # the ace's place below the 2
+                low_b = 0 if (ry == ACE and ace_low) else -1
+                for ea in (r + 1, low_a):
+                    for eb in (ry + 1, low_b):
+                        if ea >= 0 and eb >= 0:
+                            _run_ends(s, ea, eb, ace_low, mark)
+        k = 0
+        for x in range(JOKER):
+            if mark[x]:
+                k += live[x]
+        outs[c] = k
+        k = 0
+        for t in range(4):
+            if t != s:
+                k += live[t * N_RANKS + r]
+        for x in range(s * N_RANKS, (s + 1) * N_RANKS):
+            if x != c:
+                rx = x % N_RANKS
+                gap = abs(rx - r)
+                if ace_low and (rx == ACE or r == ACE):
+                    gap = min(gap, (r if rx == ACE else rx) + 1)
+                if gap <= 2:
+                    k += live[x]
+        near[c] = k
+
+
+@njit(cache=True)
+def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
+    """Whether candidate c (score s, penalty p, partial outs o, live neighbours nb) goes before the
+    best so far (bc, -1: none): the lower score, then the higher penalty, then the fewer outs, then
+    the fewer live neighbours, then the higher card id."""
+    if bc < 0 or s != bs:
+        return bc < 0 or s < bs
+    if p != bp:
+        return p > bp
+    if o != bo:
+        return o < bo
+    if nb != bnb:
+        return nb < bnb
+    return c > bc
 
 
 @njit(cache=True)
 def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out):
     """The card the expert (or the lookahead, by xp[X_KIND]) discards: see the module docstring."""
     cands = np.empty(N_KINDS, np.int64)
-    n = _candidates(hand, forbid, prm, mv, ws, rec, out, cands)
+    left = np.empty(N_KINDS, np.int64)
+    n, dead = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     if n == 0:
         return _loose_discard(hand, values, forbid, hand.astype(np.int64))
-    risk = np.empty(N_KINDS, np.int64)
-    _feed_risks(tab, nt, pick, disc, nxt_opened, risk)
-    fw = xp[X_FEED_WEIGHT]
-    if xp[X_KIND] != K_LOOKAHEAD:
-        extra = np.empty(N_KINDS, np.int64)
-        for c in range(N_KINDS):
-            extra[c] = fw * risk[c]
-        extra[JOKER] += JOKER_KEEP
-        return least_scored_discard_kernel(hand, prm, cands[:n], extra)
     if n == 1:
         return cands[0]
-    ahead = np.zeros((n, 2), np.int64)
-    weight = 0
+    risk = np.empty(N_KINDS, np.int64)
+    _feed_risks(tab, nt, pick, disc, nxt_opened, risk)
+    outs = np.empty(N_KINDS, np.int64)
+    near = np.empty(N_KINDS, np.int64)
+    _partials(left, unseen, prm, outs, near)
+    keep = np.empty(N_KINDS, np.int64)  # points held against discarding each card
     for c in range(N_KINDS):
-        weight += unseen[c]
-    if weight > 0:
-        outlook_kernel(hand, prm, cands[:n], unseen, ahead)
+        keep[c] = xp[X_FEED_WEIGHT] * risk[c] + xp[X_PARTIAL_WEIGHT] * outs[c]
+    keep[JOKER] += JOKER_KEEP
+    score = np.empty(n, np.int64)
+    if xp[X_KIND] != K_LOOKAHEAD:
+        if left[cands[0]] > 0:  # a loose card leaves the deadwood less its own penalty, no search needed
+            for i in range(n):
+                score[i] = dead - _pen(prm, cands[i]) + keep[cands[i]]
+        else:
+            after = _deadwood_after(hand, prm, cands[:n])
+            for i in range(n):
+                score[i] = after[i] + keep[cands[i]]
+    else:
+        weight = 0
+        for c in range(N_KINDS):
+            weight += unseen[c]
+        ahead = np.zeros((n, 2), np.int64)
+        if weight > 0:
+            outlook_kernel(hand, prm, cands[:n], unseen, ahead)
+        scale = max(weight, 1)  # scores in 1/weight points: the expectations exactly, as integers
+        for i in range(n):
+            score[i] = ahead[i, 0] - xp[X_OUT_BONUS] * ahead[i, 1] + scale * keep[cands[i]]
     best = -1
-    best_s = 0.0
+    bi = 0
     for i in range(n):
         c = cands[i]
-        # the float arithmetic of the Python bot: expectations are averages over the unseen cards
-        a0 = ahead[i, 0] / weight if weight > 0 else 0.0
-        a1 = ahead[i, 1] / weight if weight > 0 else 0.0
-        s = a0 - xp[X_OUT_BONUS] * a1
-        s = s + fw * risk[c]
-        if c == JOKER:
-            s = s + JOKER_KEEP
-        if best < 0 or s <= best_s:  # ties: the higher card (candidates ascend)
+        b = cands[bi]
+        if _first(score[i], _pen(prm, c), outs[c], near[c], c, score[bi], _pen(prm, b), outs[b], near[b], best):
             best = c
-            best_s = s
+            bi = i
     return best
 
 
@@ -178,8 +297,8 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
-    deadwood after the best discard is ``draw_gain`` below the hand's (the lookahead: ``take_margin``
-    below the deadwood a stock draw is expected to leave)."""
+    deadwood after the best discard is the margin (``draw_gain``, the lookahead's ``take_margin``)
+    below the deadwood a stock draw is expected to leave (the module docstring)."""
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -209,20 +328,20 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
     after = best_discard_except_kernel(hh2, prm, top)[1]
-    if xp[X_KIND] == K_LOOKAHEAD:
-        unseen = np.empty(N_KINDS, np.int64)
-        unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
-        weight = 0
-        for c in range(N_KINDS):
-            weight += unseen[c]
-        stock = 0.0
-        if weight > 0:
-            ahead = np.zeros((1, 2), np.int64)
-            outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
-            stock = ahead[0, 0] / weight
-        return DISCARD if after <= stock - xp[X_TAKE_MARGIN] else STOCK
+    margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
     _, before, _ = _search(hand, prm, mv, ws, rec, NO)
-    return DISCARD if after <= before - xp[X_DRAW_GAIN] else STOCK
+    if after > before - margin:  # no stock draw leaves more than the hand's deadwood: it needs no weighing
+        return STOCK
+    unseen = np.empty(N_KINDS, np.int64)
+    unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
+    weight = 0
+    for c in range(N_KINDS):
+        weight += unseen[c]
+    if weight == 0:
+        return DISCARD
+    ahead = np.zeros((1, 2), np.int64)
+    outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
+    return DISCARD if after * weight <= ahead[0, 0] - margin * weight else STOCK
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,13 +382,12 @@ def candidates_kernel(hand, forbid, prm):
     mv, ws, rec = _workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     cands = np.empty(N_KINDS, np.int64)
-    n = _candidates(hand, forbid, prm, mv, ws, rec, out, cands)
+    left = np.empty(N_KINDS, np.int64)
+    n, _ = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     return cands[:n].copy()
 
 
 drop_stale(draw_kernel, (MS, core, FG, outlook))
-
-_NO_UNSEEN = np.zeros(N_KINDS, np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,7 +433,7 @@ def choose_discard(state, me: int, hand, forbid: int, table, xp: np.ndarray) -> 
     from .outlook import unseen_counts
     _, values, prm = FG._rules(state)
     nxt = (me + 1) % state.n
-    unseen = unseen_counts(state, me) if xp[X_KIND] == K_LOOKAHEAD else _NO_UNSEEN
+    unseen = unseen_counts(state, me)
     return int(discard_kernel(np.asarray(hand, dtype=np.int8), forbid, _rows(table),
                               _card_counts(state.pickups[nxt]), _card_counts(state.discards_by[nxt]),
                               bool(state.opened[nxt]), unseen, xp, values, prm))

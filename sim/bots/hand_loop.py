@@ -246,7 +246,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         was_open = opened[me] != 0
         forbid = c if src == DISCARD else -1
         nxt = (me + 1) % n
-        if kind == K_LOOKAHEAD:  # what it cannot see as its play starts: the stock and the other hands
+        if kind >= K_EXPERT:  # what it cannot see as its play starts: the stock and the other hands
             unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
         keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
         xplay = False  # a play already in the engine's operation rows (xops), else greedy_core's (ops)
