@@ -26,8 +26,9 @@ loop calls the numba functions directly:
 (and discarding another card) is at least the margin (the expert's ``draw_gain``, the lookahead's
 ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact expectation over
 the unseen cards (``outlook.outlook_kernel``).  No stock draw can leave more deadwood than the hand
-holds now (the drawn card can be thrown back), so a discard that does not lower the hand's own
-deadwood by the margin is refused without weighing the stock.  A discard the rules oblige the player
+holds now (the drawn card can be thrown back), nor more than the hand less its dearest loose card
+plus the drawn card, so a discard that does not beat these bounds by the margin is refused without
+a search per draw.  A discard the rules oblige the player
 to open or to meld with is taken only when it can.
 
 **The discard.**  The candidates are the loose cards of a least-deadwood partition (every card if none
@@ -329,7 +330,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         return DISCARD if kind != 0 else STOCK
     after = best_discard_except_kernel(hh2, prm, top)[1]
     margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
-    _, before, _ = _search(hand, prm, mv, ws, rec, NO)
+    _, before, _ = _search(hand, prm, mv, ws, rec, YES)
     if after > before - margin:  # no stock draw leaves more than the hand's deadwood: it needs no weighing
         return STOCK
     unseen = np.empty(N_KINDS, np.int64)
@@ -339,6 +340,22 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         weight += unseen[c]
     if weight == 0:
         return DISCARD
+    # A bound the expectation cannot exceed, without a search per draw: after drawing x the hand may
+    # keep x loose and throw its dearest loose card (penalty top_loose) or x itself.
+    nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
+    hh[:] = hand
+    for r in range(nr):
+        for k in range(outv[r, 2]):
+            hh[outv[r, CARDS + k]] -= 1
+    top_loose = 0
+    for c in range(N_KINDS):
+        if hh[c] > 0:
+            top_loose = max(top_loose, _pen(prm, c))
+    bound = 0
+    for c in range(N_KINDS):
+        bound += unseen[c] * (before - max(top_loose - _pen(prm, c), 0))
+    if after * weight > bound - margin * weight:
+        return STOCK
     ahead = np.zeros((1, 2), np.int64)
     outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
     return DISCARD if after * weight <= ahead[0, 0] - margin * weight else STOCK
