@@ -22,8 +22,10 @@ class ExpertBot(PatientBot):
     inner card.
 
     It takes a discard it is free to take only when that leaves at least ``draw_gain`` less deadwood
-    than a stock draw is expected to (over the cards it cannot see), and a discard the rules tie to
-    its opening only when it opens with it, with the table's help where the profile allows.
+    than a stock draw is expected to, which it estimates over the cards it cannot see as if the drawn
+    card melded with nothing (it would throw that card or its dearest loose card); and a discard the
+    rules tie to its opening only when it opens with it, with the table's help where the profile
+    allows.
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it
@@ -44,7 +46,7 @@ class ExpertBot(PatientBot):
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_EXPERT  # its draw and discard choice in sim.bots.expert_core
 
-    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=3, **params):
+    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, **params):
         super().__init__(rng, **params)
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
         self.partial_weight = partial_weight

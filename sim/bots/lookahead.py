@@ -6,19 +6,19 @@ from .expert import ExpertBot
 
 
 class LookaheadBot(ExpertBot):
-    """Lookahead: the expert, with its discards judged one draw ahead over the unseen cards.
+    """Lookahead: the expert, with its draws and discards judged one draw ahead over the unseen cards.
 
     The unseen cards are the pack less its own hand, the table and the discard pile (the stock and
     the other hands).  For each loose card it could discard, it goes through every card the next draw
     could bring, weighted by the unseen copies, and scores the discard by the expected least
     deadwood after that draw (and the best discard), less ``out_bonus`` times the chance that the draw
-    lets it meld every card but one, plus the expert's feeding risk and ``partial_weight`` points for
-    each unseen card that would complete a pair, two-card run or one-gap run the card makes with
+    lets it meld every card but one, plus the expert's feeding risk and its ``partial_weight`` points
+    for each unseen card that would complete a pair, two-card run or one-gap run the card makes with
     another loose card (what the partial meld is worth beyond the next draw); ties break as the
     expert's.  It takes a discard it is free to take when the least deadwood with it is at least
-    ``take_margin`` below what a stock draw is expected to leave, as the expert does with
-    ``draw_gain``.  Everything else (table play, opening, buy-ins) is the expert's.  The outlook is the
-    exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
+    ``take_margin`` below what a stock draw is expected to leave, that expectation computed exactly
+    (the expert estimates it).  Everything else (table play, opening, buy-ins) is the expert's.  The
+    outlook is the exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
     lookahead's judgement (``K_LOOKAHEAD``; the outlook is ``sim.bots.outlook.outlook_kernel``).
@@ -28,6 +28,6 @@ class LookaheadBot(ExpertBot):
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_LOOKAHEAD
 
-    def __init__(self, rng=None, out_bonus=20, take_margin=2, partial_weight=1, **params):
-        super().__init__(rng, partial_weight=partial_weight, **params)
+    def __init__(self, rng=None, out_bonus=20, take_margin=2, **params):
+        super().__init__(rng, **params)
         self.out_bonus, self.take_margin = out_bonus, take_margin
