@@ -188,20 +188,11 @@ def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
             assert bot.draw(st, me) == (DRAW_DISCARD if found else DRAW_STOCK)
         elif st.opened[me] and st.discard_obligation(me) is None and st.discard:
             # free to take it: it does when that leaves the margin less deadwood than a stock draw is
-            # expected to (sums over the unseen cards): the lookahead's expectation is exact, the
-            # expert's has every drawn card kept loose and the dearer of it and the dearest loose card
-            # thrown
+            # expected to (sums over the unseen cards, exactly)
+            margin = bot.draw_gain if bot.name == "expert" else bot.take_margin
             unseen = unseen_counts(st, me)
             weight = int(unseen.sum())
-            if bot.name == "expert":
-                margin = bot.draw_gain
-                dead = MS.analyse_deadwood(st.hands[me], p)
-                top_loose = max((int(st.values[c]) for c in dead.deadwood_left), default=0)
-                stock = sum(int(unseen[x]) * (dead.min_deadwood - max(top_loose - int(st.values[x]), 0))
-                            for x in range(N_KINDS))
-            else:
-                margin = bot.take_margin
-                stock = round(outlook(st.hands[me], p, [-1], unseen)[0, 0] * weight)
+            stock = round(outlook(st.hands[me], p, [-1], unseen)[0, 0] * weight)
             after = MS.best_discard(h, p, st.discard_top)[1]
             takes = after * weight <= stock - margin * weight and DRAW_DISCARD in st.legal_draws()
             assert (src == DRAW_DISCARD) == takes

@@ -22,10 +22,8 @@ class ExpertBot(PatientBot):
     inner card.
 
     It takes a discard it is free to take only when that leaves at least ``draw_gain`` less deadwood
-    than a stock draw is expected to, which it estimates over the cards it cannot see as if the drawn
-    card melded with nothing (it would throw that card or its dearest loose card); and a discard the
-    rules tie to its opening only when it opens with it, with the table's help where the profile
-    allows.
+    than a stock draw is expected to (exactly, over the cards it cannot see), and a discard the rules
+    tie to its opening only when it opens with it, with the table's help where the profile allows.
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it

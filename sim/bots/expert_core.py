@@ -24,14 +24,12 @@ loop calls the numba functions directly:
 
 **The draw.**  A discard the player is free to take is taken when the least deadwood after taking it
 (and discarding another card) is at least the margin (the expert's ``draw_gain``, the lookahead's
-``take_margin``) below the least deadwood a stock draw is expected to leave.  The lookahead computes
-that expectation exactly over the unseen cards (``outlook.outlook_kernel``).  The expert estimates it
-from above, without a search per draw, as if the drawn card melded with nothing: the hand would then
-throw the drawn card or its dearest loose card, whichever costs more, so it takes a discard only
-when the discard beats, on average over the unseen cards, every draw kept loose.  The lookahead
-refuses on the same bound before it searches, since no expectation exceeds it (nor the hand's own
-deadwood, the drawn card being thrown back at worst).  A discard the rules oblige the player to open
-or to meld with is taken only when it can.
+``take_margin``) below the least deadwood a stock draw is expected to leave: the exact expectation over
+the unseen cards (``outlook.outlook_kernel``).  Two bounds spare most of those searches: no draw
+leaves more deadwood than the hand holds now (the drawn card can be thrown back), nor more than the
+hand with the drawn card kept loose and its dearest loose card thrown; a discard that does not beat
+the second by the margin is refused at once.  A discard the rules oblige the player to open or to
+meld with is taken only when it can.
 
 **The discard.**  The candidates are the loose cards of a least-deadwood partition (every card if none
 is loose).  Each is scored, in deadwood points, by what holding the rest is worth: the expert by the
@@ -301,8 +299,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
     deadwood after the best discard is the margin (``draw_gain``, the lookahead's ``take_margin``)
-    below the deadwood a stock draw is expected to leave (the expert's estimate, the lookahead's exact
-    expectation: the module docstring)."""
+    below the deadwood a stock draw is expected to leave (the module docstring)."""
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -343,7 +340,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         weight += unseen[c]
     if weight == 0:
         return DISCARD
-    # The expectation's bound, without a search per draw: after drawing x the hand may keep x loose
+    # A bound on the expectation without a search per draw: after drawing x the hand may keep x loose
     # and throw its dearest loose card (penalty top_loose) or x itself.
     nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
     hh[:] = hand
@@ -359,8 +356,6 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         bound += unseen[c] * (before - max(top_loose - _pen(prm, c), 0))
     if after * weight > bound - margin * weight:
         return STOCK
-    if xp[X_KIND] != K_LOOKAHEAD:  # the expert's estimate is the bound
-        return DISCARD
     ahead = np.zeros((1, 2), np.int64)
     outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
     return DISCARD if after * weight <= ahead[0, 0] - margin * weight else STOCK

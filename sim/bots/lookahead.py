@@ -6,7 +6,7 @@ from .expert import ExpertBot
 
 
 class LookaheadBot(ExpertBot):
-    """Lookahead: the expert, with its draws and discards judged one draw ahead over the unseen cards.
+    """Lookahead: the expert, with its discards judged one draw ahead over the unseen cards.
 
     The unseen cards are the pack less its own hand, the table and the discard pile (the stock and
     the other hands).  For each loose card it could discard, it goes through every card the next draw
@@ -15,9 +15,8 @@ class LookaheadBot(ExpertBot):
     lets it meld every card but one, plus the expert's feeding risk and its ``partial_weight`` points
     for each unseen card that would complete a pair, two-card run or one-gap run the card makes with
     another loose card (what the partial meld is worth beyond the next draw); ties break as the
-    expert's.  It takes a discard it is free to take when the least deadwood with it is at least
-    ``take_margin`` below what a stock draw is expected to leave, that expectation computed exactly
-    (the expert estimates it).  Everything else (table play, opening, buy-ins) is the expert's.  The
+    expert's.  It takes a discard it is free to take as the expert does, with ``take_margin`` for the
+    expert's ``draw_gain``.  Everything else (table play, opening, buy-ins) is the expert's.  The
     outlook is the exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
