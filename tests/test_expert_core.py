@@ -105,6 +105,23 @@ def discard_from_search(bot, state, me, hand, forbid, table):
     return min(loose, key=lambda c: (score[c], -state.values[c], outs[c], near[c], -c))
 
 
+def deadwood_after_taking(bot, state, me, h):
+    """The deadwood left after taking the top discard (``h``: the hand with it) and throwing the card the
+    discard choice would, feeding risk aside; the least deadwood left by any other card where only the
+    taken card or no card is loose."""
+    p = state.profile
+    top = state.discard_top
+    dead = MS.analyse_deadwood(h, p)
+    loose = sorted(set(dead.deadwood_left) - {top})
+    if not loose:
+        return MS.best_discard(h, p, top)[1]
+    outs, near = partials_from_melds(dead.deadwood_left, unseen_counts(state, me), p)
+    pen = state.values
+    keep = {c: bot.partial_weight * outs[c] + (50 if c == JOKER else 0) for c in loose}
+    thrown = min(loose, key=lambda c: (keep[c] - pen[c], -pen[c], outs[c], near[c], -c))
+    return dead.min_deadwood - pen[thrown]
+
+
 def turns(profile_name, names, n_hands, seed):
     """(state, bots) at every turn of hands played on the Python engine, once after the draw
     (``state.phase == "play"``) and once before it."""
@@ -187,13 +204,13 @@ def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
             found = table_opening(st, me, h, st.discard_top, st.discard_top) is not None
             assert bot.draw(st, me) == (DRAW_DISCARD if found else DRAW_STOCK)
         elif st.opened[me] and st.discard_obligation(me) is None and st.discard:
-            # free to take it: it does when that leaves the margin less deadwood than a stock draw is
-            # expected to (sums over the unseen cards, exactly)
+            # free to take it: it does when that leaves, after the discard it would then make, the margin
+            # less deadwood than a stock draw is expected to (sums over the unseen cards, exactly)
             margin = bot.draw_gain if bot.name == "expert" else bot.take_margin
             unseen = unseen_counts(st, me)
             weight = int(unseen.sum())
             stock = round(outlook(st.hands[me], p, [-1], unseen)[0, 0] * weight)
-            after = MS.best_discard(h, p, st.discard_top)[1]
+            after = deadwood_after_taking(bot, st, me, h)
             takes = after * weight <= stock - margin * weight and DRAW_DISCARD in st.legal_draws()
             assert (src == DRAW_DISCARD) == takes
             taken_free += src == DRAW_DISCARD

@@ -74,3 +74,11 @@ def test_a_free_discard_is_taken_only_when_it_beats_the_stock_draw(name):
     assert bot.draw(to_draw(MELDED + "AH 2C", "3D 7D"), 0) == DRAW_STOCK
     # 7S extends 4S-5S-6S: the ace goes and only the 2 is left
     assert bot.draw(to_draw(MELDED + "AH 2C", "3D 7S"), 0) == DRAW_DISCARD
+
+
+@pytest.mark.parametrize("name", ["expert", "lookahead"])
+def test_a_discard_is_not_taken_to_throw_a_card_it_means_to_keep(name):
+    bot = make_bot(name, np.random.default_rng(0))
+    # taking 2C and throwing a king would save 8 points, but the discard choice keeps the pair of kings
+    # (four unseen cards complete it) and would throw 3D: 2C would only replace it
+    assert bot.draw(to_draw(MELDED + "KH KC 3D", "8H 2C"), 0) == DRAW_STOCK

@@ -21,9 +21,10 @@ class ExpertBot(PatientBot):
     from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
     inner card.
 
-    It takes a discard it is free to take only when that leaves at least ``draw_gain`` less deadwood
-    than a stock draw is expected to (exactly, over the cards it cannot see), and a discard the rules
-    tie to its opening only when it opens with it, with the table's help where the profile allows.
+    It takes a discard it is free to take only when that, with the discard it would then make, leaves
+    at least ``draw_gain`` less deadwood than a stock draw is expected to (exactly, over the cards it
+    cannot see), and a discard the rules tie to its opening only when it opens with it, with the
+    table's help where the profile allows.
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it

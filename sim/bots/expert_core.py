@@ -22,14 +22,15 @@ loop calls the numba functions directly:
 ``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
 ``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.
 
-**The draw.**  A discard the player is free to take is taken when the least deadwood after taking it
-(and discarding another card) is at least the margin (the expert's ``draw_gain``, the lookahead's
-``take_margin``) below the least deadwood a stock draw is expected to leave: the exact expectation over
-the unseen cards (``outlook.outlook_kernel``).  Two bounds spare most of those searches: no draw
-leaves more deadwood than the hand holds now (the drawn card can be thrown back), nor more than the
-hand with the drawn card kept loose and its dearest loose card thrown; a discard that does not beat
-the second by the margin is refused at once.  A discard the rules oblige the player to open or to
-meld with is taken only when it can.
+**The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
+and throwing the card its discard choice would throw (the choice below, feeding risk aside: so not a
+card of a pair or near-run it means to keep) is at least the margin (the expert's ``draw_gain``, the
+lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
+expectation over the unseen cards (``outlook.outlook_kernel``).  Two bounds spare most of those
+searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
+nor more than the hand with the drawn card kept loose and its dearest loose card thrown; a discard
+that does not beat the second by the margin is refused at once.  A discard the rules oblige the
+player to open or to meld with is taken only when it can.
 
 **The discard.**  The candidates are the loose cards of a least-deadwood partition (every card if none
 is loose).  Each is scored, in deadwood points, by what holding the rest is worth: the expert by the
@@ -228,6 +229,17 @@ def _partials(left, live, prm, outs, near):
 
 
 @njit(cache=True)
+def _keep_points(left, unseen, xp, prm, keep, outs, near):
+    """keep[c] = the points card c is kept for apart from its feeding risk: ``partial_weight`` per
+    unseen card completing a partial meld of it (``_partials`` over the loose cards ``left``, which
+    also fills outs and near), ``JOKER_KEEP`` for a joker."""
+    _partials(left, unseen, prm, outs, near)
+    for c in range(N_KINDS):
+        keep[c] = xp[X_PARTIAL_WEIGHT] * outs[c]
+    keep[JOKER] += JOKER_KEEP
+
+
+@njit(cache=True)
 def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
     """Whether candidate c (score s, penalty p, partial outs o, live neighbours nb) goes before the
     best so far (bc, -1: none): the lower score, then the higher penalty, then the fewer outs, then
@@ -255,13 +267,12 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
         return cands[0]
     risk = np.empty(N_KINDS, np.int64)
     _feed_risks(tab, nt, pick, disc, nxt_opened, risk)
+    keep = np.empty(N_KINDS, np.int64)  # points held against discarding each card
     outs = np.empty(N_KINDS, np.int64)
     near = np.empty(N_KINDS, np.int64)
-    _partials(left, unseen, prm, outs, near)
-    keep = np.empty(N_KINDS, np.int64)  # points held against discarding each card
+    _keep_points(left, unseen, xp, prm, keep, outs, near)
     for c in range(N_KINDS):
-        keep[c] = xp[X_FEED_WEIGHT] * risk[c] + xp[X_PARTIAL_WEIGHT] * outs[c]
-    keep[JOKER] += JOKER_KEEP
+        keep[c] += xp[X_FEED_WEIGHT] * risk[c]
     score = np.empty(n, np.int64)
     if xp[X_KIND] != K_LOOKAHEAD:
         if left[cands[0]] > 0:  # a loose card leaves the deadwood less its own penalty, no search needed
@@ -298,8 +309,8 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
-    deadwood after the best discard is the margin (``draw_gain``, the lookahead's ``take_margin``)
-    below the deadwood a stock draw is expected to leave (the module docstring)."""
+    deadwood after the discard it would then make is the margin (``draw_gain``, the lookahead's
+    ``take_margin``) below the deadwood a stock draw is expected to leave (the module docstring)."""
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -328,13 +339,34 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     if ob == OB_MELD:
         kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
-    after = best_discard_except_kernel(hh2, prm, top)[1]
+    unseen = np.empty(N_KINDS, np.int64)
+    unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
+    # the deadwood left after taking it and throwing the card the discard choice would throw (its
+    # feeding risk aside): a loose card that is no partial meld's before one that is
+    cands = np.empty(N_KINDS, np.int64)
+    left = np.empty(N_KINDS, np.int64)
+    n, dead = _candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
+    if n > 0 and left[cands[0]] > 0:
+        keep = np.empty(N_KINDS, np.int64)
+        outs = np.empty(N_KINDS, np.int64)
+        near = np.empty(N_KINDS, np.int64)
+        _keep_points(left, unseen, xp, prm, keep, outs, near)
+        best = -1
+        bi = 0
+        for i in range(n):
+            c = cands[i]
+            b = cands[bi]
+            if _first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c, keep[b] - _pen(prm, b),
+                      _pen(prm, b), outs[b], near[b], best):
+                best = c
+                bi = i
+        after = dead - _pen(prm, best)
+    else:
+        after = best_discard_except_kernel(hh2, prm, top)[1]
     margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
     _, before, _ = _search(hand, prm, mv, ws, rec, YES)
     if after > before - margin:  # no stock draw leaves more than the hand's deadwood
         return STOCK
-    unseen = np.empty(N_KINDS, np.int64)
-    unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
     weight = 0
     for c in range(N_KINDS):
         weight += unseen[c]
