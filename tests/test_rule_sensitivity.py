@@ -47,7 +47,10 @@ SITUATIONS = {"go_out_first_round": (3, {"opening_min": 0}), "kalooki_double_pen
               "joker_melds": (24, {"joker_meld_value": 25}), "joker_meld_value": (24, {}),
               "max_jokers_per_meld": (24, {}), "run_add_limit": (20, {}),
               "joker_penalty": (None, {"opening_min": 100})}
-SEEDS = {"cut_card_joker": 200}  # a joker at the bottom of the pack is dealt in about one hand in 50
+# A joker at the bottom of the pack is dealt in about one hand in 50; the experts' hands reach a joker
+# taken from a run's middle, or a Kalooki worth less than the opening minimum in 9-card hands, more
+# rarely than once in 40.
+SEEDS = {"cut_card_joker": 200, "joker_take_from_run_end": 100, "kalooki_exempt_from_minimum": 100}
 
 
 def situation(p, name) -> dict:
