@@ -133,6 +133,12 @@ def _bot_names() -> list[str]:
     return sorted(BOTS)
 
 
+def _bot_name_error(name: str) -> str | None:
+    """Why a seat's name names no player (a bot of ``_bot_names`` or a graded one, ``NAME@EPS``)."""
+    from .bots import bot_name_error
+    return bot_name_error(name)
+
+
 def _where(key: str, config_path) -> str:
     return f"{config_path}: key {key!r}" if config_path else CLI_FLAGS[key]
 
@@ -211,8 +217,8 @@ def _check_tables(tables, where: str) -> tuple:
             raise UserError(f"{at}: bots = {t.get('bots')!r} must be the bots of one table, one per seat, "
                             "e.g. \"expert,greedy,greedy,greedy\"")
         for b in bots:
-            if b not in _bot_names():
-                raise UserError(f"{at}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+            if _bot_name_error(b):
+                raise UserError(f"{at}: {_bot_name_error(b)}")
         weight = t.get("weight", 1)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
                 or weight <= 0:
@@ -293,8 +299,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         if not isinstance(bots, list) or not bots or not all(isinstance(b, str) for b in bots):
             raise UserError(f"{where} = {bots!r} must be {CONFIG_KEYS['bots']}")
         for b in bots:
-            if b not in _bot_names():
-                raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+            if _bot_name_error(b):
+                raise UserError(f"{where}: {_bot_name_error(b)}")
         bots = tuple(bots)
 
     if cli.get("bots") is not None and cli.get("tables") is not None:

@@ -35,11 +35,11 @@ def register(sub):
 
 
 def parse_bots(text: str | None, prof) -> list[str]:
-    from ..bots import BOTS
+    from ..bots import bot_name_error
     names = [b.strip() for b in text.split(",")] if text else ["greedy"] * prof.players
     for b in names:
-        if b not in BOTS:
-            raise UserError(f"unknown bot {b!r}; available: {', '.join(sorted(BOTS))}")
+        if bot_name_error(b):
+            raise UserError(bot_name_error(b))
     profiles.check_players(prof, len(names))
     return names
 
