@@ -14,7 +14,7 @@ from .errors import UserError
 
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
-            "report", "compare", "sweep"]
+            "report", "compare", "sweep", "skill"]
 
 
 def version_text() -> str:
