@@ -280,11 +280,27 @@ def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: st
 
 
 def as_json(study: dict) -> dict:
-    return {"players": study["players"], "boot": study["boot"], "seed": study["seed"],
-            "profiles": {p: {"deals": r["deals"], "money": r["money"],
-                             "measures": r["measures"].to_dict(orient="records"),
-                             "players": r["players"].to_dict(orient="records")}
-                         for p, r in study["profiles"].items()}}
+    profs = list(study["profiles"])
+    out = {"players": study["players"], "boot": study["boot"], "seed": study["seed"],
+           "profiles": {p: {"deals": r["deals"], "money": r["money"],
+                            "measures": r["measures"].to_dict(orient="records"),
+                            "players": r["players"].to_dict(orient="records")}
+                        for p, r in study["profiles"].items()}}
+    if len(profs) > 1 and study["boot"]:
+        out["differences"] = {f"{p} - {profs[0]}": differences(study, p, profs[0]).to_dict(orient="records")
+                              for p in profs[1:]}
+    return _no_nan(out)
+
+
+def _no_nan(x):
+    """JSON has no NaN: an undefined value (an interval without replicates) is null."""
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_no_nan(v) for v in x]
+    if isinstance(x, float) and x != x:
+        return None
+    return x
 
 
 def _fmt(x, digits=3, sign=False) -> str:
@@ -309,4 +325,25 @@ def text_lines(study: dict) -> list[str]:
             digits = 0 if m.measure == "spread_elo" else (2 if m.unit in ("log-odds", "units per game") else 3)
             lines.append(f"  {m.measure:<16} {_fmt(m.estimate, digits)} [{_fmt(m.ci_low, digits)}, "
                          f"{_fmt(m.ci_high, digits)}] {m.unit}")
+    profs = list(study["profiles"])
+    if len(profs) > 1 and study["boot"]:
+        ref = profs[0]
+        lines.append("")
+        lines.append(f"Each profile minus {ref} (independent bootstrap replicates; * = the interval excludes 0):")
+        for prof in profs[1:]:
+            d = differences(study, prof, ref).set_index("measure")
+            parts = []
+            for name in ("spread", "luck_share", "coin_flip_share"):
+                r = d.loc[name]
+                digits = 2 if name == "spread" else 3
+                parts.append(f"{name} {_fmt(r.difference, digits, True)} [{_fmt(r.ci_low, digits, True)}, "
+                             f"{_fmt(r.ci_high, digits, True)}]{'*' if r.separated else ''}")
+            lines.append(f"  {prof:<11} " + "; ".join(parts))
     return lines
+
+
+def differences(study: dict, a: str, b: str) -> pd.DataFrame:
+    """``difference`` between two profiles of a study."""
+    ra, rb = study["profiles"][a], study["profiles"][b]
+    point = lambda r: dict(zip(r["measures"]["measure"], r["measures"]["estimate"]))  # noqa: E731
+    return difference(ra["replicates"], rb["replicates"], point(ra), point(rb))

@@ -122,3 +122,20 @@ def test_ratings_fit_matches_a_logistic_regression():
     n = wins + wins.T
     assert np.allclose(wins.sum(axis=1), (n * p).sum(axis=1), atol=1e-4)
     assert math.isclose(r.sum(), 0.0, abs_tol=1e-9)
+
+
+def test_study_text_and_json_compare_profiles():
+    import json
+    rng = np.random.default_rng(12)
+    study = {"players": ["A", "B"], "boot": 100, "seed": 1,
+             "profiles": {"lucky": S.measure(_diluted(1500, 0.9, rng), boot=100, seed=1),
+                          "skilled": S.measure(_diluted(1500, 0.1, rng), boot=100, seed=2)}}
+    text = "\n".join(S.text_lines(study))
+    assert "Each profile minus lucky" in text
+    line = text.splitlines()[-1]
+    assert line.strip().startswith("skilled")
+    assert "coin_flip_share -0." in line and line.endswith("]*")
+    data = S.as_json(study)
+    json.dumps(data, allow_nan=False)  # intervals without replicates would be null, never NaN
+    diff = {d["measure"]: d for d in data["differences"]["skilled - lucky"]}
+    assert diff["coin_flip_share"]["separated"] and diff["coin_flip_share"]["difference"] < -0.6

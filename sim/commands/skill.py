@@ -25,8 +25,9 @@ results, divided by a coin flip's 1/4: 1 = pure chance, 0 = the stronger always 
 coin_flip_share (the share of games a coin flip would have to decide in a stronger-always-wins game to
 give the same luck share: 1 - sqrt(1 - luck_share)); with money, pay_spread (units per game) and
 pay_luck_share (1 - R^2 of net payment per player-game on the player).  Intervals: 95% percentile
-bootstrap over deals (--boot replicates from --seed).  The measures describe this set of players:
-compare profiles measured with the same --players."""
+bootstrap over deals (--boot replicates from --seed).  With several profiles, each profile's measures
+minus the first profile's, with intervals from the replicates' differences (* where they exclude 0).
+The measures describe this set of players: compare profiles measured with the same --players."""
 
 
 def register(sub):
@@ -39,8 +40,8 @@ def register(sub):
                    help="override a profile parameter in every profile, repeatable (default: none)")
     p.add_argument("--players", default=",".join(DEFAULT_PLAYERS), metavar="A,B,...",
                    help="the players, comma-separated: bots or NAME@EPS (default: %(default)s)")
-    p.add_argument("--games", type=int, default=400, metavar="N",
-                   help="games per profile, a multiple of the 4 seats (default: %(default)s)")
+    p.add_argument("--games", type=int, default=1200, metavar="N",
+                   help="games per profile, a multiple of the 4 seats: N/4 deals (default: %(default)s)")
     add_seed_arg(p, default=1, what="seed of the deals and of the bootstrap")
     p.add_argument("--out", default="runs/skill", metavar="DIR", help="output directory (default: %(default)s)")
     p.add_argument("--boot", type=int, default=200, metavar="B",
