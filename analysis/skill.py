@@ -269,13 +269,16 @@ def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: st
     for k in FILES:
         frame = pd.concat(frames[k], ignore_index=True)
         frame = frame[["profile"] + [c for c in frame.columns if c != "profile"]]
-        files[k] = runformat.write_table(loc, f"{SKILL_DIR}/{k}.parquet", pa.Table.from_pandas(frame, preserve_index=False))
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        files[k] = runformat.write_table(loc, f"{SKILL_DIR}/{k}.parquet", table)
     meta = {"run_id": run_id, "command": command, "players": list(players), "profiles": list(profiles),
             "boot": boot, "seed": seed, "level": LEVEL, "prior_sd": PRIOR_SD,
             "model": "Bradley-Terry on pairwise results from the finishing order (full rank breaking)",
-            "interval": "percentile bootstrap over deals", "deals": {p: r["deals"] for p, r in study["profiles"].items()},
+            "interval": "percentile bootstrap over deals",
+            "deals": {p: r["deals"] for p, r in study["profiles"].items()},
             "measures": {k: {"unit": u, "denominator": d} for k, (u, d) in MEASURES.items()}, "files": files}
-    runformat.write_bytes_atomic(loc.fs, loc.path(f"{SKILL_DIR}/skill.json"), (json.dumps(meta, indent=1) + "\n").encode())
+    text = json.dumps(meta, indent=1) + "\n"
+    runformat.write_bytes_atomic(loc.fs, loc.path(f"{SKILL_DIR}/skill.json"), text.encode())
     return study
 
 

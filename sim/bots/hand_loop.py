@@ -397,7 +397,7 @@ class TableLoop:
 
     def play_hand_fast(self, state):
         if not self.random:
-            return play_hand_fast(state, self.kinds, self.bp, self.check, eps=self.eps)
+            return play_hand_fast(state, self.kinds, self.bp, self.check, None, None, None, self.eps)
         # the random bots' streams from where they stand; advanced only if the hand is played here
         for _, b in self.random:
             b.ensure(STREAM_AHEAD)
