@@ -315,6 +315,18 @@ def test_an_s3_endpoint_where_nothing_listens_is_named_in_one_line_and_nothing_i
     assert list(tmp_path.iterdir()) == [], "a refused command wrote something"
 
 
+def test_an_interrupt_is_recognised_through_the_error_numba_wraps_it_in():
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") from e
+    except SystemError as e:
+        wrapped = e
+    assert errors.is_interrupt(wrapped) and errors.is_interrupt(KeyboardInterrupt())
+    assert not errors.is_interrupt(SystemError("no interrupt")) and not errors.is_interrupt(ValueError())
+
+
 def test_a_tournament_interrupted_says_so_in_one_line(monkeypatch, capsys):
     from sim import tournament
     played = []
