@@ -251,9 +251,10 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
         what = f"RUN_A and RUN_B are the same run {dir_a}" if str(dir_a) == str(dir_b) else \
             f"RUN_B {dir_b} holds the same run as RUN_A {dir_a}"
         if profiles is None:
-            raise UserError(f"{what} (run_id {manifest_a.get('run_id')}): each profile against "
-                            "itself is the same games, every difference 0. Compare two different runs, or two "
-                            f"profiles of this one: kalooki compare {dir_a} --profiles A,B (it has {names})")
+            instead = (f"two profiles of this one: kalooki compare {dir_a} --profiles A,B (it has {names})"
+                       if len(manifest_a["profiles"]) > 1 else f"this one with another run of {names}")
+            raise UserError(f"{what} (run_id {manifest_a.get('run_id')}): each profile against itself is the same "
+                            f"games, every difference 0. Compare two different runs, or {instead}")
         dir_b, manifest_b = None, None  # two profiles of the one run
     pairs = _pairs(manifest_a, None if same_run else manifest_b, profiles, dir_a)
     left_out = []

@@ -403,8 +403,9 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
                 ranked = clear.assign(size=(clear["difference"].abs() / clear["threshold"])).sort_values(
                     "size", ascending=False)
                 phrases = [_difference_phrase(r) for r in ranked.head(most).itertuples(index=False)]
-                if len(ranked) > most:
-                    phrases.append(f"and {len(ranked) - most} more clear differences in the table")
+                more = len(ranked) - most
+                if more > 0:
+                    phrases.append(f"and {more} more clear difference{'s' if more > 1 else ''} in the table")
             if len(equivalent):
                 phrases.append(f"practically equivalent: {_labels(equivalent)}")
             if len(unknown):
@@ -735,8 +736,10 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
         text += " Clear differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
             f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
     unsettled, nowhere = int(marks.str.startswith(UNSETTLED).sum()), int((marks == NOWHERE).sum())
+    too_few = int(marks.str.contains(r"^not assessed: \d+ composition", regex=True).sum())
     counts = [f"{n} established at some compositions only (unsettled)" for n in [unsettled] if n] + \
-        [f"{n} not established at any composition" for n in [nowhere] if n]
+        [f"{n} not established at any composition" for n in [nowhere] if n] + \
+        [f"{n} not assessed (fewer than two compositions with {MIN_GAMES} games a side)" for n in [too_few] if n]
     if counts:
         text += f" Of the other differences, {' and '.join(counts)}."
     return Finding("Play strength", text, bool(parts))

@@ -126,10 +126,13 @@ def pick_baseline(profiles: list[str], baseline: str | None) -> str:
 
 def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     """Every other profile's headline metrics against the baseline's (compare's rows and tests, one
-    Holm family over all of them); empty with compare's columns for a one-profile run."""
+    Holm family over all of them; per-game differences when the run is paired and its per-game sums
+    were kept); empty with compare's columns for a one-profile run."""
     from .compare import COLUMNS, compare_results
     pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
-    return compare_results(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
+    paired = bool(res.run.manifest.get("paired")) and bool(res.run.summary.per_game)
+    return compare_results(res, res, pairs, {pair: paired for pair in pairs}) if pairs else \
+        pd.DataFrame(columns=COLUMNS)
 
 
 def table_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
@@ -188,7 +191,7 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
     whose difference from the baseline is clear marked higher / lower with the difference, one that is
     practically equivalent marked ≈, one not established left plain."""
     verdict = {(r.profile_b, r.metric): r for r in judged.itertuples(index=False)}
-    header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline else "") for p in profiles]
+    header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline and len(profiles) > 1 else "") for p in profiles]
     rows = []
     for metric, group in summary.groupby("metric", sort=False):
         first = group.iloc[0]
@@ -262,8 +265,8 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
     games = ", ".join(f"{t} {int(shares.get(t, 0)):,}" for t in tables)
     if judged.empty:
         doc.text(f"Games at each table composition, every profile together: {games}. The run has one profile, so "
-                 "there is no difference from a baseline to judge at each composition; the estimates per "
-                 "composition are below.")
+                 "there is no difference from a baseline to judge at each composition; its estimates at each "
+                 "composition follow.")
     else:
         doc.text("Each profile's difference from the baseline " + baseline + " judged again within each table "
                  f"composition (games, every profile together: {games}). A difference depends on play strength only "
@@ -289,7 +292,9 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
             doc.grid(*robustness_grid(rows, by_table_diffs, tables))
             doc.close("details")
     by_table = res.by_table
-    doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
+    collapsed = len(judged) > 0  # a one-profile run of several compositions is here to be read by composition
+    if collapsed:
+        doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
     for topic in (findings.OPENING, findings.KALOOKI, findings.ELIMINATION, findings.LENGTH, findings.SEAT):
         metrics_here = [m for m, _, _ in metrics.HEADLINE if findings.show(m).topic == topic]
         mine = by_table[by_table["metric"].isin(metrics_here)]
@@ -301,7 +306,8 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
     if len(by_table_diffs):
         doc.attach("differences_by_table", by_table_diffs, "Every difference from the baseline within each "
                    "table composition, tested and judged")
-    doc.close("details")
+    if collapsed:
+        doc.close("details")
 
 
 VISIBLE_ROWS = 12  # the most rows of differences depending on play strength shown open
@@ -474,18 +480,24 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     doc.html(*play_model(res))
     doc.toc()
     doc.heading("Findings")
-    doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
-             "practical threshold (configs/thresholds.toml): a clear difference (its interval past the threshold), "
-             "practically equivalent (inside it, by an equivalence test) or not established (the data cannot "
-             "tell); Holm-corrected, see Methods.")
+    verdicts = ("a clear difference (its interval past the threshold), practically equivalent (inside it, by an "
+                "equivalence test) or not established (the data cannot tell); Holm-corrected, see Methods")
+    if len(profiles) > 1:
+        doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
+                 f"practical threshold (configs/thresholds.toml): {verdicts}.")
+    else:
+        doc.text(f"One profile, {baseline}: no other profile to set it against. Its seats, bots and money are judged "
+                 f"against their fair shares, each one of three verdicts against the practical threshold "
+                 f"(configs/thresholds.toml): {verdicts}.")
     doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds)])
     doc.heading("Headline metrics")
+    tables_note = "; ⚠: the difference depends on play strength (By table composition)" \
+        if len(metrics.tables_of(res.run)) > 1 else ""
     doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
              f"Estimate (95% interval) per profile, against the baseline {baseline}: ▲ higher / ▼ lower (coloured, "
              "with the difference): a clear difference past the practical threshold; ≈: practically equivalent; "
-             "unmarked: not established"
-             + ("; ⚠: the difference depends on play strength (By table composition)"
-                if len(metrics.tables_of(res.run)) > 1 else "") + ". Code names in small print.")
+             f"unmarked: not established{tables_note}. Code names in small print." if len(profiles) > 1 else
+             "Estimate (95% interval) of every headline metric. Code names in small print.")
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
     composition_section(doc, res, judged, by_table_diffs, baseline)
@@ -516,5 +528,6 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
-    res = metrics.compute(load_verified(run_dir, allow_partial))
+    paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
+    res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
     return build_report(res, baseline, thresholds).write(out_dir)
