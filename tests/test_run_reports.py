@@ -9,7 +9,7 @@ import re
 import pandas as pd
 import pytest
 
-from analysis import findings
+from analysis import compare, findings
 from sim import cli
 
 TABLES = ('players = 4\ntables = [{name = "greedy", bots = "greedy,greedy,greedy,greedy", weight = 1}, '
@@ -89,11 +89,26 @@ def test_a_paired_run_at_two_compositions_reports_and_compares(runs, capsys):
 
 def test_two_runs_compare_their_common_profile_and_name_what_one_side_lacks(runs, capsys):
     assert cli.main(["compare", str(runs / "paired"), str(runs / "one"), "--out", str(runs / "cmp-po")]) == 0
-    printed = capsys.readouterr().out
-    assert printed.startswith("A = kalooki40, B = kalooki40")
-    assert "Not compared (in one run only): A: swedish; compare one of them with --profiles A,B." in printed
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == ["Not compared (in one run only): A: swedish; compare one of them with --profiles A,B.",
+                           "A = kalooki40, B = kalooki40"]
     page = (runs / "cmp-po" / "report.md").read_text()
     assert "Not compared (in one run only): A: swedish" in page
+
+
+def test_a_run_made_again_from_the_same_configuration_is_compared_saying_it_is_the_same_games(runs, tmp_path):
+    import json
+    import shutil
+    again = tmp_path / "again"
+    shutil.copytree(runs / "one", again)
+    manifest = json.loads((again / "manifest.json").read_text())
+    for shard in manifest["shards"]:
+        shard["seconds"] += 1.0  # made again: the same rows, other timings
+    (again / "manifest.json").write_text(json.dumps(manifest))
+    made = compare._compare(runs / "one", again)
+    assert made.notes == [f"RUN_A and RUN_B were made from the same configuration (run_id {manifest['run_id']}): "
+                          "a profile against itself is the same games, so its differences are 0 and not tested."]
+    assert not made.table["in_family"].any()
 
 
 @pytest.mark.parametrize("args, message", [

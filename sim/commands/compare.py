@@ -32,16 +32,16 @@ def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
 
 
 def run(args):
-    from analysis.compare import VERDICT_LEGEND, left_out_line, terminal_table, write_compare
+    from analysis.compare import VERDICT_LEGEND, terminal_table, write_compare
 
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
     table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial,
                                 thresholds_file=args.thresholds)
+    for note in table.attrs.get("notes", []):
+        print(note)
     print(terminal_table(table))
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")
     print(VERDICT_LEGEND)
-    if table.attrs.get("left_out"):
-        print(left_out_line(table.attrs["left_out"]))
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
