@@ -656,8 +656,8 @@ def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFra
         disagree.update({g.table_a, g.table_b})
     if disagree:
         named = sorted((r for r in items if r.table in disagree), key=lambda r: -r.difference)
-        return f"{DEPENDS}: " + " vs ".join(
-            f"{r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)} ({r.verdict})" for r in named)
+        return f"{DEPENDS}: " + "; ".join(
+            f"at {r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)}, {r.verdict}" for r in named)
     verdicts = {r.table: r.verdict for r in items}
     established = {t: v for t, v in verdicts.items() if v != NOT_ESTABLISHED}
     if not established:
@@ -741,5 +741,5 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
         [f"{n} not established at any composition" for n in [nowhere] if n] + \
         [f"{n} not assessed (fewer than two compositions with {MIN_GAMES} games a side)" for n in [too_few] if n]
     if counts:
-        text += f" Of the other differences, {' and '.join(counts)}."
+        text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
     return Finding("Play strength", text, bool(parts))

@@ -37,7 +37,8 @@ METHOD_NOTES = [
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
     "standard error, pointwise log-log 95% band.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
-    "per-game differences for a paired run), one Holm family over every tested metric of every profile.",
+    "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
+    "(the p-values shown); each difference is then judged against its threshold (Verdicts).",
 ]
 
 
@@ -288,7 +289,7 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
     for rows, label in ((unsettled, "established at some compositions only (unsettled)"),
                         (nowhere, "not established at any composition")):
         if len(rows):
-            doc.open("details", f"{len(rows)} differences {label}")
+            doc.open("details", f"{len(rows)} difference{'' if len(rows) == 1 else 's'} {label}")
             doc.grid(*robustness_grid(rows, by_table_diffs, tables))
             doc.close("details")
     by_table = res.by_table

@@ -141,15 +141,16 @@ def test_compositions_shown_to_disagree_depend_on_play_strength():
     hands = lambda *d: _mark("hands_per_game", "mean", *d)  # threshold 0.5 hands
     # clear in opposite directions
     assert hands(("casual", 2.0, 0.3), ("strong", -2.0, 0.3)) == (
-        f"{findings.DEPENDS}: casual +2.00 (higher) vs strong -2.00 (lower)")
+        f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower")
     # clear at one composition, practically equivalent at the other
     assert hands(("casual", 2.0, 0.3), ("strong", 0.05, 0.2)) == (
-        f"{findings.DEPENDS}: casual +2.00 (higher) vs strong +0.05 (practically equivalent)")
+        f"{findings.DEPENDS}: at casual +2.00, higher; at strong +0.05, practically equivalent")
     # the same verdict, but 3.0 apart with that gap clearly past the threshold: the size depends
-    assert hands(("casual", 5.0, 0.3), ("strong", 2.0, 0.3)).startswith(f"{findings.DEPENDS}: casual +5.00 (higher)")
+    assert hands(("casual", 5.0, 0.3), ("strong", 2.0, 0.3)) == (
+        f"{findings.DEPENDS}: at casual +5.00, higher; at strong +2.00, higher")
     # one contradiction among three compositions: the two named
     three = hands(("casual", 2.0, 0.3), ("mixed", 0.5, 4.0), ("strong", -2.0, 0.3))
-    assert three == f"{findings.DEPENDS}: casual +2.00 (higher) vs strong -2.00 (lower)"
+    assert three == f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower"
 
 
 def test_compositions_that_establish_nothing_never_depend_on_play_strength():
