@@ -277,7 +277,16 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     else:
         res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a, keep))
         res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b, keep))
-    return Comparison(compare_results(res_a, res_b, pairs, paired), res_a, res_b, pairs, same_run, notes)
+    table = compare_results(res_a, res_b, pairs, paired)
+    if not table["in_family"].any():
+        few = table["test"].astype(str).str.contains("too few games").any()
+        notes.append("No difference could be tested: " + (
+            "a side has fewer than 2 games (games: " + "; ".join(
+                f"{a} {int(table.loc[table['profile_a'] == a, 'games_a'].max() or 0):,} vs {b} "
+                f"{int(table.loc[table['profile_b'] == b, 'games_b'].max() or 0):,}" for a, b in pairs) + ")"
+            if few else "every metric is the same game by game on both sides, not applicable, or not a tested "
+                        "kind") + ".")
+    return Comparison(table, res_a, res_b, pairs, same_run, notes)
 
 
 def compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> pd.DataFrame:
@@ -321,7 +330,7 @@ VERDICT_LEGEND = ("verdict, against the metric's practical threshold (Holm-corre
                   "  B higher / B lower: a clear difference, the interval past the threshold\n"
                   "  equivalent: practically equivalent, inside the threshold by an equivalence test (TOST)\n"
                   "  unclear: not established, the data cannot tell\n"
-                  "  untested: a median, a p-value, a near-duplicate, or constant on both sides")
+                  "  untested: a median, a p-value, a near-duplicate, constant on both sides, or too few games")
 
 
 def headline_grid(judged: pd.DataFrame):

@@ -327,18 +327,20 @@ def money_advantage(rows: pd.DataFrame, threshold: float) -> dict | None:
     """Mean net payment per game by group (seats, bots) against 0 (the game is zero-sum): `clear` the
     groups whose 95% interval, Bonferroni-widened over the groups, lies entirely past plus or minus
     the threshold; `equivalent` when every group's 90% interval lies inside it (TOST, each group at
-    5%: all must pass); `largest` the largest |mean|.  None when no group has an interval."""
+    5%: all must pass); `largest` the largest |mean|; `measured` False when no group has an interval
+    (fewer than 2 games)."""
     rows = rows[rows["n"] > 1].dropna(subset=["estimate", "ci_low", "ci_high"])
     m = len(rows)
     if m == 0:
-        return None
+        return {"clear": [], "equivalent": False, "largest": np.nan, "threshold": threshold, "measured": False}
     se = _standard_errors(rows)
     mean = rows["estimate"].to_numpy(dtype=float)
     zfam, z_inside = sps.norm.ppf(1 - ALPHA / (2 * m)), sps.norm.ppf(1 - ALPHA)
     clear = [{"group": row.group, "estimate": row.estimate, "ci_low": row.ci_low, "ci_high": row.ci_high}
              for row, e, s in zip(rows.itertuples(index=False), mean, se) if abs(e) - zfam * s > threshold]
     equivalent = not clear and bool(np.all(np.abs(mean) + z_inside * se < threshold))
-    return {"clear": clear, "equivalent": equivalent, "largest": float(np.max(np.abs(mean))), "threshold": threshold}
+    return {"clear": clear, "equivalent": equivalent, "largest": float(np.max(np.abs(mean))), "threshold": threshold,
+            "measured": True}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,7 +386,7 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
         rows = judged[[topic_of[m] == topic for m in judged["metric"]]]
         if rows.empty:
             continue
-        parts, alike, absent = [], {}, []
+        parts, alike, absent, untested = [], {}, [], []
         for profile, mine in rows.groupby("profile_b", sort=False):
             if profile == baseline:
                 continue
@@ -394,6 +396,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
             if clear.empty and equivalent.empty and unknown.empty:
                 if (mine["verdict"] == NOT_APPLICABLE).all():
                     absent.append(profile)
+                elif "test" in mine and mine["test"].astype(str).str.contains("too few games").any():
+                    untested.append(profile)
                 continue
             if clear.empty and (equivalent.empty or unknown.empty):  # one verdict over the topic
                 alike.setdefault(EQUIVALENT if unknown.empty else NOT_ESTABLISHED, []).append(profile)
@@ -419,6 +423,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
                          "way (the intervals reach past the thresholds)")
         if absent:
             parts.append(f"{', '.join(absent)}: not applicable (no such events)")
+        if untested:
+            parts.append(f"{', '.join(untested)}: not tested (fewer than 2 games on a side)")
         if parts:
             lead = "Dealer against the baseline: " if topic == SEAT else ""
             out.append(Finding(topic, lead + ". ".join(parts) + ".", stated))
@@ -483,10 +489,12 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         text = "; ".join(parts) + "."
         lead = {ELIMINATION: "Who is eliminated: ", SEAT: "Seats within each profile: "}.get(topic, "")
         out.append(Finding(topic, lead + text, bool(stated)))
-    parts, stated_any, equivalent, unknown, missing = [], False, [], [], []
+    parts, stated_any, equivalent, unknown, missing, too_few = [], False, [], [], [], []
     for profile, found in money.items():
         if found is None:
             missing.append(profile)
+        elif not found.get("measured", True):
+            too_few.append(profile)
         elif found["clear"]:
             stated_any = True
             parts.append(f"{profile}: " + ", ".join(
@@ -502,6 +510,8 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         parts.append(f"{', '.join(unknown)}: who gains or loses money is not established (largest mean "
                      f"{max(money[p]['largest'] for p in unknown):.2f} units a game; the intervals reach past the "
                      f"threshold of {money[unknown[0]]['threshold']:.2f})")
+    if too_few:
+        parts.append(f"{', '.join(too_few)}: not measured (fewer than 2 games)")
     if missing:
         parts.append(f"{', '.join(missing)}: not applicable (no money changes hands)")
     out.append(Finding(MONEY, "; ".join(parts) + ".", stated_any))

@@ -129,3 +129,19 @@ def test_compare_refuses_what_says_nothing_and_says_what_to_do(runs, capsys, arg
     err = capsys.readouterr().err
     assert message.format(**named) in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_run_of_one_game_says_what_it_cannot_test(tmp_path):
+    run = tmp_path / "tiny"
+    assert cli.main(["simulate", "--profile", "kalooki40", "--profile", "swedish", "--games", "1", "--seed", "1",
+                     "--out", str(run), "--local", "-q"]) == 0
+    made = compare._compare(run)
+    assert made.notes == ["No difference could be tested: a side has fewer than 2 games (games: kalooki40 1 vs "
+                          "swedish 1)."]
+    from analysis import metrics, report
+    res = metrics.compute(metrics.load_run(run))
+    thresholds = findings.load_thresholds()
+    judged, _ = report.judge_with_robustness(res, "kalooki40", thresholds)
+    found = {f.topic: f.text for f in report.findings_list(res, judged, "kalooki40", thresholds)}
+    assert found[findings.OPENING] == "swedish: not tested (fewer than 2 games on a side)."
+    assert found[findings.MONEY] == "kalooki40, swedish: not measured (fewer than 2 games)."
