@@ -264,7 +264,8 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
         if left_out:
             notes.append(f"Not compared (in one run only): {', '.join(left_out)}; compare one of them with "
                          "--profiles A,B.")
-    if not same_run and manifest_a.get("run_id") == manifest_b.get("run_id"):
+    same_games = not same_run and manifest_a.get("run_id") == manifest_b.get("run_id")
+    if same_games:
         notes.append(f"RUN_A and RUN_B were made from the same configuration (run_id {manifest_a.get('run_id')}): "
                      "a profile against itself is the same games, so its differences are 0 and not tested.")
     paired = {(a, b): paired_design(manifest_a, manifest_a if same_run else manifest_b, a, b) for a, b in pairs}
@@ -278,7 +279,7 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
         res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a, keep))
         res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b, keep))
     table = compare_results(res_a, res_b, pairs, paired)
-    if not table["in_family"].any():
+    if not table["in_family"].any() and not same_games:  # (the same games say why themselves)
         few = table["test"].astype(str).str.contains("too few games").any()
         notes.append("No difference could be tested: " + (
             "a side has fewer than 2 games (games: " + "; ".join(
