@@ -88,12 +88,7 @@ def test_verify_finds_every_shape_sound(shapes, shape, capsys):
     assert rc == 0 and ": ok: run " in out, out
 
 
-@pytest.mark.parametrize("shape", [
-    *SHAPES[:2],
-    pytest.param(SHAPES[2], marks=pytest.mark.xfail(
-        strict=True, raises=KeyError, reason="kalooki report ends in KeyError: 'profile_a' in the robustness step (analysis/) "
-                            "on a run of one profile at several table compositions")),
-    SHAPES[3]])
+@pytest.mark.parametrize("shape", SHAPES)
 def test_report_reads_every_shape(shapes, shape, tmp_path, capsys):
     run, _ = shapes[shape]
     rc = main(["report", str(run), "--out", str(tmp_path / "report")])
