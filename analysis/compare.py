@@ -31,9 +31,9 @@ from .document import Cell, Document
 
 TESTED_KINDS = ("proportion", "mean", "difference")
 COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_low_a", "ci_high_a", "n_b",
-           "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "diff_se", "diff_df", "p_value",
-           "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b", "unpaired_ci_low",
-           "unpaired_ci_high", "width_vs_unpaired", "in_family"]
+           "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "diff_se", "diff_df",
+           "p_value", "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b",
+           "unpaired_ci_low", "unpaired_ci_high", "width_vs_unpaired", "in_family"]
 PAIRED_TEST = "t-test of per-game differences (game g of A against game g of B), cluster-robust ratios"
 UNPAIRED_TEST = "Welch t-test of two cluster-robust (by game) estimates"
 

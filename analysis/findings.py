@@ -715,8 +715,8 @@ def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) 
 def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -> Finding:
     """The findings' first line: which differences from the baseline depend on play strength."""
     if len(tables) < 2:
-        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {tables[0] if tables else 'one table'}).",
-                       False)
+        where = tables[0] if tables else "one table"
+        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {where}).", False)
     lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
     if judged.empty:
         return Finding("Play strength", lead + "one profile, so no difference from a baseline to set against play "

@@ -256,8 +256,9 @@ def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tu
 
 def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFrame, by_table_diffs: pd.DataFrame,
                         baseline: str) -> None:
-    """'By table composition' (runs of several compositions): the differences that depend on play strength, then per metric group
-    a profiles x compositions table (collapsed), and the long tables as CSV."""
+    """'By table composition' (runs of several compositions): the differences that depend on play
+    strength, the unsettled and those established nowhere, then per metric group a profiles x
+    compositions table (collapsed, except for a run of one profile), and the long tables as CSV."""
     tables = metrics.tables_of(res.run)
     if len(tables) < 2:  # the findings say so once
         return

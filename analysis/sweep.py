@@ -200,7 +200,8 @@ def sweep_findings(sweep: Sweep, ends: pd.DataFrame, steps: pd.DataFrame) -> lis
         out.append((f"Practically unchanged from {sweep.label(lo)} to {hi} (inside the threshold, TOST):",
                     "; ".join(same) + "."))
     if unclear:
-        out.append((f"Not established from {sweep.label(lo)} to {hi} (the data cannot tell):", "; ".join(unclear) + "."))
+        out.append((f"Not established from {sweep.label(lo)} to {hi} (the data cannot tell):",
+                    "; ".join(unclear) + "."))
     if untested:
         out.append(("Not tested:", ", ".join(untested) + " (the same game by game, or no threshold)."))
     if absent:
@@ -377,7 +378,8 @@ def write_sweep(sweep: Sweep, out_dir, provenance: list[str], thresholds=None) -
     return ends, doc.write(out_dir)
 
 
-TERMINAL_MARKS = {findings.HIGHER: "▲", findings.LOWER: "▼", findings.EQUIVALENT: "≈", findings.NOT_ESTABLISHED: "?"}
+TERMINAL_MARKS = {findings.HIGHER: "▲", findings.LOWER: "▼", findings.EQUIVALENT: "≈",
+                  findings.NOT_ESTABLISHED: "?"}
 TERMINAL_LEGEND = ("verdict of the change against the metric's practical threshold, Holm-corrected:\n"
                    "  ▲/▼ it matters (interval past the threshold); ≈ practically unchanged (inside it, TOST);\n"
                    "  ? not established (the data cannot tell); - not tested or not applicable")

@@ -83,7 +83,8 @@ def test_a_paired_run_at_two_compositions_reports_and_compares(runs, capsys):
     assert judged["design"].str.startswith("paired by game").any()
     assert cli.main(["compare", str(runs / "paired"), "--out", str(runs / "cmp-paired")]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("A = kalooki40, B = swedish") and "design: kalooki40 vs swedish: paired by game" in printed
+    assert printed.startswith("A = kalooki40, B = swedish")
+    assert "design: kalooki40 vs swedish: paired by game" in printed
     assert "unclear: not established" in printed
 
 
