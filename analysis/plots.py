@@ -363,9 +363,9 @@ def win_by_jokers(ax, frame: pd.DataFrame):
 
 
 VERDICT_MARKERS = {  # verdict -> (marker, filled, legend text)
-    HIGHER: ("o", True, "filled circle: clear difference (interval past the threshold)"),
+    HIGHER: ("o", True, "filled circle: clear difference (past the threshold)"),
     LOWER: ("o", True, None),
-    EQUIVALENT: ("s", False, "open square: practically equivalent (inside the threshold, TOST)"),
+    EQUIVALENT: ("s", False, "open square: practically equivalent (inside it, TOST)"),
     NOT_ESTABLISHED: ("X", True, "cross: not established (the data cannot tell)"),
 }
 
@@ -413,5 +413,7 @@ def differences(ax, frame: pd.DataFrame):
         if text:
             handles.append(Line2D([], [], marker=marker, linestyle="", color="grey",
                                   mfc="grey" if filled else "white", label=text))
+    handles.append(Line2D([], [], linestyle="", label="verdicts Holm-corrected: an interval past\n"
+                                                      "the threshold can still be not established"))
     ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax
