@@ -588,6 +588,12 @@ def _joker_room(row, adds1, crules, prm, work, ends):
 
 
 @njit(cache=True)
+def _held_at(hand, suit, e):
+    """Does the hand hold the natural of ``suit`` at extended rank e (0 a low ace, 13 a high ace)?"""
+    return 0 <= e <= 13 and hand[suit * N_RANKS + core.ext_rank_to_rank(e)] > 0
+
+
+@njit(cache=True)
 def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks):
     """Every way to lay natural cards of the hand off onto each table meld in one turn (a run end:
     the next natural, the next two, or a joker and the natural after it; a three-card group: a
@@ -607,9 +613,21 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
         a[A_FROM, 0] = -1
         room0[i] = _joker_room(row, a, crules, prm, work, ends) if nj > 0 else 0
         if row[0] == RUN:
+            # the naturals one and two slots beyond each end: an option needs the hand to hold them
+            s = row[core.REPS] // N_RANKS
+            lo1 = _held_at(hand, s, row[1] - 1)
+            lo2 = _held_at(hand, s, row[1] - 2)
+            hi1 = _held_at(hand, s, row[1] + row[2])
+            hi2 = _held_at(hand, s, row[1] + row[2] + 1)
+            if not (lo1 or lo2 or hi1 or hi2):
+                count[i] = 0
+                continue
             for lo in range(4):  # at each end: nothing, one natural, two naturals, a joker and a natural
                 for hi in range(4):
                     if (lo == 0 and hi == 0) or k >= MAX_GO_OPTS or (nj == 0 and (lo == 3 or hi == 3)):
+                        continue
+                    if ((lo in (1, 2) and not lo1) or (lo >= 2 and not lo2) or (hi in (1, 2) and not hi1)
+                            or (hi >= 2 and not hi2)):
                         continue
                     cur = work[2]
                     nxt = work[3]
@@ -695,23 +713,30 @@ def _go_out_discard(h, opened, need, forbid, must, prm, mv, ws, rec):
             if h[c] > 0 and c != forbid:
                 return c
         return -1
-    # each natural needs two cards of h it could meld with: two loose ones cannot both be the discard
-    stray = 0
+    # each natural needs two cards of h it could meld with: such a stray card can only be the discard
+    stray = -1
     for c in range(52):
         if h[c] > 0 and not _could_meld_in(h, c):
-            stray += h[c]
-    if stray > 1:
-        return -1
-    _, _, loose = _search(h, prm, mv, ws, rec, NO)
-    if loose > 1:
-        return -1
+            if stray >= 0 or h[c] > 1:
+                return -1
+            stray = c
+    if stray < 0:
+        _, _, loose = _search(h, prm, mv, ws, rec, NO)
+        if loose > 1:
+            return -1
     rec1 = np.zeros((1, MS.REC_W), np.int64)
     for d in range(N_KINDS - 1, -1, -1):
-        if h[d] <= 0 or d == forbid or (d == must and h[d] == 1):
+        if h[d] <= 0 or d == forbid or (d == must and h[d] == 1) or (stray >= 0 and d != stray):
             continue
         h[d] -= 1
-        _, _, left = _search(h, prm, mv, ws, rec, NO)
-        ok = left == 0
+        ok = True
+        for c in range(52):  # what the discard leaves must hold no stray card either
+            if h[c] > 0 and not _could_meld_in(h, c):
+                ok = False
+                break
+        if ok:
+            _, _, left = _search(h, prm, mv, ws, rec, NO)
+            ok = left == 0
         if ok and not opened and need > 0:
             ok = MS._full_search(h, prm, rec1) >= need
         h[d] += 1
@@ -776,30 +801,64 @@ def _place_jokers(tab, nt, opts, chosen, k, crules, prm, lay, nl):
 
 
 @njit(cache=True)
-def _layable_bound(hand, tab, nt, rp):
-    """At most how many hand cards lay-offs onto tab[:nt] could place this turn: the naturals that
-    fill a slot within run_end_limit of a run's end or a three-card group's missing suit, and every
-    joker (a cheap bound: the engine's rules decide in ``_go_out_options``)."""
-    seen = np.zeros(52, np.int64)
-    k = hand[JOKER]
-    reach = rp[core.R_RUN_END_LIMIT]
+def _layable_mask(hand, tab, nt, rp):
+    """(the natural cards of the hand, a bit each, that lay-offs onto tab[:nt] could place this turn,
+    how many of the hand's cards those are): the naturals that fill the slot next to a run's end, or
+    the one after it where the next is held or a joker could fill it, or a three-card group's missing
+    suit (a cheap superset: the engine's rules decide in ``_go_out_options``)."""
+    seen = np.int64(0)
+    k = np.int64(0)
     for i in range(nt):
         row = tab[i]
         if row[0] == RUN:
             s = row[core.REPS] // N_RANKS
-            for j in range(1, reach + 1):
-                for e in (row[1] - j, row[1] + row[2] - 1 + j):
-                    if 0 <= e <= 13:
-                        c = s * N_RANKS + core.ext_rank_to_rank(e)
-                        if hand[c] > 0 and seen[c] == 0:
-                            seen[c] = 1
-                            k += hand[c]
+            for e1, e2 in ((row[1] - 1, row[1] - 2), (row[1] + row[2], row[1] + row[2] + 1)):
+                if _held_at(hand, s, e1):
+                    c = s * N_RANKS + core.ext_rank_to_rank(e1)
+                    if not (seen >> c) & 1:
+                        seen |= np.int64(1) << c
+                        k += hand[c]
+                elif hand[JOKER] == 0:
+                    continue
+                if rp[core.R_RUN_END_LIMIT] >= 2 and _held_at(hand, s, e2):
+                    c = s * N_RANKS + core.ext_rank_to_rank(e2)
+                    if not (seen >> c) & 1:
+                        seen |= np.int64(1) << c
+                        k += hand[c]
         elif row[1] >= 0 and row[2] == 3:
             for sx in range(4):
                 c = sx * N_RANKS + row[1]
-                if hand[c] > 0 and seen[c] == 0:
-                    seen[c] = 1
+                if hand[c] > 0 and not (seen >> c) & 1:
+                    seen |= np.int64(1) << c
                     k += hand[c]
+    return seen, k
+
+
+@njit(cache=True)
+def _layable_bound(hand, tab, nt, rp):
+    """At most how many hand cards lay-offs onto tab[:nt] could place this turn: the naturals of
+    ``_layable_mask`` and every joker."""
+    _, k = _layable_mask(hand, tab, nt, rp)
+    return k + hand[JOKER]
+
+
+@njit(cache=True)
+def _kalooki_reach(v, rp):
+    """Could a player who has not opened, whose hand's melds are worth v at most, go out this turn?
+    Its new melds come from the hand, and must reach opening_min unless lay-offs count towards it or
+    a Kalooki is exempt from it."""
+    return v >= rp[core.R_OPENING_MIN] or rp[core.R_LAYOFFS_COUNT] != 0 or rp[core.R_KALOOKI_EXEMPT] != 0
+
+
+@njit(cache=True)
+def _stray_cards(hand, tab, nt, rp):
+    """How many natural cards of the hand can neither meld with two other cards of it nor fill any
+    slot ``_layable_mask`` counts: a way out leaves one such card at most (the discard)."""
+    layable, _ = _layable_mask(hand, tab, nt, rp)
+    k = 0
+    for c in range(52):
+        if hand[c] > 0 and not (layable >> c) & 1 and not _could_meld_in(hand, c):
+            k += hand[c]
     return k
 
 
@@ -814,7 +873,7 @@ def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws
     taken discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
     new melds in outv, lay-offs in lay as (target, card, end) rows in the order they are laid), the
     discard -1 when there is no way out."""
-    if nt == 0:
+    if nt == 0 or _stray_cards(hand, tab, nt, rp) > 1:
         return -1, 0, 0
     opts = np.empty((MAX_GO_OPTS, G_W), np.int64)
     first = np.empty(nt, np.int64)
@@ -1064,34 +1123,13 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
 
 
 @njit(cache=True)
-def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
-    """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
-    returns the discard.  A play that does not go out gives way to one that does with the table's
-    help (``_go_out_with_table``)."""
-    disc = _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm, mv, ws,
-                            rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
-    if _hsum(whand) >= 2 and ctx[2] == 0:
-        out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, prm, mv, ws, rec,
-                                 outv, lops, wtab, ctx, ops, whand)
-        if out >= 0:
-            return out
-    return disc
-
-
-@njit(cache=True)
-def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, prm, mv, ws, rec, outv,
-                       lay, wtab, ctx, ops, whand):
-    """Going out this turn with new melds and lay-offs, jokers included (``_go_out_building``), where
-    the rules let this player go out now: the play in ops/wtab/whand (ctx as ``_greedy_play``'s, the
-    new melds first), the discard returned; -1 and nothing changed where there is no way out."""
-    first = turns[me] == 0
-    if first and rp[R_GO_OUT_FIRST_ROUND] == 0:
-        return -1
+def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv, ws, rec,
+                       outv, lay, wtab, ctx, ops, whand):
+    """Going out this turn with new melds and lay-offs, jokers included (``_go_out_building``), for a
+    player the rules let go out now whose hand (min_loose ``loose``) passed ``_layable_bound``: the
+    play in ops/wtab/whand (ctx as ``_greedy_play``'s, the new melds first), the discard returned;
+    -1 and nothing changed where there is no way out."""
     hand = hands[me]
-    if _layable_bound(hand, tab, nt, rp) == 0:
-        return -1
-    _, _, loose = _search(hand, prm, mv, ws, rec, NO)
     was_open = opened[me] != 0
     forbid = drawn_card if drawn_from == DISCARD else -1
     must = drawn_card if (drawn_from == DISCARD and _obligation(was_open, turns[me], rp) == OB_OPEN) else -1
@@ -1110,10 +1148,12 @@ def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from
 
 
 @njit(cache=True)
-def _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                     mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
-    """GreedyBot.play's own moves: going out with the hand alone, the opening, every meld held laid
-    down, lay-offs, the taken discard melded where it must be; the discard returned."""
+def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
+                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, building):
+    """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
+    returns the discard.  Going out with the hand alone, else the opening, every meld held laid down,
+    lay-offs, the taken discard melded where it must be; with ``building``, a play that does not go
+    out then gives way to one that does with the table's help (``_go_out_with_table``)."""
     forbid = drawn_card if drawn_from == DISCARD else -1  # no copy of a taken card may be discarded
     taken = drawn_card if drawn_from == DISCARD else -1
     whand[:] = hands[me]
@@ -1124,8 +1164,9 @@ def _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, 
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     ob = _obligation(opened[me] != 0, turns[me], rp)
     # one search of the hand as drawn serves go_out's shortcut, the opening and the lay-down, as long
-    # as rec still belongs to whand (rec_ok)
+    # as rec still belongs to whand (rec_ok), and the way out with the table (loose0)
     v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+    v0, loose0 = v, loose
     if may_out:  # going out comes first; before opening, only by a Kalooki
         disc, nr, clobbered = _go_out(whand, loose, prm, opened[me] == 0, forbid, mv, ws, rec, outv, hh)
         if disc >= 0:
@@ -1136,6 +1177,7 @@ def _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, 
             _search(whand, prm, mv, ws, rec, YES)
     rec_ok = True
     n_open = 0
+    disc = -1
     if not opened[me]:
         if v >= prm[P_OPENING_MIN]:
             nr = _reconstruct(whand, prm, rec, np.int64(0), outv)
@@ -1172,50 +1214,62 @@ def _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, 
             for r in range(nr):
                 for k in range(outd[r, 2]):
                     pref[outd[r, 3 + k]] -= 1
-            return _loose_discard(whand, values, forbid, pref)
-    # lay down every meld held (keeping a card to discard), then lay off
-    if not rec_ok:
-        v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
-    nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
-    if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
-        for r in range(nr):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
-    elif nr > 0:
-        disc = _best_discard(whand, forbid, prm)
-        hh[:] = whand
-        hh[disc] -= 1
-        _search(hh, prm, mv, ws, rec, YES)
-        nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
-        for r in range(nr2):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
-    keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-    n_opening = n_open
-    _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
-    # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one) is
-    # left to discard
-    while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
-        _pop_op(wtab, ctx, ops, whand)
-    if ob == OB_MELD and taken >= 0:
-        used = False
-        for o in range(ctx[1]):
-            if (ops[o, O_KIND] == X_LAYOFF and ops[o, O_CARD] == taken) or (ops[o, O_KIND] == X_NEW and ops[o, O_TAKEN] != 0):
-                used = True
-        if not used:
-            hh[:] = hands[me]
-            kind, disc, idx = _meld_taken_card(hh.copy(), taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd,
-                                               lops, lctx, tab1)
-            if kind != 0:
-                whand[:] = hands[me]
-                wtab[:nt] = tab[:nt]
-                ctx[0] = nt
-                ctx[1] = 0
-                if kind == 1:
-                    _add_meld(wtab, ctx, ops, whand, outd[idx], taken)
-                else:
-                    for o in range(lctx[1]):
-                        _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END])
-                return disc
-    return _loose_discard(whand, values, forbid, whand.astype(np.int64))
+            disc = _loose_discard(whand, values, forbid, pref)
+    if disc < 0:
+        # lay down every meld held (keeping a card to discard), then lay off
+        if not rec_ok:
+            v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+        nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
+        if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
+            for r in range(nr):
+                _add_meld(wtab, ctx, ops, whand, outd[r], taken)
+        elif nr > 0:
+            d0 = _best_discard(whand, forbid, prm)
+            hh[:] = whand
+            hh[d0] -= 1
+            _search(hh, prm, mv, ws, rec, YES)
+            nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
+            for r in range(nr2):
+                _add_meld(wtab, ctx, ops, whand, outd[r], taken)
+        keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+        n_opening = n_open
+        _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
+        # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one)
+        # is left to discard
+        while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
+            _pop_op(wtab, ctx, ops, whand)
+        if ob == OB_MELD and taken >= 0:
+            used = False
+            for o in range(ctx[1]):
+                if (ops[o, O_KIND] == X_LAYOFF and ops[o, O_CARD] == taken) or (
+                        ops[o, O_KIND] == X_NEW and ops[o, O_TAKEN] != 0):
+                    used = True
+            if not used:
+                hh[:] = hands[me]
+                kind, dm, idx = _meld_taken_card(hh.copy(), taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd,
+                                                 lops, lctx, tab1)
+                if kind != 0:
+                    whand[:] = hands[me]
+                    wtab[:nt] = tab[:nt]
+                    ctx[0] = nt
+                    ctx[1] = 0
+                    if kind == 1:
+                        _add_meld(wtab, ctx, ops, whand, outd[idx], taken)
+                    else:
+                        for o in range(lctx[1]):
+                            _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END])
+                    disc = dm
+        if disc < 0:
+            disc = _loose_discard(whand, values, forbid, whand.astype(np.int64))
+    if building and may_out and ctx[2] == 0 and _hsum(whand) >= 2 and (opened[me] != 0 or _kalooki_reach(v0, rp)):
+        # the play does not go out: one with the table's help may (most turns end at this cheap bound)
+        bound = _layable_bound(hands[me], tab, nt, rp)
+        if bound > 0 and loose0 <= bound + 1:
+            out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose0, rp, prm, mv,
+                                     ws, rec, outv, lops, wtab, ctx, ops, whand)
+            if out >= 0:
+                return out
+    return disc
 
 
 @njit(cache=True)
@@ -1291,9 +1345,10 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
         if may_out:
             disc, _, _ = _go_out(hand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
             going_out = disc >= 0  # greedy's play goes out the same way first
-            if not going_out:
-                out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, prm, mv, ws,
-                                         rec, outv, lops, wtab, ctx, ops, whand)
+            bound = 0 if (going_out or not _kalooki_reach(v, rp)) else _layable_bound(hand, tab, nt, rp)
+            if bound > 0 and loose <= bound + 1:
+                out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv,
+                                         ws, rec, outv, lops, wtab, ctx, ops, whand)
                 if out >= 0:
                     return out
         if not going_out:
@@ -1307,10 +1362,10 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
             if rp[R_TABLE_OPENING] != 0 and v < prm[P_OPENING_MIN]:
                 return TABLE_OPENING
             # no way out was found above: greedy's own moves
-            return _greedy_lay_down(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm, mv,
-                                    ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+            return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm, mv, ws,
+                                rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
     return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
 
 
 @njit(cache=True)
@@ -1333,7 +1388,7 @@ def _bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, draw
         return _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm,
                              bp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
     return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
 
 
 # ---------------------------------------------------------------------------------------------

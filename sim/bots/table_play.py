@@ -578,9 +578,10 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     if _hsum(hand) < 2 or (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0):
         return answer, disc
     h0 = hands[me]
-    if _layable_bound(h0, tab0, nt0, rp) == 0:
+    bound = _layable_bound(h0, tab0, nt0, rp)
+    loose = ctx[3]  # _expert_moves' search of the hand as drawn
+    if bound == 0 or loose > bound + 1:
         return answer, disc
-    _, _, loose = _search(h0, prm, mv, ws, rec, NO)
     forbid = drawn_card if drawn_from == DISCARD else -1
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
     lay = np.empty((MAX_X, 3), np.int64)
@@ -618,6 +619,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
     _, _, loose = _search(hand, prm, mv, ws, rec, YES)
+    ctx[3] = loose
     disc, nr, _ = _go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
