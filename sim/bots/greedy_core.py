@@ -1,6 +1,6 @@
 """The greedy and patient bots in compiled code, and what the other bots' compiled decisions share
 (searching a hand, the loose discard, the discard obligation, the rules vector, the lay-off finder
-``_layoffs``).
+``_layoffs``, the way out with new melds and lay-offs ``_go_out_building``).
 
 The decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
 ``_greedy_play`` (``bots.GreedyBot``), ``_waiting``, ``_patient_draw`` and ``_patient_play``

@@ -9,8 +9,9 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
   melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off finder), trailing operations undone until a card
-  is left to discard, and a taken discard melded where the profile obliges it.  The discard itself is
-  chosen by ``expert_core._choose_discard``.
+  is left to discard, and a taken discard melded where the profile obliges it; a play that does not
+  go out gives way to one that does with new melds and lay-offs, jokers included
+  (``greedy_core._go_out_building``).  The discard itself is chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
 
