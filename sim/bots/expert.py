@@ -24,7 +24,9 @@ class ExpertBot(PatientBot):
     player picked up and discarded, and which cards extend the table for them); it holds back its opening for a
     Kalooki like `patient` while that is within reach and opponents are far from going out (where a
     Kalooki pays more); it opens like `patient`, with the table's help where the profile allows it,
-    and takes a discard it can open with that way; it keeps jokers; and it buys back in only when the
+    and takes a discard it can open with that way; it keeps its jokers, unless laying them off lets
+    it go out or it would be left holding nothing else but one natural card; it never passes a turn
+    it can go out in with new melds and lay-offs, jokers included; and it buys back in only when the
     pool is worth the stake.
     """
 
