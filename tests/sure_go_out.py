@@ -196,7 +196,8 @@ def _extensions(m: Meld, h, rules: Rules, p):
                 low, high = m.low - k_lo, m.high + k_hi
                 if not rules.ext_ok(low, high):
                     continue
-                slots = [(e, LOW) for e in range(m.low - 1, low - 1, -1)] + [(e, HIGH) for e in range(m.high + 1, high + 1)]
+                slots = ([(e, LOW) for e in range(m.low - 1, low - 1, -1)]
+                         + [(e, HIGH) for e in range(m.high + 1, high + 1)])
                 yield from _fill_slots(slots, s, h, nj, rules)
     elif m.low < 0:
         for k in range(1, 5 - len(m)):

@@ -55,6 +55,16 @@ def test_every_bot_lays_a_joker_off_to_go_out(name):
     assert play.discard == C("2C") and st.result is not None and st.result.winner == 0
 
 
+def test_the_random_bot_lays_its_joker_off_when_its_lay_offs_come_to_it():
+    # its uniforms: no table move (0.9), lay off (0.1), up to three operations (0.99), the first card
+    st = opened("2C", [G("4S 4H 4D")], draw="JK")
+    bot = make_bot("random", np.random.default_rng(0))
+    bot.stream = np.array([0.9, 0.1, 0.99, 0.0] + [0.5] * 60)
+    play = bot.play(st, 0)
+    st.apply_play(play)
+    assert [op.card for op in play.ops] == [JOKER] and st.result is not None and st.result.winner == 0
+
+
 @pytest.mark.parametrize("name", BOTS)
 def test_the_last_card_laid_off_is_the_joker_when_the_natural_cannot_go(name):
     # 9D goes nowhere, the joker goes onto the run: lay the joker, throw the 9D, out

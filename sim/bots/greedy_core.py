@@ -724,7 +724,6 @@ def _go_out_discard(h, opened, need, forbid, must, prm, mv, ws, rec):
         _, _, loose = _search(h, prm, mv, ws, rec, NO)
         if loose > 1:
             return -1
-    rec1 = np.zeros((1, MS.REC_W), np.int64)
     for d in range(N_KINDS - 1, -1, -1):
         if h[d] <= 0 or d == forbid or (d == must and h[d] == 1) or (stray >= 0 and d != stray):
             continue
@@ -738,7 +737,7 @@ def _go_out_discard(h, opened, need, forbid, must, prm, mv, ws, rec):
             _, _, left = _search(h, prm, mv, ws, rec, NO)
             ok = left == 0
         if ok and not opened and need > 0:
-            ok = MS._full_search(h, prm, rec1) >= need
+            ok = MS._full_search(h, prm, np.zeros((1, MS.REC_W), np.int64)) >= need
         h[d] += 1
         if ok:
             return d
