@@ -64,7 +64,7 @@ def test_split_a_run_by_inserting_a_card():
 
 
 def test_split_off_part_keeps_the_run_end_limit():
-    # issue 12, hole 5: 6H-TH split at 8H; its high end is still the run's: JH QH KH there is one card too many
+    # 6H-TH split at 8H; its high end is still the run's: JH QH KH there is one card too many
     st = opened_state("8H JH QH KH 9C", [R("6H 7H 8H 9H TH")])
     refuse(st, Play([Split(0, C("8H"), 3), LayOff(1, C("JH"), HIGH), LayOff(1, C("QH"), HIGH),
                      LayOff(1, C("KH"), HIGH)], C("9C")), "run_end_limit")
@@ -265,8 +265,8 @@ def unopened_state(hand, table, p=K40):
 
 
 def test_joker_swap_allowed_in_the_opening_turn_once_the_opening_is_laid():
-    # issue 12, hole 4: lay-offs, takes and splits were allowed once the opening melds were down, a joker
-    # swap was not; section 3 play is allowed in the opening turn, the swap included
+    # section 3 play is allowed in the opening turn once the opening melds are down: a joker swap
+    # as well as lay-offs, takes and splits
     table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
     hand = "QS KS AS TD JD QD 4H 7S 7C 2C"
     jk_group = M.group(5, [C("7S"), C("7C"), JOKER], [1])
