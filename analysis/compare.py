@@ -18,7 +18,7 @@ are shown but not tested.  Runs of different schema or engine versions are refus
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,9 +31,9 @@ from .document import Cell, Document
 
 TESTED_KINDS = ("proportion", "mean", "difference")
 COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_low_a", "ci_high_a", "n_b",
-           "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "p_value",
-           "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b", "unpaired_ci_low",
-           "unpaired_ci_high", "width_vs_unpaired", "in_family"]
+           "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "diff_se", "diff_df",
+           "p_value", "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b",
+           "unpaired_ci_low", "unpaired_ci_high", "width_vs_unpaired", "in_family"]
 PAIRED_TEST = "t-test of per-game differences (game g of A against game g of B), cluster-robust ratios"
 UNPAIRED_TEST = "Welch t-test of two cluster-robust (by game) estimates"
 
@@ -45,9 +45,11 @@ class Comparison:
     b: metrics.Results
     pairs: list[tuple[str, str]]
     same_run: bool
+    notes: list[str] = field(default_factory=list)  # what the reader must know first (profiles left out, ...)
 
 
-def _pairs(manifest_a: dict, manifest_b: dict | None, profiles) -> list[tuple[str, str]]:
+def _pairs(manifest_a: dict, manifest_b: dict | None, profiles, run_a="RUN_A") -> list[tuple[str, str]]:
+    """The (profile of A, profile of B) pairs to compare; `manifest_b` None within one run."""
     names_a = list(manifest_a["profiles"])
     names_b = list((manifest_b or manifest_a)["profiles"])
     if profiles is not None:
@@ -58,10 +60,19 @@ def _pairs(manifest_a: dict, manifest_b: dict | None, profiles) -> list[tuple[st
         a, b = profiles
         load.check_profiles(manifest_a, [a])
         load.check_profiles(manifest_b or manifest_a, [b])
+        if manifest_b is None and a == b:
+            raise UserError(f"--profiles {a},{b} compares a profile of one run with itself: the same games, every "
+                            f"difference 0; name two different profiles (the run has {', '.join(names_a)}), or "
+                            "give a second run")
         return [(a, b)]
     if manifest_b is None:
+        if len(names_a) == 1:
+            raise UserError(f"run {run_a} holds one profile ({names_a[0]}); compare it with another run: "
+                            f"kalooki compare {run_a} RUN_B")
         if len(names_a) != 2:
-            raise UserError(f"comparing within one run needs --profiles A,B (the run has {', '.join(names_a)})")
+            raise UserError(f"run {run_a} holds {len(names_a)} profiles ({', '.join(names_a)}); name the two to "
+                            "compare with --profiles A,B, or see every profile against a baseline with "
+                            f"kalooki report {run_a}")
         return [(names_a[0], names_a[1])]
     common = [p for p in names_a if p in names_b]
     if common:
@@ -70,6 +81,15 @@ def _pairs(manifest_a: dict, manifest_b: dict | None, profiles) -> list[tuple[st
         return [(names_a[0], names_b[0])]
     raise UserError(f"the runs share no profile (A: {', '.join(names_a)}; B: {', '.join(names_b)}); "
                     "name the pair with --profiles A,B")
+
+
+def same_data(dir_a, dir_b, manifest_a: dict, manifest_b: dict) -> bool:
+    """Are two runs the same rows?  The same location, or the same run_id (which hashes everything that
+    decides a run's rows) with the same shard files (a copy of a run)."""
+    if str(dir_a) == str(dir_b) or Path(dir_a).resolve() == Path(dir_b).resolve():
+        return True
+    return (manifest_a.get("run_id") is not None and manifest_a.get("run_id") == manifest_b.get("run_id")
+            and manifest_a.get("shards") == manifest_b.get("shards"))
 
 
 def check_versions(manifest_a: dict, manifest_b: dict, dir_a, dir_b) -> None:
@@ -140,7 +160,8 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
                "n_a": a["n"], "estimate_a": a["estimate"], "ci_low_a": a["ci_low"], "ci_high_a": a["ci_high"],
                "n_b": b["n"], "estimate_b": b["estimate"], "ci_low_b": b["ci_low"], "ci_high_b": b["ci_high"],
                "difference": b["estimate"] - a["estimate"], "games_a": a["games"], "games_b": b["games"],
-               "diff_ci_low": np.nan, "diff_ci_high": np.nan, "p_value": np.nan, "unpaired_ci_low": np.nan,
+               "diff_ci_low": np.nan, "diff_ci_high": np.nan, "diff_se": np.nan, "diff_df": np.nan,
+               "p_value": np.nan, "unpaired_ci_low": np.nan,
                "unpaired_ci_high": np.nan, "width_vs_unpaired": np.nan, "in_family": False,
                "design": "paired by game" if paired else "independent samples"}
         rows.append(row)
@@ -172,6 +193,7 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
                 row["design"] = f"paired by game ({found['games']:,} games)"
                 test = PAIRED_TEST
         row["diff_ci_low"], row["diff_ci_high"] = diff - t975(df) * se, diff + t975(df) * se
+        row["diff_se"], row["diff_df"] = se, df  # what the verdict's threshold tests need (findings.judge)
         if se_u > 0:
             row["width_vs_unpaired"] = se / se_u
         row["p_value"] = stats.t_test(diff, se, 0.0, df)
@@ -221,10 +243,31 @@ def _design_line(table: pd.DataFrame, a: str, b: str) -> str:
 def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> Comparison:
     manifest_a = load.read_manifest(dir_a)
     manifest_b = load.read_manifest(dir_b) if dir_b is not None else None
-    same_run = dir_b is None or Path(dir_a).resolve() == Path(dir_b).resolve()
-    if not same_run:
+    if dir_b is not None and not (str(dir_a) == str(dir_b) or Path(dir_a).resolve() == Path(dir_b).resolve()):
         check_versions(manifest_a, manifest_b, dir_a, dir_b)
-    pairs = _pairs(manifest_a, None if same_run else manifest_b, profiles)
+    same_run = dir_b is None or same_data(dir_a, dir_b, manifest_a, manifest_b)
+    if dir_b is not None and same_run:
+        names = ", ".join(manifest_a["profiles"])
+        what = f"RUN_A and RUN_B are the same run {dir_a}" if str(dir_a) == str(dir_b) else \
+            f"RUN_B {dir_b} holds the same run as RUN_A {dir_a}"
+        if profiles is None:
+            instead = (f"two profiles of this one: kalooki compare {dir_a} --profiles A,B (it has {names})"
+                       if len(manifest_a["profiles"]) > 1 else f"this one with another run of {names}")
+            raise UserError(f"{what} (run_id {manifest_a.get('run_id')}): each profile against itself is the same "
+                            f"games, every difference 0. Compare two different runs, or {instead}")
+        dir_b, manifest_b = None, None  # two profiles of the one run
+    pairs = _pairs(manifest_a, None if same_run else manifest_b, profiles, dir_a)
+    notes = []
+    if profiles is None and not same_run:
+        left_out = [f"A: {p}" for p in manifest_a["profiles"] if p not in {a for a, _ in pairs}] + \
+            [f"B: {p}" for p in manifest_b["profiles"] if p not in {b for _, b in pairs}]
+        if left_out:
+            notes.append(f"Not compared (in one run only): {', '.join(left_out)}; compare one of them with "
+                         "--profiles A,B.")
+    same_games = not same_run and manifest_a.get("run_id") == manifest_b.get("run_id")
+    if same_games:
+        notes.append(f"RUN_A and RUN_B were made from the same configuration (run_id {manifest_a.get('run_id')}): "
+                     "a profile against itself is the same games, so its differences are 0 and not tested.")
     paired = {(a, b): paired_design(manifest_a, manifest_a if same_run else manifest_b, a, b) for a, b in pairs}
     keep = any(paired.values())
     wanted_a = list(dict.fromkeys(p for p, _ in pairs))
@@ -235,7 +278,16 @@ def _compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> C
     else:
         res_a = metrics.compute(report.load_verified(dir_a, allow_partial, wanted_a, keep))
         res_b = metrics.compute(report.load_verified(dir_b, allow_partial, wanted_b, keep))
-    return Comparison(compare_results(res_a, res_b, pairs, paired), res_a, res_b, pairs, same_run)
+    table = compare_results(res_a, res_b, pairs, paired)
+    if not table["in_family"].any() and not same_games:  # (the same games say why themselves)
+        few = table["test"].astype(str).str.contains("too few games").any()
+        notes.append("No difference could be tested: " + (
+            "a side has fewer than 2 games (games: " + "; ".join(
+                f"{a} {int(table.loc[table['profile_a'] == a, 'games_a'].max() or 0):,} vs {b} "
+                f"{int(table.loc[table['profile_b'] == b, 'games_b'].max() or 0):,}" for a, b in pairs) + ")"
+            if few else "every metric is the same game by game on both sides, not applicable, or not a tested "
+                        "kind") + ".")
+    return Comparison(table, res_a, res_b, pairs, same_run, notes)
 
 
 def compare(dir_a, dir_b=None, profiles=None, allow_partial: bool = False) -> pd.DataFrame:
@@ -272,14 +324,20 @@ def rules_that_differ(cmp: Comparison) -> dict[tuple[str, str], pd.DataFrame]:
     return out
 
 
-VERDICT_SHORT = {findings.HIGHER: "B higher", findings.LOWER: "B lower", findings.NO_PRACTICAL: "-",
-                 findings.NOT_APPLICABLE: "n/a", findings.NOT_TESTED: "untested", findings.NO_THRESHOLD: "no thr."}
+VERDICT_SHORT = {findings.HIGHER: "B higher", findings.LOWER: "B lower", findings.EQUIVALENT: "equivalent",
+                 findings.NOT_ESTABLISHED: "unclear", findings.NOT_APPLICABLE: "n/a", findings.NOT_TESTED: "untested",
+                 findings.NO_THRESHOLD: "no thr."}
+VERDICT_LEGEND = ("verdict, against the metric's practical threshold (Holm-corrected):\n"
+                  "  B higher / B lower: a clear difference, the interval past the threshold\n"
+                  "  equivalent: practically equivalent, inside the threshold by an equivalence test (TOST)\n"
+                  "  unclear: not established, the data cannot tell\n"
+                  "  untested: a median, a p-value, a near-duplicate, constant on both sides, or too few games")
 
 
 def headline_grid(judged: pd.DataFrame):
     """The comparison's one table: metric, A, B, B - A with its interval, adjusted p, verdict."""
     header = [Cell("Metric"), Cell("A", "estimate (95% CI)"), Cell("B", "estimate (95% CI)"),
-              Cell("B − A", "95% CI"), Cell("p (Holm)"), Cell("Verdict", "against the threshold")]
+              Cell("B − A", "95% CI"), Cell("p (Holm)", "B = A"), Cell("Verdict", "against the threshold")]
     rows = []
     for r in judged.itertuples(index=False):
         kind = r.kind
@@ -289,6 +347,7 @@ def headline_grid(judged: pd.DataFrame):
                                                              if findings.fmt_interval(r.metric, lo, hi, kind) else "")
                                                 if x))
         stated = r.verdict in findings.STATED
+        marked = r.verdict if stated else "equivalent" if r.verdict == findings.EQUIVALENT else ""
         threshold = "" if pd.isna(r.threshold) else (
             f"threshold {findings.fmt_difference(r.metric, r.threshold, np.nan, np.nan, kind).lstrip('+')}")
         rows.append([Cell(s.label, r.metric), cell(r.estimate_a, r.ci_low_a, r.ci_high_a),
@@ -296,12 +355,13 @@ def headline_grid(judged: pd.DataFrame):
                      Cell(findings.fmt_difference(r.metric, r.difference, r.diff_ci_low, r.diff_ci_high, kind)
                           .replace("95% CI ", ""), cls=r.verdict if stated else ""),
                      Cell(findings.fmt_p(r.p_adjusted)),
-                     Cell(r.verdict, threshold, r.verdict if stated else "", inline=True)])
+                     Cell(r.verdict, threshold, marked, inline=True)])
     return header, rows
 
 
 def pair_findings(judged: pd.DataFrame) -> list[tuple[str, str]]:
-    """(lead, text) bullets per pair: every stated difference, then what shows no practical one."""
+    """(lead, text) bullets per pair: every clear difference, then what is practically equivalent and
+    what is not established."""
     out = []
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         stated = rows[rows["verdict"].isin(findings.STATED)]
@@ -310,11 +370,16 @@ def pair_findings(judged: pd.DataFrame) -> list[tuple[str, str]]:
             out.append((f"{s.label}:", f"B ({b}) {r.verdict} than A ({a}), {findings.fmt_value(r.metric, r.estimate_b, r.kind)}"
                         f" vs {findings.fmt_value(r.metric, r.estimate_a, r.kind)}, "
                         f"{findings.fmt_difference(r.metric, r.difference, r.diff_ci_low, r.diff_ci_high, r.kind)}."))
-        quiet = rows[rows["verdict"] == findings.NO_PRACTICAL]
-        if len(quiet):
-            names = ", ".join(findings.sentence_label(findings.show(m, k).label)
-                              for m, k in zip(quiet["metric"], quiet["kind"]))
-            out.append(("No practical difference" + (" at all:" if stated.empty else ":"), f"{names}."))
+        lead = "" if len(judged.groupby(["profile_a", "profile_b"])) == 1 else f" ({a} vs {b})"
+        for verdict, said in ((findings.EQUIVALENT, "Practically equivalent"),
+                              (findings.NOT_ESTABLISHED, "Not established (the data cannot tell)")):
+            quiet = rows[rows["verdict"] == verdict]
+            if len(quiet):
+                names = ", ".join(findings.sentence_label(findings.show(m, k).label)
+                                  for m, k in zip(quiet["metric"], quiet["kind"]))
+                out.append((f"{said}{lead}:", f"{names}."))
+        if not rows["verdict"].isin(findings.THREE_WAY).any():
+            out.append((f"Nothing tested{lead}:", "no metric could be judged against its threshold."))
     return out
 
 
@@ -329,6 +394,8 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
             report.partial_warning(doc, res.run.problems, label)
     doc.text(f"A: run {ma.get('run_id')} ({dir_a}). B: run {mb.get('run_id')} ({dir_b or dir_a}). "
              "Difference = B - A. Generated by `kalooki compare`; do not edit by hand.")
+    for note in cmp.notes:
+        doc.text(note)
     doc.toc()
     doc.heading("Rules that differ")
     for (a, b), differ in rules_that_differ(cmp).items():
@@ -337,8 +404,10 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
         else:
             doc.table(differ, f"A = {a}, B = {b}: {len(differ)} setting(s) differ")
     doc.heading("Findings")
-    doc.text("A difference is stated only when it is clear after the Holm correction and at least the metric's "
-             "practical threshold (configs/thresholds.toml, or --thresholds FILE).")
+    doc.text("Each difference is one of three verdicts against the metric's practical threshold "
+             "(configs/thresholds.toml, or --thresholds FILE): a clear difference (its interval past the threshold), "
+             "practically equivalent (inside it, by an equivalence test) or not established (the data cannot tell); "
+             "Holm-corrected, see Methods.")
     doc.bullets(pair_findings(judged))
     doc.heading("Headline metrics")
     doc.text(f"Design: {cmp.table.attrs['design']}.")
@@ -356,8 +425,9 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     diffs.attrs["title"] = "B − A, in practical thresholds (95% intervals)"
     if len(diffs):
         doc.figure("differences", plots.differences, diffs,
-                   "B - A divided by the metric's practical threshold, with its 95% interval; inside the grey band: "
-                   "smaller than the threshold; filled: a stated difference.",
+                   "B - A divided by the metric's practical threshold, with its 95% interval; the grey band is plus "
+                   "or minus one threshold. Filled circle: a clear difference; square: practically equivalent; "
+                   "cross: not established.",
                    width=13.0, height=0.17 * diffs["label"].nunique() + 1.0, wide=True)
     n = 2 * len(cmp.pairs)
     rows = -(-n // plots.PANEL_COLUMNS)
@@ -376,7 +446,7 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     doc.close("figs")
     doc.heading("Methods")
     doc.open("details", "How each number was made")
-    doc.bullets(report.METHOD_NOTES + [report.THRESHOLD_NOTE])
+    doc.bullets(report.METHOD_NOTES + [findings.VERDICT_NOTE])
     doc.close("details")
     report.provenance(doc, ma, "Provenance: run A" if not cmp.same_run else "Provenance")
     if not cmp.same_run:
@@ -417,4 +487,5 @@ def write_compare(dir_a, dir_b=None, profiles=None, out_dir="reports/compare", a
     cmp = _compare(dir_a, dir_b, profiles, allow_partial)
     judged = findings.judge(cmp.table, thresholds)
     judged.attrs.update(cmp.table.attrs)
+    judged.attrs["notes"] = cmp.notes
     return judged, build_comparison(cmp, dir_a, dir_b, judged).write(out_dir)

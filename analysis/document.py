@@ -29,6 +29,7 @@ table.grid { font-size: 0.74em; line-height: 1.2; } table.grid td:not(:first-chi
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 td small, th small { color: #777; font-family: ui-monospace, monospace; font-size: 0.85em; }
 td.higher { background: #fde2c8; } td.lower { background: #cfe3f7; } td.na { color: #999; }
+td.equivalent { background: #e5f2e5; }
 td.base { background: #f4f4f4; }
 img { max-width: 100%%; } .caption, figcaption { color: #555; font-size: 0.85em; }
 figure { margin: 0.3em 0; } .figs { display: grid; grid-template-columns: 1fr 1fr; gap: 0.6em 1.2em; }

@@ -1,12 +1,21 @@
 """Plain-language findings from a run's numbers, and the practical thresholds they are judged by.
 
-A difference between a profile and the baseline is *stated* only when it is statistically clear
-(significant after the comparison's Holm correction, its 95% interval excluding 0) and its estimate
-is at least the metric's practical threshold (``configs/thresholds.toml``, overridable); otherwise
-it reads "no practical difference".  Within a profile, a seat or bot advantage is stated only when
-the chi-square test of equal shares rejects (Holm over the profiles) and the largest gap from the
-fair share passes its threshold; money only when a mean net payment's Bonferroni-widened interval
-excludes 0 and the mean passes its threshold.  Estimates that are NaN read "not applicable".
+Every difference between a profile and the baseline gets exactly one of three verdicts against its
+metric's practical threshold (``configs/thresholds.toml``, overridable):
+
+- a **clear difference** (higher or lower): the minimum-effect test of H0 |difference| <= threshold
+  rejects, i.e. its 95% interval lies entirely past +threshold or -threshold;
+- **practically equivalent**: the equivalence test (TOST, two one-sided t-tests at 5%) of H0
+  |difference| >= threshold rejects, i.e. its 90% interval lies inside plus or minus the threshold;
+- **not established**: neither; the data cannot tell.
+
+Both tests are Holm-corrected over the comparison's family (the rows tested against 0 by
+:mod:`analysis.compare`), each kind of claim its own family.  A difference clear of 0 but smaller
+than the threshold is practically equivalent when its TOST passes, otherwise not established.
+Within a profile, a seat or bot advantage and money are judged the same three ways against the fair
+share (or 0), with Bonferroni-widened intervals over the groups.  Estimates that are NaN read "not
+applicable".  Across table compositions, a difference depends on play strength only where the
+compositions are shown to disagree (:data:`ROBUSTNESS_NOTE`).
 
 This module also owns how each headline metric is named in words and how its numbers are shown.
 """
@@ -30,13 +39,27 @@ from . import stats
 THRESHOLDS_FILE = config_file("thresholds.toml")  # configs/thresholds.toml, shipped as package data
 ALPHA = 0.05
 
-# verdicts of a difference from the baseline
+# verdicts of a difference from the baseline (B against A)
 HIGHER, LOWER = "higher", "lower"
-NO_PRACTICAL = "no practical difference"
+EQUIVALENT = "practically equivalent"
+NOT_ESTABLISHED = "not established"
 NOT_APPLICABLE = "not applicable"
 NOT_TESTED = "not tested"
 NO_THRESHOLD = "no threshold set"
-STATED = (HIGHER, LOWER)
+STATED = (HIGHER, LOWER)  # a clear difference
+THREE_WAY = (HIGHER, LOWER, EQUIVALENT, NOT_ESTABLISHED)  # the verdicts of a difference tested against its threshold
+VERDICT_NOTE = (
+    "Verdicts: each difference is judged against its metric's practical threshold (configs/thresholds.toml, or "
+    "--thresholds FILE) by two tests on the difference's t distribution (its standard error and degrees of "
+    "freedom as in its 95% interval). A clear difference (higher / lower): the minimum-effect test of "
+    "H0 |difference| <= threshold rejects, i.e. the 95% interval lies entirely past +threshold or -threshold. "
+    "Practically equivalent: the equivalence test TOST (two one-sided t-tests at 5%) of H0 |difference| >= "
+    "threshold rejects, i.e. the 90% interval lies inside plus or minus the threshold. Not established: "
+    "neither, so the data cannot tell; an interval spanning the threshold is never read as no difference. "
+    "Each kind of claim is Holm-corrected over the comparison's family (every metric tested against 0), so the "
+    "unadjusted interval can lie past the threshold while the verdict is not established. A difference clear "
+    "of 0 but smaller than the threshold is practically equivalent when its TOST passes (real but smaller "
+    "than a player would notice; the p-value against 0 is still shown), otherwise not established.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,28 +236,41 @@ def fmt_p(p) -> str:
 
 
 def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame:
-    """`diffs` (compare's columns: metric, kind, estimate_a/b, difference, diff_ci_low/high,
-    significant) with `threshold`, `unit` and `verdict` added: higher / lower (B against A) when the
-    difference is significant, its interval excludes 0 and |difference| >= threshold; otherwise
-    "no practical difference", "not applicable" (an estimate is NaN), "not tested" (a median, a
-    p-value) or "no threshold set"."""
+    """`diffs` (compare's columns: metric, kind, estimate_a/b, difference, diff_se, diff_df,
+    in_family) with `threshold`, `unit`, the threshold tests' p-values (`p_exceeds`, `p_equivalent`,
+    each with its Holm-adjusted `_adjusted`, one family over the rows in_family) and `verdict`:
+    higher / lower (B against A) when the difference is clearly past the threshold, "practically
+    equivalent" when it is clearly inside it, "not established" otherwise (VERDICT_NOTE); "not
+    applicable" where an estimate is NaN, "not tested" outside the family (a median, a p-value, a
+    near-duplicate, constant on both sides), "no threshold set" where the metric has none."""
     out = diffs.copy()
     out["threshold"] = [thresholds[m].threshold if m in thresholds else np.nan for m in out["metric"]]
     out["unit"] = [thresholds[m].unit if m in thresholds else "" for m in out["metric"]]
+    d = out["difference"].to_numpy(dtype=float)
+    threshold = out["threshold"].to_numpy(dtype=float)
+    applicable = out["estimate_a"].notna().to_numpy() & out["estimate_b"].notna().to_numpy() & np.isfinite(d)
+    in_family = out["in_family"].fillna(False).to_numpy(dtype=bool)
+    tested = applicable & in_family & np.isfinite(threshold)
+    se, df = out["diff_se"].to_numpy(dtype=float), out["diff_df"].to_numpy(dtype=float)
+    nan = np.full(len(out), np.nan)
+    out["p_exceeds"] = np.where(tested, stats.exceeds_threshold(d, se, df, threshold) if len(out) else nan, np.nan)
+    out["p_equivalent"] = np.where(tested, stats.equivalence_tost(d, se, df, threshold) if len(out) else nan, np.nan)
+    exceeds, out["p_exceeds_adjusted"] = stats.adjust(out["p_exceeds"])
+    equivalent, out["p_equivalent_adjusted"] = stats.adjust(out["p_equivalent"])
     verdicts = []
-    for row in out.itertuples(index=False):
-        d, low, high = row.difference, row.diff_ci_low, row.diff_ci_high
-        significant = row.significant
-        if pd.isna(row.estimate_a) or pd.isna(row.estimate_b) or pd.isna(d):
+    for i in range(len(out)):
+        if not applicable[i]:
             verdicts.append(NOT_APPLICABLE)
-        elif significant is None or pd.isna(significant):
+        elif not in_family[i]:
             verdicts.append(NOT_TESTED)
-        elif pd.isna(row.threshold):
+        elif not np.isfinite(threshold[i]):
             verdicts.append(NO_THRESHOLD)
-        elif bool(significant) and (low > 0 or high < 0) and abs(d) >= row.threshold:
-            verdicts.append(HIGHER if d > 0 else LOWER)
+        elif exceeds[i]:
+            verdicts.append(HIGHER if d[i] > 0 else LOWER)
+        elif equivalent[i]:
+            verdicts.append(EQUIVALENT)
         else:
-            verdicts.append(NO_PRACTICAL)
+            verdicts.append(NOT_ESTABLISHED)
     out["verdict"] = verdicts
     return out
 
@@ -243,45 +279,68 @@ def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame
 # advantages within a profile: seats, bots, money
 
 
+Z95 = float(sps.norm.ppf(0.975))
+
+
+def _standard_errors(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's standard error: its `se` column, else its 95% interval's half-width over z."""
+    half = (rows["ci_high"].to_numpy(dtype=float) - rows["ci_low"].to_numpy(dtype=float)) / 2 / Z95
+    se = rows["se"].to_numpy(dtype=float) if "se" in rows else np.full(len(rows), np.nan)
+    return np.where(np.isfinite(se), se, half)
+
+
 def group_advantage(rows: pd.DataFrame, threshold: float) -> dict | None:
-    """The group (seat, bot) whose win or elimination rate is furthest from its expected rate,
-    with the chi-square p-value of equal shares; `rows` has group, k, n, estimate, ci_low, ci_high,
-    expected.  None when fewer than two groups have data."""
+    """The group (seat, bot) whose win or elimination rate is furthest from its expected rate, with
+    the chi-square p-value of equal shares and every group's gap and standard error (for
+    ``advantage_findings``); `rows` has group, k, n, estimate, ci_low, ci_high, expected (and se).
+    None when fewer than two groups have data."""
     rows = rows[rows["n"] > 0]
     if len(rows) < 2:
         return None
     test = stats.equal_shares(rows["k"].to_numpy(float), (rows["n"] * rows["expected"]).to_numpy(float))
-    gaps = rows["estimate"] - rows["expected"]
-    top = rows.loc[gaps.abs().idxmax()]
+    gaps = (rows["estimate"] - rows["expected"]).to_numpy(dtype=float)
+    i = int(np.nanargmax(np.abs(gaps)))
+    top = rows.iloc[i]
     return {"group": top["group"], "estimate": top["estimate"], "ci_low": top["ci_low"], "ci_high": top["ci_high"],
-            "expected": top["expected"], "gap": float(top["estimate"] - top["expected"]),
-            "p_value": test["p_value"], "threshold": threshold}
+            "expected": top["expected"], "gap": float(gaps[i]), "p_value": test["p_value"], "threshold": threshold,
+            "gaps": gaps, "se": _standard_errors(rows)}
 
 
-def _holm_flags(items: list[dict]) -> None:
-    """Holm-adjust the items' p_value in place (p_adjusted) and set clear = adjusted < ALPHA and |gap|
-    >= threshold."""
+def _judge_groups(items: list[dict]) -> None:
+    """Judge the profiles' group advantages in place (see ADVANTAGE_NOTE): p_adjusted (Holm over the
+    profiles' chi-square tests); clear when it rejects and the furthest group's interval, Bonferroni-
+    widened over every group of every profile, lies past its fair share plus or minus the threshold;
+    equivalent when every group's 1 - 2 alpha / profiles interval lies inside it."""
     reject, adjusted = stats.adjust([i["p_value"] for i in items])
+    groups = sum(len(i["gaps"]) for i in items)
+    z_past = sps.norm.ppf(1 - ALPHA / (2 * max(groups, 1)))
+    z_inside = sps.norm.ppf(1 - ALPHA / max(len(items), 1))
     for item, r, a in zip(items, reject, adjusted):
+        gaps, se, threshold = item["gaps"], item["se"], item["threshold"]
+        top = int(np.nanargmax(np.abs(gaps)))
         item["p_adjusted"] = a
-        item["clear"] = bool(r) and abs(item["gap"]) >= item["threshold"]
+        item["clear"] = bool(r) and bool(abs(gaps[top]) - z_past * se[top] > threshold)
+        item["equivalent"] = not item["clear"] and bool(np.all(np.abs(gaps) + z_inside * se < threshold))
 
 
-def money_advantage(rows: pd.DataFrame, threshold: float) -> list[dict]:
-    """Groups (seats, bots) whose mean net payment per game is clearly away from 0: the t interval
-    widened to a Bonferroni family over the groups excludes 0 and |mean| >= threshold."""
+def money_advantage(rows: pd.DataFrame, threshold: float) -> dict | None:
+    """Mean net payment per game by group (seats, bots) against 0 (the game is zero-sum): `clear` the
+    groups whose 95% interval, Bonferroni-widened over the groups, lies entirely past plus or minus
+    the threshold; `equivalent` when every group's 90% interval lies inside it (TOST, each group at
+    5%: all must pass); `largest` the largest |mean|; `measured` False when no group has an interval
+    (fewer than 2 games)."""
     rows = rows[rows["n"] > 1].dropna(subset=["estimate", "ci_low", "ci_high"])
     m = len(rows)
-    found = []
     if m == 0:
-        return found
-    z95, zfam = sps.norm.ppf(0.975), sps.norm.ppf(1 - ALPHA / (2 * m))
-    for row in rows.itertuples(index=False):
-        half = (row.ci_high - row.ci_low) / 2 * zfam / z95
-        if abs(row.estimate) - half > 0 and abs(row.estimate) >= threshold:
-            found.append({"group": row.group, "estimate": row.estimate, "ci_low": row.ci_low,
-                          "ci_high": row.ci_high})
-    return found
+        return {"clear": [], "equivalent": False, "largest": np.nan, "threshold": threshold, "measured": False}
+    se = _standard_errors(rows)
+    mean = rows["estimate"].to_numpy(dtype=float)
+    zfam, z_inside = sps.norm.ppf(1 - ALPHA / (2 * m)), sps.norm.ppf(1 - ALPHA)
+    clear = [{"group": row.group, "estimate": row.estimate, "ci_low": row.ci_low, "ci_high": row.ci_high}
+             for row, e, s in zip(rows.itertuples(index=False), mean, se) if abs(e) - zfam * s > threshold]
+    equivalent = not clear and bool(np.all(np.abs(mean) + z_inside * se < threshold))
+    return {"clear": clear, "equivalent": equivalent, "largest": float(np.max(np.abs(mean))), "threshold": threshold,
+            "measured": True}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,7 +351,7 @@ def money_advantage(rows: pd.DataFrame, threshold: float) -> list[dict]:
 class Finding:
     topic: str
     text: str
-    stated: bool  # a difference or advantage is stated (not "no practical difference")
+    stated: bool  # a clear difference or advantage is stated
 
 
 def _pct(x) -> str:
@@ -311,33 +370,61 @@ def _difference_phrase(row) -> str:
             f"{fmt_difference(row.metric, row.difference, row.diff_ci_low, row.diff_ci_high, kind)}")
 
 
+def _labels(rows: pd.DataFrame) -> str:
+    """The metrics' labels in a list: 'hands per game (mean), void deals (re-dealt)'."""
+    label = lambda m, k: sentence_label(show(m, k).label).replace(", mean", " (mean)").replace(", median", " (median)")
+    return ", ".join(label(m, k) for m, k in zip(rows["metric"], rows["kind"]))
+
+
 def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> list[Finding]:
     """One finding per topic from the judged differences of each profile (profile_b) from the
-    baseline (profile_a): what is stated, the rest as "no practical difference"."""
+    baseline (profile_a): the clear differences first, then what is practically equivalent and what
+    is not established (profiles alike in a topic named together)."""
     out = []
     topic_of = {m: show(m).topic for m in judged["metric"]}
     for topic in (OPENING, KALOOKI, ELIMINATION, LENGTH, SEAT):
         rows = judged[[topic_of[m] == topic for m in judged["metric"]]]
         if rows.empty:
             continue
-        parts, quiet, absent = [], [], []
+        parts, alike, absent, untested = [], {}, [], []
         for profile, mine in rows.groupby("profile_b", sort=False):
             if profile == baseline:
                 continue
             clear = mine[mine["verdict"].isin(STATED)]
-            if clear.empty:
-                (absent if (mine["verdict"] == NOT_APPLICABLE).all() else quiet).append(profile)
+            equivalent = mine[mine["verdict"] == EQUIVALENT]
+            unknown = mine[mine["verdict"] == NOT_ESTABLISHED]
+            if clear.empty and equivalent.empty and unknown.empty:
+                if (mine["verdict"] == NOT_APPLICABLE).all():
+                    absent.append(profile)
+                elif "test" in mine and mine["test"].astype(str).str.contains("too few games").any():
+                    untested.append(profile)
                 continue
-            ranked = clear.assign(size=(clear["difference"].abs() / clear["threshold"])).sort_values(
-                "size", ascending=False)
-            phrases = [_difference_phrase(r) for r in ranked.head(most).itertuples(index=False)]
-            more = len(ranked) - most
-            parts.append(f"{profile}: " + "; ".join(phrases) + (f"; and {more} more in the table" if more > 0 else ""))
-        stated = bool(parts)
-        if quiet:
-            parts.append(f"{', '.join(quiet)}: no practical difference from {baseline}")
+            if clear.empty and (equivalent.empty or unknown.empty):  # one verdict over the topic
+                alike.setdefault(EQUIVALENT if unknown.empty else NOT_ESTABLISHED, []).append(profile)
+                continue
+            phrases = []
+            if len(clear):
+                ranked = clear.assign(size=(clear["difference"].abs() / clear["threshold"])).sort_values(
+                    "size", ascending=False)
+                phrases = [_difference_phrase(r) for r in ranked.head(most).itertuples(index=False)]
+                more = len(ranked) - most
+                if more > 0:
+                    phrases.append(f"and {more} more clear difference{'s' if more > 1 else ''} in the table")
+            if len(equivalent):
+                phrases.append(f"practically equivalent: {_labels(equivalent)}")
+            if len(unknown):
+                phrases.append(f"not established: {_labels(unknown)}")
+            parts.append(f"{profile}: " + "; ".join(phrases))
+        stated = any(v in STATED for v in rows["verdict"]) and bool(parts)
+        if alike.get(EQUIVALENT):
+            parts.append(f"{', '.join(alike[EQUIVALENT])}: practically equivalent to {baseline}")
+        if alike.get(NOT_ESTABLISHED):
+            parts.append(f"{', '.join(alike[NOT_ESTABLISHED])}: no difference from {baseline} established either "
+                         "way (the intervals reach past the thresholds)")
         if absent:
             parts.append(f"{', '.join(absent)}: not applicable (no such events)")
+        if untested:
+            parts.append(f"{', '.join(untested)}: not tested (fewer than 2 games on a side)")
         if parts:
             lead = "Dealer against the baseline: " if topic == SEAT else ""
             out.append(Finding(topic, lead + ". ".join(parts) + ".", stated))
@@ -359,42 +446,72 @@ def _group_text(item: dict, what: str) -> str:
             f"{_pct(item['ci_high'])}) against a fair {_pct(item['expected'])}")
 
 
+ADVANTAGE_NOTE = (
+    "Seat and bot advantage, who is eliminated: per profile, the chi-square test of equal shares (Holm over the "
+    "profiles) and each group's rate against its fair share. An advantage is stated when the test rejects and the "
+    "furthest group's interval, Bonferroni-widened over every group of every profile, lies past its fair share "
+    "plus or minus the threshold; no practical advantage when every group's interval at 1 - 2 x 5% / profiles lies "
+    "inside it (TOST for each group, all must pass); otherwise not established. Money: a seat's or bot's mean net "
+    "payment per game against 0, stated when its 95% interval, Bonferroni-widened over the groups, lies past plus "
+    "or minus the threshold; no one gains or loses in practice when every group's 90% interval lies inside it; "
+    "otherwise not established. These intervals use the cluster-robust standard error and the normal "
+    "distribution.")
+
+
 def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None], eliminated: dict[str, dict | None],
-                       money: dict[str, list[dict] | None]) -> list[Finding]:
+                       money: dict[str, dict | None]) -> list[Finding]:
     """Findings on seat and bot advantage, who is eliminated and money, per profile; each dict maps
     profile -> group_advantage (or money_advantage) result, None where not measurable."""
     out = []
     for topic, table, what in ((SEAT, seat, "wins"), (BOT, bot, "wins"), (ELIMINATION, eliminated, "is eliminated in")):
         measured = [i for i in table.values() if i is not None]
-        _holm_flags(measured)
+        _judge_groups(measured)
         stated = [f"{p}: {_group_text(i, what)}" for p, i in table.items() if i is not None and i["clear"]]
-        quiet = [p for p, i in table.items() if i is not None and not i["clear"]]
+        equivalent = [p for p, i in table.items() if i is not None and i["equivalent"]]
+        unknown = [p for p, i in table.items() if i is not None and not (i["clear"] or i["equivalent"])]
         missing = [p for p, i in table.items() if i is None]
         parts = list(stated)
-        if quiet:
-            biggest = max((abs(table[p]["gap"]) for p in quiet), default=0.0)
-            what_quiet = {SEAT: "no practical seat advantage", BOT: "no practical bot advantage",
-                          ELIMINATION: "no seat eliminated clearly more or less than its share"}[topic]
-            parts.append(f"{', '.join(quiet)}: {what_quiet} (largest gap {biggest * 100:.1f} pp)")
+        largest = lambda names: max(abs(table[p]["gap"]) for p in names) * 100
+        threshold = lambda names: table[names[0]]["threshold"] * 100
+        if equivalent:
+            said = {SEAT: "no practical seat advantage", BOT: "no practical bot advantage",
+                    ELIMINATION: "no seat eliminated more or less than its share in practice"}[topic]
+            parts.append(f"{', '.join(equivalent)}: {said} (every {'bot' if topic == BOT else 'seat'} within "
+                         f"{threshold(equivalent):.1f} pp of its share; largest gap {largest(equivalent):.1f} pp)")
+        if unknown:
+            said = {SEAT: "seat advantage not established", BOT: "bot advantage not established",
+                    ELIMINATION: "a seat eliminated more or less than its share: not established"}[topic]
+            parts.append(f"{', '.join(unknown)}: {said} (largest gap {largest(unknown):.1f} pp; the intervals reach "
+                         f"past the threshold of {threshold(unknown):.1f} pp)")
         if missing:
             parts.append(f"{', '.join(missing)}: not measured ("
-                         + ("every seat plays the same bot" if topic == BOT else "no such events") + ")")
+                         + ("no table seats two different bots" if topic == BOT else "no such events") + ")")
         text = "; ".join(parts) + "."
         lead = {ELIMINATION: "Who is eliminated: ", SEAT: "Seats within each profile: "}.get(topic, "")
         out.append(Finding(topic, lead + text, bool(stated)))
-    parts, stated_any, quiet, missing = [], False, [], []
-    for profile, items in money.items():
-        if items is None:
+    parts, stated_any, equivalent, unknown, missing, too_few = [], False, [], [], [], []
+    for profile, found in money.items():
+        if found is None:
             missing.append(profile)
-        elif items:
+        elif not found.get("measured", True):
+            too_few.append(profile)
+        elif found["clear"]:
             stated_any = True
             parts.append(f"{profile}: " + ", ".join(
                 f"{i['group']} {i['estimate']:+.2f} units a game (95% CI {i['ci_low']:+.2f} to {i['ci_high']:+.2f})"
-                for i in items))
+                for i in found["clear"]))
+        elif found["equivalent"]:
+            equivalent.append(profile)
         else:
-            quiet.append(profile)
-    if quiet:
-        parts.append(f"{', '.join(quiet)}: no seat or bot gains or loses money in practice")
+            unknown.append(profile)
+    if equivalent:
+        parts.append(f"{', '.join(equivalent)}: no seat or bot gains or loses money in practice")
+    if unknown:
+        parts.append(f"{', '.join(unknown)}: who gains or loses money is not established (largest mean "
+                     f"{max(money[p]['largest'] for p in unknown):.2f} units a game; the intervals reach past the "
+                     f"threshold of {money[unknown[0]]['threshold']:.2f})")
+    if too_few:
+        parts.append(f"{', '.join(too_few)}: not measured (fewer than 2 games)")
     if missing:
         parts.append(f"{', '.join(missing)}: not applicable (no money changes hands)")
     out.append(Finding(MONEY, "; ".join(parts) + ".", stated_any))
@@ -438,6 +555,17 @@ def money_rows(res, profile: str, by: str) -> pd.DataFrame | None:
     return r
 
 
+def bots_meet(res, profile: str) -> bool:
+    """Does some table of the profile seat two different bots?  Only then can one bot win more than
+    its fair share (at a table of one bot, that bot wins every hand).  The manifest's table mix, else
+    the bots seen in the rows."""
+    info = res.run.manifest.get("profiles", {}).get(profile, {})
+    tables = info.get("tables") or ([{"bots": info["bots"]}] if info.get("bots") else [])
+    if tables:
+        return any(len(set(map(str, t.get("bots", [])))) > 1 for t in tables)
+    return len(bot_rows(res, profile)) > 1
+
+
 def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int],
                             thresholds: dict[str, Threshold]) -> list[Finding]:
     """Seat advantage, bot advantage, who is eliminated and money, per profile."""
@@ -447,10 +575,10 @@ def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int]
     for p in profiles:
         seat[p] = group_advantage(seat_rows(res, p, full_sizes[p]), gap("seat_win_rate_gap"))
         bots = bot_rows(res, p)
-        bot[p] = group_advantage(bots, gap("bot_win_rate_gap")) if len(bots) > 1 else None
+        bot[p] = group_advantage(bots, gap("bot_win_rate_gap")) if bots_meet(res, p) else None
         e = by_group[(by_group["profile"] == p) & (by_group["by"] == "seat")]
         eliminated[p] = group_advantage(e, gap("seat_win_rate_gap")) if e["k"].sum() > 0 else None
-        rows = [money_rows(res, p, "seat"), money_rows(res, p, "bot") if len(bots) > 1 else None]
+        rows = [money_rows(res, p, "seat"), money_rows(res, p, "bot") if bots_meet(res, p) else None]
         rows = [r for r in rows if r is not None]
         money[p] = money_advantage(pd.concat(rows), gap("net_payment_per_game")) if rows else None
     return advantage_findings(seat, bot, eliminated, money)
@@ -463,107 +591,141 @@ def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int]
 ROBUST = "robust"
 DEPENDS = "depends on play strength"
 UNSETTLED = "unsettled"
+NOWHERE = "not established at any composition"
 NOT_ASSESSED = "not assessed"
 ONE_TABLE = "one table composition: robustness not assessed"
 MIN_GAMES = 30  # games on each side before a composition's difference counts
 ROBUSTNESS_NOTE = (
-    "Robustness across table compositions: each profile's difference from the baseline is computed again "
-    "within each composition (the same tests, one Holm family over every composition). A composition counts "
-    f"when its difference was tested with at least {MIN_GAMES} games on each side. Two compositions disagree "
-    "when their differences point clearly in opposite directions (each 95% interval excluding 0) or differ by "
-    "at least the metric's practical threshold with that gap clear at 95% (compositions are different games, "
-    "so its standard error is the root sum of squares). \"robust\": no two disagree and every two are within "
-    "the threshold of each other; \"depends on play strength\": some two disagree (named, with their "
-    "differences); \"unsettled\": differences a threshold or more apart that the data cannot yet tell from "
-    "noise; \"not assessed\": fewer than two compositions count.")
-
-
-def _clear_direction(row) -> int:
-    if row.diff_ci_low > 0:
-        return 1
-    if row.diff_ci_high < 0:
-        return -1
-    return 0
-
-
-Z95 = float(sps.norm.ppf(0.975))
-
-
-def _se(row) -> float:
-    """The standard error behind a difference's 95% interval (its half-width over z; a t interval's
-    is a little wider, so this errs towards calling a gap unclear)."""
-    return (row.diff_ci_high - row.diff_ci_low) / 2 / Z95
+    "Robustness across table compositions: each profile's difference from the baseline is computed and judged "
+    "again within each composition (the same tests and three verdicts, each kind of claim one Holm family over "
+    f"every composition). A composition counts when its difference was tested with at least {MIN_GAMES} games "
+    "on each side. Two compositions are shown to disagree when their verdicts contradict each other (higher at "
+    "one and lower or practically equivalent at the other) or when the gap between their differences lies past "
+    "the metric's practical threshold (the minimum-effect test on the gap, whose standard error is the root sum "
+    "of squares since compositions are different games, Holm over every gap tested). \"depends on play "
+    "strength\": some two compositions are shown to disagree (named, with their differences and verdicts); "
+    "\"robust\": every composition reaches the same verdict (all higher, all lower or all practically "
+    "equivalent); \"unsettled\": some compositions establish a verdict and the others cannot tell; \"not "
+    "established at any composition\": none establishes anything, which is never read as depending on play "
+    "strength; \"not assessed\": fewer than two compositions count.")
+GAP_COLUMNS = ["profile_a", "profile_b", "metric", "table_a", "table_b", "gap", "se", "df", "threshold", "p_exceeds",
+               "p_exceeds_adjusted", "apart"]
 
 
 def _counted(rows: pd.DataFrame) -> pd.DataFrame:
-    """The compositions with enough data: tested, at least MIN_GAMES games on each side."""
-    return rows[rows["p_value"].notna() & rows["diff_ci_low"].notna()
+    """The compositions with enough data: judged against the threshold, at least MIN_GAMES games on
+    each side."""
+    return rows[rows["verdict"].isin(THREE_WAY) & rows["diff_ci_low"].notna()
                 & (rows["games_a"].fillna(0) >= MIN_GAMES) & (rows["games_b"].fillna(0) >= MIN_GAMES)]
 
 
-def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, threshold: float) -> str:
-    """The robustness of one difference from its per-composition rows (compare's columns plus
-    `table`): see ROBUSTNESS_NOTE."""
+def composition_gaps(by_table: pd.DataFrame) -> pd.DataFrame:
+    """Every two counted compositions of one difference (profile_a, profile_b, metric): the gap
+    between their differences tested against the metric's threshold (stats.exceeds_threshold on
+    Satterthwaite's degrees of freedom), Holm over every gap; `apart` where it rejects."""
+    rows = []
+    if len(by_table):
+        for (a, b, metric), group in _counted(by_table).groupby(["profile_a", "profile_b", "metric"], sort=False):
+            items = list(group.itertuples(index=False))
+            for i, x in enumerate(items):
+                for y in items[i + 1:]:
+                    vx, vy = x.diff_se ** 2, y.diff_se ** 2
+                    parts = vx * vx / x.diff_df + vy * vy / y.diff_df
+                    df = (vx + vy) ** 2 / parts if parts > 0 else min(x.diff_df, y.diff_df)
+                    rows.append({"profile_a": a, "profile_b": b, "metric": metric, "table_a": x.table,
+                                 "table_b": y.table, "gap": x.difference - y.difference,
+                                 "se": float(np.hypot(x.diff_se, y.diff_se)), "df": df, "threshold": x.threshold})
+    out = pd.DataFrame(rows, columns=GAP_COLUMNS[:9])
+    p = stats.exceeds_threshold(out["gap"], out["se"], out["df"], out["threshold"]) if len(out) else np.array([])
+    out["p_exceeds"] = p
+    apart, out["p_exceeds_adjusted"] = stats.adjust(p)
+    out["apart"] = apart
+    return out
+
+
+def _contradict(a: str, b: str) -> bool:
+    """Two compositions' verdicts that cannot both be true of one difference."""
+    return (a in STATED and b in STATED and a != b) or (bool({a, b} & set(STATED)) and EQUIVALENT in (a, b))
+
+
+def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFrame | None = None) -> str:
+    """The robustness of one difference from its per-composition rows (findings.judge's columns plus
+    `table`) and the gap tests between them (composition_gaps' rows of this difference; computed
+    here when None): see ROBUSTNESS_NOTE."""
     counted = _counted(rows)
     if len(counted) < 2:
         return f"{NOT_ASSESSED}: {len(counted)} composition{'' if len(counted) == 1 else 's'} with enough data"
-    if pd.isna(threshold):
-        return f"{NOT_ASSESSED}: no threshold set"
+    gaps = composition_gaps(counted) if gaps is None else gaps
     items = list(counted.itertuples(index=False))
-    disagree, wide = set(), False
+    disagree = set()
     for i, a in enumerate(items):
         for b in items[i + 1:]:
-            gap = abs(a.difference - b.difference)
-            opposite = _clear_direction(a) * _clear_direction(b) < 0
-            gap_clear = gap - Z95 * float(np.hypot(_se(a), _se(b))) > 0
-            if opposite or (gap >= threshold and gap_clear):
+            if _contradict(a.verdict, b.verdict):
                 disagree.update({a.table, b.table})
-            elif gap >= threshold:
-                wide = True
-    named = lambda tables: " vs ".join(
-        f"{r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)}"
-        for r in sorted((r for r in items if r.table in tables), key=lambda r: -r.difference))
+    for g in gaps[gaps["apart"].astype(bool)].itertuples(index=False):
+        disagree.update({g.table_a, g.table_b})
     if disagree:
-        return f"{DEPENDS}: {named(disagree)}"
-    if wide:
-        return f"{UNSETTLED}: {named({r.table for r in items})} (a threshold or more apart, not clearly)"
-    return ROBUST
+        named = sorted((r for r in items if r.table in disagree), key=lambda r: -r.difference)
+        return f"{DEPENDS}: " + "; ".join(
+            f"at {r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)}, {r.verdict}" for r in named)
+    verdicts = {r.table: r.verdict for r in items}
+    established = {t: v for t, v in verdicts.items() if v != NOT_ESTABLISHED}
+    if not established:
+        return NOWHERE
+    if len(established) == len(verdicts) and len(set(established.values())) == 1:
+        return ROBUST
+    by_verdict = {}
+    for t, v in verdicts.items():
+        by_verdict.setdefault(v, []).append(t)
+    return f"{UNSETTLED}: " + "; ".join(f"{', '.join(ts)} {v}" for v, ts in by_verdict.items())
 
 
 def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) -> pd.DataFrame:
     """`judged` (each profile against the baseline) with a `robustness` column from `by_table`
-    (the same differences within each composition, with a `table` column): one mark per row."""
+    (the same differences judged within each composition, with a `table` column): one mark per row,
+    and `spread_in_thresholds`, the largest gap between counted compositions' differences over the
+    threshold."""
     out = judged.copy()
     if len(tables) < 2:
         out["robustness"] = ONE_TABLE
         return out
-    groups = {key: rows for key, rows in by_table.groupby(["profile_a", "profile_b", "metric"], sort=False)}
+    groups = {key: rows for key, rows in by_table.groupby(["profile_a", "profile_b", "metric"], sort=False)} \
+        if len(by_table) else {}
+    gaps = composition_gaps(by_table)
+    gaps_of = {key: rows for key, rows in gaps.groupby(["profile_a", "profile_b", "metric"], sort=False)}
+    no_gaps = gaps.iloc[0:0]
     marks, spreads = [], []
     for row in out.itertuples(index=False):
-        rows = groups.get((row.profile_a, row.profile_b, row.metric))
-        if row.verdict in (NOT_APPLICABLE, NOT_TESTED) or rows is None:
-            marks.append(f"{NOT_ASSESSED}: {row.verdict}" if row.verdict in (NOT_APPLICABLE, NOT_TESTED)
+        key = (row.profile_a, row.profile_b, row.metric)
+        rows = groups.get(key)
+        if row.verdict not in THREE_WAY or rows is None:
+            marks.append(f"{NOT_ASSESSED}: {row.verdict}" if row.verdict not in THREE_WAY
                          else f"{NOT_ASSESSED}: no composition data")
             spreads.append(np.nan)
             continue
-        marks.append(robustness_mark(rows, row.metric, row.kind, row.threshold))
+        marks.append(robustness_mark(rows, row.metric, row.kind, gaps_of.get(key, no_gaps)))
         counted = _counted(rows)["difference"]
         spreads.append((counted.max() - counted.min()) / row.threshold if len(counted) > 1 and row.threshold > 0
                        else np.nan)
-    out["robustness"] = marks
-    out["spread_in_thresholds"] = spreads  # the largest gap between compositions' differences / threshold
+    out["robustness"] = pd.Series(marks, index=out.index, dtype=object)
+    out["spread_in_thresholds"] = pd.Series(spreads, index=out.index, dtype=float)
     return out
 
 
 def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -> Finding:
     """The findings' first line: which differences from the baseline depend on play strength."""
     if len(tables) < 2:
-        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {tables[0] if tables else 'one table'}).",
-                       False)
-    depends = judged[judged["robustness"].str.startswith(DEPENDS)]
+        where = tables[0] if tables else "one table"
+        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {where}).", False)
+    lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
+    if judged.empty:
+        return Finding("Play strength", lead + "one profile, so no difference from a baseline to set against play "
+                       "strength; each composition's numbers are under By table composition.", False)
+    marks = judged["robustness"].astype(str)
+    depends = judged[marks.str.startswith(DEPENDS)]
     depends = depends.assign(stated=depends["verdict"].isin(STATED)).sort_values(
         ["stated", "spread_in_thresholds"], ascending=False, kind="stable")  # the most telling first
-    stated_robust = judged[judged["verdict"].isin(STATED) & (judged["robustness"] == ROBUST)]
+    stated_robust = judged[judged["verdict"].isin(STATED) & (marks == ROBUST)]
     parts = []
     for profile in dict.fromkeys(judged["profile_b"]):
         rows = depends[depends["profile_b"] == profile]
@@ -574,18 +736,20 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
         more = len(rows) - most
         parts.append(f"{profile}: " + "; ".join(items)
                      + (f"; and {more} more under By table composition" if more > 0 else ""))
-    lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
     if parts:
         text = lead + "these differences from the baseline depend on play strength: " + ". ".join(parts) + "."
     else:
-        text = lead + "no difference from the baseline clearly depends on play strength."
+        text = lead + "no difference from the baseline is shown to depend on play strength."
     if len(stated_robust):
         named = [f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)}"
                  for r in stated_robust.itertuples(index=False)]
-        text += " Stated differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
+        text += " Clear differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
             f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
-    unsettled = int(judged["robustness"].str.startswith(UNSETTLED).sum())
-    if unsettled:
-        text += (f" {unsettled}{' more' if parts else ''} differ{'s' if unsettled == 1 else ''} between compositions "
-                 "by a threshold or more, not clearly (unsettled).")
+    unsettled, nowhere = int(marks.str.startswith(UNSETTLED).sum()), int((marks == NOWHERE).sum())
+    too_few = int(marks.str.contains(r"^not assessed: \d+ composition", regex=True).sum())
+    counts = [f"{n} established at some compositions only (unsettled)" for n in [unsettled] if n] + \
+        [f"{n} not established at any composition" for n in [nowhere] if n] + \
+        [f"{n} not assessed (fewer than two compositions with {MIN_GAMES} games a side)" for n in [too_few] if n]
+    if counts:
+        text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
     return Finding("Play strength", text, bool(parts))

@@ -20,6 +20,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from .findings import EQUIVALENT, HIGHER, LOWER, NOT_ESTABLISHED
+
 BAND_ALPHA = 0.25
 OTHERS_GREY = "#c8c8c8"
 BASELINE_GREY = "#555555"
@@ -360,11 +362,20 @@ def win_by_jokers(ax, frame: pd.DataFrame):
 # differences from the baseline
 
 
+VERDICT_MARKERS = {  # verdict -> (marker, filled, legend text)
+    HIGHER: ("o", True, "filled circle: clear difference (past the threshold)"),
+    LOWER: ("o", True, None),
+    EQUIVALENT: ("s", False, "open square: practically equivalent (inside it, TOST)"),
+    NOT_ESTABLISHED: ("X", True, "cross: not established (the data cannot tell)"),
+}
+
+
 def differences(ax, frame: pd.DataFrame):
     """Each profile's difference from the baseline on every judged metric, in units of the metric's
-    practical threshold, with its 95% interval; the grey band is "no practical difference" (within
-    one threshold); filled dots are stated differences.  `frame` has label, profile, difference,
-    diff_ci_low, diff_ci_high, threshold, stated; points past +-DIFFERENCE_LIMIT sit on the edge.
+    practical threshold, with its 95% interval; the grey band is plus or minus one threshold.  The
+    marker is the verdict (VERDICT_MARKERS): a filled circle a clear difference, an open square
+    practically equivalent, a cross not established.  `frame` has label, profile, difference,
+    diff_ci_low, diff_ci_high, threshold, verdict; points past +-DIFFERENCE_LIMIT sit on the edge.
     ``frame.attrs["title"]`` replaces the title (compare: "B - A")."""
     title = frame.attrs.get("title", "Difference from the baseline, in practical thresholds (95% intervals)")
     rows = frame[frame["threshold"] > 0].dropna(subset=["difference"])
@@ -383,10 +394,13 @@ def differences(ax, frame: pd.DataFrame):
         low = np.clip(group["diff_ci_low"].to_numpy(dtype=float) / t, -lim, lim)
         high = np.clip(group["diff_ci_high"].to_numpy(dtype=float) / t, -lim, lim)
         ax.hlines(y, np.nan_to_num(low, nan=x), np.nan_to_num(high, nan=x), color=colour, linewidth=1.2)
-        stated = group["stated"].to_numpy(dtype=bool)
         clipped = np.clip(x, -lim, lim)
-        ax.scatter(clipped[stated], y[stated], color=colour, s=20, zorder=3)
-        ax.scatter(clipped[~stated], y[~stated], facecolor="white", edgecolor=colour, s=20, zorder=3)
+        verdict = group["verdict"].astype(str).to_numpy()
+        for name, (marker, filled, _) in VERDICT_MARKERS.items():
+            mine = verdict == name
+            if mine.any():
+                ax.scatter(clipped[mine], y[mine], marker=marker, s=26 if marker == "o" else 30, zorder=3,
+                           facecolor=colour if filled else "white", edgecolor=colour, linewidth=1.2)
         far = np.abs(x) > lim
         ax.scatter(clipped[far], y[far], marker="|", color="black", s=60, zorder=4)
         handles.append(Line2D([], [], marker="o", linestyle="", color=colour, label=label))
@@ -395,7 +409,11 @@ def differences(ax, frame: pd.DataFrame):
     ax.set_xlim(-lim - 0.3, lim + 0.3)
     _finish(ax, title, "difference ÷ practical threshold (grey band: within one threshold; "
                        f"black tick: beyond ±{lim:g}, drawn at the edge)", "", legend=False)
-    handles.append(Line2D([], [], marker="o", linestyle="", color="grey", mfc="white",
-                          label="hollow: no practical difference"))
+    for marker, filled, text in VERDICT_MARKERS.values():
+        if text:
+            handles.append(Line2D([], [], marker=marker, linestyle="", color="grey",
+                                  mfc="grey" if filled else "white", label=text))
+    handles.append(Line2D([], [], linestyle="", label="verdicts Holm-corrected: an interval past\n"
+                                                      "the threshold can still be not established"))
     ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax

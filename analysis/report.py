@@ -37,16 +37,12 @@ METHOD_NOTES = [
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
     "standard error, pointwise log-log 95% band.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
-    "per-game differences for a paired run), one Holm family over every tested metric of every profile.",
+    "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
+    "(the p-values shown); each difference is then judged against its threshold (Verdicts).",
 ]
 
 
-THRESHOLD_NOTE = ("Findings: a difference is stated when it is significant after the Holm correction, its 95% "
-                  "interval excludes 0 and |difference| >= the metric's practical threshold (configs/thresholds.toml, "
-                  "or --thresholds FILE). Seat and bot advantage: chi-square of equal shares (Holm over profiles) and "
-                  "the largest gap from the fair share >= its threshold. Money: a seat's or bot's mean net payment "
-                  "whose t interval, Bonferroni-widened over the groups, excludes 0 and whose size passes the "
-                  "threshold.")
+VERDICT_NOTES = [findings.VERDICT_NOTE, findings.ADVANTAGE_NOTE]
 
 
 def failed_verification(run_dir, problems: list[str]) -> UserError:
@@ -131,10 +127,13 @@ def pick_baseline(profiles: list[str], baseline: str | None) -> str:
 
 def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     """Every other profile's headline metrics against the baseline's (compare's rows and tests, one
-    Holm family over all of them); empty with compare's columns for a one-profile run."""
+    Holm family over all of them; per-game differences when the run is paired and its per-game sums
+    were kept); empty with compare's columns for a one-profile run."""
     from .compare import COLUMNS, compare_results
     pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
-    return compare_results(res, res, pairs) if pairs else pd.DataFrame(columns=COLUMNS)
+    paired = bool(res.run.manifest.get("paired")) and bool(res.run.summary.per_game)
+    return compare_results(res, res, pairs, {pair: paired for pair in pairs}) if pairs else \
+        pd.DataFrame(columns=COLUMNS)
 
 
 def table_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
@@ -189,10 +188,11 @@ def play_model(res: metrics.Results) -> tuple[str, str]:
 
 
 def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[str], baseline: str):
-    """The one table: metrics as rows, profiles as columns, estimate and interval in each cell; cells
-    whose difference from the baseline is stated marked higher / lower with the difference."""
+    """The one table: metrics as rows, profiles as columns, estimate and interval in each cell; a cell
+    whose difference from the baseline is clear marked higher / lower with the difference, one that is
+    practically equivalent marked ≈, one not established left plain."""
     verdict = {(r.profile_b, r.metric): r for r in judged.itertuples(index=False)}
-    header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline else "") for p in profiles]
+    header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline and len(profiles) > 1 else "") for p in profiles]
     rows = []
     for metric, group in summary.groupby("metric", sort=False):
         first = group.iloc[0]
@@ -219,6 +219,8 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
                 diff = findings.fmt_difference(metric, judged_row.difference, np.nan, np.nan, kind)
                 row.append(Cell(text, f"{arrow} {diff}{_strength_note(judged_row)}", judged_row.verdict,
                                 inline=True))
+            elif judged_row is not None and judged_row.verdict == findings.EQUIVALENT:
+                row.append(Cell(text, f"≈{_strength_note(judged_row)}", "equivalent", inline=True))
             elif judged_row is not None and _strength_note(judged_row):
                 row.append(Cell(text, _strength_note(judged_row).strip(), inline=True))
             else:
@@ -244,44 +246,57 @@ def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thr
 def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The judged differences from the baseline with their robustness mark, and the same differences
     judged within each table composition."""
+    from .compare import COLUMNS
     judged = findings.judge(baseline_differences(res, baseline), thresholds)
     tables = metrics.tables_of(res.run)
     by_table = findings.judge(table_differences(res, baseline), thresholds) if len(tables) > 1 and len(judged) \
-        else pd.DataFrame()
+        else findings.judge(pd.DataFrame(columns=["table"] + COLUMNS), thresholds)
     return findings.robustness(judged, by_table, tables), by_table
 
 
 def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFrame, by_table_diffs: pd.DataFrame,
                         baseline: str) -> None:
-    """'By table composition' (runs of several compositions): the differences that depend on play strength, then per metric group
-    a profiles x compositions table (collapsed), and the long tables as CSV."""
+    """'By table composition' (runs of several compositions): the differences that depend on play
+    strength, the unsettled and those established nowhere, then per metric group a profiles x
+    compositions table (collapsed, except for a run of one profile), and the long tables as CSV."""
     tables = metrics.tables_of(res.run)
     if len(tables) < 2:  # the findings say so once
         return
     doc.heading("By table composition")
     shares = res.by_table[res.by_table["metric"] == "hands_per_game"].groupby("table", sort=False)["games"].sum()
-    doc.text("Each profile's difference from the baseline " + baseline + " within each table composition (games, "
-             "every profile together: " + ", ".join(f"{t} {int(shares.get(t, 0)):,}" for t in tables) + "): robust "
-             "when the same direction and practically the same size at every composition (Methods).")
-    has = lambda mark: judged["robustness"].str.startswith(mark) if "robustness" in judged else \
+    games = ", ".join(f"{t} {int(shares.get(t, 0)):,}" for t in tables)
+    if judged.empty:
+        doc.text(f"Games at each table composition, every profile together: {games}. The run has one profile, so "
+                 "there is no difference from a baseline to judge at each composition; its estimates at each "
+                 "composition follow.")
+    else:
+        doc.text("Each profile's difference from the baseline " + baseline + " judged again within each table "
+                 f"composition (games, every profile together: {games}). A difference depends on play strength only "
+                 "where two compositions are shown to disagree; robust where every composition reaches the same "
+                 "verdict (Methods).")
+    has = lambda mark: judged["robustness"].astype(str).str.startswith(mark) if "robustness" in judged else \
         pd.Series(False, index=judged.index)
     depends, unsettled = judged[has(findings.DEPENDS)], judged[has(findings.UNSETTLED)]
+    nowhere = judged[has(findings.NOWHERE)]
     if len(depends) > VISIBLE_ROWS:  # a long list: collapsed, the findings name the first of each profile
         doc.open("details", f"{len(depends)} differences from the baseline depend on play strength")
     if len(depends):
         doc.grid(*robustness_grid(depends, by_table_diffs, tables), "Differences from the baseline that depend on "
-                 "play strength (▲/▼ cells of the headline table carry ⚠).")
-    else:
-        doc.text("No difference from the baseline clearly depends on play strength.")
+                 "play strength (their cells in the headline table carry ⚠).")
+    elif len(judged):
+        doc.text("No difference from the baseline is shown to depend on play strength.")
     if len(depends) > VISIBLE_ROWS:
         doc.close("details")
-    if len(unsettled):
-        doc.open("details", f"{len(unsettled)} differences a threshold or more apart between compositions, not "
-                            "clearly (unsettled)")
-        doc.grid(*robustness_grid(unsettled, by_table_diffs, tables))
-        doc.close("details")
+    for rows, label in ((unsettled, "established at some compositions only (unsettled)"),
+                        (nowhere, "not established at any composition")):
+        if len(rows):
+            doc.open("details", f"{len(rows)} difference{'' if len(rows) == 1 else 's'} {label}")
+            doc.grid(*robustness_grid(rows, by_table_diffs, tables))
+            doc.close("details")
     by_table = res.by_table
-    doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
+    collapsed = len(judged) > 0  # a one-profile run of several compositions is here to be read by composition
+    if collapsed:
+        doc.open("details", "Every headline metric by profile and composition, one table a metric group; CSV files")
     for topic in (findings.OPENING, findings.KALOOKI, findings.ELIMINATION, findings.LENGTH, findings.SEAT):
         metrics_here = [m for m, _, _ in metrics.HEADLINE if findings.show(m).topic == topic]
         mine = by_table[by_table["metric"].isin(metrics_here)]
@@ -293,28 +308,32 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
     if len(by_table_diffs):
         doc.attach("differences_by_table", by_table_diffs, "Every difference from the baseline within each "
                    "table composition, tested and judged")
-    doc.close("details")
+    if collapsed:
+        doc.close("details")
 
 
 VISIBLE_ROWS = 12  # the most rows of differences depending on play strength shown open
 
 
 def robustness_grid(marked: pd.DataFrame, by_table_diffs: pd.DataFrame, tables: list[str]):
-    """Metric, profile, the difference over every table and within each composition, the mark."""
-    header = [Cell("Metric"), Cell("Profile"), Cell("All tables", "B − A")] + \
-        [Cell(t, "B − A (95% CI)") for t in tables] + [Cell("Robustness")]
+    """Metric, profile, the difference over every table and within each composition (each with its
+    verdict), the mark."""
+    header = [Cell("Metric"), Cell("Profile"), Cell("All tables", "B − A, verdict")] + \
+        [Cell(t, "B − A (95% CI), verdict") for t in tables] + [Cell("Robustness")]
     diffs = {(r.profile_b, r.metric, r.table): r for r in by_table_diffs.itertuples(index=False)}
     rows = []
     for r in marked.itertuples(index=False):
         s = findings.show(r.metric, r.kind)
         row = [Cell(s.label, r.metric), Cell(r.profile_b),
-               Cell(findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind))]
+               Cell(findings.fmt_difference(r.metric, r.difference, np.nan, np.nan, r.kind), r.verdict)]
         for t in tables:
             d = diffs.get((r.profile_b, r.metric, t))
             row.append(Cell(findings.fmt_difference(r.metric, d.difference, d.diff_ci_low, d.diff_ci_high, r.kind)
-                            .replace("95% CI ", "") if d is not None else ""))
-        depends = r.robustness.startswith(findings.DEPENDS)
-        row.append(Cell(findings.DEPENDS if depends else findings.UNSETTLED, cls=findings.HIGHER if depends else ""))
+                            .replace("95% CI ", ""), d.verdict) if d is not None else Cell(""))
+        mark = str(r.robustness)
+        name = next(m for m in (findings.DEPENDS, findings.UNSETTLED, findings.NOWHERE, findings.ROBUST,
+                                findings.NOT_ASSESSED, mark) if mark.startswith(m))
+        row.append(Cell(name, cls=findings.HIGHER if name == findings.DEPENDS else ""))
         rows.append(row)
     return header, rows
 
@@ -343,16 +362,15 @@ def composition_grid(by_table: pd.DataFrame, profiles: list[str], tables: list[s
 
 
 def differences_for_plot(judged: pd.DataFrame) -> pd.DataFrame:
-    """The judged differences as the dot plot wants them (label in words, stated or not)."""
+    """The judged differences as the dot plot wants them: label in words, profile, the verdict (one of
+    findings.THREE_WAY; rows with none are left out)."""
     if judged.empty:
         return pd.DataFrame(columns=["label", "profile", "difference", "diff_ci_low", "diff_ci_high", "threshold",
-                                     "stated"])
+                                     "verdict"])
     order = {m: i for i, m in enumerate(dict.fromkeys(judged["metric"]))}
     out = judged.assign(label=[findings.show(m, k).label for m, k in zip(judged["metric"], judged["kind"])],
-                        order=judged["metric"].map(order),
-                        profile=judged["profile_b"], stated=judged["verdict"].isin(findings.STATED))
-    tested = out["verdict"].isin(findings.STATED + (findings.NO_PRACTICAL,))
-    return out[tested]
+                        order=judged["metric"].map(order), profile=judged["profile_b"])
+    return out[out["verdict"].isin(findings.THREE_WAY)]
 
 
 def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline: str) -> None:
@@ -365,8 +383,9 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
         n_metrics = diffs["label"].nunique()
         doc.figure("differences", plots.differences, ordered(diffs, profiles),
                    f"Each profile against the baseline {baseline}: the difference divided by the metric's practical "
-                   "threshold, with its 95% interval. Inside the grey band: smaller than the threshold. Filled: "
-                   "a stated difference (clear after the Holm correction and past the threshold).",
+                   "threshold, with its 95% interval; the grey band is plus or minus one threshold. Filled circle: a "
+                   "clear difference (past the threshold); square: practically equivalent (inside it, TOST); cross: "
+                   "not established. Verdicts are Holm-corrected (Methods).",
                    width=13.0, height=0.12 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
     doc.figure("opening_cdf", plots.opening_cdf, ordered(res.opened_by_round, profiles),
                "Share of played player-hands opened by turn k, one panel a profile with its 95% band; the baseline "
@@ -384,12 +403,12 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
     doc.figure("seat_advantage", plots.seat_advantage, ordered(seat_rates_for_plot(res), profiles),
                "Each seat's hand win rate minus the fair share 1/n at the full table, 95% Wilson intervals: "
                "above 0 the seat wins more than its share.")
-    multi_bot = res.bot_rates.groupby("profile")["bot"].nunique().max() > 1 if len(res.bot_rates) else False
+    multi_bot = any(findings.bots_meet(res, p) for p in profiles)
     panels = 2 if multi_bot else 1
     by = findings.elimination_by_group(res)
     by = by if multi_bot else by[by["by"] == "seat"]
     eliminated = by[by.groupby("profile")["k"].transform("sum") > 0]
-    bots_note = "" if multi_bot else " Every seat plays the same bot, so there is no by-bot panel."
+    bots_note = "" if multi_bot else " No table seats two different bots, so there is no by-bot panel."
     doc.figure("eliminated_by_group", plots.eliminated_by_group, ordered(eliminated, profiles),
                "Share of player-games in which the player was eliminated at least once, by the seat in the game's "
                f"first deal{' and by bot' if multi_bot else ''} (profiles without elimination left out).{bots_note}",
@@ -463,15 +482,24 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     doc.html(*play_model(res))
     doc.toc()
     doc.heading("Findings")
-    doc.text(f"Against the baseline {baseline}; a difference is stated only when it is clear after the Holm "
-             "correction and larger than the metric's practical threshold (configs/thresholds.toml).")
+    verdicts = ("a clear difference (its interval past the threshold), practically equivalent (inside it, by an "
+                "equivalence test) or not established (the data cannot tell); Holm-corrected, see Methods")
+    if len(profiles) > 1:
+        doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
+                 f"practical threshold (configs/thresholds.toml): {verdicts}.")
+    else:
+        doc.text(f"One profile, {baseline}: no other profile to set it against. Its seats, bots and money are judged "
+                 f"against their fair shares, each one of three verdicts against the practical threshold "
+                 f"(configs/thresholds.toml): {verdicts}.")
     doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds)])
     doc.heading("Headline metrics")
+    tables_note = "; ⚠: the difference depends on play strength (By table composition)" \
+        if len(metrics.tables_of(res.run)) > 1 else ""
     doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
-             f"Estimate (95% interval) per profile. Marked cells differ from the baseline {baseline} clearly and by "
-             "more than the practical threshold (▲ higher, ▼ lower, with the difference)"
-             + ("; ⚠: the difference depends on play strength (By table composition)"
-                if len(metrics.tables_of(res.run)) > 1 else "") + ". Code names in small print.")
+             f"Estimate (95% interval) per profile, against the baseline {baseline}: ▲ higher / ▼ lower (coloured, "
+             "with the difference): a clear difference past the practical threshold; ≈: practically equivalent; "
+             f"unmarked: not established{tables_note}. Code names in small print." if len(profiles) > 1 else
+             "Estimate (95% interval) of every headline metric. Code names in small print.")
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
     composition_section(doc, res, judged, by_table_diffs, baseline)
@@ -488,7 +516,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.close("details")
     doc.heading("Methods")
     doc.open("details", "How each number was made")
-    doc.bullets(METHOD_NOTES + [THRESHOLD_NOTE, findings.ROBUSTNESS_NOTE])
+    doc.bullets(METHOD_NOTES + VERDICT_NOTES + [findings.ROBUSTNESS_NOTE])
     doc.close("details")
     provenance(doc, manifest)
     return doc
@@ -502,5 +530,6 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
-    res = metrics.compute(load_verified(run_dir, allow_partial))
+    paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
+    res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
     return build_report(res, baseline, thresholds).write(out_dir)

@@ -260,6 +260,42 @@ def t_test(estimate, se, null, df) -> float:
     return float(2 * sps.t.sf(abs(estimate - null) / se, df))
 
 
+def _threshold_arrays(difference, se, df, threshold):
+    return np.broadcast_arrays(*(np.atleast_1d(np.asarray(a, dtype=float)) for a in (difference, se, df, threshold)))
+
+
+def exceeds_threshold(difference, se, df, threshold) -> np.ndarray:
+    """p-value of the minimum-effect test of H0: |delta| <= threshold against |delta| > threshold:
+    2 * P(T > (|d| - threshold) / se) on df degrees of freedom, at most 1, so p < alpha exactly when
+    the two-sided (1 - alpha) t interval d +- t se lies entirely past +threshold or -threshold.
+    With se = 0 the answer is exact (0 when |d| > threshold, else 1); NaN where an input is NaN."""
+    d, se, df, t = _threshold_arrays(difference, se, df, threshold)
+    p = np.full(d.shape, np.nan)
+    ok = np.isfinite(d) & np.isfinite(se) & np.isfinite(df) & (df >= 1) & np.isfinite(t)
+    exact = ok & ~(se > 0)
+    p[exact] = np.where(np.abs(d[exact]) > t[exact], 0.0, 1.0)
+    live = ok & (se > 0)
+    p[live] = np.minimum(1.0, 2 * sps.t.sf((np.abs(d[live]) - t[live]) / se[live], df[live]))
+    return p
+
+
+def equivalence_tost(difference, se, df, threshold) -> np.ndarray:
+    """p-value of the two one-sided tests (TOST) of H0: |delta| >= threshold against |delta| <
+    threshold: the larger of P(T > (d + threshold) / se) and P(T < (d - threshold) / se), so p < alpha
+    exactly when the (1 - 2 alpha) t interval lies inside (-threshold, +threshold).  With se = 0 the
+    answer is exact (0 when |d| < threshold, else 1); NaN where an input is NaN."""
+    d, se, df, t = _threshold_arrays(difference, se, df, threshold)
+    p = np.full(d.shape, np.nan)
+    ok = np.isfinite(d) & np.isfinite(se) & np.isfinite(df) & (df >= 1) & np.isfinite(t)
+    exact = ok & ~(se > 0)
+    p[exact] = np.where(np.abs(d[exact]) < t[exact], 0.0, 1.0)
+    live = ok & (se > 0)
+    above = sps.t.sf((d[live] + t[live]) / se[live], df[live])  # H0: delta <= -threshold
+    below = sps.t.cdf((d[live] - t[live]) / se[live], df[live])  # H0: delta >= +threshold
+    p[live] = np.maximum(above, below)
+    return p
+
+
 def welch_df(se_a, g_a, se_b, g_b) -> float:
     """Welch-Satterthwaite degrees of freedom of a difference of two independent estimates."""
     va, vb = se_a * se_a, se_b * se_b

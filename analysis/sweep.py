@@ -11,8 +11,9 @@ Differences between grid values are :func:`analysis.compare.compare_results`'s: 
 (:func:`analysis.compare.paired_design`: the same seed and profile name, as every sweep point has;
 ``--paired`` also deals the same cards whatever the deal pattern), Welch's t-test otherwise.  The
 lowest-to-highest differences of the key metrics are one Holm family; the adjacent steps of every key
-metric are another.  A change is stated as one that matters (``findings.judge``) when it is clear after
-its family's correction, its interval excludes 0 and its size is at least the threshold.
+metric are another.  Each change gets one of ``findings.judge``'s three verdicts against the metric's
+threshold: it matters (its interval past the threshold), practically unchanged (inside it, by the
+equivalence test TOST) or not established, each kind of claim Holm-corrected over its family.
 """
 from __future__ import annotations
 
@@ -139,16 +140,15 @@ def _short_difference(row) -> str:
     return text + f" [{row.diff_ci_low * s.scale:+,.{s.digits}f}, {row.diff_ci_high * s.scale:+,.{s.digits}f}]"
 
 
-def _quiet_reason(row) -> str:
-    """Why a change does not matter: its interval includes 0, it is smaller than the threshold, or it
-    is not clear after the Holm correction."""
-    if row.verdict == findings.NOT_TESTED:
-        return "the same game by game: not tested"
-    if pd.isna(row.diff_ci_low) or row.diff_ci_low <= 0 <= row.diff_ci_high:
-        return "the interval includes 0"
-    if abs(row.difference) < row.threshold:
-        return f"smaller than the threshold of {_threshold_text(row)}"
-    return "not clear after the Holm correction"
+def _unclear_reason(row) -> str:
+    """Why a change is not established: its interval reaches both sides of the threshold, or it lies
+    past (or inside) the threshold only before the Holm correction."""
+    if pd.isna(row.diff_ci_low):
+        return "no interval"
+    t = row.threshold
+    if row.diff_ci_low > t or row.diff_ci_high < -t:
+        return "past the threshold before the Holm correction, not after"
+    return f"the interval reaches past ±{_threshold_text(row)}"
 
 
 def largest_step(steps: pd.DataFrame, metric: str) -> object | None:
@@ -165,9 +165,10 @@ def largest_step(steps: pd.DataFrame, metric: str) -> object | None:
 
 def sweep_findings(sweep: Sweep, ends: pd.DataFrame, steps: pd.DataFrame) -> list[tuple[str, str]]:
     """(lead, text) bullets: each key metric whose change from the lowest to the highest value matters,
-    then those whose change does not (listed together), then those not applicable."""
+    then those practically unchanged, those not established and those not tested or not applicable
+    (each listed together)."""
     lo, hi = sweep.values[0], sweep.values[-1]
-    out, quiet, absent = [], [], []
+    out, same, unclear, untested, absent = [], [], [], [], []
     order = ends.sort_values("metric", key=lambda c: c.map(KEY_METRICS.index), kind="stable")
     for row in order.itertuples(index=False):
         label = findings.show(row.metric, row.kind).label
@@ -187,11 +188,22 @@ def sweep_findings(sweep: Sweep, ends: pd.DataFrame, steps: pd.DataFrame) -> lis
             out.append((f"{label}:", text))
         elif row.verdict == findings.NOT_APPLICABLE:
             absent.append(findings.sentence_label(label))
+        elif row.verdict == findings.EQUIVALENT:
+            same.append(f"{findings.sentence_label(label)} {_estimate(row, 'a')} to {_estimate(row, 'b')}, "
+                        f"{_short_difference(row)}")
+        elif row.verdict == findings.NOT_ESTABLISHED:
+            unclear.append(f"{findings.sentence_label(label)} {_estimate(row, 'a')} to {_estimate(row, 'b')}, "
+                           f"{_short_difference(row)} ({_unclear_reason(row)})")
         else:
-            quiet.append(f"{findings.sentence_label(label)} {_estimate(row, 'a')} to {_estimate(row, 'b')}, "
-                         f"{_short_difference(row)} ({_quiet_reason(row)})")
-    if quiet:
-        out.append((f"No change that matters from {sweep.label(lo)} to {hi}:", "; ".join(quiet) + "."))
+            untested.append(f"{findings.sentence_label(label)} ({row.verdict})")
+    if same:
+        out.append((f"Practically unchanged from {sweep.label(lo)} to {hi} (inside the threshold, TOST):",
+                    "; ".join(same) + "."))
+    if unclear:
+        out.append((f"Not established from {sweep.label(lo)} to {hi} (the data cannot tell):",
+                    "; ".join(unclear) + "."))
+    if untested:
+        out.append(("Not tested:", ", ".join(untested) + " (the same game by game, or no threshold)."))
     if absent:
         out.append(("Not applicable:", ", ".join(absent) + " (the profile has no elimination)."))
     return out
@@ -213,7 +225,8 @@ def design_text(sweep: Sweep, ends: pd.DataFrame) -> str:
 
 def sweep_grid(sweep: Sweep, ends: pd.DataFrame):
     """Key metrics as rows, grid values as columns, estimate (95% interval) in each cell; the highest
-    value's cell marked ▲/▼ with its difference from the lowest when that change matters."""
+    value's cell marked ▲/▼ with its difference from the lowest when that change matters, ≈ when it is
+    practically unchanged."""
     summary = sweep.summary
     summary = summary[summary["metric"].isin(KEY_METRICS)]
     verdict = {r.metric: r for r in ends.itertuples(index=False)}
@@ -239,6 +252,8 @@ def sweep_grid(sweep: Sweep, ends: pd.DataFrame):
                 arrow = "▲" if judged.verdict == findings.HIGHER else "▼"
                 diff = findings.fmt_difference(metric, judged.difference, np.nan, np.nan, kind)
                 row.append(Cell(text, f"{arrow} {diff}", judged.verdict, inline=True))
+            elif v == sweep.values[-1] and judged is not None and judged.verdict == findings.EQUIVALENT:
+                row.append(Cell(text, "≈", "equivalent", inline=True))
             else:
                 row.append(Cell(text, cls="base" if v == sweep.values[0] else ""))
         rows.append(row)
@@ -295,11 +310,12 @@ def plot_frame(sweep: Sweep, ends: pd.DataFrame) -> pd.DataFrame:
 SWEEP_NOTES = [
     "Each grid value is a separate run of the profile with the parameter set to that value; every other rule, "
     "the table and the number of games are the same.",
-    "Findings: each key metric at the highest grid value against the lowest. A change matters when it is "
-    "significant after the Holm correction over the key metrics, its 95% interval excludes 0 and its size is at "
-    "least the metric's practical threshold (configs/thresholds.toml). Where it moves most: the largest step "
-    "between adjacent grid values, named when it is significant after one Holm correction over every step of "
-    "every key metric.",
+    "Findings: each key metric at the highest grid value against the lowest, one of three verdicts against the "
+    "metric's practical threshold (configs/thresholds.toml), Holm-corrected over the key metrics: the change "
+    "matters (the minimum-effect test rejects: its 95% interval lies past the threshold), practically unchanged "
+    "(the equivalence test TOST rejects: its 90% interval lies inside plus or minus the threshold) or not "
+    "established (neither). Where it moves most: the largest step between adjacent grid values, named when it "
+    "is significant against 0 after one Holm correction over every step of every key metric.",
 ]
 
 
@@ -319,14 +335,15 @@ def build_sweep(sweep: Sweep, provenance: list[str], thresholds=None) -> tuple[D
              f"value ({', '.join(map(str, sweep.values))}), bots playing bots.")
     doc.toc()
     doc.heading("Findings")
-    doc.text(f"From {sweep.label(lo)} to {sweep.label(hi)}, each key metric with its 95% interval; a change is "
-             "stated only when it is clear after the Holm correction over the key metrics and at least the metric's "
-             "practical threshold (configs/thresholds.toml). " + design_text(sweep, ends))
+    doc.text(f"From {sweep.label(lo)} to {sweep.label(hi)}, each key metric with its 95% interval and one of three "
+             "verdicts against the metric's practical threshold (configs/thresholds.toml): it matters (the interval "
+             "past the threshold), practically unchanged (inside it, by an equivalence test) or not established; "
+             "Holm-corrected over the key metrics. " + design_text(sweep, ends))
     doc.bullets(sweep_findings(sweep, ends, steps))
     doc.heading("Key metrics")
     doc.grid(*sweep_grid(sweep, ends), f"Estimate (95% interval) at each value of {sweep.param}, its unit in the "
-             f"metric's name and its denominator in small print. ▲/▼: the change from {lo} to {hi} matters (the "
-             "difference after the arrow).")
+             f"metric's name and its denominator in small print. At {hi}: ▲/▼ the change from {lo} matters (the "
+             "difference after the arrow); ≈ practically unchanged; unmarked: not established.")
     doc.attach("summary", sweep.summary, "Every headline metric at every grid value (long format)")
     doc.attach("differences_lowest_to_highest", ends, f"Every key metric's difference from {lo} to {hi}, tested "
                "and judged")
@@ -361,9 +378,17 @@ def write_sweep(sweep: Sweep, out_dir, provenance: list[str], thresholds=None) -
     return ends, doc.write(out_dir)
 
 
+TERMINAL_MARKS = {findings.HIGHER: "▲", findings.LOWER: "▼", findings.EQUIVALENT: "≈",
+                  findings.NOT_ESTABLISHED: "?"}
+TERMINAL_LEGEND = ("verdict of the change against the metric's practical threshold, Holm-corrected:\n"
+                   "  ▲/▼ it matters (interval past the threshold); ≈ practically unchanged (inside it, TOST);\n"
+                   "  ? not established (the data cannot tell); - not tested or not applicable")
+
+
 def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[str]:
-    """Key metrics (rows) at each grid value and the change from the lowest to the highest value, every
-    line at most `width` columns (the grid values split over several blocks when they do not fit)."""
+    """Key metrics (rows) at each grid value and the change from the lowest to the highest value with
+    its verdict, every line at most `width` columns (the grid values split over several blocks when
+    they do not fit), then the verdicts' legend."""
     label_width, cell, change_width = 30, 7, 16
     summary = sweep.summary.set_index(["metric", "value"])
     verdict = {r.metric: r for r in ends.itertuples(index=False)}
@@ -374,7 +399,7 @@ def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[s
     for i, block in enumerate(blocks):
         last = i == len(blocks) - 1
         head = "metric".ljust(label_width) + "".join(str(v).rjust(cell) for v in block)
-        lines.append(head + ("  change, matters?" if last else ""))
+        lines.append(head + ("  change, verdict" if last else ""))
         for m in shown:
             kind = summary.loc[(m, block[0]), "kind"]
             label = findings.show(m, kind).label
@@ -386,7 +411,7 @@ def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[s
                 r = verdict[m]
                 diff = findings.fmt_difference(m, r.difference, np.nan, np.nan, kind).replace(findings.NOT_APPLICABLE,
                                                                                                "n/a")
-                mark = {findings.HIGHER: "▲", findings.LOWER: "▼"}.get(r.verdict, "-")
+                mark = TERMINAL_MARKS.get(r.verdict, "-")
                 line += f"  {diff} {mark}"
             lines.append(line[:width])
-    return lines
+    return lines + TERMINAL_LEGEND.splitlines()

@@ -1,7 +1,7 @@
 """The `kalooki` console command: one subcommand per module in ``sim.commands``.
 
 Every subcommand gets ``-q/--quiet`` here; every ``UserError`` (profile, card and other bad input)
-is printed as one line and ends the command with status 2.
+is printed as one line and ends the command with status 2, an interrupt (Ctrl-C) with status 130.
 """
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import importlib
 import sys
 
 from .commands.common import add_quiet_arg
-from .errors import UserError
+from .errors import UserError, is_interrupt
 
+INTERRUPTED = 130  # the shell's status for a command ended by SIGINT (128 + 2)
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
-            "report", "compare", "sweep"]
+            "report", "compare", "sweep", "skill"]
 
 
 def version_text() -> str:
@@ -60,20 +61,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    command = None
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse's usage errors: status 2, message already printed
-        return int(e.code or 0)
-    try:
-        rc = args.func(args)
-    except UserError as e:
-        print(f"kalooki {args.command}: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    return int(rc or 0)
-
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # argparse's usage errors: status 2, message already printed
+            return int(e.code or 0)
+        command = args.command
+        try:
+            rc = args.func(args)
+        except UserError as e:
+            print(f"kalooki {command}: error: {e}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            return 0
+        return int(rc or 0)
+    except BaseException as e:  # Ctrl-C: one line (what is written and how to go on), no traceback
+        if not is_interrupt(e):
+            raise
+        said = isinstance(e, KeyboardInterrupt) and e.args
+        print(f"kalooki{' ' + command if command else ''}: {e.args[0] if said else 'interrupted'}", file=sys.stderr)
+        return INTERRUPTED
 
 if __name__ == "__main__":
     sys.exit(main())

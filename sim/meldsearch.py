@@ -92,7 +92,8 @@ MAX_GROUPS = 40  # more than any hand can lay (108 cards / 3)
 W_SIZE = W_CH + MAX_GROUPS
 MAX_MOVES = 13 * 21
 REC_W = 2 + 3 * MAX_GROUPS  # recorded choice: n groups, all-joker group size, (rank, suit mask, jokers) each
-OUT_W = 32  # a meld row: kind, low, n, 14 physical cards, 14 declared cards
+OUT_W = 32  # a meld row: kind, low, n, 14 physical cards, 14 declared cards, and a last word the search
+# leaves at -1 (the engine's HOLD: sim.engine.core)
 MAX_OUT = 40
 
 

@@ -251,15 +251,41 @@ _CACHE: dict[str, Profile] = {}
 
 
 def load(name: str) -> Profile:
-    """A profile by name (``configs/profiles/NAME.toml``) or by path to a TOML file."""
+    """A profile by name (``configs/profiles/NAME.toml``) or by path to a TOML file.
+
+    A file is known by its ``name`` key (its file name without ``.toml`` when it has none), except
+    that a file holding a shipped profile's name with other rules is known by its file name
+    (``kalooki profiles show kalooki40 --toml > mine.toml``, a rule changed: ``mine``).  So two
+    profiles that differ in a rule never share a name, and a run's folders, rows and reports, which
+    name each profile, never mix them."""
     if name.endswith(".toml") or "/" in name:
-        return load_file(name)
+        return _named_apart_from_shipped(load_file(name), Path(name))
     if name not in _CACHE:
         path = PROFILE_DIR / f"{name}.toml"
         if not path.is_file():
             raise ProfileError(f"unknown profile {name!r}; available: {', '.join(available())}")
         _CACHE[name] = load_file(path)
     return _CACHE[name]
+
+
+def rule_differences(a: Profile, b: Profile) -> list[str]:
+    """The rule parameters whose values differ between two profiles, in declaration order."""
+    return [k for k in PARAM_NAMES if getattr(a, k) != getattr(b, k)]
+
+
+def _named_apart_from_shipped(p: Profile, path: Path) -> Profile:
+    """``p`` (read from ``path``) under a name no shipped profile with other rules holds."""
+    shipped = available()
+    if p.name not in shipped or load(p.name).rules_hash() == p.rules_hash():
+        return p
+    stem = path.name.removesuffix(".toml")
+    differ = rule_differences(load(p.name), p)
+    if stem in shipped and load(stem).rules_hash() != p.rules_hash():
+        raise ProfileError(f"{path}: its name {p.name!r} is a shipped profile's, whose rules differ from "
+                           f"this file's ({', '.join(differ[:3])}{', ...' if len(differ) > 3 else ''}), and so "
+                           f"is its file name {stem!r}: rename the file (it then names the profile) or set "
+                           "name = \"...\" in it to a name of its own")
+    return dataclasses.replace(p, name=stem)
 
 
 def parse_override(text: str, flag: str = "--set"):

@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import posixpath
+import socket
 import uuid
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
@@ -119,8 +120,62 @@ def locate(uri, what: str = "run") -> RunLocation:
     try:
         fs, root = pafs.FileSystem.from_uri(text)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
+        unreachable = unreachable_message(text, e, what)
+        if unreachable:
+            raise UserError(unreachable) from None
         raise UserError(f"{what} {text!r}: not a filesystem URI pyarrow can open ({e}); {URI_HELP}") from None
     return RunLocation(text, fs, root.rstrip("/") or "/")
+
+
+ENDPOINT_TIMEOUT_S = 10
+NETWORK_ERRORS = ("NETWORK_CONNECTION", "curlCode", "Could not connect", "Couldn't connect")
+
+
+def endpoint_of(uri: str) -> tuple[str, int] | None:
+    """(host, port) of a URI's ``endpoint_override`` (an S3-compatible server), or None without one."""
+    from urllib.parse import parse_qs
+    parts = urlsplit(uri)
+    given = parse_qs(parts.query).get("endpoint_override")
+    if not given:
+        return None
+    scheme = parse_qs(parts.query).get("scheme", ["https"])[0]
+    hostport = given[0].split("://", 1)[-1].rstrip("/")
+    host, colon, port = hostport.rpartition(":")
+    if not colon or not port.isdigit():
+        host, port = hostport, "80" if scheme == "http" else "443"
+    return host.strip("[]"), int(port)
+
+
+def unreachable_message(uri: str, error: Exception | None, what: str = "run") -> str | None:
+    """The one-line error for a URI whose server cannot be reached (``error``: what pyarrow raised, or
+    None to try the ``endpoint_override`` with a connection of our own); None when it can be reached
+    or the error is of another kind."""
+    endpoint = endpoint_of(uri)
+    if error is None:
+        if endpoint is None:
+            return None
+        try:
+            socket.create_connection(endpoint, timeout=ENDPOINT_TIMEOUT_S).close()
+            return None
+        except OSError as e:
+            reason = e.strerror or str(e) or type(e).__name__
+    elif any(k in str(error) for k in NETWORK_ERRORS):
+        reason = str(error).split("Details: ", 1)[-1]
+    else:
+        return None
+    server = (f"the endpoint {endpoint[0]}:{endpoint[1]} (endpoint_override)" if endpoint else
+              f"the {urlsplit(uri).scheme}:// service")
+    return (f"{what} {uri!r}: {server} could not be reached ({reason}); check that the server is running, "
+            "the address and the network")
+
+
+def check_reachable(loc: RunLocation, what: str = "run") -> None:
+    """UserError when the server of ``loc``'s ``endpoint_override`` does not answer: a clear error at
+    once instead of the filesystem's retries and a vague one."""
+    if "://" in loc.uri:
+        message = unreachable_message(loc.uri, None, what)
+        if message:
+            raise UserError(message)
 
 
 def open_file(file) -> tuple[pafs.FileSystem, str]:
@@ -133,11 +188,15 @@ def open_file(file) -> tuple[pafs.FileSystem, str]:
     return pafs.FileSystem.from_uri(text)
 
 
-def kind(loc: RunLocation) -> pafs.FileType:
-    """What is at the root: NotFound, File, Directory, or Unknown when it cannot be looked at."""
+def kind(loc: RunLocation, what: str = "run") -> pafs.FileType:
+    """What is at the root: NotFound, File, Directory, or Unknown when it cannot be looked at (a
+    UserError when its server cannot be reached)."""
     try:
         return loc.fs.get_file_info(loc.root).type
-    except (OSError, pa.ArrowException):
+    except (OSError, pa.ArrowException) as e:
+        unreachable = unreachable_message(loc.uri, e, what)
+        if unreachable:
+            raise UserError(unreachable) from None
         return pafs.FileType.Unknown
 
 
@@ -227,6 +286,7 @@ def write_manifest(loc: RunLocation, manifest: dict) -> None:
 def locate_run(uri) -> RunLocation:
     """The location of an existing run, for readers; UserError when there is nothing there to read."""
     loc = locate(uri, "run")
+    check_reachable(loc)
     found = kind(loc)
     if found == pafs.FileType.NotFound:
         raise UserError(f"run directory {loc.uri} does not exist")
@@ -266,7 +326,8 @@ def manifest_to_resume(loc: RunLocation, is_empty) -> dict | None:
     """The manifest already at a writer's --out: None for a new or empty place (``is_empty(loc)``
     decides what empty means); UserError for anything that is not a run of this format."""
     out = loc.uri
-    found = kind(loc)
+    check_reachable(loc, "--out")
+    found = kind(loc, "--out")
     if found == pafs.FileType.NotFound:
         return None
     if found == pafs.FileType.File:

@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import os
+import re
 import resource
 import signal
 import sys
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from . import profiles as PR
 from . import runformat, schema, storage
-from .errors import UserError
+from .errors import UserError, is_interrupt
 from .runformat import RUN_FORMAT, shard_path
 
 DEFAULT_SHARD_GAMES = 500
@@ -133,6 +134,12 @@ def _bot_names() -> list[str]:
     return sorted(BOTS)
 
 
+def _bot_name_error(name: str) -> str | None:
+    """Why a seat's name names no player (a bot of ``_bot_names`` or a graded one, ``NAME@EPS``)."""
+    from .bots import bot_name_error
+    return bot_name_error(name)
+
+
 def _where(key: str, config_path) -> str:
     return f"{config_path}: key {key!r}" if config_path else CLI_FLAGS[key]
 
@@ -146,22 +153,25 @@ def _int(value, key: str, where: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
-def _check_sets_table(table: dict, where: str, profile_names) -> dict:
-    """{parameter: value} applying to every profile, or {profile: {parameter: value}} -> per profile."""
+def _check_sets_table(table: dict, where: str, run_names: dict) -> dict:
+    """{parameter: value} applying to every profile, or {profile: {parameter: value}} -> per profile as
+    given (``run_names`` maps each profile as given to its name in the run; either names it here)."""
     if not isinstance(table, dict):
         raise UserError(f"{where} = {table!r} must be a table; allowed: {CONFIG_KEYS['sets']}")
+    given = {**{n: p for p, n in run_names.items()}, **{p: p for p in run_names}}
+    profile_names = list(run_names)
     common, per_profile = {}, {}
     for key, value in table.items():
         if key in PR.PARAM_NAMES:
             common[key] = value
-        elif key in profile_names:
+        elif key in given:
             if not isinstance(value, dict):
                 raise UserError(f"{where}: {key} = {value!r} must be a table of rule parameter = value")
             for k in value:
                 if k not in PR.PARAM_NAMES:
                     raise UserError(f"{where}: {key}.{k}: unknown rule parameter {k!r}; "
                                     f"allowed: {', '.join(PR.PARAM_NAMES)}")
-            per_profile[key] = dict(value)
+            per_profile[given[key]] = dict(value)
         else:
             raise UserError(f"{where}: {key!r} is neither a rule parameter nor one of this run's profiles "
                             f"({', '.join(profile_names)}); rule parameters: {', '.join(PR.PARAM_NAMES)}")
@@ -188,7 +198,24 @@ def parse_tables_text(text: str) -> list[dict]:
                                 "[NAME=]BOTS[:WEIGHT], e.g. casual=greedy,greedy,greedy,greedy:2") from None
         entry["bots"] = part
         entries.append(entry)
+    if not entries:
+        raise UserError(f"--tables {text!r} names no table composition; write one or more [NAME=]BOTS[:WEIGHT] "
+                        "separated by ';', e.g. --tables 'casual=greedy,greedy,greedy,greedy:1; "
+                        "expert,expert,expert,expert:3' (or leave --tables out: one table of --bots)")
     return entries
+
+
+PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*")
+
+
+def check_profile_name(name: str, given: str) -> None:
+    """A profile's name names its folders in a run (``hands/profile=NAME/``): letters, digits and
+    ``_ . + -`` only, so that it is one folder on every filesystem and reads back as itself."""
+    if not PROFILE_NAME.fullmatch(name):
+        source = "" if given == name else f" (profile {given})"
+        raise UserError(f"profile name {name!r}{source} cannot name the run's folders; use letters, digits and "
+                        "_ . + - only, starting with a letter or digit (a profile file's name key, else its "
+                        "file name)")
 
 
 def _check_tables(tables, where: str) -> tuple:
@@ -211,8 +238,8 @@ def _check_tables(tables, where: str) -> tuple:
             raise UserError(f"{at}: bots = {t.get('bots')!r} must be the bots of one table, one per seat, "
                             "e.g. \"expert,greedy,greedy,greedy\"")
         for b in bots:
-            if b not in _bot_names():
-                raise UserError(f"{at}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+            if _bot_name_error(b):
+                raise UserError(f"{at}: {_bot_name_error(b)}")
         weight = t.get("weight", 1)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
                 or weight <= 0:
@@ -265,8 +292,16 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
     dup = sorted({p for p in profiles if profiles.count(p) > 1})
     if dup:
         raise UserError(f"{where}: profile {dup[0]!r} is named twice; name each profile once")
+    run_names = {}  # profile as given -> its name in the run (a file's is its own: sim.profiles.load)
     for p in profiles:
-        PR.load(p)  # unknown profile: ProfileError naming the available ones
+        name = PR.load(p).name  # unknown profile: ProfileError naming the available ones
+        check_profile_name(name, p)
+        same = [q for q, n in run_names.items() if n == name]
+        if same:
+            raise UserError(f"{where}: {same[0]!r} and {p!r} are both profile {name!r}; a run knows each profile "
+                            "by its name (its folders, rows and reports): set name = \"...\" in the profile "
+                            "file to a name of its own")
+        run_names[p] = name
 
     values = {}
     for key, lo, hi, required in (("games", 1, 10**9, True), ("seed", 0, 2**63 - 1, True),
@@ -293,8 +328,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         if not isinstance(bots, list) or not bots or not all(isinstance(b, str) for b in bots):
             raise UserError(f"{where} = {bots!r} must be {CONFIG_KEYS['bots']}")
         for b in bots:
-            if b not in _bot_names():
-                raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
+            if _bot_name_error(b):
+                raise UserError(f"{where}: {_bot_name_error(b)}")
         bots = tuple(bots)
 
     if cli.get("bots") is not None and cli.get("tables") is not None:
@@ -327,7 +362,7 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
 
     sets = {p: {} for p in profiles}
     if "sets" in file_values:
-        sets = _check_sets_table(file_values["sets"], _where("sets", config_path), profiles)
+        sets = _check_sets_table(file_values["sets"], _where("sets", config_path), run_names)
     for text in cli.get("sets") or []:
         key, value = PR.parse_override(text)  # unknown key: ProfileError naming the allowed ones
         for p in profiles:
@@ -354,10 +389,11 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
 
 @dataclass(frozen=True)
 class ProfilePlan:
-    profile: PR.Profile
+    profile: PR.Profile  # its name is the profile's name in the run
     n_players: int
     tables: tuple  # TableMix entries, each with n_players bots
     shards: tuple  # (index, first_game, n_games)
+    source: str | None = None  # the profile file it was read from; None for a shipped profile
 
     @property
     def bots(self) -> tuple:
@@ -370,7 +406,7 @@ class ProfilePlan:
 @dataclass(frozen=True)
 class Plan:
     config: RunConfig
-    profiles: dict  # name -> ProfilePlan
+    profiles: dict  # name in the run -> ProfilePlan
     run_id: str
 
     @property
@@ -434,8 +470,9 @@ def make_plan(config: RunConfig) -> Plan:
     """Resolve every profile, seat and shard; every bad-input error is raised here, before any write."""
     plans = {}
     mix = config.tables
-    for name in config.profiles:
-        prof = _apply_sets(PR.load(name), config.sets.get(name, {}))
+    for given in config.profiles:
+        prof = _apply_sets(PR.load(given), config.sets.get(given, {}))
+        name = prof.name
         if config.players is not None:
             n, src = config.players, f"--players {config.players}"
         elif mix:
@@ -463,7 +500,7 @@ def make_plan(config: RunConfig) -> Plan:
             tables = (TableMix(",".join(bots), bots, 1),)
         m = config.shard_games
         shards = tuple((i, i * m, min(m, config.games - i * m)) for i in range(math.ceil(config.games / m)))
-        plans[name] = ProfilePlan(prof, n, tables, shards)
+        plans[name] = ProfilePlan(prof, n, tables, shards, None if given == name else given)
     if config.paired:
         check_pairing(plans)
     entries = {n: {"params": pp.profile.params(), "n_players": pp.n_players, "tables": pp.tables}
@@ -575,7 +612,8 @@ def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
         "seed": c.seed, "paired": c.paired, "config": c.to_json(), "package_versions": package_versions(),
         "profiles": {n: {"rules_hash": pp.profile.rules_hash(), "params": pp.profile.params(), "games": c.games,
                          "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards),
-                         "tables": [t.to_json() for t in pp.tables]}
+                         "tables": [t.to_json() for t in pp.tables],
+                         **({"source": pp.source} if pp.source else {})}
                      for n, pp in plan.profiles.items()},
         "shards": [], "complete": False,
     }
@@ -598,7 +636,7 @@ def _identity_of_manifest(m: dict) -> dict:
         out[f"bots ({name})"] = list(e.get("bots") or [])
         out[f"tables ({name})"] = e.get("tables")
         for k, v in (e.get("params") or {}).items():
-            out[f"{name}.{k}"] = v
+            out[(name, k)] = v
     return out
 
 
@@ -607,11 +645,23 @@ def _identity_of_plan(plan: Plan) -> dict:
 
 
 def config_differences(old: dict, plan: Plan) -> list[str]:
+    """What differs between the run at --out (``old``) and the plan, one line per setting; a profile
+    whose rules differ is one line naming its rules hashes and the parameters that differ."""
     a, b = _identity_of_manifest(old), _identity_of_plan(plan)
-    diffs = []
+    diffs, rules = [], {}
     for key in list(b) + [k for k in a if k not in b]:
-        if a.get(key) != b.get(key):
-            diffs.append(f"{key}: {json.dumps(a.get(key))} there, {json.dumps(b.get(key))} now")
+        if a.get(key) == b.get(key):
+            continue
+        change = f"{json.dumps(a.get(key))} there, {json.dumps(b.get(key))} now"
+        if isinstance(key, tuple):  # a rule of a profile in both runs (the profiles line names the others)
+            if key[0] in old.get("profiles", {}) and key[0] in plan.profiles:
+                rules.setdefault(key[0], []).append(f"{key[1]} {change}")
+        else:
+            diffs.append(f"{key}: {change}")
+    for name, changes in rules.items():
+        hashes = [m.get("profiles", {}).get(name, {}).get("rules_hash") for m in (old, new_manifest(plan, ""))]
+        diffs.append(f"profile {name}'s rules (rules_hash {hashes[0]} there, {hashes[1]} now): "
+                     + ", ".join(changes))
     return diffs
 
 
@@ -637,7 +687,7 @@ def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> l
 # ----------------------------------------------------------------------------------------------
 # running
 
-def _warm_up(plan: Plan) -> None:
+def warm_up() -> None:
     """Compile (or load) every kernel once here, so workers load them from the disk cache instead of
     each compiling them (``sim.bots.hand_loop.warm_up``: the hand loop and the Python engine's
     decisions, in three processes at once from an empty cache)."""
@@ -654,6 +704,7 @@ class RunResult:
     hand_rows: int = 0
     seconds: float = 0.0  # wall time of this invocation's playing, Ray's start-up included
     startup_seconds: float = 0.0  # starting or joining Ray
+    compile_seconds: float = 0.0  # compiling (or loading) the kernels, before Ray: not in ``seconds``
     shards_run: int = 0
     shards_kept: int = 0
     workers: int = 1
@@ -791,9 +842,12 @@ def _execute_ray(jobs, shard_fn, on_done, workers: int):
                     failure = failure or (job, e)
                     continue
                 on_done(summary)
-    except BaseException:
-        for ref in in_flight:
-            ray.cancel(ref, force=True)
+    except BaseException as e:
+        # On Ctrl-C the tasks end with this driver (Ray cancels an owner's tasks when it goes); cancelling
+        # them too races the workers' own ends and can abort Ray's core worker.
+        if not is_interrupt(e):
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
         raise
     if failure is not None:
         raise failure[1]
@@ -801,7 +855,10 @@ def _execute_ray(jobs, shard_fn, on_done, workers: int):
 
 def run(config: RunConfig, *, local: bool = False, address: str | None = None, progress: bool = True,
         shard_fn=None, command: str | None = None, log=None) -> RunResult:
-    """Plan, check --out, resume what an earlier run left, play the missing shards, complete the manifest."""
+    """Plan, check --out, resume what an earlier run left, play the missing shards, complete the manifest.
+
+    An interrupt (Ctrl-C) ends the run as a ``KeyboardInterrupt`` whose message says how many shards
+    are written and that the same command resumes the run (the finished shards are in the manifest)."""
     log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
     plan = make_plan(config)
     loc = runformat.locate(config.out, "--out")
@@ -811,38 +868,65 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
         if diffs:
             hint = ("It was made by another engine version, so it cannot be resumed: move or delete it, or "
                     "choose another --out" if any(d.startswith("engine_version") for d in diffs) else
+                    "A profile's rules differ from those its data were played with: give the new rules "
+                    "another --out (or the profile another name), or put them back to resume that run"
+                    if any(d.startswith("profile ") for d in diffs) else
                     "Re-run with that run's settings to resume it, or choose another --out")
             raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
                             f"settings that differ: {'; '.join(diffs)}. {hint}")
-    # A complete run with every shard intact has nothing to play: no Ray to start.
+    # A complete run with every shard intact has nothing to play: no kernels to load, no Ray to start.
     kept = intact_shards(loc, old, plan) if old is not None and old.get("complete") else None
     if kept is not None and len(kept) == sum(len(pp.shards) for pp in plan.profiles.values()):
         local = True
     else:
         kept = None  # something to play: checked again once this driver holds --out
-    # Ray first: a start-up failure (a bad --address) must leave nothing written, not even the directory.
-    ray_started, ray_workers, ray_seconds = False, 1, 0.0
-    if not local:
-        t = time.perf_counter()
-        ray_started, ray_workers = _start_ray(config.workers, address, config.out)
-        ray_seconds = time.perf_counter() - t
     try:
-        storage.ensure_writable(loc)
-        lock = storage.acquire_lock(loc)
+        # The kernels before Ray, so that neither's time is taken for the other's; Ray before anything
+        # is written, so that a start-up failure (a bad --address) leaves nothing, not even the directory.
+        compile_seconds = 0.0
+        if kept is None:
+            t = time.perf_counter()
+            warm_up()
+            compile_seconds = time.perf_counter() - t
+        ray_started, ray_workers, ray_seconds = False, 1, 0.0
+        if not local:
+            t = time.perf_counter()
+            ray_started, ray_workers = _start_ray(config.workers, address, config.out)
+            ray_seconds = time.perf_counter() - t
         try:
-            return _run_claimed(config, plan, loc, old, local=local, ray_workers=ray_workers,
-                                ray_seconds=ray_seconds, progress=progress, shard_fn=shard_fn, command=command,
-                                log=log, kept=kept)
+            storage.ensure_writable(loc)
+            lock = storage.acquire_lock(loc)
+            try:
+                return _run_claimed(config, plan, loc, old, local=local, ray_workers=ray_workers,
+                                    ray_seconds=ray_seconds, compile_seconds=compile_seconds, progress=progress,
+                                    shard_fn=shard_fn, command=command, log=log, kept=kept)
+            finally:
+                storage.release_lock(lock)
         finally:
-            storage.release_lock(lock)
-    finally:
-        if ray_started:
-            import ray
-            ray.shutdown()
+            if ray_started:
+                import ray
+                ray.shutdown()
+    except BaseException as e:
+        if not is_interrupt(e) or isinstance(e, KeyboardInterrupt) and e.args:
+            raise
+        raise KeyboardInterrupt(f"interrupted before playing: nothing was written to {config.out}; run the same "
+                                "command again to start (or resume) the run") from None
+
+
+def duration_text(seconds: float) -> str:
+    """A rough duration for a person: "40 s", "12 min", "2 h 10 min", "3.5 days"."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} min"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h {minutes % 60} min"
+    return f"{seconds / 86400:.1f} days"
 
 
 def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, ray_workers,
-                 ray_seconds, progress, shard_fn, command, log, kept=None) -> RunResult:
+                 ray_seconds, compile_seconds, progress, shard_fn, command, log, kept=None) -> RunResult:
     """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest.
     ``kept``: every shard, intact, when ``run`` has already checked them (nothing to play)."""
     storage.remove_temp_files(loc)
@@ -863,7 +947,8 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
             jobs.append(ShardJob(spec, index, config.out, plan.tables))
     # Profiles interleaved (a steadier rate and time left), short last shards at the end.
     jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))
-    result = RunResult(out=config.out, manifest=manifest, shards_kept=len(kept))
+    planned = sum(len(pp.shards) for pp in plan.profiles.values())
+    result = RunResult(out=config.out, manifest=manifest, shards_kept=len(kept), compile_seconds=compile_seconds)
     try:
         write_manifest(loc, manifest)
     except (OSError, runformat.pa.ArrowException) as e:
@@ -873,6 +958,9 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
     kept_games = sum(e["n_games"] for e in kept)
     bar = _progress(plan.total_games, kept_games, progress and bool(jobs))
     t0 = time.perf_counter() - ray_seconds  # Ray, started by ``run`` before anything was written, counts
+    t_play = time.perf_counter()
+    # the time left is said once, when every worker has finished a shard (or no shard is left to wait for)
+    first_wave = min(len(jobs), ray_workers if not local else 1)
 
     def on_done(summary):
         manifest["shards"].append(manifest_entry(summary))
@@ -883,15 +971,20 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         result.hand_rows += summary["files"]["hands"]["rows"]
         result.shards_run += 1
         bar.update(summary["n_games"])
-        elapsed = time.perf_counter() - t0 - result.startup_seconds
+        elapsed = time.perf_counter() - t_play
         bar.set_postfix_str(f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "")
+        games_left = plan.total_games - kept_games - result.games
+        if result.shards_run == first_wave and games_left > 0 and elapsed > 0:
+            bar.clear()
+            log(f"about {duration_text(games_left * elapsed / result.games)} left at "
+                f"{result.hands / elapsed:,.0f} hands/s ({games_left:,} of {plan.total_games - kept_games:,} "
+                f"games to play, timed on the first {result.shards_run} shard(s))")
+            bar.refresh()
 
     try:
-        if jobs:
-            _warm_up(plan)
         if jobs and not local:
             result.workers = ray_workers
-            result.startup_seconds = time.perf_counter() - t0
+            result.startup_seconds = ray_seconds
             _execute_ray(jobs, shard_fn, on_done, result.workers)
         elif jobs:
             _execute_local(jobs, shard_fn, on_done)
@@ -901,19 +994,25 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         raise UserError(f"writing the run to --out {config.out!r} failed: {e}. The {len(manifest['shards'])} "
                         "shard(s) finished are kept and listed in manifest.json; free space or fix the "
                         "location, then re-run the same command to finish") from None
-    except BaseException:
+    except BaseException as e:
         storage.remove_temp_files(loc)
+        if is_interrupt(e):
+            raise KeyboardInterrupt(f"interrupted: {len(manifest['shards'])} of {planned} shards written to "
+                                    f"{config.out}; run the same command again to resume") from None
         raise
     finally:
         bar.close()
     manifest["complete"] = True
     write_manifest(loc, manifest)
     if jobs:
+        before = [f"{compile_seconds:.1f} s compiling or loading the kernels"]
+        if not local:
+            before.append(f"{result.startup_seconds:.1f} s starting Ray")
         log(f"done: {result.games} games, {result.hands} hands ({result.hand_rows} hand rows) in "
-            f"{result.seconds:.1f} s" + (f" ({result.startup_seconds:.1f} s starting Ray)" if not local else "")
-            + f" = {result.hands_per_s:.0f} hands/s"
+            f"{result.seconds - result.startup_seconds:.1f} s = {result.hands_per_s:.0f} hands/s"
             + (f" on {result.workers} worker(s)" if not local else " in-process")
-            + (f" ({len(kept)} shard(s) kept from before)" if kept else "") + f" -> {config.out}")
+            + (f" ({len(kept)} shard(s) kept from before)" if kept else "") + f" -> {config.out}"
+            + f"; before playing: {', '.join(before)}")
     else:
         log(f"nothing to do: all {len(kept)} shard(s) of run {plan.run_id} in {config.out} are complete and intact")
     return result

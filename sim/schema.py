@@ -1,10 +1,12 @@
-"""The dataset schema, declared once: writers, readers, the README table and tests use it.
+"""The dataset schema, declared once: writers, readers, the tables of docs/DATASET.md and tests use it.
 
 ``hands``: one row per player per hand (a void hand's re-deal gets the same hand_no and the next
 redeal_no).  ``games``: one row per player per game.  ``turns``: one row per turn, only when a run
 asks for events.  Every row carries run_id, profile, rules_hash and engine_version.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -99,17 +101,19 @@ def column_names(table: str) -> list[str]:
 
 
 def markdown(table: str) -> str:
-    """The schema as a Markdown table (the README's dataset section is generated from this)."""
+    """The schema as a Markdown table (docs/DATASET.md's tables are generated from this)."""
     rows = ["| column | type | meaning |", "|---|---|---|"]
     rows += [f"| `{n}` | {t} | {d} |" for n, t, d in TABLES[table]]
     return "\n".join(rows)
 
 
-def update_readme(path="README.md") -> bool:
-    """Rewrite the README's schema tables between ``<!-- schema:TABLE -->`` and ``<!-- /schema -->``;
-    True if the file changed.  `python -m sim.schema` runs it."""
+DATASET_DOC = Path(__file__).resolve().parent.parent / "docs" / "DATASET.md"
+
+
+def update_document(path: Path = DATASET_DOC) -> bool:
+    """Rewrite the schema tables of docs/DATASET.md between ``<!-- schema:TABLE -->`` and
+    ``<!-- /schema -->``; True if the file changed.  `python -m sim.schema` runs it."""
     import re
-    from pathlib import Path
     p = Path(path)
     text = p.read_text()
     new = text
@@ -122,4 +126,4 @@ def update_readme(path="README.md") -> bool:
 
 
 if __name__ == "__main__":
-    print("README.md updated" if update_readme() else "README.md already up to date")
+    print(f"{DATASET_DOC} updated" if update_document() else f"{DATASET_DOC} already up to date")

@@ -17,10 +17,12 @@ of the cards, which every bot met once per seat, drops out of the interval.
 """
 from __future__ import annotations
 
+import signal
 from concurrent.futures import ProcessPoolExecutor
 
 import pyarrow as pa
 
+from .errors import is_interrupt
 from .records import ShardSpec, play_shard
 
 
@@ -38,18 +40,34 @@ def play_tournament(profile, bots: list[str], games: int, seed: int, bot_params=
                        run_id="tournament", bot_params=bot_params or {}, rotate=True, duplicate=duplicate)
              for g in range(0, games, chunk)]
     results = []
-    if workers <= 1:
-        for spec in specs:
-            results.append(play_shard(spec))
-            if progress:
-                progress(spec.n_games)
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            for spec, res in zip(specs, pool.map(_chunk, specs)):
-                results.append(res)
+    try:
+        if workers <= 1:
+            for spec in specs:
+                results.append(play_shard(spec))
                 if progress:
                     progress(spec.n_games)
+        else:
+            pool = ProcessPoolExecutor(workers, initializer=_leave_interrupts_to_the_parent)
+            try:
+                for spec, res in zip(specs, pool.map(_chunk, specs)):
+                    results.append(res)
+                    if progress:
+                        progress(spec.n_games)
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)  # on an interrupt: the chunks under way only
+    except BaseException as e:
+        if not is_interrupt(e):
+            raise
+        played = sum(spec.n_games for spec in specs[:len(results)])
+        raise KeyboardInterrupt(f"interrupted after {played} of {games} games; a tournament writes nothing, "
+                                "so run it again to play it") from None
     return {k: pa.concat_tables([r[k] for r in results]) for k in ("hands", "games")}
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """A pool worker ignores Ctrl-C (the terminal sends it to every process of the command): the parent
+    stops the tournament and says so in one line, with no traceback from each worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def deal_level(tables: dict, n_seats: int):

@@ -162,7 +162,8 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
     ``splits``, also a hand card that duplicates an inner card of a run splits it in two.
 
     Mutates ``hand``, ``table`` (a working copy) and ``adds`` and returns the operations, leaving at
-    least ``keep`` cards in hand.  Only natural cards are laid off: jokers stay in hand.
+    least ``keep`` cards in hand.  Natural cards first; then, where nothing but jokers would be left
+    besides one natural card at most, the jokers, in table order wherever a valid meld results.
     """
     p = state.profile
     ops = []
@@ -228,6 +229,40 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                         changed = True
                         if size <= keep:
                             return ops
+    if hand[JOKER] and size - hand[JOKER] <= 1:
+        ops += _lay_off_jokers(p, hand, table, adds, size - keep, max_ops - len(ops))
+    return ops
+
+
+def _lay_off_jokers(p, hand, table: list, adds: TurnAdds, most: int, max_ops: int) -> list:
+    ops = []
+    for i in range(len(table)):
+        for end in (LOW, HIGH):
+            while len(ops) < min(most, max_ops) and hand[JOKER]:
+                m = table[i]
+                if m.kind == RUN:
+                    if not adds.allows(p, i, end):
+                        break
+                    e = m.low - 1 if end == LOW else m.high + 1
+                    if not 0 <= e <= M.ACE_HIGH_EXT:
+                        break
+                    rep = m.suit * N_RANKS + M.ext_rank_to_rank(e)
+                    new = (M.Meld(RUN, (JOKER,) + m.cards, (rep,) + m.reps, e) if end == LOW else
+                           M.Meld(RUN, m.cards + (JOKER,), m.reps + (rep,), m.low))
+                elif end == LOW or len(m) >= 4:
+                    break
+                elif m.low < 0:
+                    new = M.Meld(GROUP, m.cards + (JOKER,), m.reps + (-1,), -1)
+                else:
+                    rep = next(s * N_RANKS + m.low for s in range(4) if s not in {suit_of(r) for r in m.reps})
+                    new = M.Meld(GROUP, m.cards + (JOKER,), m.reps + (rep,), m.low)
+                if M.check(new, p):
+                    break
+                hand[JOKER] -= 1
+                table[i] = new
+                ops.append(LayOff(i, JOKER, end))
+                if m.kind == RUN:
+                    adds.add(i, end)
     return ops
 
 

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from analysis import compare, load, report
+from analysis import compare, load, metrics, report
 from bench import report as bench_report
 from sim import cli
 from sim.errors import UserError
@@ -147,16 +147,25 @@ def test_compare_flags_a_large_real_difference(synthetic_runs, tmp_path):
     assert rows.loc["kalooki_per_hand", "verdict"] == "higher"
 
 
-def test_compare_flags_nothing_between_identical_datasets(synthetic_runs, tmp_path):
+def test_identical_datasets_differ_by_nothing_and_compare_refuses_a_run_with_its_copy(synthetic_runs, tmp_path,
+                                                                                      capsys):
     low, _ = synthetic_runs
     copy = tmp_path / "copy"
     import shutil
     shutil.copytree(low, copy)
-    table = compare.compare(low, copy)
+    res_a, res_b = (metrics.compute(metrics.load_run(d)) for d in (low, copy))
+    table = compare.compare_results(res_a, res_b, [("kalooki40", "kalooki40")])
     tested = table[table["kind"].isin(["proportion", "mean"])]
     assert not tested["significant"].fillna(False).any()
     assert (tested["difference"].dropna() == 0).all()
     assert (tested["p_value"].dropna() == 1).all()
+    # the command refuses it: every test would be "untested", which says nothing
+    for b in (copy, low):
+        out = tmp_path / f"cmp-{b.name}"
+        assert cli.main(["compare", str(low), str(b), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "the same run" in err and "or this one with another run of kalooki40" in err and "Traceback" not in err
+        assert err.count("\n") == 1 and not out.exists()
 
 
 def test_compare_two_profiles_of_one_run_and_the_cli(tmp_path, capsys, monkeypatch):
@@ -175,9 +184,9 @@ def test_compare_two_profiles_of_one_run_and_the_cli(tmp_path, capsys, monkeypat
     assert (tmp_path / "reports/compare-two-alpha-vs-beta/report.html").is_file()
 
 
-def test_compare_a_profile_with_itself_flags_nothing(alpha_run):
-    table = compare.compare(alpha_run, None, "alpha,alpha")
-    assert not table["significant"].fillna(False).any()
+def test_compare_refuses_a_profile_against_itself_within_one_run(alpha_run):
+    with pytest.raises(UserError, match="--profiles alpha,alpha compares a profile of one run with itself"):
+        compare.compare(alpha_run, None, "alpha,alpha")
 
 
 def test_bench_report_runs_end_to_end():

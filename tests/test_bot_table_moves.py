@@ -2,6 +2,7 @@
 shift, a group substitution and group joker releases under both joker_from_group rules."""
 import numpy as np
 
+from sim import melds as M
 from sim import meldsearch as ms
 from sim import profiles
 from sim.bots import make_bot
@@ -53,6 +54,16 @@ def test_expert_releases_a_group_joker_with_one_card_in_north_america():
     ops = expert_turn(st)
     assert isinstance(ops[0], SwapJoker) and ops[0].card == C("7C") and ops[0].extra < 0, ops
     assert any(isinstance(op, NewMeld) and JOKER in op.meld.cards for op in ops)
+
+
+def test_expert_leaves_the_joker_in_a_closed_group_it_takes_a_card_from():
+    # kalooki51: TH taken off TH TD TC JK=TS completes JH QH; the group keeps its joker for the turn
+    # (docs/RULES.md 11), so TS does not free it for 8D 9D
+    closed = M.group(8, [C("TH"), C("TD"), C("TC"), JOKER], [0])
+    st = opened_state("JH QH TS 8D 9D 2C 4S", [closed], p=K51)
+    ops = expert_turn(st)
+    assert Take(0, 0) in ops and not any(isinstance(op, SwapJoker) for op in ops), ops
+    assert table_str(st) == ["group[TD TC JK=TS]", "run[TH JH QH]"]
 
 
 def test_harvest_options_respect_the_run_limits_and_try_ops_changes_nothing():

@@ -298,6 +298,54 @@ def test_simulate_with_a_dead_address_exits_2_and_writes_nothing(tmp_path):
     assert rc == 2 and not out.exists()
 
 
+def test_an_s3_endpoint_where_nothing_listens_is_named_in_one_line_and_nothing_is_written(tmp_path, capsys,
+                                                                                         monkeypatch):
+    for key, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                       "AWS_EC2_METADATA_DISABLED": "true"}.items():
+        monkeypatch.setenv(key, value)  # test values: nothing answers at the endpoint anyway
+    endpoint = f"127.0.0.1:{_closed_port()}"
+    run = f"s3://kal/run?endpoint_override={endpoint}&scheme=http"
+    said = f"the endpoint {endpoint} (endpoint_override) could not be reached"
+    monkeypatch.chdir(tmp_path)
+    for argv in (["simulate", "--local", "--profile", "kalooki40", "--games", "2", "--seed", "1", "--out", run],
+                 ["verify", run], ["report", run, "--out", "report"],
+                 ["compare", run, "--profiles", "kalooki40,kalooki40", "--out", "compare"]):
+        rc, out, err = run_cli(capsys, *argv)
+        assert rc == 2 and said in err and err.count("\n") == 1, (argv, err)
+    assert list(tmp_path.iterdir()) == [], "a refused command wrote something"
+
+
+def test_an_interrupt_is_recognised_through_the_error_numba_wraps_it_in():
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set") from e
+    except SystemError as e:
+        wrapped = e
+    assert errors.is_interrupt(wrapped) and errors.is_interrupt(KeyboardInterrupt())
+    assert not errors.is_interrupt(SystemError("no interrupt")) and not errors.is_interrupt(ValueError())
+
+
+def test_a_tournament_interrupted_says_so_in_one_line(monkeypatch, capsys):
+    from sim import tournament
+    played = []
+
+    def progress(n):
+        played.append(n)
+        if len(played) == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt, match=r"^interrupted after 40 of 200 games; a tournament writes nothing"):
+        tournament.play_tournament(profiles.load("kalooki40"), ["greedy"] * 4, 200, 1, progress=progress, workers=2)
+    monkeypatch.setattr("sim.commands.tournament.play_tournament",
+                        lambda *a, **k: tournament.play_tournament(*a, **{**k, "progress": progress}))
+    played.clear()
+    rc, out, err = run_cli(capsys, "tournament", "--bots", "greedy,greedy,greedy,greedy", "--games", "200")
+    assert rc == 130 and out == ""
+    assert err == "kalooki tournament: interrupted after 40 of 200 games; a tournament writes nothing, so run it " \
+                  "again to play it\n"
+
+
 # ---------------------------------------------------------------------------------------------
 # packaging
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from scipy import stats as sps
 
 from analysis import findings, metrics, report, summaries
 from bench import report as bench_report
@@ -109,8 +110,8 @@ def test_differences_that_agree_at_every_composition_are_robust():
     assert judged.loc["hands_per_game", "verdict"] == findings.HIGHER
     assert judged.loc["hands_per_game", "robustness"] == findings.ROBUST
     found = report.findings_list(res, judged.reset_index(), "base", findings.load_thresholds())
-    assert "no difference from the baseline clearly depends on play strength" in found[0].text
-    assert "other hands per game" in found[0].text
+    assert "no difference from the baseline is shown to depend on play strength" in found[0].text
+    assert "Clear differences that hold at every composition: other hands per game" in found[0].text
 
 
 def test_a_single_composition_says_robustness_is_not_assessed_once():
@@ -121,19 +122,66 @@ def test_a_single_composition_says_robustness_is_not_assessed_once():
     assert html.count("robustness not assessed") == 1 and "By table composition" not in html
 
 
-def test_robustness_mark_on_constructed_rows():
-    def rows(*diffs):
-        return pd.DataFrame([{"table": t, "difference": d, "diff_ci_low": d - h, "diff_ci_high": d + h,
-                              "p_value": 0.01, "games_a": 500, "games_b": 500} for t, d, h in diffs])
-    mark = lambda *d: findings.robustness_mark(rows(*d), "hands_per_game", "mean", 0.5)
-    assert mark(("casual", 2.0, 0.3), ("strong", -2.0, 0.3)).startswith(findings.DEPENDS)
-    assert mark(("casual", 2.0, 0.3), ("strong", 2.2, 0.3)) == findings.ROBUST
-    # a threshold apart but within noise: unsettled; one clear reversal among three: named
-    assert mark(("casual", 2.0, 0.9), ("strong", 2.7, 0.9)).startswith(findings.UNSETTLED)
-    three = mark(("casual", 0.1, 0.05), ("mixed", 0.15, 0.2), ("strong", -0.1, 0.05))
-    assert three == f"{findings.DEPENDS}: casual +0.10 vs strong -0.10"
-    few = rows(("casual", 2.0, 0.3), ("strong", -2.0, 0.3)).assign(games_b=[500, 10])
-    assert findings.robustness_mark(few, "hands_per_game", "mean", 0.5).startswith(findings.NOT_ASSESSED)
+def _by_table(metric: str, kind: str, *diffs, profile: str = "other") -> pd.DataFrame:
+    """Judged per-composition rows of one difference: (table, difference, 95% interval half-width), each
+    on 500 games a side (a t interval on 10,000 degrees of freedom), one Holm family over them."""
+    z = sps.t.ppf(0.975, 10_000)
+    rows = pd.DataFrame([{"table": t, "profile_a": "base", "profile_b": profile, "metric": metric, "kind": kind,
+                          "estimate_a": 1.0, "estimate_b": 1.0 + d, "difference": d, "diff_ci_low": d - h,
+                          "diff_ci_high": d + h, "diff_se": h / z, "diff_df": 10_000.0, "p_value": 0.01,
+                          "in_family": True, "games_a": 500, "games_b": 500} for t, d, h in diffs])
+    return findings.judge(rows, findings.load_thresholds())
+
+
+def _mark(metric, kind, *diffs):
+    return findings.robustness_mark(_by_table(metric, kind, *diffs), metric, kind)
+
+
+def test_compositions_shown_to_disagree_depend_on_play_strength():
+    hands = lambda *d: _mark("hands_per_game", "mean", *d)  # threshold 0.5 hands
+    # clear in opposite directions
+    assert hands(("casual", 2.0, 0.3), ("strong", -2.0, 0.3)) == (
+        f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower")
+    # clear at one composition, practically equivalent at the other
+    assert hands(("casual", 2.0, 0.3), ("strong", 0.05, 0.2)) == (
+        f"{findings.DEPENDS}: at casual +2.00, higher; at strong +0.05, practically equivalent")
+    # the same verdict, but 3.0 apart with that gap clearly past the threshold: the size depends
+    assert hands(("casual", 5.0, 0.3), ("strong", 2.0, 0.3)) == (
+        f"{findings.DEPENDS}: at casual +5.00, higher; at strong +2.00, higher")
+    # one contradiction among three compositions: the two named
+    three = hands(("casual", 2.0, 0.3), ("mixed", 0.5, 4.0), ("strong", -2.0, 0.3))
+    assert three == f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower"
+
+
+def test_compositions_that_establish_nothing_never_depend_on_play_strength():
+    """Swedish against kalooki40, Kalookis per 1,000 hands (threshold 2): greedy -1.7 [-3.6, +0.2], expert
+    -0.6 [-2.2, +1.0], lookahead +2.2 [-0.3, +4.7]: no composition establishes anything, and the gap
+    between greedy and lookahead (3.9, its interval reaching inside the threshold) does not either."""
+    rows = _by_table("kalooki_per_hand", "proportion", ("greedy", -0.0017, 0.0019), ("expert", -0.0006, 0.0016),
+                     ("lookahead", 0.0022, 0.0025))
+    assert set(rows["verdict"]) == {findings.NOT_ESTABLISHED}
+    gaps = findings.composition_gaps(rows)
+    assert len(gaps) == 3 and not gaps["apart"].any()
+    assert findings.robustness_mark(rows, "kalooki_per_hand", "proportion") == findings.NOWHERE
+    judged = findings.judge(pd.DataFrame([{**rows.iloc[0].to_dict(), "difference": 0.0, "estimate_b": 1.0,
+                                           "diff_ci_low": -0.0011, "diff_ci_high": 0.0011,
+                                           "diff_se": 0.0011 / 1.96}]).drop(columns=["table"]),
+                            findings.load_thresholds())
+    marked = findings.robustness(judged, rows, ["greedy", "expert", "lookahead"])
+    assert marked.loc[0, "robustness"] == findings.NOWHERE
+    found = findings.robustness_finding(marked, ["greedy", "expert", "lookahead"])
+    assert "no difference from the baseline is shown to depend on play strength" in found.text
+    assert "1 not established at any composition" in found.text and not found.stated
+
+
+def test_robust_unsettled_and_not_assessed_marks():
+    hands = lambda *d: _mark("hands_per_game", "mean", *d)
+    assert hands(("casual", 2.0, 0.3), ("strong", 2.2, 0.3)) == findings.ROBUST
+    assert hands(("casual", 0.05, 0.2), ("strong", -0.05, 0.2)) == findings.ROBUST  # equivalent at both
+    assert hands(("casual", 2.0, 0.3), ("strong", 1.0, 2.0)) == (
+        f"{findings.UNSETTLED}: casual higher; strong {findings.NOT_ESTABLISHED}")
+    few = _by_table("hands_per_game", "mean", ("casual", 2.0, 0.3), ("strong", -2.0, 0.3)).assign(games_b=[500, 10])
+    assert findings.robustness_mark(few, "hands_per_game", "mean").startswith(findings.NOT_ASSESSED)
 
 
 def test_an_old_run_without_a_table_column_is_one_composition_named_from_its_bots(tmp_path):

@@ -92,12 +92,12 @@ def test_layoff_counting_kalooki51_exact():
     st = fresh()
     st.apply_play(Play([NewMeld(run_of("TD JD QD KD", K51)), LayOff(0, C("6C"), HIGH), LayOff(0, C("7C"), HIGH)],
                        C("2D")))
-    # recorded apart: 40 of new melds, 13 laid off (hole 1 of issue 12: the lay-offs used to be added in)
+    # recorded apart: 40 of new melds, 13 laid off
     assert st.opened[0] and st.stats[0]["open_value"] == 40 and st.stats[0]["open_layoff_value"] == 13
 
 
 def test_open_value_records_the_new_melds_and_the_lay_offs_apart():
-    # issue 12, hole 1: 55 of new melds already open in kalooki51; the 13 laid off after are recorded apart
+    # 55 of new melds already open in kalooki51; the 13 laid off after are recorded apart
     table = [run_of("3C 4C 5C", K51)]
     st = HandState.scripted(K51, ["QH KH AH TD JD QD 6C 7C 2S 9S", "2C 3H 4S 5D 6H"], stock="KD", discard="2H",
                             current=0, table=table, opened=[False, True])
@@ -118,7 +118,7 @@ def harvest_opening(hand):
 
 
 def test_cards_taken_from_the_table_do_not_count_for_the_opening():
-    # issue 12, hole 2: 5C 6C 7C (18) and 8S 8H 8D with the 8S taken off the table: the hand gives 18 + 16
+    # 5C 6C 7C (18) and 8S 8H 8D with the 8S taken off the table: the hand gives 18 + 16
     st = harvest_opening("5C 6C 7C 8H 8D 2S 9D")
     msg = rejected(st, Play([NewMeld(run_of("5C 6C 7C")), Take(0, 0), NewMeld(group_of("8S 8H 8D"))], C("KD")),
                    "opening_min")
@@ -131,7 +131,7 @@ def test_cards_taken_from_the_table_do_not_count_for_the_opening():
 
 
 def test_a_kalooki_needs_the_minimum_from_the_hand():
-    # hole 2 for a Kalooki: going out at once with 34 from the hand and a harvested 8S is no opening
+    # for a Kalooki: going out at once with 34 from the hand and a harvested 8S is no opening
     st = harvest_opening("5C 6C 7C 8H 8D 2S")
     rejected(st, Play([NewMeld(run_of("5C 6C 7C")), Take(0, 0), NewMeld(group_of("8S 8H 8D"))], C("2S")),
              "opening_min")
@@ -155,7 +155,7 @@ def east_coast_out(hand):
 
 
 def test_east_coast_kalooki_needs_the_minimum_in_new_melds():
-    # issue 12, hole 3: 37 of new melds and 24 laid off open (lay-offs count in east_coast) and go out, but
+    # 37 of new melds and 24 laid off open (lay-offs count in east_coast) and go out, but
     # a Kalooki needs 51 of new melds that turn: it is a plain call, not paid double
     lay = [LayOff(0, C("6C"), HIGH), LayOff(0, C("7C"), HIGH), LayOff(0, C("2C"), LOW), LayOff(1, C("9C"), HIGH)]
     st = east_coast_out("4S 5S 6S 7S 5H 5D 5C 6C 7C 2C 9C")
@@ -207,7 +207,7 @@ def test_taken_discard_may_not_be_discarded():
 
 
 def test_taken_discard_may_not_be_thrown_back_even_with_a_second_copy():
-    # issue 12, hole 6: holding 2C and taking the other 2C, throwing a 2C back would leave hand and pile
+    # holding 2C and taking the other 2C, throwing a 2C back would leave hand and pile
     # as they were; the seeds forbid exactly this
     st = two_player(discard="2D 2C")
     st.apply_draw(DRAW_DISCARD)

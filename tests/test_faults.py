@@ -1,5 +1,6 @@
-"""Faults: a driver killed mid-run and resumed, a Ray worker killed mid-shard.  Both end with every
-game recorded exactly once and tables identical to an uninterrupted run with the same seed.
+"""Faults: a driver killed mid-run and resumed, a run interrupted with Ctrl-C and resumed, a Ray worker
+killed mid-shard.  Each ends with every game recorded exactly once and tables identical to an
+uninterrupted run with the same seed.
 
 Each faulty run is `kalooki simulate` in a subprocess (its own driver and local Ray cluster) in a
 session of its own, so every process it started can be reaped afterwards.
@@ -98,6 +99,43 @@ def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     assert done_before <= {(s["profile"], s["index"]) for s in m["shards"]}
     assert runner_verify(out) == []
     assert not list(out.rglob(".tmp-*")) and not (out / ".lock").exists()
+    tables = read_tables(out)
+    assert_every_game_once(tables)
+    assert_same_tables(reference, tables)
+
+
+def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(reference, tmp_path):
+    """SIGINT to the command's whole process group, as a terminal's Ctrl-C sends it, once a shard is written."""
+    out = tmp_path / "run"
+    argv = simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "1")
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            m = _manifest(out)
+            if m and m["shards"]:
+                break
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.05)
+        else:
+            pytest.fail("no shard finished in time")
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        _reap_session(proc.pid)
+    m = _manifest(out)
+    written = len(m["shards"])
+    assert m["complete"] is False and 1 <= written < PLANNED, "the interrupt did not land mid-run"
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.count("kalooki simulate:") == 1, err
+    assert err.splitlines()[-1] == (f"kalooki simulate: interrupted: {written} of {PLANNED} shards written to "
+                                    f"{out}; run the same command again to resume")
+    assert not list(out.rglob(".tmp-*")) and not (out / ".lock").exists()
+    resumed = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{written} shard(s) already done" in resumed.stderr
+    assert runner_verify(out) == []
     tables = read_tables(out)
     assert_every_game_once(tables)
     assert_same_tables(reference, tables)

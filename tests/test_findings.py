@@ -10,17 +10,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import compare, findings, metrics, report
+from scipy import stats as sps
+
+from analysis import compare, findings, metrics, report, stats
 from bench import report as bench_report
 from sim import cli
 from sim.errors import UserError
 from test_analysis import alpha_shards, write_run
 
 
-def _row(metric="kalooki_per_hand", kind="proportion", a=0.040, b=0.050, low=0.004, high=0.016, significant=True):
+DF = 10_000  # degrees of freedom of a constructed difference: its 95% interval is +-1.96 standard errors
+
+
+def _row(metric="kalooki_per_hand", kind="proportion", a=0.040, b=0.050, low=0.004, high=0.016, significant=True,
+         df=DF, in_family=True):
+    """A compare row of difference b - a whose 95% t interval on `df` degrees of freedom is [low, high]."""
+    se = (high - low) / 2 / sps.t.ppf(0.975, df) if np.isfinite(low) and np.isfinite(high) else np.nan
     return {"profile_a": "base", "profile_b": "other", "metric": metric, "kind": kind, "estimate_a": a,
-            "estimate_b": b, "difference": b - a, "diff_ci_low": low, "diff_ci_high": high,
-            "p_value": 0.001, "p_adjusted": 0.01, "significant": significant}
+            "estimate_b": b, "difference": b - a, "diff_ci_low": low, "diff_ci_high": high, "diff_se": se,
+            "diff_df": df, "p_value": 0.001, "p_adjusted": 0.01, "significant": significant if in_family else None,
+            "in_family": in_family and significant is not None}
+
+
+def _mean_row(d, low, high, metric="mean_open_round", **kw):
+    """A difference of means d with 95% interval [low, high] (mean_open_round's threshold is 0.5)."""
+    return _row(metric=metric, kind="mean", a=3.0, b=3.0 + d, low=low, high=high, **kw)
 
 
 def _judge(rows, thresholds=None):
@@ -29,30 +43,79 @@ def _judge(rows, thresholds=None):
     return findings.judge(table, findings.load_thresholds() if thresholds is None else thresholds)
 
 
+def _verdicts(*rows):
+    return list(_judge(list(rows))["verdict"])
+
+
 # ---------------------------------------------------------------------------------------------
-# the judging rule
+# the judging rule: three verdicts against the threshold
 
 
-def test_a_clear_difference_past_the_threshold_is_stated():
+def test_a_difference_whose_interval_lies_past_the_threshold_is_clear():
     judged = _judge([_row(a=0.040, b=0.050, low=0.004, high=0.016)])  # +10 per 1,000 hands; threshold 2
     assert judged.loc[0, "verdict"] == findings.HIGHER
     assert judged.loc[0, "threshold"] == pytest.approx(0.002)
-    lower = _judge([_row(metric="mean_open_round", kind="mean", a=3.5, b=2.5, low=-1.2, high=-0.8)])
-    assert lower.loc[0, "verdict"] == findings.LOWER
+    assert _verdicts(_mean_row(-1.0, -1.2, -0.8)) == [findings.LOWER]
+    # past 0 and with its estimate past the threshold, but the interval reaches inside it: not clear
+    assert _verdicts(_mean_row(0.7, 0.3, 1.1)) == [findings.NOT_ESTABLISHED]
 
 
-def test_a_significant_difference_smaller_than_the_threshold_is_no_practical_difference():
-    # 0.2 Kalookis per 1,000 hands, significant with a huge sample: not a practical difference
-    judged = _judge([_row(a=0.0151, b=0.0153, low=0.0001, high=0.0003)])
-    assert judged.loc[0, "verdict"] == findings.NO_PRACTICAL
+def test_an_interval_spanning_the_threshold_is_never_read_as_no_difference():
+    # a large estimate whose interval also reaches 0, and one whose interval straddles the threshold
+    assert _verdicts(_mean_row(1.0, -0.5, 2.5)) == [findings.NOT_ESTABLISHED]
+    assert _verdicts(_mean_row(0.4, 0.1, 0.7)) == [findings.NOT_ESTABLISHED]
+    assert _verdicts(_mean_row(-0.5, -1.0, 0.0)) == [findings.NOT_ESTABLISHED]
 
 
-def test_a_large_difference_that_is_not_clear_is_no_practical_difference():
-    not_significant = _judge([_row(a=0.040, b=0.050, low=-0.002, high=0.022, significant=False)])
-    assert not_significant.loc[0, "verdict"] == findings.NO_PRACTICAL
-    # flagged significant but the interval still touches 0: not stated either
-    touching = _judge([_row(a=0.040, b=0.050, low=0.0, high=0.02, significant=True)])
-    assert touching.loc[0, "verdict"] == findings.NO_PRACTICAL
+def test_practically_equivalent_is_the_tost_the_90_percent_interval_inside_the_threshold():
+    assert _verdicts(_mean_row(0.05, -0.1, 0.2)) == [findings.EQUIVALENT]
+    # the 95% interval reaches past +-0.5, the 90% interval (+-1.645 se = +-0.46) does not: equivalent
+    assert _verdicts(_mean_row(0.0, -0.55, 0.55)) == [findings.EQUIVALENT]
+    # a 90% interval just reaching the threshold (+-1.645 se = +-0.51) is not
+    assert _verdicts(_mean_row(0.0, -0.61, 0.61)) == [findings.NOT_ESTABLISHED]
+
+
+def test_a_real_difference_smaller_than_the_threshold_is_practically_equivalent():
+    # clear of 0 (significant against 0), but the whole interval inside the threshold: real but small
+    judged = _judge([_mean_row(0.2, 0.1, 0.3)])
+    assert bool(judged.loc[0, "significant"]) and judged.loc[0, "verdict"] == findings.EQUIVALENT
+    # 0.2 Kalookis per 1,000 hands, clear with a huge sample, threshold 2 per 1,000
+    assert _verdicts(_row(a=0.0151, b=0.0153, low=0.0001, high=0.0003)) == [findings.EQUIVALENT]
+
+
+def test_a_difference_past_the_threshold_that_fails_holm_is_not_established():
+    """Swedish against kalooki40 in a 20-game run: hands per game -4.0 [-6.8, -1.2] against a threshold
+    of 0.5 lies past the threshold before correction; in a family of 20 tests it fails Holm, so it is not
+    established (never "no difference"); alone, it is a clear difference."""
+    swedish = _mean_row(-4.0, -6.8, -1.2, metric="hands_per_game", df=19)
+    alone = _judge([swedish])
+    assert alone.loc[0, "verdict"] == findings.LOWER and alone.loc[0, "p_exceeds"] < 0.05
+    others = [{**_mean_row(0.1, -3.0, 3.2, df=19), "metric": "rounds_per_hand"} for _ in range(19)]
+    family = _judge([swedish] + others)
+    row = family.loc[0]
+    assert row["p_exceeds"] < 0.05 < row["p_exceeds_adjusted"]
+    assert row["verdict"] == findings.NOT_ESTABLISHED
+    # Holm over the family, each kind of claim on its own
+    tested = family["p_exceeds"].to_numpy()
+    m = len(tested)
+    holm = np.minimum(1, np.maximum.accumulate(np.sort(tested) * (m - np.arange(m))))
+    assert np.allclose(np.sort(family["p_exceeds_adjusted"].to_numpy()), holm)
+
+
+def test_threshold_tests_match_the_intervals_they_stand_for():
+    rng = np.random.default_rng(3)
+    d, se = rng.normal(0, 1, 2000), rng.uniform(0.05, 1.0, 2000)
+    df, threshold = rng.integers(2, 200, 2000).astype(float), rng.uniform(0, 1.5, 2000)
+    t95, t90 = sps.t.ppf(0.975, df), sps.t.ppf(0.95, df)
+    past = (d - t95 * se > threshold) | (d + t95 * se < -threshold)
+    inside = (d - t90 * se > -threshold) & (d + t90 * se < threshold)
+    assert ((stats.exceeds_threshold(d, se, df, threshold) < 0.05) == past).all()
+    assert ((stats.equivalence_tost(d, se, df, threshold) < 0.05) == inside).all()
+    assert past.sum() > 100 and inside.sum() > 100
+    assert not (past & inside).any()  # the two claims never both hold
+    # no spread: exact answers
+    assert list(stats.exceeds_threshold([1.0, 0.2], [0.0, 0.0], [5, 5], 0.5)) == [0.0, 1.0]
+    assert list(stats.equivalence_tost([1.0, 0.2], [0.0, 0.0], [5, 5], 0.5)) == [1.0, 0.0]
 
 
 def test_nan_estimates_are_not_applicable_and_untested_kinds_are_not_tested():
@@ -70,17 +133,20 @@ def test_the_threshold_decides_and_an_override_changes_the_verdict(tmp_path):
     assert thresholds["kalooki_per_hand"].threshold == 0.02
     assert thresholds["kalooki_per_hand"].unit.startswith("Kalookis per hand")  # kept from the defaults
     assert thresholds["hands_per_game"] == findings.load_thresholds()["hands_per_game"]  # the rest unchanged
-    assert _judge([row], thresholds).loc[0, "verdict"] == findings.NO_PRACTICAL
+    assert _judge([row], thresholds).loc[0, "verdict"] == findings.EQUIVALENT  # 0.004-0.016 inside +-0.02
 
 
 def test_difference_findings_state_what_passes_and_name_the_rest():
     rows = [_row(a=0.040, b=0.080, low=0.03, high=0.05),
-            {**_row(a=0.040, b=0.0405, low=-0.01, high=0.011, significant=False), "profile_b": "quiet"}]
+            {**_row(a=0.040, b=0.0405, low=-0.01, high=0.011), "profile_b": "unclear"},
+            {**_row(a=0.040, b=0.0401, low=-0.0005, high=0.0007), "profile_b": "same"}]
     found = findings.difference_findings(_judge(rows), "base")
     assert len(found) == 1 and found[0].topic == findings.KALOOKI and found[0].stated
     text = found[0].text
     assert text.startswith("other: Kalookis per 1,000 hands 80.0 vs 40.0, +40.0 (95% CI +30.0 to +50.0)")
-    assert "quiet: no practical difference from base" in text
+    assert "same: practically equivalent to base" in text
+    assert "unclear: no difference from base established either way" in text
+    assert "no practical difference" not in text
 
 
 def test_every_headline_metric_has_a_threshold_or_is_untested():
@@ -92,18 +158,40 @@ def test_every_headline_metric_has_a_threshold_or_is_untested():
         assert thresholds[name].threshold > 0 and thresholds[name].unit
 
 
-def test_group_advantage_and_money():
-    fair = pd.DataFrame({"group": ["seat 1", "seat 2", "seat 3", "seat 4 (dealer)"], "n": [10_000] * 4,
-                         "k": [2500, 2500, 2500, 3100], "estimate": [0.25, 0.25, 0.25, 0.31],
-                         "ci_low": [0.24, 0.24, 0.24, 0.30], "ci_high": [0.26, 0.26, 0.26, 0.32],
-                         "expected": [0.25] * 4})
-    top = findings.group_advantage(fair, 0.01)
-    assert top["group"] == "seat 4 (dealer)" and top["gap"] == pytest.approx(0.06) and top["p_value"] < 1e-6
-    assert findings.group_advantage(fair.iloc[:1], 0.01) is None
+def _seats(estimates, half):
+    return pd.DataFrame({"group": [f"seat {i + 1}" for i in range(len(estimates))], "n": [10_000] * len(estimates),
+                         "k": [round(e * 10_000) for e in estimates], "estimate": estimates,
+                         "ci_low": [e - half for e in estimates], "ci_high": [e + half for e in estimates],
+                         "expected": [1 / len(estimates)] * len(estimates)})
+
+
+def test_seat_advantage_is_judged_three_ways():
+    clear = findings.group_advantage(_seats([0.25, 0.25, 0.25, 0.31], 0.01), 0.01)
+    assert clear["group"] == "seat 4" and clear["gap"] == pytest.approx(0.06) and clear["p_value"] < 1e-6
+    assert findings.group_advantage(_seats([0.25], 0.01), 0.01) is None
+    equal = findings.group_advantage(_seats([0.251, 0.249, 0.252, 0.248], 0.004), 0.01)
+    wide = findings.group_advantage(_seats([0.24, 0.26, 0.25, 0.25], 0.03), 0.01)
+    seat = findings.advantage_findings({"a": clear, "b": equal, "c": wide}, {"a": None, "b": None, "c": None},
+                                       {"a": None, "b": None, "c": None}, {"a": None, "b": None, "c": None})[0]
+    assert (clear["clear"], equal["equivalent"], wide["clear"], wide["equivalent"]) == (True, True, False, False)
+    assert seat.stated and "a: seat 4 wins 31.0%" in seat.text
+    assert "b: no practical seat advantage (every seat within 1.0 pp of its share" in seat.text
+    assert "c: seat advantage not established (largest gap 1.0 pp; the intervals reach past" in seat.text
+
+
+def test_money_is_judged_three_ways():
     money = pd.DataFrame({"group": ["seat 1", "seat 2"], "n": [1000, 1000], "estimate": [2.0, -0.3],
                           "ci_low": [1.5, -0.9], "ci_high": [2.5, 0.3], "sd": [8.0, 9.0]})
-    assert [m["group"] for m in findings.money_advantage(money, 1.0)] == ["seat 1"]
-    assert findings.money_advantage(money, 3.0) == []  # clear, but smaller than the threshold
+    clear = findings.money_advantage(money, 1.0)  # 2.0, Bonferroni-widened interval about 1.43 to 2.57
+    assert [m["group"] for m in clear["clear"]] == ["seat 1"] and not clear["equivalent"]
+    unclear = findings.money_advantage(money, 1.5)  # the widened interval reaches inside 1.5
+    assert unclear["clear"] == [] and not unclear["equivalent"]
+    small = findings.money_advantage(money, 3.0)  # every 90% interval inside +-3
+    assert small["clear"] == [] and small["equivalent"]
+    text = findings.advantage_findings({}, {}, {}, {"x": clear, "y": unclear, "z": small, "w": None})[-1].text
+    assert text.startswith("x: seat 1 +2.00 units a game")
+    assert "z: no seat or bot gains or loses money in practice" in text
+    assert "y: who gains or loses money is not established" in text and "w: not applicable" in text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,18 +271,24 @@ def test_a_known_kalooki_difference_is_found_with_its_interval(two_profile_runs)
     assert float(match.group(3)) == pytest.approx(80, abs=15)
     assert float(match.group(4)) < float(match.group(3)) < float(match.group(5))
     assert found[findings.KALOOKI].stated
-    # nothing else was changed: the other topics report no practical difference
+    # nothing else was changed: no clear difference in the other topics, most shown practically equivalent
     for topic in (findings.OPENING, findings.LENGTH):
-        assert found[topic].text == "more: no practical difference from base.", found[topic].text
+        assert not found[topic].stated and found[topic].text.startswith("more: practically equivalent")
+    assert found[findings.OPENING].text == "more: practically equivalent to base.", found[findings.OPENING].text
 
 
-def test_two_profiles_played_alike_show_no_practical_difference(two_profile_runs):
+def test_two_profiles_played_alike_show_no_clear_difference_and_equivalence_where_the_data_suffice(two_profile_runs):
     judged, found = _findings_of(two_profile_runs[1])
     assert not judged["verdict"].isin(findings.STATED).any()
     for topic in (findings.OPENING, findings.KALOOKI, findings.ELIMINATION, findings.LENGTH):
-        assert found[topic].text.startswith("twin: no practical difference from base."), found[topic].text
-        assert not found[topic].stated
-    assert "no practical bot advantage" in found[findings.BOT].text
+        assert not found[topic].stated, found[topic].text
+    assert found[findings.OPENING].text == "twin: practically equivalent to base.", found[findings.OPENING].text
+    # about 15,000 hands a profile: a Kalooki rate near 40 per 1,000 has a standard error near 2 per 1,000,
+    # its threshold, so equal rates cannot be shown equivalent: not established, never "no difference"
+    kalooki = judged.loc["kalooki_per_hand"]
+    assert kalooki["verdict"] == findings.NOT_ESTABLISHED
+    assert kalooki["diff_ci_high"] - kalooki["diff_ci_low"] > 2 * kalooki["threshold"]
+    assert found[findings.KALOOKI].text.startswith("twin: no difference from base established either way")
 
 
 class _Tables(HTMLParser):

@@ -1,10 +1,10 @@
-"""No hand of greedy bots reaches turn_cap (issue 12, hole 7).
+"""No hand of greedy bots reaches turn_cap.
 
-Two opened players holding two cards each used to pass a 2 back and forth for 600 turns: each took
-the other's discarded 2 because it "completed" a group of three it could not lay while keeping a card
-to discard.  The greedy draw now takes a discard only if the meld it completes can be laid with a card
-kept to discard, or lets it go out.  A stalled hand is a bug to find, not a statistic: these tests
-play many two-player hands on both engine paths and the replayed game where the deadlock was found.
+Two opened players holding two cards each could pass a 2 back and forth for ever if each took the
+other's discarded 2 because it "completed" a group of three it could not lay while keeping a card to
+discard.  The greedy draw takes a discard only if the meld it completes can be laid with a card kept
+to discard, or lets it go out.  A stalled hand is a bug to find, not a statistic: these tests play
+many two-player hands on both engine paths and a replayed game where such a deadlock can arise.
 """
 import numpy as np
 import pytest

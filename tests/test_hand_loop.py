@@ -364,7 +364,7 @@ SCENARIOS = {
         dict(name="kalooki40", hands=["7S 7H 7D 8S 8H", "2C 5S 9H 3D JD"], stock="8D 4C 6H 8C TD JC QS 2D 3H 4H",
              discard="2C", opened=[True, True], turns=[2, 2]),
         lambda t: t[1] == 0 and len(t[3].ops) == 1),
-    # issue 12, hole 7: three 2s with nothing left to discard: the 2D on the pile is not taken
+    # three 2s with nothing left to discard: the 2D on the pile is not taken
     "no_take_without_a_discard_left": (
         dict(name="kalooki40", hands=["2H 2S", "2C 9D"], stock="KD QC 4H 6S 8C TD JC QS 2D 3H 4C",
              discard="5C 2D", opened=[True, True], turns=[5, 5]),

@@ -10,7 +10,7 @@ from sim import profiles
 from sim.cards import JOKER, full_deck, parse_cards
 from sim.engine import core
 from sim.engine.actions import IllegalTurn, LayOff, Split, SwapJoker, Take
-from sim.engine.table import apply_ops
+from sim.engine.table import apply_ops, try_ops
 
 K40 = profiles.load("kalooki40")
 
@@ -142,3 +142,121 @@ def test_every_code_of_the_compiled_turn_is_worded_for_the_player():
             assert isinstance(e, IllegalTurn) and e.rule and str(e), (name, code)
             rules.add(e.rule)
     assert len(rules) >= 15, rules
+
+
+def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
+    # the hand loop's own call (sim.bots.hand_loop): turn.apply_turn on rows, one set of scratch arrays
+    # reused from turn to turn, no Python engine in between
+    from sim.cards import N_KINDS
+    from sim.engine import turn as T
+    K51 = profiles.load("kalooki51")
+    c = dict(zip("7H 7S 7D 7C 9S 9H 2C KD".split(), parse_cards("7H 7S 7D 7C 9S 9H 2C KD")))
+    closed = M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3])
+    open_group = M.group(5, [c["7S"], c["7D"], JOKER], [3])
+    nines = core.row_of(M.group(7, [c["9S"], c["9H"], JOKER], [2]))
+    scratch = T.scratch()
+
+    def turn(p, group, ops, held):
+        tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
+        tab[0] = core.row_of(group)
+        xops = np.array(ops + [(T.X_NEW, -1, -1, -1, -1)], np.int64)
+        mrows = np.full((len(xops), core.ROW_W), -1, np.int64)
+        mrows[-1] = nines
+        hand = np.zeros(N_KINDS, np.int8)
+        for name in held.split():
+            hand[c[name]] += 1
+        wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
+        whand = np.empty(N_KINDS, np.int8)
+        code = T.apply_turn(tab, 1, hand, xops, mrows, len(xops), c["2C"], c["KD"], T.DRAW_STOCK, True, False,
+                            core.rules_array(p), MS.params_of(p), wtab, whand, *scratch)
+        err = scratch[5]
+        return code, int(err[T.E_OP]), int(err[T.E_CODE])
+
+    swap40 = (T.X_SWAP, 0, c["7H"], 2, c["7C"])
+    swap51 = (T.X_SWAP, 0, c["7C"], 2, -1)
+    take = (T.X_TAKE, 0, -1, 0, -1)
+    lay_back = (T.X_LAYOFF, 0, c["7H"], core.HIGH, -1)
+    refused = (T.U_SWAP, 1, core.J_CLOSED_THIS_TURN)
+    assert turn(K40, closed, [take, swap40], "7C 9S 9H 2C KD") == refused
+    assert turn(K51, closed, [take, swap51, lay_back], "7C 9S 9H 2C KD") == refused
+    # the direct swaps on the three-card group, with the same scratch arrays: nothing carried over
+    assert turn(K40, open_group, [swap40], "7H 7C 9S 9H 2C KD")[0] == T.OK
+    assert turn(K51, open_group, [swap51, lay_back], "7H 7C 9S 9H 2C KD")[0] == T.OK
+    # a card taken off the closed group in one turn: the table the turn leaves holds nothing for the next
+    tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
+    tab[0] = core.row_of(closed)
+    tab[1] = core.row_of(M.declare_run(parse_cards("4H 5H 6H"), K40))
+    wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
+    whand = np.empty(N_KINDS, np.int8)
+    hand = np.zeros(N_KINDS, np.int8)
+    hand[[c["2C"], c["KD"]]] = 1
+    xops = np.array([take, (T.X_LAYOFF, 1, c["7H"], core.HIGH, -1)], np.int64)
+    assert T.apply_turn(tab, 2, hand, xops, np.full((2, core.ROW_W), -1, np.int64), 2, c["2C"], c["KD"],
+                        T.DRAW_STOCK, True, False, core.rules_array(K40), MS.params_of(K40), wtab, whand,
+                        *scratch) == T.OK
+    assert core.meld_of(wtab[0]) == M.group(5, [c["7S"], c["7D"], JOKER], [3])
+    assert (wtab[:2, core.HOLD] == core.H_NONE).all()
+    # the table operations alone, as the bots weigh them (table.apply_ops, try_ops): the same rule
+    ops = [Take(0, 0), SwapJoker(0, 2, c["7C"]), LayOff(0, c["7H"])]
+    hand = np.zeros(N_KINDS, np.int8)
+    hand[c["7C"]] = 1
+    with pytest.raises(IllegalTurn) as e:
+        apply_ops([closed], K51, hand, ops)
+    assert e.value.rule == "joker_from_group" and "closed" in str(e.value)
+    assert try_ops([closed], K51, hand, ops) is None
+    hand[c["7H"]] = 1
+    assert try_ops([open_group], K51, hand, ops[1:]) is not None
+
+
+def test_every_refused_joker_swap_is_worded_for_the_player():
+    from sim.engine import turn as T
+    from sim.engine.table import Turn
+    group = M.group(5, parse_cards("7S 7D") + [JOKER], [3])
+    turn = Turn([group], K40, np.zeros(53, np.int8), [SwapJoker(0, 2, parse_cards("7C")[0])])
+    assert turn.table_ops() == T.U_SWAP
+    codes = [v for k, v in vars(core).items() if k.startswith("J_")]
+    assert sorted(codes) == list(range(core.J_NO_JOKER, core.J_NO_JOKER + len(codes)))
+    for code in codes:
+        turn.err[:] = (0, code, parse_cards("7C")[0])
+        e = turn.refusal(T.U_SWAP)
+        assert e.rule in ("joker", "joker_take_from_run_end", "joker_from_group") and str(e), code
+
+
+def test_the_table_operations_hold_a_closed_group_s_jokers_for_the_turn():
+    # the rows the operations leave carry the hold, so whoever chains them (the turn, a bot weighing
+    # moves on its working table) meets the same rule
+    K51 = profiles.load("kalooki51")
+    c = dict(zip("7H 7S 7D 7C".split(), parse_cards("7H 7S 7D 7C")))
+    prm = MS.params_of(K40)
+    out, out2, out3 = (np.empty(core.ROW_W, np.int64) for _ in range(3))
+
+    def held(row):
+        return int(row[core.HOLD])
+
+    for p, swap_with in ((K40, (c["7H"], c["7C"])), (K51, (c["7C"], -1))):
+        rules = core.rules_array(p)
+        closed = core.row_of(M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3]))
+        assert held(closed) == core.H_NONE
+        assert core.take_row(closed, 0, out) == (core.OK, c["7H"]) and held(out) == core.H_HELD
+        assert core.swap_joker_row(out, 2, *swap_with, rules, out2) == (core.J_CLOSED_THIS_TURN, -1)
+        # 7H laid back: a closed group again, still held once another card is taken
+        assert core.lay_off_row(out, c["7H"], core.HIGH, -1, rules, prm, out2)[0] == core.OK
+        assert held(out2) == core.H_HELD
+        assert core.take_row(out2, 0, out3)[0] == core.OK and held(out3) == core.H_HELD
+        # a group the player closed by a lay-off this turn is open again once a card is taken from it
+        open_group = core.row_of(M.group(5, [c["7S"], c["7D"], JOKER], [3]))
+        assert core.lay_off_row(open_group, c["7H"], core.HIGH, -1, rules, prm, out)[0] == core.OK
+        assert held(out) == core.H_LAID
+        assert core.take_row(out, 0, out2) == (core.OK, c["7S"]) and held(out2) == core.H_NONE
+        first = c["7S"] if p is K40 else c["7C"]
+        assert core.swap_joker_row(out2, 1, first, c["7C"] if p is K40 else -1, rules, out3) == (core.OK, -1)
+    # a two-joker group that gives up one joker for both missing suits is closed and held
+    rules = core.rules_array(K40)
+    two = core.row_of(M.group(5, [c["7S"], JOKER, JOKER], [1, 2]))
+    assert core.swap_joker_row(two, 1, c["7H"], c["7C"], rules, out) == (core.OK, -1) and held(out) == core.H_HELD
+    assert core.take_row(out, 0, out2)[0] == core.OK
+    assert core.swap_joker_row(out2, 2, c["7S"], c["7D"], rules, out3) == (core.J_CLOSED_THIS_TURN, -1)
+    # where one card takes a group joker, each swap leaves three cards and nothing is held
+    rules = core.rules_array(K51)
+    assert core.swap_joker_row(two, 1, c["7H"], -1, rules, out) == (core.OK, -1) and held(out) == core.H_NONE
+    assert core.swap_joker_row(out, 2, c["7D"], -1, rules, out2) == (core.OK, -1)

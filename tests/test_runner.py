@@ -11,7 +11,9 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -123,6 +125,11 @@ def test_workers_and_shard_sizes_give_identical_tables(reference, ray_session, t
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "hands/s on 1 worker" in proc.stdout  # the run's summary
+    assert re.search(r"before playing: [\d.]+ s compiling or loading the kernels, [\d.]+ s starting Ray$", proc.stdout,
+                     re.M), proc.stdout
+    # the time left, said once on stderr though it is no terminal
+    assert len(re.findall(r"^about \d+ (?:s|min) left at [\d,]+ hands/s \(\d+ of 40 games to play, timed on the "
+                          r"first 1 shard\(s\)\)$", proc.stderr, re.M)) == 1, proc.stderr
     for d in (two, one):
         assert_same_tables(ref, read_tables(d))
         assert runner_verify(d) == []
@@ -130,6 +137,36 @@ def test_workers_and_shard_sizes_give_identical_tables(reference, ray_session, t
     assert m["complete"] is True and m["run_id"] == json.loads((ref_dir / "manifest.json").read_text())["run_id"]
     assert m["profiles"]["kalooki40"]["shards_planned"] == 4
     assert set(m["package_versions"]) >= {"numpy", "numba", "ray", "pyarrow", "pandas", "kalooki-lab"}
+
+
+def test_the_kernels_are_compiled_before_ray_starts_and_timed_apart(tmp_path, monkeypatch):
+    steps = []
+
+    def warm_up():
+        steps.append("compile")
+        time.sleep(1.0)
+
+    def start_ray(workers, address, out=""):
+        steps.append("ray")
+        return False, 1
+
+    def execute(jobs, shard_fn, on_done, workers):
+        runner._execute_local(jobs, shard_fn, on_done)
+    monkeypatch.setattr(runner, "warm_up", warm_up)
+    monkeypatch.setattr(runner, "_start_ray", start_ray)
+    monkeypatch.setattr(runner, "_execute_ray", execute)
+    said = []
+    result = runner.run(config(tmp_path / "run", profiles=["kalooki40"], games=2, shard_games=1), progress=False,
+                        log=said.append)
+    assert steps == ["compile", "ray"]
+    assert result.compile_seconds >= 1.0 and result.startup_seconds < 1.0
+    assert result.seconds < result.compile_seconds + 60  # the compile is not in the playing time
+    assert re.search(r"before playing: 1\.\d s compiling or loading the kernels, 0\.\d s starting Ray$", said[-1]), said
+
+
+def test_duration_text_reads_like_a_person_would_say_it():
+    assert [runner.duration_text(s) for s in (0.2, 40, 89, 150, 3600, 7800, 47 * 3600, 5 * 86400)] == [
+        "1 s", "40 s", "89 s", "2 min", "60 min", "2 h 10 min", "47 h 0 min", "5.0 days"]
 
 
 def runner_verify(run_dir) -> list[str]:
@@ -184,6 +221,12 @@ BAD_INPUT = [
     ("per-profile sets for a profile not in the run", ["--config", "{sets_other}"],
      "'east_coast' is neither a rule parameter nor one of this run's profiles"),
     ("events not known", ["--profile", "kalooki40", "--events", "everything"], "--events = 'everything' is not allowed"),
+    ("empty --tables", ["--profile", "kalooki40", "--tables", ""],
+     "--tables '' names no table composition; write one or more [NAME=]BOTS[:WEIGHT] separated by ';', "
+     "e.g. --tables 'casual=greedy,greedy,greedy,greedy:1; expert,expert,expert,expert:3'"),
+    ("--tables of separators only", ["--profile", "kalooki40", "--tables", " ; "], "names no table composition"),
+    ("a profile name that cannot name a folder", ["--profile", "{odd_name}"],
+     "cannot name the run's folders; use letters, digits and _ . + - only"),
 ]
 
 
@@ -196,6 +239,8 @@ def test_bad_input_exits_2_and_writes_nothing(label, argv, message, tmp_path, ca
         "unknown_key": _write(tmp_path, "key.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = 3\ngamez = 3\n"),
         "bool_games": _write(tmp_path, "bool.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = true\n"),
         "sets_other": _write(tmp_path, "sets.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = 3\n[sets.east_coast]\nopening_min = 51\n"),
+        "odd_name": _write(tmp_path, "odd.toml", runner.PR.to_toml(runner.PR.load("kalooki40")).replace(
+            'name = "kalooki40"', 'name = "my variant"')),
     }
     out = tmp_path / "out"
     argv = [a.format(**configs) for a in argv]

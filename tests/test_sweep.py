@@ -183,3 +183,26 @@ def test_sweep_refuses_common_deals_over_a_pack_parameter(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "cannot be dealt the same cards" in err and "pack: 106 cards" in err, err
     assert not (tmp_path / "r").exists()
+
+
+def test_sweep_findings_give_each_change_one_of_three_verdicts():
+    from analysis.sweep import Sweep, sweep_findings
+
+    def row(metric, kind, a, d, half):
+        se = half / sps.t.ppf(0.975, 500)
+        return {"profile_a": "kalooki40", "profile_b": "kalooki40", "metric": metric, "kind": kind,
+                "estimate_a": a, "ci_low_a": np.nan, "ci_high_a": np.nan, "estimate_b": a + d, "ci_low_b": np.nan,
+                "ci_high_b": np.nan, "difference": d, "diff_ci_low": d - half, "diff_ci_high": d + half,
+                "diff_se": se, "diff_df": 500.0, "in_family": True}
+    ends = findings.judge(pd.DataFrame([row("hands_per_game", "mean", 15.0, -3.0, 0.5),  # past the threshold 0.5
+                                        row("rounds_per_hand", "mean", 9.0, 0.05, 0.2),  # inside it
+                                        row("mean_open_round", "mean", 3.0, 0.6, 0.9)]),  # spans it
+                          findings.default_thresholds())
+    assert list(ends["verdict"]) == [findings.LOWER, findings.EQUIVALENT, findings.NOT_ESTABLISHED]
+    sweep = Sweep("kalooki40", "opening_min", [30, 51], {}, paired=False)
+    leads = dict(sweep_findings(sweep, ends, ends.iloc[0:0]))
+    assert leads["Hands per game, mean:"].startswith("falls from 15.00 at opening_min=30 to 12.00 at opening_min=51")
+    assert leads["Practically unchanged from opening_min=30 to 51 (inside the threshold, TOST):"].startswith(
+        "rounds per played hand, mean 9.00 to 9.05")
+    unclear = leads["Not established from opening_min=30 to 51 (the data cannot tell):"]
+    assert unclear.startswith("opening turn, mean 3.00 to 3.60") and "the interval reaches past ±0.50" in unclear

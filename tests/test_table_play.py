@@ -64,7 +64,7 @@ def test_split_a_run_by_inserting_a_card():
 
 
 def test_split_off_part_keeps_the_run_end_limit():
-    # issue 12, hole 5: 6H-TH split at 8H; its high end is still the run's: JH QH KH there is one card too many
+    # 6H-TH split at 8H; its high end is still the run's: JH QH KH there is one card too many
     st = opened_state("8H JH QH KH 9C", [R("6H 7H 8H 9H TH")])
     refuse(st, Play([Split(0, C("8H"), 3), LayOff(1, C("JH"), HIGH), LayOff(1, C("QH"), HIGH),
                      LayOff(1, C("KH"), HIGH)], C("9C")), "run_end_limit")
@@ -169,6 +169,67 @@ def test_four_card_group_joker_never_released():
            "joker_from_group")
 
 
+CLOSED = M.group(5, [C("7H"), C("7S"), C("7D"), JOKER], [3])  # 7H 7S 7D JK=7C
+NINES = M.group(7, [C("9S"), C("9H"), JOKER], [2])  # a freed joker laid again with two cards from the hand
+
+
+@pytest.mark.parametrize("p,hand,ops", [
+    # kalooki40: 7H taken off the group, then given back with 7C as its two missing suits
+    (K40, "7C 9S 9H 2C", [Take(0, 0), SwapJoker(0, 2, C("7H"), C("7C"))]),
+    # kalooki51: 7H taken, 7C given for the joker, 7H laid back
+    (K51, "7C 9S 9H 2C", [Take(0, 0), SwapJoker(0, 2, C("7C")), LayOff(0, C("7H"))]),
+    # the card taken laid elsewhere, the joker swapped with a second 7H and 7C from the hand
+    (K40, "7H 7C 9S 9H 2C", [Take(0, 0), LayOff(1, C("7H"), HIGH), SwapJoker(0, 2, C("7H"), C("7C"))]),
+], ids=["kalooki40", "kalooki51", "taken-card-elsewhere"])
+def test_a_closed_group_keeps_its_joker_for_the_turn_a_card_is_taken_from_it(p, hand, ops):
+    st = opened_state(hand, [CLOSED, R("4H 5H 6H", p)], p)
+    msg = refuse(st, Play(ops + [NewMeld(NINES)], C("2C")), "joker_from_group")
+    assert "closed" in msg and "group[7S 7D JK=7C]" in msg
+
+
+def test_a_two_joker_group_gives_up_one_joker_a_turn_where_both_missing_suits_are_needed():
+    table = [M.group(5, [C("7S"), JOKER, JOKER], [1, 2])]  # jokers = 7H, 7D
+    eights = M.group(6, [C("8S"), C("8H"), JOKER], [2])
+    # the first swap leaves 7S 7H 7C JK=7D, closed: taking 7S back and giving it with 7D does not free the other
+    st = opened_state("7H 7C 7D 9S 9H 8S 8H 2C", table)
+    msg = refuse(st, Play([SwapJoker(0, 1, C("7H"), C("7C")), Take(0, 0), SwapJoker(0, 2, C("7S"), C("7D")),
+                           NewMeld(NINES), NewMeld(eights)], C("2C")), "joker_from_group")
+    assert "closed" in msg
+    # where one card takes a group joker, each swap leaves a three-card group: both jokers come out
+    st = opened_state("7H 7D 9S 9H 8S 8H 2C", table, K51)
+    st.apply_play(Play([SwapJoker(0, 1, C("7H")), SwapJoker(0, 2, C("7D")), NewMeld(NINES), NewMeld(eights)],
+                       C("2C")))
+    assert table_str(st) == ["group[7S 7H 7D]", "group[8S 8H JK=8D]", "group[9S 9H JK=9D]"]
+    assert st.stats[0]["jokers_taken"] == 2
+
+
+def test_joker_swaps_the_closed_group_ruling_leaves_alone():
+    # a three-card group closed by the player's own lay-off: its missing suits still come from the hand,
+    # as in the direct swap (7H and 7C given, 7S taken back and given as a missing suit)
+    st = opened_state("7H 7C 9S 9H 2C", [M.group(5, [C("7S"), C("7D"), JOKER], [3])])
+    st.apply_play(Play([LayOff(0, C("7H")), Take(0, 0), SwapJoker(0, 1, C("7S"), C("7C")), NewMeld(NINES)],
+                       C("2C")))
+    assert table_str(st) == ["group[7D 7H 7S 7C]", "group[9S 9H JK=9D]"]
+    # a joker at a run end where the profile allows it, in the turn a card is taken off a closed group
+    p = K40.replace(joker_take_from_run_end=True)
+    st = opened_state("5H 6H 9S 9H 2C", [CLOSED, M.run(1, 2, [C("3H"), C("4H"), JOKER])], p)
+    st.apply_play(Play([SwapJoker(1, 2, C("5H")), LayOff(1, C("6H"), HIGH), Take(0, 0), LayOff(1, C("7H"), HIGH),
+                        NewMeld(NINES)], C("2C")))
+    assert table_str(st) == ["group[7S 7D JK=7C]", "group[9S 9H JK=9D]", "run[3H 4H 5H 6H 7H]"]
+
+
+def test_a_group_closed_in_one_turn_gives_up_its_joker_in_a_later_one():
+    st = HandState.scripted(K40, ["7H 7C 9S 9H 2C QC", "2S 3S 4S"], stock="KD 8C 8D", discard="2D", current=0,
+                            table=[CLOSED, R("4H 5H 6H")], opened=[True, True])
+    st.apply_draw(DRAW_STOCK)
+    st.apply_play(Play([Take(0, 0), LayOff(1, C("7H"), HIGH)], C("2C")))
+    st.apply_draw(DRAW_STOCK)
+    st.apply_play(Play([], C("8C")))
+    st.apply_draw(DRAW_STOCK)
+    st.apply_play(Play([SwapJoker(0, 2, C("7H"), C("7C")), NewMeld(NINES)], C("QC")))
+    assert table_str(st) == ["group[7S 7D 7H 7C]", "group[9S 9H JK=9D]", "run[4H 5H 6H 7H]"]
+
+
 def test_one_card_takes_a_group_joker_in_north_america():
     table = [M.group(5, [C("7S"), C("7H"), JOKER], [2], )]
     st = opened_state("7C 9S 9H 2C", table, K51)
@@ -204,8 +265,8 @@ def unopened_state(hand, table, p=K40):
 
 
 def test_joker_swap_allowed_in_the_opening_turn_once_the_opening_is_laid():
-    # issue 12, hole 4: lay-offs, takes and splits were allowed once the opening melds were down, a joker
-    # swap was not; section 3 play is allowed in the opening turn, the swap included
+    # section 3 play is allowed in the opening turn once the opening melds are down: a joker swap
+    # as well as lay-offs, takes and splits
     table = [M.run(1, 2, [C("3H"), JOKER, C("5H")])]
     hand = "QS KS AS TD JD QD 4H 7S 7C 2C"
     jk_group = M.group(5, [C("7S"), C("7C"), JOKER], [1])

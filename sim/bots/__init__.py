@@ -24,6 +24,7 @@ import numpy as np
 
 from .greedy_core import kalooki_pays_more
 from ..resources import config_file
+from . import graded
 from .base import Bot
 from .expert import ExpertBot
 from .greedy import GreedyBot
@@ -34,7 +35,7 @@ from .random_bot import RandomBot
 from .table_play import table_opening
 
 __all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot",
-           "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more", "make_bot",
+           "bot_name_error", "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more", "make_bot",
            "table_opening", "tunables"]
 
 BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot)}
@@ -70,14 +71,34 @@ def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
     return params
 
 
+def bot_name_error(name: str) -> str | None:
+    """Why ``name`` names no player (None if it does): a bot of ``BOTS`` or a graded one, ``NAME@EPS``
+    (``sim.bots.graded``)."""
+    try:
+        base, _ = graded.parse(name)
+    except ValueError as e:
+        return f"graded player {name!r}: {e}; write NAME@EPS with EPS in 0..1, e.g. expert@0.3"
+    if base not in BOTS:
+        return (f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}, or one of them weakened as "
+                "NAME@EPS (EPS in 0..1: the share of its turns played at random, e.g. expert@0.3)")
+    return None
+
+
 def make_bot(name: str, rng: np.random.Generator, params: dict | None = None) -> Bot:
-    """A bot by name; ``params`` override the tunables of ``configs/bots.toml``."""
+    """A bot by name (``NAME@EPS``: graded, ``sim.bots.graded``); ``params`` override the tunables of
+    ``configs/bots.toml`` (a graded player takes its bot's)."""
     from ..errors import UserError
-    if name not in BOTS:
-        raise UserError(f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
-    merged = dict(_file_defaults().get(name, {}))
+    error = bot_name_error(name)
+    if error:
+        raise UserError(error)
+    base, eps = graded.parse(name)
+    merged = dict(_file_defaults().get(base, {}))
     merged.update(params or {})
-    return BOTS[name](rng, **check_params(name, merged))
+    if eps is None:
+        return BOTS[base](rng, **check_params(base, merged))
+    bot = graded.graded_class(BOTS[base])(rng, **check_params(base, merged))
+    bot.eps = eps
+    return bot
 
 
 _DEFAULTS: dict | None = None

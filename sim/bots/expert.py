@@ -19,7 +19,9 @@ class ExpertBot(PatientBot):
     swapping a joker out of a run or a group with the natural card or cards it stands for) and makes
     the one that lets it go out, or else lowers its deadwood most with the freed card melded again
     from its hand; then it lays down its melds, lays off, and splits runs with cards that duplicate an
-    inner card.
+    inner card.  It keeps its jokers, unless laying them off lets it go out or it would be left holding
+    nothing else but one natural card; it never passes a turn it can go out in with new melds and
+    lay-offs, jokers included.
 
     It takes a discard it is free to take only when that, with the discard it would then make, leaves
     at least ``draw_gain`` less deadwood than a stock draw is expected to (exactly, over the cards it
@@ -32,9 +34,9 @@ class ExpertBot(PatientBot):
     plus ``partial_weight`` points for each live card (one it cannot see) that would complete a pair,
     a two-card run or a one-gap run the card makes with another loose card.  So it throws an
     isolated card before breaking a pair or near-run of the same value, and breaks the partial meld
-    with fewer live cards first; it keeps its jokers.  Ties go to the higher penalty, then to the card
-    with fewer live cards completing its partial melds, then to the one with fewer live neighbours
-    (``sim.bots.expert_core`` states the whole rule).
+    with fewer live cards first; it does not throw a joker while another card is loose.  Ties go to
+    the higher penalty, then to the card with fewer live cards completing its partial melds, then to
+    the one with fewer live neighbours (``sim.bots.expert_core`` states the whole rule).
 
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help

@@ -10,10 +10,12 @@ class GreedyBot(Bot):
     """Greedy: melds as early and as much as it can.
 
     It opens as soon as the opening minimum is reachable, with its most valuable opening; once open
-    it lays down every meld it holds and lays off every card it can; it takes the discard only when
+    it lays down every meld it holds and lays off every natural card it can, and its jokers too where
+    nothing else but one natural card would be left; whenever its hand and the table let it go out
+    (new melds and lay-offs, jokers included, and a discard) it does; it takes the discard only when
     that card completes a meld it can lay while keeping a card to discard, or lets it go out (and,
-    before opening, only when it opens with it); it discards its
-    highest-value loose card; and it always buys back in.
+    before opening, only when it opens with it); it discards its highest-value loose card; and it
+    always buys back in.
 
     Its decisions are compiled (``sim.bots.greedy_core``: ``_greedy_draw``, ``_greedy_play``) and written
     once: the Python engine asks them turn by turn, and a table of greedy and patient bots plays whole

@@ -1,6 +1,6 @@
 """The greedy and patient bots in compiled code, and what the other bots' compiled decisions share
 (searching a hand, the loose discard, the discard obligation, the rules vector, the lay-off finder
-``_layoffs``).
+``_layoffs``, the way out with new melds and lay-offs ``_go_out_building``).
 
 The decisions are written here once, over count vectors and meld rows: ``_greedy_draw`` and
 ``_greedy_play`` (``bots.GreedyBot``), ``_waiting``, ``_patient_draw`` and ``_patient_play``
@@ -238,20 +238,43 @@ def _loose_discard(hand, values, forbid, pref):
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
+def _laid_rep(row, c, end):
+    """The card that c stands for when laid off onto an end of the run ``row`` (or into the group
+    ``row``): a natural itself; a joker the slot it fills, in a group the first missing suit (the
+    engine's reading of a lay-off that names none), in an all-joker group nothing (-1)."""
+    if c != JOKER:
+        return c
+    if row[0] == RUN:
+        e = row[1] - 1 if end == LOW else row[1] + row[2]
+        return (row[core.REPS] // N_RANKS) * N_RANKS + core.ext_rank_to_rank(e)
+    if row[1] < 0:
+        return -1
+    suits = 0
+    for k in range(row[2]):
+        suits |= 1 << (row[core.REPS + k] // N_RANKS)
+    for s in range(4):
+        if not (suits >> s) & 1:
+            return s * N_RANKS + row[1]
+    return -1
+
+
+@njit(cache=True)
 def _apply_layoff(tab, i, c, end):
-    """A natural card c onto an end of run i (or into group i): the bots lay off naturals only."""
+    """Card c (a natural, or a joker standing for the slot it fills) onto an end of run i, or into
+    group i, as a lay-off the engine's rules have allowed."""
     row = tab[i]
     n = row[2]
+    rep = _laid_rep(row, c, end)
     if row[0] == RUN and end == LOW:
         for k in range(n, 0, -1):
             row[core.CARDS + k] = row[core.CARDS + k - 1]
             row[core.REPS + k] = row[core.REPS + k - 1]
         row[core.CARDS] = c
-        row[core.REPS] = c
+        row[core.REPS] = rep
         row[1] -= 1
     else:
         row[core.CARDS + n] = c
-        row[core.REPS + n] = c
+        row[core.REPS + n] = rep
     row[2] = n + 1
 
 
@@ -330,11 +353,12 @@ def _push(ops, nops, kind, target, card, pos, extra):
 
 
 @njit(cache=True)
-def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, splits, max_ops):
-    """bots.moves.find_layoffs: lay-offs of hand cards onto the table in table order, both run ends,
-    groups by suit, and with ``splits`` a hand card duplicating an inner card of a run splits it;
-    repeated while anything changed (``max_ops`` operations at most), leaving ``keep`` cards.
-    ctx[0]: ops, ctx[1]: table rows."""
+def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ctx, splits, max_ops):
+    """The bots' lay-offs: natural hand cards onto the table in table order, both run ends, groups by
+    suit, and with ``splits`` a hand card duplicating an inner card of a run splits it; repeated while
+    anything changed (``max_ops`` operations at most), leaving ``keep`` cards.  Then, where nothing
+    but jokers would be left in hand after the discard (one natural card at most), the jokers too
+    (``_lay_off_jokers``).  ctx[0]: ops, ctx[1]: table rows."""
     if protect >= 0 and hand[protect] >= 1:
         keep += 1
     size = _hsum(hand)
@@ -410,19 +434,49 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, ops, nops, ctx, sp
                             ctx[1] = nt
                             return
             i += 1
+    if hand[JOKER] > 0 and size - hand[JOKER] <= 1 and made < max_ops:
+        nops = _lay_off_jokers(wtab, nt, hand, size - keep, adds, crules, prm, ops, nops, max_ops - made)
     ctx[0] = nops
     ctx[1] = nt
 
 
 @njit(cache=True)
-def _find_layoffs(tab, ntab, hand, keep, protect, rp, ops, ctx):
+def _lay_off_jokers(wtab, nt, hand, most, adds, crules, prm, ops, nops, max_ops):
+    """Up to ``most`` jokers of the hand laid off in table order wherever the engine's rules take one
+    (``core.lay_off_row``: a run end, a three-card group's missing suit, an all-joker group; within
+    max_jokers_per_meld and the turn's run limits ``adds``); returns the operations' count."""
+    tmp = np.empty(core.ROW_W, np.int64)
+    laid = 0
+    for i in range(nt):
+        for end in (LOW, HIGH):
+            while laid < most and laid < max_ops and hand[JOKER] > 0:
+                row = wtab[i]
+                if row[0] == RUN:
+                    if not run_add_allowed(adds, i, end, crules):
+                        break
+                elif end == LOW:
+                    break
+                code, _, _ = core.lay_off_row(row, JOKER, end, np.int64(-1), crules, prm, tmp)
+                if code != core.OK:
+                    break
+                _apply_layoff(wtab, i, JOKER, end)
+                hand[JOKER] -= 1
+                laid += 1
+                nops = _push(ops, nops, X_LAYOFF, i, JOKER, end, -1)
+                if row[0] == RUN:
+                    count_run_add(adds, i, end)
+    return nops
+
+
+@njit(cache=True)
+def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
     """The greedy bot's lay-offs (``_layoffs`` without splits, the turn's run limits fresh) onto
     tab[:ntab], recorded after ops[:ctx[1]]; at least keep cards are left in hand.  Each lay-off
     spends a hand card, so they fit in ops (MAXOPS rows, far more than a hand holds)."""
     adds = np.zeros((4, MAXT), np.int64)  # the engine's run additions this turn (sim.engine.turn.A_*)
     adds[A_FROM, :] = -1
     lctx = np.empty(2, np.int64)
-    _layoffs(tab, ntab, hand, keep, protect, adds, rp, rp, ops, ctx[1], lctx, NO, np.int64(40))
+    _layoffs(tab, ntab, hand, keep, protect, adds, rp, rp, prm, ops, ctx[1], lctx, NO, np.int64(40))
     for o in range(ctx[1], lctx[0]):
         ops[o, O_TAKEN] = 0
     ctx[1] = lctx[0]
@@ -485,6 +539,457 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
                 continue
         return x, nr, True
     return -1, 0, True
+
+
+# ---------------------------------------------------------------------------------------------
+# going out with the table's help: new melds from the hand and lay-offs, jokers included
+# ---------------------------------------------------------------------------------------------
+
+MAX_GO_OPTS = 512  # lay-off options one search weighs at most (a hand of 15 offers far fewer)
+MAX_GO_LEAVES = 4096  # combinations of them tried at most
+# an option (a row of ``opts``): its table meld, cards laid, jokers the meld still takes after it,
+# points laid off, then up to four (card, end) pairs in the order they are laid
+G_TARGET, G_N, G_ROOM, G_VALUE, G_CARDS, G_ENDS = 0, 1, 2, 3, 4, 8
+G_W = 12
+
+
+@njit(cache=True)
+def _joker_room(row, adds1, crules, prm, work, ends):
+    """How many jokers the meld ``row`` takes by lay-offs one after another (a run's low end first,
+    then its high end; a three-card group's missing suit; an all-joker group), each allowed by the
+    engine's rules (``core.lay_off_row``, and the turn's run limits from the additions ``adds1``, a
+    one-run copy of the engine's ``adds``); their ends to ends[:k] and points to ends[4 + j]."""
+    cur = work[0]
+    nxt = work[1]
+    cur[:] = row
+    a = adds1.copy()
+    k = 0
+    while k < 4:
+        placed = False
+        for end in (LOW, HIGH):
+            if cur[0] == RUN:
+                if not run_add_allowed(a, 0, end, crules):
+                    continue
+            elif end == LOW:
+                continue
+            code, added, _ = core.lay_off_row(cur, JOKER, end, np.int64(-1), crules, prm, nxt)
+            if code == core.OK:
+                cur[:] = nxt
+                if cur[0] == RUN:
+                    count_run_add(a, 0, end)
+                ends[k] = end
+                ends[4 + k] = added
+                k += 1
+                placed = True
+                break
+        if not placed:
+            break
+    return k
+
+
+@njit(cache=True)
+def _held_at(hand, suit, e):
+    """Does the hand hold the natural of ``suit`` at extended rank e (0 a low ace, 13 a high ace)?"""
+    return 0 <= e <= 13 and hand[suit * N_RANKS + core.ext_rank_to_rank(e)] > 0
+
+
+@njit(cache=True)
+def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks):
+    """Every way to lay natural cards of the hand off onto each table meld in one turn (a run end:
+    the next natural, the next two, or a joker and the natural after it; a three-card group: a
+    natural of a missing suit), each allowed by the engine's rules: opts rows (G_*), meld i's at
+    first[i]..first[i] + count[i] - 1; room0[i]: jokers meld i takes with none of them; marks[c]:
+    natural c is in some option.  Returns the number of options."""
+    work = np.empty((4, core.ROW_W), np.int64)
+    ends = np.empty(8, np.int64)
+    a = np.zeros((4, 1), np.int64)
+    a[A_FROM, 0] = -1
+    nj = hand[JOKER]
+    k = 0
+    for i in range(nt):
+        row = tab[i]
+        first[i] = k
+        a[:, 0] = 0
+        a[A_FROM, 0] = -1
+        room0[i] = _joker_room(row, a, crules, prm, work, ends) if nj > 0 else 0
+        if row[0] == RUN:
+            # the naturals one and two slots beyond each end: an option needs the hand to hold them
+            s = row[core.REPS] // N_RANKS
+            lo1 = _held_at(hand, s, row[1] - 1)
+            lo2 = _held_at(hand, s, row[1] - 2)
+            hi1 = _held_at(hand, s, row[1] + row[2])
+            hi2 = _held_at(hand, s, row[1] + row[2] + 1)
+            if not (lo1 or lo2 or hi1 or hi2):
+                count[i] = 0
+                continue
+            for lo in range(4):  # at each end: nothing, one natural, two naturals, a joker and a natural
+                for hi in range(4):
+                    if (lo == 0 and hi == 0) or k >= MAX_GO_OPTS or (nj == 0 and (lo == 3 or hi == 3)):
+                        continue
+                    if ((lo in (1, 2) and not lo1) or (lo >= 2 and not lo2) or (hi in (1, 2) and not hi1)
+                            or (hi >= 2 and not hi2)):
+                        continue
+                    cur = work[2]
+                    nxt = work[3]
+                    cur[:] = row
+                    a[:, 0] = 0
+                    a[A_FROM, 0] = -1
+                    n = 0
+                    value = 0
+                    jokers = 0
+                    ok = True
+                    for side in (LOW, HIGH):
+                        kind = lo if side == LOW else hi
+                        steps = 0 if kind == 0 else (1 if kind == 1 else 2)
+                        for step in range(steps):
+                            if not run_add_allowed(a, 0, side, crules):
+                                ok = False
+                                break
+                            c = JOKER if (kind == 3 and step == 0) else core.run_extension(cur, side, crules)
+                            if c < 0:
+                                ok = False
+                                break
+                            code, added, _ = core.lay_off_row(cur, c, side, np.int64(-1), crules, prm, nxt)
+                            if code != core.OK:
+                                ok = False
+                                break
+                            cur[:] = nxt
+                            count_run_add(a, 0, side)
+                            opts[k, G_CARDS + n] = c
+                            opts[k, G_ENDS + n] = side
+                            n += 1
+                            value += added
+                            if c == JOKER:
+                                jokers += 1
+                        if not ok:
+                            break
+                    if not ok or jokers > nj:
+                        continue
+                    for j in range(n):  # the hand holds the option's naturals (two ends never need one card twice)
+                        c = opts[k, G_CARDS + j]
+                        if c != JOKER and hand[c] <= 0:
+                            ok = False
+                    if not ok:
+                        continue
+                    for j in range(n):
+                        marks[opts[k, G_CARDS + j]] = 1
+                    opts[k, G_TARGET] = i
+                    opts[k, G_N] = n
+                    opts[k, G_VALUE] = value
+                    opts[k, G_ROOM] = _joker_room(cur, a, crules, prm, work, ends) if nj > jokers else 0
+                    k += 1
+        elif row[1] >= 0 and row[2] == 3:
+            for sx in range(4):
+                c = sx * N_RANKS + row[1]
+                if hand[c] <= 0 or k >= MAX_GO_OPTS:
+                    continue
+                code, added, _ = core.lay_off_row(row, c, HIGH, np.int64(-1), crules, prm, work[3])
+                if code != core.OK:
+                    continue
+                marks[c] = 1
+                opts[k, G_TARGET] = i
+                opts[k, G_N] = 1
+                opts[k, G_VALUE] = added
+                opts[k, G_CARDS] = c
+                opts[k, G_ENDS] = HIGH
+                opts[k, G_ROOM] = 0
+                k += 1
+        count[i] = k - first[i]
+    return k
+
+
+@njit(cache=True)
+def _go_out_discard(h, opened, need, forbid, must, prm, mv, ws, rec):
+    """The discard after which every other card of h melds in new melds (-1 if none): never a copy
+    of ``forbid``; before opening, the new melds must hold ``must`` (when >= 0), and be worth
+    ``need`` points (when need > 0), and there must be one."""
+    n = _hsum(h)
+    if not opened and must >= 0 and h[must] == 0:
+        return -1
+    if n == 1:
+        if not opened:
+            return -1
+        for c in range(N_KINDS):
+            if h[c] > 0 and c != forbid:
+                return c
+        return -1
+    # each natural needs two cards of h it could meld with: such a stray card can only be the discard
+    stray = -1
+    for c in range(52):
+        if h[c] > 0 and not _could_meld_in(h, c):
+            if stray >= 0 or h[c] > 1:
+                return -1
+            stray = c
+    if stray < 0:
+        _, _, loose = _search(h, prm, mv, ws, rec, NO)
+        if loose > 1:
+            return -1
+    for d in range(N_KINDS - 1, -1, -1):
+        if h[d] <= 0 or d == forbid or (d == must and h[d] == 1) or (stray >= 0 and d != stray):
+            continue
+        h[d] -= 1
+        ok = True
+        for c in range(52):  # what the discard leaves must hold no stray card either
+            if h[c] > 0 and not _could_meld_in(h, c):
+                ok = False
+                break
+        if ok:
+            _, _, left = _search(h, prm, mv, ws, rec, NO)
+            ok = left == 0
+        if ok and not opened and need > 0:
+            ok = MS._full_search(h, prm, np.zeros((1, MS.REC_W), np.int64)) >= need
+        h[d] += 1
+        if ok:
+            return d
+    return -1
+
+
+@njit(cache=True)
+def _could_meld_in(h, c):
+    """Could natural c meld with two other cards of h (same rank in other suits, neighbours of its
+    suit within two ranks, jokers)?"""
+    have = h[JOKER]
+    r = c % N_RANKS
+    s = c // N_RANKS
+    for x in range(4):
+        if x != s and h[x * N_RANKS + r] > 0:
+            have += 1
+    if have >= 2:
+        return True
+    have = h[JOKER]
+    for d in (-2, -1, 1, 2):
+        if h[s * N_RANKS + (r + d) % N_RANKS] > 0:
+            have += 1
+    return have >= 2
+
+
+@njit(cache=True)
+def _place_jokers(tab, nt, opts, chosen, k, crules, prm, lay, nl):
+    """k jokers laid off (rows of lay from nl: target, card, end) onto the melds as the chosen options
+    leave them (chosen[i]: meld i's option, -1 none), each meld taking what ``_joker_room`` gives it,
+    in table order; returns (rows of lay, points laid off)."""
+    work = np.empty((4, core.ROW_W), np.int64)
+    ends = np.empty(8, np.int64)
+    a = np.zeros((4, 1), np.int64)
+    value = 0
+    for i in range(nt):
+        if k == 0:
+            break
+        cur = work[2]
+        nxt = work[3]
+        cur[:] = tab[i]
+        a[:, 0] = 0
+        a[A_FROM, 0] = -1
+        o = chosen[i]
+        if o >= 0:
+            for j in range(opts[o, G_N]):
+                end = opts[o, G_ENDS + j]
+                core.lay_off_row(cur, opts[o, G_CARDS + j], end, np.int64(-1), crules, prm, nxt)
+                cur[:] = nxt
+                if cur[0] == RUN:
+                    count_run_add(a, 0, end)
+        room = _joker_room(cur, a, crules, prm, work, ends)
+        for j in range(min(room, k)):
+            lay[nl, 0] = i
+            lay[nl, 1] = JOKER
+            lay[nl, 2] = ends[j]
+            value += ends[4 + j]
+            nl += 1
+            k -= 1
+    return nl, value
+
+
+@njit(cache=True)
+def _layable_mask(hand, tab, nt, rp):
+    """(the natural cards of the hand, a bit each, that lay-offs onto tab[:nt] could place this turn,
+    how many of the hand's cards those are): the naturals that fill the slot next to a run's end, or
+    the one after it where the next is held or a joker could fill it, or a three-card group's missing
+    suit (a cheap superset: the engine's rules decide in ``_go_out_options``)."""
+    seen = np.int64(0)
+    k = np.int64(0)
+    for i in range(nt):
+        row = tab[i]
+        if row[0] == RUN:
+            s = row[core.REPS] // N_RANKS
+            for e1, e2 in ((row[1] - 1, row[1] - 2), (row[1] + row[2], row[1] + row[2] + 1)):
+                if _held_at(hand, s, e1):
+                    c = s * N_RANKS + core.ext_rank_to_rank(e1)
+                    if not (seen >> c) & 1:
+                        seen |= np.int64(1) << c
+                        k += hand[c]
+                elif hand[JOKER] == 0:
+                    continue
+                if rp[core.R_RUN_END_LIMIT] >= 2 and _held_at(hand, s, e2):
+                    c = s * N_RANKS + core.ext_rank_to_rank(e2)
+                    if not (seen >> c) & 1:
+                        seen |= np.int64(1) << c
+                        k += hand[c]
+        elif row[1] >= 0 and row[2] == 3:
+            for sx in range(4):
+                c = sx * N_RANKS + row[1]
+                if hand[c] > 0 and not (seen >> c) & 1:
+                    seen |= np.int64(1) << c
+                    k += hand[c]
+    return seen, k
+
+
+@njit(cache=True)
+def _layable_bound(hand, tab, nt, rp):
+    """At most how many hand cards lay-offs onto tab[:nt] could place this turn: the naturals of
+    ``_layable_mask`` and every joker."""
+    _, k = _layable_mask(hand, tab, nt, rp)
+    return k + hand[JOKER]
+
+
+@njit(cache=True)
+def _kalooki_reach(v, rp):
+    """Could a player who has not opened, whose hand's melds are worth v at most, go out this turn?
+    Its new melds come from the hand, and must reach opening_min unless lay-offs count towards it or
+    a Kalooki is exempt from it."""
+    return v >= rp[core.R_OPENING_MIN] or rp[core.R_LAYOFFS_COUNT] != 0 or rp[core.R_KALOOKI_EXEMPT] != 0
+
+
+@njit(cache=True)
+def _stray_cards(hand, tab, nt, rp):
+    """How many natural cards of the hand can neither meld with two other cards of it nor fill any
+    slot ``_layable_mask`` counts: a way out leaves one such card at most (the discard)."""
+    layable, _ = _layable_mask(hand, tab, nt, rp)
+    k = 0
+    for c in range(52):
+        if hand[c] > 0 and not (layable >> c) & 1 and not _could_meld_in(hand, c):
+            k += hand[c]
+    return k
+
+
+@njit(cache=True)
+def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws, rec, outv, lay):
+    """Going out this turn with new melds from the hand and lay-offs onto the table melds tab[:nt],
+    jokers included, every lay-off one the engine's rules allow (``core.lay_off_row`` and the turn's
+    run limits): the combinations of each meld's options (``_go_out_options``) are tried, and with
+    each, laying off 0.. of the jokers wherever they still go; the cards left must all meld but the
+    discard.  Before opening, new melds must be laid and reach opening_min (with the points laid off
+    where layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a
+    taken discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
+    new melds in outv, lay-offs in lay as (target, card, end) rows in the order they are laid), the
+    discard -1 when there is no way out."""
+    if nt == 0 or _stray_cards(hand, tab, nt, rp) > 1:
+        return -1, 0, 0
+    opts = np.empty((MAX_GO_OPTS, G_W), np.int64)
+    first = np.empty(nt, np.int64)
+    count = np.empty(nt, np.int64)
+    room0 = np.empty(nt, np.int64)
+    marks = np.zeros(N_KINDS, np.int64)
+    nopt = _go_out_options(hand, tab, nt, rp, prm, opts, first, count, room0, marks)
+    room_all = 0
+    for i in range(nt):
+        room_all += room0[i]
+    # a way out leaves at most the discard and the cards laid off out of the hand's melds
+    layable = hand[JOKER] if room_all > 0 else 0
+    for c in range(52):
+        if marks[c] != 0:
+            layable += hand[c]
+    if layable == 0 or loose > layable + 1:
+        return -1, 0, 0
+    need = 0
+    if not opened and rp[core.R_KALOOKI_EXEMPT] == 0:
+        need = prm[P_OPENING_MIN]
+    # a Kalooki first (new melds alone reach the minimum), then an opening the lay-offs help reach
+    for counted in range(2 if (need > 0 and rp[core.R_LAYOFFS_COUNT] != 0) else 1):
+        disc, nr, nl = _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted == 1, rp, prm, mv, ws, rec,
+                                      outv, lay, opts, first, count, room0, room_all)
+        if disc >= 0:
+            return disc, nr, nl
+    return -1, 0, 0
+
+
+@njit(cache=True)
+def _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted, rp, prm, mv, ws, rec, outv, lay, opts, first,
+                   count, room0, room_all):
+    """``_go_out_building``'s search over the options' combinations, the lay-offs counted towards the
+    opening minimum or not."""
+    # the melds with options, tried as an odometer: cur[d] = -1 (none) or an option of meld idx[d]
+    idx = np.empty(nt, np.int64)
+    nm = 0
+    for i in range(nt):
+        if count[i] > 0:
+            idx[nm] = i
+            nm += 1
+    cur = np.full(nm + 1, -2, np.int64)
+    chosen = np.full(nt, -1, np.int64)
+    h = hand.copy()
+    room = room_all
+    value = 0
+    leaves = 0
+    d = 0
+    while d >= 0:
+        if d == nm:
+            leaves += 1
+            nj = h[JOKER]
+            for k in range(min(nj, room), -1, -1):
+                h[JOKER] -= k
+                need_k = need
+                if counted and need > 0:
+                    jv = 0
+                    if k > 0:
+                        _, jv = _place_jokers(tab, nt, opts, chosen, k, rp, prm, lay, np.int64(0))
+                    need_k = max(need - value - jv, 1)
+                disc = _go_out_discard(h, opened, need_k, forbid, must, prm, mv, ws, rec)
+                if disc >= 0:
+                    nl = 0
+                    for i in range(nt):
+                        o = chosen[i]
+                        if o >= 0:
+                            for j in range(opts[o, G_N]):
+                                lay[nl, 0] = i
+                                lay[nl, 1] = opts[o, G_CARDS + j]
+                                lay[nl, 2] = opts[o, G_ENDS + j]
+                                nl += 1
+                    nl, _ = _place_jokers(tab, nt, opts, chosen, k, rp, prm, lay, nl)
+                    h[disc] -= 1
+                    nr = 0
+                    if _hsum(h) > 0:
+                        _, rows = _full_partition(h, prm)
+                        nr = rows.shape[0]
+                        outv[:nr] = rows
+                    return disc, nr, nl
+                h[JOKER] += k
+            if leaves >= MAX_GO_LEAVES:
+                break
+            d -= 1
+            continue
+        i = idx[d]
+        o = cur[d]
+        if o >= 0:  # take back this meld's option before trying the next
+            for j in range(opts[o, G_N]):
+                h[opts[o, G_CARDS + j]] += 1
+            room -= opts[o, G_ROOM] - room0[i]
+            value -= opts[o, G_VALUE]
+            chosen[i] = -1
+        o = -1 if o == -2 else (first[i] if o == -1 else o + 1)
+        while o >= 0 and o < first[i] + count[i]:
+            ok = True
+            for j in range(opts[o, G_N]):
+                c = opts[o, G_CARDS + j]
+                h[c] -= 1
+                if h[c] < 0:
+                    ok = False
+            if ok:
+                break
+            for j in range(opts[o, G_N]):
+                h[opts[o, G_CARDS + j]] += 1
+            o += 1
+        if o >= first[i] + count[i]:
+            cur[d] = -2
+            d -= 1
+            continue
+        cur[d] = o
+        if o >= 0:
+            room += opts[o, G_ROOM] - room0[i]
+            value += opts[o, G_VALUE]
+            chosen[i] = o
+        d += 1
+        cur[d] = -2
+    return -1, 0, 0
 
 
 @njit(cache=True)
@@ -551,7 +1056,7 @@ def _meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, out
         lctx[0] = 1
         lctx[1] = 0
         lctx[2] = 0
-        _find_layoffs(tab1, np.int64(1), hh, np.int64(1), np.int64(-1), rp, lops, lctx)
+        _find_layoffs(tab1, np.int64(1), hh, np.int64(1), np.int64(-1), rp, prm, lops, lctx)
         hit = False
         for o in range(lctx[1]):
             if lops[o, O_CARD] == taken:
@@ -617,10 +1122,37 @@ def _greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm
 
 
 @njit(cache=True)
+def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv, ws, rec,
+                       outv, lay, wtab, ctx, ops, whand):
+    """Going out this turn with new melds and lay-offs, jokers included (``_go_out_building``), for a
+    player the rules let go out now whose hand (min_loose ``loose``) passed ``_layable_bound``: the
+    play in ops/wtab/whand (ctx as ``_greedy_play``'s, the new melds first), the discard returned;
+    -1 and nothing changed where there is no way out."""
+    hand = hands[me]
+    was_open = opened[me] != 0
+    forbid = drawn_card if drawn_from == DISCARD else -1
+    must = drawn_card if (drawn_from == DISCARD and _obligation(was_open, turns[me], rp) == OB_OPEN) else -1
+    disc, nr, nl = _go_out_building(hand, loose, tab, nt, was_open, forbid, must, rp, prm, mv, ws, rec, outv, lay)
+    if disc < 0:
+        return -1
+    whand[:] = hand
+    wtab[:nt] = tab[:nt]
+    ctx[0] = nt
+    ctx[1] = 0
+    for r in range(nr):
+        _add_meld(wtab, ctx, ops, whand, outv[r], forbid)
+    for j in range(nl):
+        _add_layoff(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2])
+    return disc
+
+
+@njit(cache=True)
 def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
+                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, building):
     """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
-    returns the discard."""
+    returns the discard.  Going out with the hand alone, else the opening, every meld held laid down,
+    lay-offs, the taken discard melded where it must be; with ``building``, a play that does not go
+    out then gives way to one that does with the table's help (``_go_out_with_table``)."""
     forbid = drawn_card if drawn_from == DISCARD else -1  # no copy of a taken card may be discarded
     taken = drawn_card if drawn_from == DISCARD else -1
     whand[:] = hands[me]
@@ -631,8 +1163,9 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     ob = _obligation(opened[me] != 0, turns[me], rp)
     # one search of the hand as drawn serves go_out's shortcut, the opening and the lay-down, as long
-    # as rec still belongs to whand (rec_ok)
+    # as rec still belongs to whand (rec_ok), and the way out with the table (loose0)
     v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+    v0, loose0 = v, loose
     if may_out:  # going out comes first; before opening, only by a Kalooki
         disc, nr, clobbered = _go_out(whand, loose, prm, opened[me] == 0, forbid, mv, ws, rec, outv, hh)
         if disc >= 0:
@@ -643,6 +1176,7 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
             _search(whand, prm, mv, ws, rec, YES)
     rec_ok = True
     n_open = 0
+    disc = -1
     if not opened[me]:
         if v >= prm[P_OPENING_MIN]:
             nr = _reconstruct(whand, prm, rec, np.int64(0), outv)
@@ -679,50 +1213,62 @@ def _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, valu
             for r in range(nr):
                 for k in range(outd[r, 2]):
                     pref[outd[r, 3 + k]] -= 1
-            return _loose_discard(whand, values, forbid, pref)
-    # lay down every meld held (keeping a card to discard), then lay off
-    if not rec_ok:
-        v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
-    nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
-    if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
-        for r in range(nr):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
-    elif nr > 0:
-        disc = _best_discard(whand, forbid, prm)
-        hh[:] = whand
-        hh[disc] -= 1
-        _search(hh, prm, mv, ws, rec, YES)
-        nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
-        for r in range(nr2):
-            _add_meld(wtab, ctx, ops, whand, outd[r], taken)
-    keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-    n_opening = n_open
-    _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, ops, ctx)
-    # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one) is
-    # left to discard
-    while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
-        _pop_op(wtab, ctx, ops, whand)
-    if ob == OB_MELD and taken >= 0:
-        used = False
-        for o in range(ctx[1]):
-            if (ops[o, O_KIND] == X_LAYOFF and ops[o, O_CARD] == taken) or (ops[o, O_KIND] == X_NEW and ops[o, O_TAKEN] != 0):
-                used = True
-        if not used:
-            hh[:] = hands[me]
-            kind, disc, idx = _meld_taken_card(hh.copy(), taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd,
-                                               lops, lctx, tab1)
-            if kind != 0:
-                whand[:] = hands[me]
-                wtab[:nt] = tab[:nt]
-                ctx[0] = nt
-                ctx[1] = 0
-                if kind == 1:
-                    _add_meld(wtab, ctx, ops, whand, outd[idx], taken)
-                else:
-                    for o in range(lctx[1]):
-                        _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END])
-                return disc
-    return _loose_discard(whand, values, forbid, whand.astype(np.int64))
+            disc = _loose_discard(whand, values, forbid, pref)
+    if disc < 0:
+        # lay down every meld held (keeping a card to discard), then lay off
+        if not rec_ok:
+            v, dead, loose = _search(whand, prm, mv, ws, rec, YES)
+        nr = 0 if _no_melds(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
+        if nr > 0 and _hsum(whand) - _rows_len(outd, nr) >= 1:
+            for r in range(nr):
+                _add_meld(wtab, ctx, ops, whand, outd[r], taken)
+        elif nr > 0:
+            d0 = _best_discard(whand, forbid, prm)
+            hh[:] = whand
+            hh[d0] -= 1
+            _search(hh, prm, mv, ws, rec, YES)
+            nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
+            for r in range(nr2):
+                _add_meld(wtab, ctx, ops, whand, outd[r], taken)
+        keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+        n_opening = n_open
+        _find_layoffs(wtab, ctx[0], whand, keep, forbid, rp, prm, ops, ctx)
+        # bots.repair: undo trailing operations (never the opening) until a card (not the forbidden one)
+        # is left to discard
+        while (not _discardable(whand, forbid) or _hsum(whand) < keep) and ctx[1] > n_opening:
+            _pop_op(wtab, ctx, ops, whand)
+        if ob == OB_MELD and taken >= 0:
+            used = False
+            for o in range(ctx[1]):
+                if (ops[o, O_KIND] == X_LAYOFF and ops[o, O_CARD] == taken) or (
+                        ops[o, O_KIND] == X_NEW and ops[o, O_TAKEN] != 0):
+                    used = True
+            if not used:
+                hh[:] = hands[me]
+                kind, dm, idx = _meld_taken_card(hh.copy(), taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd,
+                                                 lops, lctx, tab1)
+                if kind != 0:
+                    whand[:] = hands[me]
+                    wtab[:nt] = tab[:nt]
+                    ctx[0] = nt
+                    ctx[1] = 0
+                    if kind == 1:
+                        _add_meld(wtab, ctx, ops, whand, outd[idx], taken)
+                    else:
+                        for o in range(lctx[1]):
+                            _add_layoff(wtab, ctx, ops, whand, idx, lops[o, O_CARD], lops[o, O_END])
+                    disc = dm
+        if disc < 0:
+            disc = _loose_discard(whand, values, forbid, whand.astype(np.int64))
+    if building and may_out and ctx[2] == 0 and _hsum(whand) >= 2 and (opened[me] != 0 or _kalooki_reach(v0, rp)):
+        # the play does not go out: one with the table's help may (most turns end at this cheap bound)
+        bound = _layable_bound(hands[me], tab, nt, rp)
+        if bound > 0 and loose0 <= bound + 1:
+            out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose0, rp, prm, mv,
+                                     ws, rec, outv, lops, wtab, ctx, ops, whand)
+            if out >= 0:
+                return out
+    return disc
 
 
 @njit(cache=True)
@@ -784,10 +1330,11 @@ def _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, value
 @njit(cache=True)
 def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
                   mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
-    """PatientBot.play: an unopened patient goes out by Kalooki where it may, else holds (no
-    operations, its worst loose card discarded) while waiting, unless a taken discard obliges it to
-    open; where its hand alone cannot open and the profile lets the table help, it answers
-    TABLE_OPENING (the Python ``table_opening`` decides); otherwise it plays greedy's play."""
+    """PatientBot.play: an unopened patient goes out where it may (by Kalooki with its hand alone, or
+    with the table's help: ``_go_out_with_table``), else holds (no operations, its worst loose card
+    discarded) while waiting, unless a taken discard obliges it to open; where its hand alone cannot
+    open and the profile lets the table help, it answers TABLE_OPENING (the Python
+    ``table_opening`` decides); otherwise it plays greedy's play."""
     if opened[me] == 0:
         hand = hands[me]
         forbid = drawn_card if drawn_from == DISCARD else -1
@@ -797,6 +1344,12 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
         if may_out:
             disc, _, _ = _go_out(hand, loose, prm, YES, forbid, mv, ws, rec, outv, hh)
             going_out = disc >= 0  # greedy's play goes out the same way first
+            bound = 0 if (going_out or not _kalooki_reach(v, rp)) else _layable_bound(hand, tab, nt, rp)
+            if bound > 0 and loose <= bound + 1:
+                out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv,
+                                         ws, rec, outv, lops, wtab, ctx, ops, whand)
+                if out >= 0:
+                    return out
         if not going_out:
             taken_needs_open = drawn_from == DISCARD and _obligation(NO, turns[me], rp) == OB_OPEN
             if not taken_needs_open and _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
@@ -807,8 +1360,11 @@ def _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_
                 return _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
             if rp[R_TABLE_OPENING] != 0 and v < prm[P_OPENING_MIN]:
                 return TABLE_OPENING
+            # no way out was found above: greedy's own moves
+            return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm, mv, ws,
+                                rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
     return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
 
 
 @njit(cache=True)
@@ -831,7 +1387,7 @@ def _bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, draw
         return _patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm,
                              bp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
     return _greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -114,7 +114,7 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
                      reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0,
-                     check, streams, slen, spos):
+                     check, streams, slen, spos, eps):
     """Play a hand from the start of a turn to its end, each seat's bot deciding in compiled code
     (HandState.start_turn / apply_draw / apply_play with the bots' draw and play).
 
@@ -127,7 +127,9 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
     cards each player took from and threw to the discard pile so far (counts); check: after every
     turn, check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a
-    random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out).
+    random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out); eps[i]:
+    seat i's chance that a turn is the random bot's (a graded player, ``sim.bots.graded``: the coin is
+    the next uniform of its stream), 0 for a bot played as it is.
 
     Returns (hands, stats (n x S_W: the opening of players who open here, melds, lay-offs and jokers
     taken here, turns in all), result (H_W), stock left in drawing order, discard pile, table rows, the
@@ -197,6 +199,14 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
         me = cur
         kind = kinds[me]
         xp = bp[me]
+        if eps[me] > 0.0:  # a graded player: the random bot's turn on heads (the coin is read first)
+            if spos[me] >= slen[me]:
+                res[H_STATUS] = 13
+                res[H_ERR_SEAT] = me
+                break
+            if streams[me, spos[me]] < eps[me]:
+                kind = K_RANDOM
+            spos[me] += 1
         if kind == K_RANDOM:
             src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]], spos[me])
             if src == RB.OUT_OF_STREAM:
@@ -378,14 +388,16 @@ class TableLoop:
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False, bots=()):
         self.kinds, self.bp, self.check = kinds, bp, check
-        self.random = [(i, b) for i, b in enumerate(bots) if TABLE_KINDS[b.name] == K_RANDOM]
+        self.eps = np.array([getattr(b, "eps", 0.0) for b in bots] or [0.0] * len(kinds), dtype=np.float64)
+        # the seats that read a stream of uniforms: random bots and graded players
+        self.random = [(i, b) for i, b in enumerate(bots) if TABLE_KINDS[b.name] == K_RANDOM or self.eps[i] > 0]
 
     def can_play_fast(self, state) -> bool:
         return can_play_fast(state)
 
     def play_hand_fast(self, state):
         if not self.random:
-            return play_hand_fast(state, self.kinds, self.bp, self.check)
+            return play_hand_fast(state, self.kinds, self.bp, self.check, None, None, None, self.eps)
         # the random bots' streams from where they stand; advanced only if the hand is played here
         for _, b in self.random:
             b.ensure(STREAM_AHEAD)
@@ -396,7 +408,7 @@ class TableLoop:
         for i, b in self.random:
             streams[i, :slen[i]] = b.stream[b.pos:]
         spos = np.zeros(state.n, np.int64)
-        result = play_hand_fast(state, self.kinds, self.bp, self.check, streams, slen, spos)
+        result = play_hand_fast(state, self.kinds, self.bp, self.check, streams, slen, spos, self.eps)
         if result is not None:
             for i, b in self.random:
                 b.pos += int(spos[i])
@@ -435,11 +447,19 @@ def _counts(lists) -> np.ndarray:
 
 
 _NO_STREAMS = np.zeros((0, 0), np.float64)
+_NO_EPS: dict[int, np.ndarray] = {}
 
 
-def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None, slen=None, spos=None):
+def _no_eps(n: int) -> np.ndarray:
+    zero = _NO_EPS.get(n)
+    if zero is None:
+        zero = _NO_EPS[n] = np.zeros(n, np.float64)
+    return zero
+
+
+def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None, slen=None, spos=None, eps=None):
     """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
-    call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i]), and write the outcome
+    call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i], graded by eps[i]), and write the outcome
     into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
     or needs the Python engine: the caller then plays the hand on the Python path, which names the rule."""
     if kinds is None:
@@ -459,7 +479,7 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
         np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp, core.rules_for(state.profile),
         state.profile.jokers, _counts(state.pickups), _counts(state.discards_by), bool(check),
         _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
-        np.zeros(state.n, np.int64) if spos is None else spos)
+        np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps)
     if res[H_STATUS] == 12:
         raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
                               f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")

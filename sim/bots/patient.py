@@ -16,7 +16,8 @@ class PatientBot(GreedyBot):
     completely, how many draws the stock still offers, whether an opponent who has opened is close to
     going out, and how much penalty it risks holding; while the Kalooki looks reachable it does not
     open (it only draws and discards its worst loose card) and aims to go out in one go.  It holds
-    back only where a Kalooki pays more than a call (``kalooki_pays_more``).  Where the profile allows
+    back only where a Kalooki pays more than a call (``kalooki_pays_more``), and never past a turn it
+    can go out in (with new melds and lay-offs onto the table too).  Where the profile allows
     it, it opens with the table's help when its hand alone cannot (``table_opening``: lay-offs that
     count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
     deadwood.  Otherwise it plays exactly like greedy.

@@ -122,7 +122,7 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
             max_ops = 1 + min(int(stream[pos] * 3), 2)
             pos += 1
             lctx = np.zeros(4, np.int64)
-            FG._layoffs(wtab, nw, hand, np.int64(1), forbid, adds, rp, crules, ops, nops, lctx, YES, max_ops)
+            FG._layoffs(wtab, nw, hand, np.int64(1), forbid, adds, rp, crules, prm, ops, nops, lctx, YES, max_ops)
             nops = lctx[0]
             nw = lctx[1]
     if not _discardable(hand, forbid) or _hsum(hand) < keep:  # nothing would be left to discard: meld nothing

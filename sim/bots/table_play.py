@@ -9,8 +9,9 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
   melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off finder), trailing operations undone until a card
-  is left to discard, and a taken discard melded where the profile obliges it.  The discard itself is
-  chosen by ``expert_core._choose_discard``.
+  is left to discard, and a taken discard melded where the profile obliges it; a play that does not
+  go out gives way to one that does with new melds and lay-offs, jokers included
+  (``greedy_core._go_out_building``).  The discard itself is chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
 
@@ -38,8 +39,8 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _recon
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND,
-                          R_TABLE_OPENING, YES, _discardable, _go_out, _hsum, _layoffs,
-                          _meld_taken_card, _obligation, _push, _search)
+                          R_TABLE_OPENING, YES, _discardable, _go_out, _go_out_building, _hsum, _layable_bound,
+                          _layoffs, _meld_taken_card, _obligation, _push, _search)
 
 RUN, GROUP = 0, 1
 
@@ -383,7 +384,7 @@ def _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, ops, nops):
     adds = np.zeros((4, MAXT), np.int64)
     adds[A_FROM, :] = -1
     ctx = np.zeros(4, np.int64)
-    _layoffs(t, nt, h, keep, protect, adds, rp, crules, ops, nops, ctx, NO, np.int64(40))
+    _layoffs(t, nt, h, keep, protect, adds, rp, crules, prm, ops, nops, ctx, NO, np.int64(40))
     after = 0
     for i in range(nt):
         after += core.meld_value(t[i], prm)
@@ -570,7 +571,44 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     """ExpertBot.play for a player who has opened: the operations go to ops[:ctx[0]] (each new meld's
     row as laid in mrows), the hand left to hand, the working table (before trailing operations were
     undone, as the Python bot had it) to wtab[:ctx[1]].  Returns (answer, discard): PLAYED, the
-    play is complete; CHOOSE, the caller chooses the discard from the hand left."""
+    play is complete; CHOOSE, the caller chooses the discard from the hand left.  A play that does
+    not go out gives way to one that does with new melds and lay-offs, jokers included
+    (``greedy_core._go_out_building``)."""
+    answer, disc = _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm,
+                                 max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
+    if _hsum(hand) < 2 or (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0):
+        return answer, disc
+    h0 = hands[me]
+    bound = _layable_bound(h0, tab0, nt0, rp)
+    loose = ctx[3]  # _expert_moves' search of the hand as drawn
+    if bound == 0 or loose > bound + 1:
+        return answer, disc
+    forbid = drawn_card if drawn_from == DISCARD else -1
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    lay = np.empty((MAX_X, 3), np.int64)
+    out, nr, nl = _go_out_building(h0, loose, tab0, nt0, YES, forbid, np.int64(-1), rp, prm, mv, ws, rec, outv, lay)
+    if out < 0:
+        return answer, disc
+    hand[:] = h0
+    wtab[:nt0] = tab0[:nt0]
+    nt = nt0
+    nops = np.int64(0)
+    for r in range(nr):
+        nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+    for j in range(nl):
+        FG._apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
+        hand[lay[j, 1]] -= 1
+        nops = _push(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
+    ctx[0] = nops
+    ctx[1] = nt
+    return PLAYED, out
+
+
+@njit(cache=True)
+def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests, wtab,
+                  ops, mrows, hand, ctx, mv, ws, rec):
+    """The opened expert's own moves (``_expert_play``): going out with the hand alone, harvests, its
+    melds laid down, lay-offs and splits, the taken discard melded where it must be."""
     nt = nt0
     wtab[:nt] = tab0[:nt]
     hand[:] = hands[me]
@@ -582,6 +620,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
     _, _, loose = _search(hand, prm, mv, ws, rec, YES)
+    ctx[3] = loose
     disc, nr, _ = _go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
@@ -614,7 +653,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     hctx[0] = nops
     hctx[1] = nt
-    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, ops, nops, hctx, YES, np.int64(40))
+    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, prm, ops, nops, hctx, YES, np.int64(40))
     nops = hctx[0]
     nt = hctx[1]
     ctx[1] = nt

@@ -1,10 +1,15 @@
-"""Arguments shared by subcommands: --profile with --set overrides, --seed, and progress bars."""
+"""Arguments shared by subcommands: --profile with --set overrides, --seed, positive counts, progress
+bars, and the guard that keeps a report directory from being replaced by another run's report."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
+from pathlib import Path
 
 from .. import profiles
+from ..errors import UserError
 
 SEED_MAX = 2 ** 63 - 1
 WIDTH = 100  # terminal columns every printed table keeps within
@@ -54,3 +59,62 @@ def add_quiet_arg(p):
 def show_progress(args) -> bool:
     """Progress bars only on a terminal, and never with --quiet."""
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def positive_int(text: str) -> int:
+    """argparse type of a count (games, workers, shard size): an integer >= 1 (a usage error otherwise)."""
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; allowed: 1 or more") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: 1 or more")
+    return value
+
+
+# A report directory's mark: which command wrote it, for which runs (their run_ids).  A directory is
+# replaced only by a report of the same kind and runs, or with --force.
+REPORT_MARK = ".kalooki-report.json"
+
+
+def add_force_arg(p, what: str = "report"):
+    p.add_argument("--force", action="store_true",
+                   help=f"replace --out even when it holds something other than this {what} of the same "
+                        "run(s) (default: off)")
+
+
+@contextlib.contextmanager
+def report_dir(out, kind: str, run_ids: list[str], force: bool = False):
+    """Hold ``out`` as this ``kind`` of report's directory for ``run_ids`` while the report is written:
+    refused (UserError) when it holds anything else, another run's report or files no report of this
+    tool marked as its own, unless ``force``.  The mark is written first, so that a report stopped
+    half-way can be written again; a directory that was new or empty is left as it was if it fails."""
+    out = Path(out)
+    mark = {"kind": kind, "runs": list(run_ids)}
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory for the {kind}")
+    fresh = not out.is_dir() or not any(out.iterdir())
+    if not fresh and not force:
+        try:
+            found = json.loads((out / REPORT_MARK).read_text())
+        except (OSError, ValueError):
+            found = None
+        if found != mark:
+            held = (f"the {found.get('kind')} of run(s) {', '.join(map(str, found.get('runs', [])))}"
+                    if isinstance(found, dict) else f"files no kalooki {kind} marked as its own ({REPORT_MARK})")
+            raise UserError(f"--out {out} already holds {held}, not the {kind} of run(s) {', '.join(run_ids)}; "
+                            "choose another --out, or add --force to replace it")
+    existed = out.is_dir()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / REPORT_MARK).write_text(json.dumps(mark) + "\n")
+    except OSError as e:
+        raise UserError(f"--out {out}: cannot write there: {e.strerror}") from None
+    try:
+        yield out
+    except BaseException:
+        if fresh:
+            (out / REPORT_MARK).unlink(missing_ok=True)
+            if not existed and not any(out.iterdir()):
+                out.rmdir()
+        raise

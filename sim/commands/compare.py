@@ -11,7 +11,8 @@ def register(sub):
     p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B: a directory or a URI (default: compare "
                                                               "two profiles within RUN_A)")
     p.add_argument("--profiles", metavar="A,B",
-                   help="profile of A and profile of B to compare (default: each run's only profile)")
+                   help="profile of A and profile of B to compare (default: the profiles both runs hold, each "
+                        "against itself; two runs of one profile each; within one run, its two profiles)")
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME)")
     p.add_argument("--allow-partial", action="store_true",
                    help="compare runs that fail verification, marked partial (default: off)")
@@ -31,14 +32,16 @@ def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
 
 
 def run(args):
-    from analysis.compare import terminal_table, write_compare
+    from analysis.compare import VERDICT_LEGEND, terminal_table, write_compare
 
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
     table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial,
                                 thresholds_file=args.thresholds)
+    for note in table.attrs.get("notes", []):
+        print(note)
     print(terminal_table(table))
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")
-    print("verdict: B higher / B lower when clear and past the practical threshold; -: no practical difference")
+    print(VERDICT_LEGEND)
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

@@ -35,11 +35,11 @@ def register(sub):
 
 
 def parse_bots(text: str | None, prof) -> list[str]:
-    from ..bots import BOTS
+    from ..bots import bot_name_error
     names = [b.strip() for b in text.split(",")] if text else ["greedy"] * prof.players
     for b in names:
-        if b not in BOTS:
-            raise UserError(f"unknown bot {b!r}; available: {', '.join(sorted(BOTS))}")
+        if bot_name_error(b):
+            raise UserError(bot_name_error(b))
     profiles.check_players(prof, len(names))
     return names
 
@@ -55,15 +55,29 @@ def result_lines(result, labels) -> list[str]:
         f"  {labels[i]:<22} penalty {p:4d}" for i, p in enumerate(result.penalties)]
 
 
+def sheet_columns(prof) -> tuple[bool, bool, bool, bool]:
+    """Which parts of the score sheet apply to the profile (sim.game.Ledger's rules): elimination,
+    buy-ins, the pool (stakes paid in, with elimination), payments (stakes, or single-hand payouts)."""
+    eliminates = prof.game_end == "elimination"
+    buy_ins = eliminates and prof.max_buy_ins > 0
+    pool = eliminates and (prof.stake_initial > 0 or (buy_ins and prof.stake_buy_in > 0))
+    stakes = prof.stake_initial or prof.stake_call or prof.stake_kalooki or (buy_ins and prof.stake_buy_in)
+    payments = (eliminates and bool(stakes)) or prof.game_end == "single_hand"
+    return eliminates, buy_ins, pool, payments
+
+
 def sheet_lines(game, prof, names: list[str]) -> list[str]:
-    """The score sheet: one row per hand scored, a column per seat, the net payments below."""
+    """The score sheet: one row per hand scored, a column per seat, the net payments below; the marks,
+    the pool and the payments only where the profile has elimination, buy-ins, a pool and payments."""
     lg = game.ledger
     n = len(names)
+    eliminates, buy_ins, pool, payments = sheet_columns(prof)
     what = "points" if prof.game_end == "target" else "penalty totals"
+    marks = ["* eliminated"] * eliminates + ["+ bought back in"] * buy_ins
     lines = ["Seats: " + ", ".join(f"{i} {b}" for i, b in enumerate(names)),
-             f"Score sheet: {what} after each hand (* eliminated, + bought back in)",
+             f"Score sheet: {what} after each hand" + (f" ({', '.join(marks)})" if marks else ""),
              f"{'hand':>4}  {'winner':<17}" + "".join(f"{'seat ' + str(s):>{COL}}" for s in range(n))
-             + f"{'pool':>{COL}}"]
+             + (f"{'pool':>{COL}}" if pool else "")]
     for rec in game.hands:
         row = rec.sheet
         if row is None:  # a void deal, re-dealt: nothing scored
@@ -71,8 +85,9 @@ def sheet_lines(game, prof, names: list[str]) -> list[str]:
         who = f"seat {row.winner} ({row.win_type})" if row.winner >= 0 else "stalled"
         cells = "".join(f"{str(row.totals[s]) + ('*' if row.eliminated[s] else '') + ('+' if row.bought_in[s] else ''):>{COL}}"
                         for s in range(n))
-        lines.append(f"{rec.hand_no:>4}  {who:<17}{cells}{row.pool:>{COL}}")
-    lines.append(f"{'net':>4}  {'payments':<17}" + "".join(f"{lg.balances[s]:>+{COL}d}" for s in range(n)))
+        lines.append(f"{rec.hand_no:>4}  {who:<17}{cells}" + (f"{row.pool:>{COL}}" if pool else ""))
+    if payments:
+        lines.append(f"{'net':>4}  {'payments':<17}" + "".join(f"{lg.balances[s]:>+{COL}d}" for s in range(n)))
     lines.append(f"Game over after {lg.hands_played} hands: seat {lg.winner} ({names[lg.winner]}) wins"
                  + (" (stalled at the hand cap)" if lg.stalled else ""))
     return lines
@@ -108,10 +123,13 @@ def run(args):
             if rec.sheet is not None:
                 row = rec.sheet
                 print("Score sheet:")
+                _, _, pool, payments = sheet_columns(prof)
                 for s in range(len(names)):
-                    print(f"  {labels[s]:<22} total {row.totals[s]:4d}  balance {row.balances[s]:+4d}"
+                    print(f"  {labels[s]:<22} total {row.totals[s]:4d}"
+                          + (f"  balance {row.balances[s]:+4d}" if payments else "")
                           + ("  ELIMINATED" if row.eliminated[s] else "") + ("  bought in" if row.bought_in[s] else ""))
-                print(f"  pool {row.pool}")
+                if pool:
+                    print(f"  pool {row.pool}")
         print()
     print("\n".join(sheet_lines(game, prof, names)))
     return 0

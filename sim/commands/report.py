@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .common import add_force_arg, report_dir
+
 
 def register(sub):
     p = sub.add_parser("report", help="verify a run and write its balance report (HTML + Markdown)")
@@ -17,6 +19,7 @@ def register(sub):
                    help="profile the others are compared with (default: the run's first profile)")
     p.add_argument("--thresholds", metavar="FILE",
                    help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
+    add_force_arg(p)
     p.set_defaults(func=run)
 
 
@@ -29,11 +32,15 @@ def run(args):
     from analysis import load
     from analysis.report import write_report
 
+    from ..runformat import locate_run, read_manifest
+
     out = Path(args.out) if args.out else default_out(args.run_dir)
+    run_id = read_manifest(locate_run(args.run_dir)).get("run_id")
     if args.allow_partial:
         for problem in load.verify_run(args.run_dir):
             print(f"kalooki report: warning: {problem}", file=sys.stderr)
-    html = write_report(args.run_dir, out, allow_partial=args.allow_partial, baseline=args.baseline,
-                        thresholds_file=args.thresholds)
+    with report_dir(out, "report", [str(run_id)], args.force):
+        html = write_report(args.run_dir, out, allow_partial=args.allow_partial, baseline=args.baseline,
+                            thresholds_file=args.thresholds)
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

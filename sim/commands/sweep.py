@@ -5,7 +5,7 @@ import sys
 
 from .. import profiles
 from ..errors import UserError
-from .common import add_seed_arg, show_progress
+from .common import add_force_arg, add_seed_arg, positive_int, report_dir, show_progress
 
 
 def register(sub):
@@ -15,7 +15,7 @@ def register(sub):
                    help="the integer parameter and its values, e.g. opening_min=30,35,40,45,50 (required)")
     p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE",
                    help="override another profile parameter, repeatable (default: none)")
-    p.add_argument("--games", type=int, required=True, metavar="N", help="games per grid value (required)")
+    p.add_argument("--games", type=positive_int, required=True, metavar="N", help="games per grid value (required)")
     add_seed_arg(p, default=1)
     p.add_argument("--bots", default=None, metavar="A,B,...",
                    help="bot per seat, one composition, seats rotated (default: greedy in every seat)")
@@ -26,13 +26,15 @@ def register(sub):
                    help="common deals: game g of every grid value is dealt from the same shuffled pack "
                         "(default: off)")
     p.add_argument("--players", type=int, default=None, metavar="K", help="players per game (default: the profile's)")
-    p.add_argument("--workers", type=int, default=None, metavar="W", help="Ray workers (default: every core)")
-    p.add_argument("--shard-games", type=int, dest="shard_games", default=None, metavar="M",
+    p.add_argument("--workers", type=positive_int, default=None, metavar="W", help="Ray workers (default: every core)")
+    p.add_argument("--shard-games", type=positive_int, dest="shard_games", default=None, metavar="M",
                    help="games per shard (default: 500)")
     p.add_argument("--runs", default=None, metavar="DIR", help="where the runs go, one per value under it: a "
-                                                               "directory or a URI (default: runs/sweep-P-NAME)")
+                                                               "directory or a URI (default: runs/sweep-P-NAME, "
+                                                               "P the profile's name)")
     p.add_argument("--out", default=None, metavar="DIR", help="local report folder (default: reports/sweep-P-NAME)")
     p.add_argument("--local", action="store_true", help="play in this process, without Ray (default: off)")
+    add_force_arg(p, "sweep")
     p.set_defaults(func=run)
 
 
@@ -67,10 +69,8 @@ def run(args):
     from .. import runformat, runner
     base = profiles.resolve(args.profile, args.sets)
     name, grid = parse_grid(args.param, base)
-    if args.games <= 0:
-        raise UserError(f"--games {args.games}: must be a positive integer")
-    runs_dir = args.runs or f"runs/sweep-{args.profile}-{name}"
-    out_dir = args.out or f"reports/sweep-{args.profile}-{name}"
+    runs_dir = args.runs or f"runs/sweep-{base.name}-{name}"
+    out_dir = args.out or f"reports/sweep-{base.name}-{name}"
     configs = {}
     for v in grid:
         configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
@@ -78,17 +78,25 @@ def run(args):
                                         workers=args.workers, shard_games=args.shard_games,
                                         sets=list(args.sets) + [f"{name}={v}"], tables=args.tables,
                                         paired=args.paired or None)
+    plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
     if args.paired:  # the grid values must be dealt alike, as the profiles of a paired run
-        plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
-        runner.check_pairing({f"{name}={v}": plan.profiles[args.profile] for v, plan in plans.items()})
+        runner.check_pairing({f"{name}={v}": plan.profiles[base.name] for v, plan in plans.items()})
+    with report_dir(out_dir, "sweep", [plan.run_id for plan in plans.values()], args.force):
+        return _run_sweep(args, base, name, grid, configs, runs_dir, out_dir)
+
+
+def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir):
+    """Play (or resume) every grid value's run, then write the sweep's report to ``out_dir``."""
+    from .. import runner
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     started = False
     try:
+        runner.warm_up()  # before Ray, as simulate does, so that neither is timed as the other
         if not args.local:
             started, _ = runner._start_ray(args.workers, None)
         for v, cfg in configs.items():
-            if not args.quiet:
-                print(f"sweep {name}={v}", file=sys.stderr)
-            runner.run(cfg, local=args.local, progress=show_progress(args))
+            log(f"sweep {name}={v}")
+            runner.run(cfg, local=args.local, progress=show_progress(args), log=log)
     finally:
         if started:
             import ray
@@ -97,8 +105,8 @@ def run(args):
     sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name))
     first = configs[grid[0]]
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})" for t in first.tables)
-             if first.tables else f"bots {','.join(runner.make_plan(first).profiles[args.profile].bots)}")
-    facts = f"profile {args.profile}, {args.games} games per value, seed {args.seed}"
+             if first.tables else f"bots {','.join(runner.make_plan(first).profiles[base.name].bots)}")
+    facts = f"profile {base.name}, {args.games} games per value, seed {args.seed}"
     design = "paired by game" if sweep.paired else "independent samples"
     command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
                + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")

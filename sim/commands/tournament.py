@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from ..errors import UserError
 from ..tournament import play_tournament
-from .common import add_profile_args, add_seed_arg, profile_from_args, show_progress
+from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
 from .play import parse_bots
 
 
@@ -16,13 +16,14 @@ def register(sub):
     add_profile_args(p)
     p.add_argument("--bots", required=True, metavar="A,B,...",
                    help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy (required)")
-    p.add_argument("--games", type=int, required=True, metavar="N", help="games to play, at least 1 (required)")
+    p.add_argument("--games", type=positive_int, required=True, metavar="N",
+                   help="games to play, at least 1 (required)")
     add_seed_arg(p, default=1)
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
                    help="TOML of [bot] parameter = value tables like configs/bots.toml (default: the "
                         "parameters in configs/bots.toml)")
-    p.add_argument("--workers", type=int, default=1, metavar="W",
-                   help="processes to play in; results do not depend on it (default: %(default)s)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="W",
+                   help="processes to play in, at least 1; results do not depend on it (default: %(default)s)")
     p.add_argument("--duplicate", action="store_true",
                    help="play each deal once per rotation of the bots (the same cards to the same seats); "
                         "--games must be a multiple of the seats; intervals over deals (default: off)")
@@ -111,15 +112,13 @@ def summarise_duplicate(tables, n_seats: int):
 def run(args):
     prof = profile_from_args(args)
     bots = parse_bots(args.bots, prof)
-    if args.games <= 0:
-        raise UserError(f"--games {args.games}: must be a positive integer")
     if args.duplicate and args.games % len(bots):
         raise UserError(f"--games {args.games} with --duplicate: each deal is played once per rotation of the "
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     bot_params = read_bot_params(args.bot_params)
     with tqdm(total=args.games, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
-                                 workers=max(1, args.workers), bot_params=bot_params, duplicate=args.duplicate)
+                                 workers=args.workers, bot_params=bot_params, duplicate=args.duplicate)
     if args.duplicate:
         return _print_duplicate(args, prof, bots, tables)
     df = summarise(tables)

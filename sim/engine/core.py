@@ -8,6 +8,14 @@ engine's turn (``sim.engine.turn.apply_turn``) call these, and ``sim.engine.tabl
 into the ``IllegalTurn`` or reason text the player reads, so each rule is written once, here, for
 the Python engine and for compiled hand loops alike.
 
+The last word of a row, ``HOLD``, carries what a group's past in the turn obliges (H_*): the table
+operations set it on the rows they leave, and the turn clears it on every row it leaves on the table,
+so between turns it is -1 as in the meld search's rows.  A four-card group with a joker is closed; a
+card taken from it leaves a three-card group that keeps its jokers for the rest of the turn
+(``H_HELD``), as does a two-joker group that has given up one joker, unless the player closed it by a
+lay-off that turn (``H_LAID``).  Otherwise a card taken off a closed group and given back as a
+missing suit would free its joker for one card, which the direct swap refuses (docs/RULES.md 11).
+
 ``rules`` is the int64 vector ``rules_array(profile)`` (R_* words): the profile rules the meld and
 table operations and the turn read (values come from the meld search's parameter vector, ``prm``).
 """
@@ -24,9 +32,11 @@ RUN, GROUP = 0, 1  # sim.melds
 LOW, HIGH = 0, 1  # sim.engine.actions
 ACE = 12
 ACE_LOW_EXT, ACE_HIGH_EXT = 0, 13
-ROW_W = 32  # kind, low, n, 14 cards, 14 declared cards (sim.meldsearch.OUT_W)
+ROW_W = 32  # kind, low, n, 14 cards, 14 declared cards, HOLD (sim.meldsearch.OUT_W)
 CARDS, REPS = 3, 17
 MAX_SLOTS = 14
+HOLD = 31
+H_NONE, H_HELD, H_LAID = -1, 1, 2  # HOLD: nothing; jokers kept this turn; closed by this turn's lay-off
 
 # the meld search's parameter words these rules read (sim.meldsearch.P_*)
 P_EXTV, P_HV, P_JOKER_MELD_VALUE = 16, 32, 5
@@ -120,7 +130,7 @@ T_NO_SLOT, T_JOKER, T_NOT_END, T_GROUP_NOT_FOUR, T_LEAVES = range(31, 36)
 S_NOT_RUN, S_POSITION, S_CARD, S_PART = range(41, 45)
 # a joker swap (swap_joker_row)
 (J_NO_JOKER, J_RUN_CARD, J_RUN_END, J_ALL_JOKER_GROUP, J_FOUR_GROUP, J_NOT_MISSING, J_SAME_SUIT, J_BOTH,
- J_ONE) = range(51, 60)
+ J_ONE, J_CLOSED_THIS_TURN) = range(51, 61)
 
 
 @njit(cache=True)
@@ -292,6 +302,8 @@ def lay_off_row(row, c, end, rep_wanted, rules, prm, out):
         out[CARDS + n] = c
         out[REPS + n] = rep
         out[2] = n + 1
+        if n + 1 == 4 and row[HOLD] != H_HELD and jokers_in(out) > 0:
+            out[HOLD] = H_LAID  # closed by the player's own card: taking a card back opens it again
     code = check_row(out, rules)
     return code, added, rep
 
@@ -299,7 +311,8 @@ def lay_off_row(row, c, end, rep_wanted, rules, prm, out):
 @njit(cache=True)
 def take_row(row, pos, out):
     """The card at slot ``pos`` taken from the meld (an end card of a run, any card of a four-card
-    group; never a joker): (code, the card); out: the meld left."""
+    group; never a joker): (code, the card); out: the meld left (a closed group's jokers held for the
+    rest of the turn, HOLD)."""
     n = row[2]
     out[:] = row
     if pos < 0 or pos >= n:
@@ -321,6 +334,11 @@ def take_row(row, pos, out):
         return T_GROUP_NOT_FOUR, c
     if n - 1 < 3 or jokers_in(out) == n - 1:
         return T_LEAVES, c
+    if row[0] != RUN:
+        if row[HOLD] == H_LAID:
+            out[HOLD] = H_NONE  # the player's own lay-off taken back: the group is as open as before it
+        elif jokers_in(row) > 0:
+            out[HOLD] = H_HELD
     return OK, c
 
 
@@ -360,8 +378,8 @@ def split_row(row, card, pos, rules, first, second):
 @njit(cache=True)
 def swap_joker_row(row, pos, card, extra, rules, out):
     """The joker at slot ``pos`` taken by substituting the natural card(s) it stands for (``card``;
-    in a group ``extra`` too where both missing suits are needed, -1 otherwise): (code, the card at
-    fault or -1); out: the meld after it."""
+    in a group ``extra`` too where both missing suits are needed, -1 otherwise; never from a group
+    whose jokers the turn holds, HOLD): (code, the card at fault or -1); out: the meld after it."""
     n = row[2]
     out[:] = row
     if pos < 0 or pos >= n or row[CARDS + pos] != JOKER:
@@ -377,6 +395,8 @@ def swap_joker_row(row, pos, card, extra, rules, out):
         return J_ALL_JOKER_GROUP, -1
     if n == 4:
         return J_FOUR_GROUP, -1
+    if row[HOLD] == H_HELD:
+        return J_CLOSED_THIS_TURN, -1
     present = 0
     nat = 0
     for k in range(n):
@@ -424,4 +444,6 @@ def swap_joker_row(row, pos, card, extra, rules, out):
             k += 1
             others -= 1
     out[2] = k
+    if k == 4 and n - nat - 1 > 0:  # a two-joker group closed by the swap keeps its other joker
+        out[HOLD] = H_HELD
     return OK, -1

@@ -233,6 +233,8 @@ class Turn:
                 core.J_BOTH: lambda: f"a joker leaves the three-card group {m} only when two missing suits are added "
                              "(both missing suits, or two of three with two jokers)",
                 core.J_ONE: lambda: "one natural card of a missing suit takes a joker here",
+                core.J_CLOSED_THIS_TURN: lambda: f"{m} was a four-card group with a joker (closed) earlier in this "
+                                         "turn; taking a card from it does not release its joker in the same turn",
             }[sub]())
         if code == T.U_RUN_ADD_LIMIT:
             return IllegalTurn("run_add_limit", f"at most two cards in total may be added to {target()} in one turn")

@@ -6,9 +6,10 @@ order to a working copy of the table and the hand (cards freed from the table th
 first, then the hand), with every rule of docs/RULES.md 3-5 that limits them: the meld and table
 operations of ``core``, the opening needed before building on the table, the per-turn limits on
 cards added to a run's ends, a freed joker laid again with two cards from the hand, no freed card
-kept, every changed meld valid at the end, the discard, the opening minimum, what a taken discard
-obliges, going out in the first round, Kalooki.  It answers with a code (``OK`` or the U_* rule
-broken, with the details in ``err``) and changes nothing it was given but its output arrays.
+kept, every changed meld valid at the end (and cleared of what the turn held, ``core.HOLD``), the
+discard, the opening minimum, what a taken discard obliges, going out in the first round, Kalooki.
+It answers with a code (``OK`` or the U_* rule broken, with the details in ``err``) and changes
+nothing it was given but its output arrays.
 
 ``HandState.apply_play`` (the validated Python API: ``play``, transcripts, ``replay``, the fuzz and
 scripted-rule tests) encodes a ``Play`` and words a refusal (sim.engine.table); the compiled hand
@@ -239,6 +240,7 @@ def _new_meld(row, n, wtab, hand, floating, rules, prm, flags, res, err, slots):
     if res[T_PENDING] > 0 and nj > 0 and from_hand >= 2:  # a freed joker laid again with two from the hand
         res[T_PENDING] -= min(nj, res[T_PENDING])
     wtab[n] = row
+    wtab[n, core.HOLD] = core.H_NONE  # what the turn holds starts from the table, never from a new meld
     flags[0, n] = 1
     res[T_MELDS] += 1
     res[T_NEW_VALUE] += value
@@ -409,6 +411,7 @@ def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, w
             return U_FREED_JOKER
         for i in range(n):
             if flags[1, i] != 0:
+                wtab[i, core.HOLD] = core.H_NONE  # a group's past in this turn binds no later turn
                 code = core.check_row(wtab[i], rules)
                 if code != OK:
                     err[E_CODE] = code

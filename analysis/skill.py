@@ -1,0 +1,352 @@
+"""How much skill decides a profile: strengths of a set of players fitted on their games, and the
+share of game results the strengths leave to luck.
+
+Input: the ``games`` table of a duplicate run (``kalooki skill``), where game g is rotation
+``g % n`` of deal ``g // n`` (n = the game's players).  Every measure is per profile and is computed
+from per-deal counts, so that the intervals can resample deals.
+
+The model.  Bradley-Terry on pairwise results from the finishing order (full rank breaking): in each
+game, every pair of seats held by two different players is one head-to-head result, won by the player
+with the better ``finish_rank``.  P(i finishes ahead of j) = 1 / (1 + exp(-(r_i - r_j))), ratings r in
+log-odds, fitted by maximum likelihood (``scipy.optimize``, trust-region Newton) with a normal prior of standard
+deviation ``PRIOR_SD`` on every rating, which keeps the fit finite when one player always finishes
+ahead of another and moves it by well under the intervals otherwise; the ratings are centred (mean 0).
+The pairwise results of one game are not independent; the intervals are made by resampling whole deals.
+
+The measures (all "players" are the measured set, so compare profiles measured with the same set):
+
+- ``spread``: the rating of the strongest player minus that of the weakest, in log-odds (``elo``:
+  the same times 400 / ln 10, Elo points).
+- ``adjacent_win``: with the players ordered by rating, the mean over neighbouring pairs of the fitted
+  probability that the stronger finishes ahead of the weaker in a game where both play.
+- ``luck_share``: the share of the variation in head-to-head results that the fitted strengths do not
+  explain: the mean over head-to-head results (pairs of different players at one game) of
+  (y - p)^2, y = 1 if the first of the pair finished ahead, p its fitted probability, divided by the
+  same mean for a coin flip, 1/4.  1 = the strengths predict nothing (pure chance), 0 = they predict
+  every result (the stronger always finishes ahead).
+- ``coin_flip_share``: the luck share on a scale a reader knows: the share c of games that would have
+  to be decided by a coin flip (a uniformly random finishing order), in a game where otherwise the
+  stronger player always finishes ahead, to leave this luck share.  Such a game has
+  P(stronger ahead) = 1 - c/2 and so luck share c(2 - c); hence c = 1 - sqrt(1 - luck_share).
+- Money (profiles where money changes hands): ``pay_spread``: the highest mean net payment per game of a
+  player minus the lowest, in units per game; ``pay_luck_share``: the share of the variance of net
+  payment over player-games (each player's payment in each game) not explained by the players'
+  means (1 - R^2 of net payment on the player).
+
+Intervals: percentile bootstrap over deals (``BOOT`` replicates by default, from the seed given): each
+replicate draws the profile's deals with replacement and refits; the order of the players (who is
+strongest, who neighbours whom) stays that of the full-sample fit.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+PRIOR_SD = 10.0  # log-odds; a normal prior on every rating
+BOOT = 200
+LEVEL = 0.95
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+
+GAMES_COLUMNS = ["profile", "game_id", "n_players", "seat", "bot", "finish_rank", "net_payment"]
+
+MEASURES = {  # name: (unit, denominator)
+    "spread": ("log-odds", "the strongest player's rating minus the weakest's"),
+    "spread_elo": ("Elo points", "the spread times 400 / ln 10"),
+    "adjacent_win": ("probability", "mean over neighbouring pairs (by rating) of P(stronger finishes ahead)"),
+    "luck_share": ("share", "head-to-head results of different players at one game; mean (y - p)^2 over 1/4"),
+    "coin_flip_share": ("share of games", "games decided by a coin flip in a stronger-always-wins game with "
+                                          "this luck share: 1 - sqrt(1 - luck_share)"),
+    "pay_spread": ("units per game", "the highest player's mean net payment per game minus the lowest's"),
+    "pay_luck_share": ("share", "player-games; residual over total variance of net payment, player means fitted"),
+}
+
+
+class DealCounts:
+    """A profile's games reduced to per-deal counts: ``wins[d, i, j]`` head-to-head results in deal d
+    where player i finished ahead of player j; ``pay[d, k]`` (player-games, sum, sum of squares) of
+    player k's net payment."""
+
+    def __init__(self, players, deals, wins, pay):
+        self.players, self.deals, self.wins, self.pay = list(players), np.asarray(deals), wins, pay
+
+    @classmethod
+    def of(cls, games: pd.DataFrame, players=None) -> "DealCounts":
+        g = games.sort_values(["game_id", "seat"])
+        names = sorted(set(g["bot"].astype(str))) if players is None else list(players)
+        index = {p: k for k, p in enumerate(names)}
+        unknown = sorted(set(g["bot"].astype(str)) - set(index))
+        if unknown:
+            raise ValueError(f"players {', '.join(unknown)} are not among {', '.join(names)}")
+        sizes = g.groupby("game_id")["seat"].size()
+        if sizes.nunique() != 1:
+            raise ValueError("games of different sizes in one profile; a skill study seats the same number "
+                             "in every game")
+        n = int(sizes.iloc[0])
+        game_ids = g["game_id"].to_numpy(np.int64).reshape(-1, n)[:, 0]
+        who = g["bot"].astype(str).map(index).to_numpy(np.int64).reshape(-1, n)
+        rank = g["finish_rank"].to_numpy(np.int64).reshape(-1, n)
+        deal_of_game = game_ids // n
+        deals, d = np.unique(deal_of_game, return_inverse=True)
+        K, D = len(names), len(deals)
+        wins = np.zeros((D, K, K), np.float64)
+        for a in range(n):
+            for b in range(a + 1, n):
+                i, j = who[:, a], who[:, b]
+                differ = i != j
+                a_ahead = rank[:, a] < rank[:, b]
+                win = np.where(a_ahead, i, j)[differ]
+                lose = np.where(a_ahead, j, i)[differ]
+                np.add.at(wins, (d[differ], win, lose), 1.0)
+        pay = np.zeros((D, K, 3), np.float64)
+        v = g["net_payment"].to_numpy(np.float64).reshape(-1, n)
+        for a in range(n):
+            np.add.at(pay, (d, who[:, a], 0), 1.0)
+            np.add.at(pay, (d, who[:, a], 1), v[:, a])
+            np.add.at(pay, (d, who[:, a], 2), v[:, a] ** 2)
+        return cls(names, deals, wins, pay)
+
+
+def fit_ratings(wins: np.ndarray, prior_sd: float = PRIOR_SD) -> np.ndarray:
+    """Bradley-Terry ratings (log-odds, mean 0) maximising the likelihood of ``wins[i, j]`` (i ahead of j)
+    times a normal prior of sd ``prior_sd`` on every rating (``scipy.optimize``'s exact trust-region
+    Newton method: the problem is convex, with its gradient and Hessian in closed form)."""
+    from scipy.optimize import minimize
+    K = wins.shape[0]
+    lam = 1.0 / prior_sd ** 2
+    n = wins + wins.T
+
+    def objective(r):
+        diff = r[:, None] - r[None, :]
+        # -log sigmoid(diff) = log(1 + exp(-diff)), stably
+        nll = float((wins * np.logaddexp(0.0, -diff)).sum()) + 0.5 * lam * float(r @ r)
+        p = _sigmoid(diff)
+        grad = (n * p).sum(axis=1) - wins.sum(axis=1) + lam * r  # expected minus observed wins
+        return nll, grad
+
+    def hessian(r):
+        p = _sigmoid(r[:, None] - r[None, :])
+        w = n * p * (1.0 - p)
+        return np.diag(w.sum(axis=1)) - w + lam * np.eye(K)
+
+    res = minimize(objective, np.zeros(K), jac=True, hess=hessian, method="trust-exact", options={"gtol": 1e-8})
+    r = res.x
+    return r - r.mean()
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def measures_of(wins: np.ndarray, pay: np.ndarray, order: np.ndarray, money: bool,
+                ratings: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """(ratings, measures) from summed counts; ``order``: the players strongest first (fixed by the
+    full-sample fit)."""
+    r = fit_ratings(wins) if ratings is None else ratings
+    out = {}
+    out["spread"] = float(r[order[0]] - r[order[-1]])
+    out["spread_elo"] = out["spread"] * ELO_PER_LOGIT
+    out["adjacent_win"] = float(np.mean(_sigmoid(r[order[:-1]] - r[order[1:]]))) if len(order) > 1 else math.nan
+    p = _sigmoid(r[:, None] - r[None, :])
+    total = wins.sum()
+    luck = float(4.0 * (wins * (1.0 - p) ** 2).sum() / total) if total > 0 else math.nan
+    out["luck_share"] = luck
+    out["coin_flip_share"] = 1.0 - math.sqrt(max(0.0, 1.0 - luck)) if luck == luck else math.nan
+    if money:
+        n, s, q = pay[:, 0], pay[:, 1], pay[:, 2]
+        seen = n > 0
+        means = np.where(seen, s / np.where(seen, n, 1.0), np.nan)
+        out["pay_spread"] = float(np.nanmax(means) - np.nanmin(means))
+        N, S, Q = n.sum(), s.sum(), q.sum()
+        ss_tot = Q - S * S / N
+        ss_res = float((q - np.where(seen, s * s / np.where(seen, n, 1.0), 0.0)).sum())
+        out["pay_luck_share"] = ss_res / ss_tot if ss_tot > 0 else math.nan
+    return r, out
+
+
+def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed: int = 0, level: float = LEVEL) -> dict:
+    """A profile's fit: ``players`` (a row per player: rating with its interval, Elo, games, share of
+    games won, mean finish rank, mean net payment), ``measures`` (a row per measure: estimate, interval,
+    unit, denominator) and ``replicates`` (every bootstrap replicate's measures, for differences
+    between profiles).  ``games``: one profile's rows of the games table (``GAMES_COLUMNS``)."""
+    counts = DealCounts.of(games, players)
+    money = bool((games["net_payment"] != 0).any())
+    W, P = counts.wins.sum(axis=0), counts.pay.sum(axis=0)
+    r = fit_ratings(W)
+    order = np.argsort(-r, kind="stable")
+    _, point = measures_of(W, P, order, money, r)
+    rng = np.random.default_rng(seed)
+    D = len(counts.deals)
+    reps, rep_r = [], []
+    for b in range(boot):
+        k = rng.multinomial(D, np.full(D, 1.0 / D)).astype(np.float64)
+        rb, mb = measures_of(np.tensordot(k, counts.wins, axes=1), np.tensordot(k, counts.pay, axes=1), order, money)
+        rep_r.append(rb)
+        reps.append({"replicate": b, **mb})
+    rep = pd.DataFrame(reps)
+    rep_r = np.array(rep_r).reshape(boot, len(r))
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+
+    def interval(values):
+        values = np.asarray(values, np.float64)
+        values = values[np.isfinite(values)]
+        return (float(np.quantile(values, lo_q)), float(np.quantile(values, hi_q))) if values.size else (math.nan,) * 2
+
+    mrows = []
+    for name, est in point.items():
+        lo, hi = interval(rep[name]) if boot else (math.nan, math.nan)
+        unit, denom = MEASURES[name]
+        mrows.append(dict(measure=name, estimate=est, ci_low=lo, ci_high=hi, unit=unit, denominator=denom))
+    g = games.assign(bot=games["bot"].astype(str))
+    per = g.groupby("bot").agg(games=("game_id", "size"), won=("finish_rank", lambda x: float((x == 1).mean())),
+                               mean_rank=("finish_rank", "mean"), net_payment=("net_payment", "mean"))
+    prows = []
+    for k in order:
+        name = counts.players[k]
+        lo, hi = interval(rep_r[:, k]) if boot else (math.nan, math.nan)
+        row = per.loc[name] if name in per.index else None
+        prows.append(dict(player=name, strength_rank=len(prows) + 1, rating=float(r[k]), rating_lo=lo, rating_hi=hi,
+                          elo=float(r[k] * ELO_PER_LOGIT), games=int(row["games"]) if row is not None else 0,
+                          game_win=float(row["won"]) if row is not None else math.nan,
+                          mean_finish_rank=float(row["mean_rank"]) if row is not None else math.nan,
+                          net_payment=float(row["net_payment"]) if row is not None else math.nan))
+    return {"players": pd.DataFrame(prows), "measures": pd.DataFrame(mrows), "replicates": rep,
+            "deals": D, "money": money}
+
+
+def difference(rep_a: pd.DataFrame, rep_b: pd.DataFrame, point_a: dict, point_b: dict, level: float = LEVEL):
+    """Per measure: a minus b, with the percentile interval of the differences of independent replicates
+    (the profiles' deals are resampled apart); ``separated``: the interval excludes 0."""
+    rows = []
+    n = min(len(rep_a), len(rep_b))
+    for name in MEASURES:
+        if name not in point_a or name not in point_b:
+            continue
+        d = rep_a[name].to_numpy()[:n] - rep_b[name].to_numpy()[:n]
+        d = d[np.isfinite(d)]
+        lo, hi = (np.quantile(d, (1 - level) / 2), np.quantile(d, 1 - (1 - level) / 2)) if d.size else (math.nan,) * 2
+        est = point_a[name] - point_b[name]
+        rows.append(dict(measure=name, difference=est, ci_low=float(lo), ci_high=float(hi),
+                         separated=bool(lo > 0 or hi < 0), unit=MEASURES[name][0]))
+    return pd.DataFrame(rows)
+
+
+SKILL_DIR = "skill"
+FILES = ("players", "measures", "replicates")
+
+
+def _profile_seed(seed: int, profile: str) -> np.random.SeedSequence:
+    import zlib
+    return np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.encode()),))
+
+
+def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: str = "", run_id=None) -> dict:
+    """Fit every profile of a skill run in ``out`` and write ``OUT/skill/{players,measures,replicates}.parquet``
+    and, last, ``OUT/skill/skill.json`` (the fit's settings, the measures' definitions and the files with
+    their sha256).  Each profile's bootstrap has its own stream from (seed, profile).  Returns the study
+    (``profiles``: name -> ``measure``'s dict)."""
+    import pyarrow as pa
+
+    from sim import runformat
+
+    from .load import load_table
+    games = load_table(out, "games", GAMES_COLUMNS, profiles)
+    study = {"profiles": {}, "players": list(players), "boot": boot, "seed": seed, "level": LEVEL,
+             "run_id": run_id, "command": command}
+    frames = {k: [] for k in FILES}
+    for prof in profiles:
+        g = games[games["profile"].astype(str) == prof]
+        if g.empty:
+            raise ValueError(f"profile {prof}: no games in {out}")
+        res = measure(g, players, boot=boot, seed=_profile_seed(seed, prof))
+        study["profiles"][prof] = res
+        for k in FILES:
+            frames[k].append(res[k].assign(profile=prof))
+    loc = runformat.locate(out, "--out")
+    files = {}
+    for k in FILES:
+        frame = pd.concat(frames[k], ignore_index=True)
+        frame = frame[["profile"] + [c for c in frame.columns if c != "profile"]]
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        files[k] = runformat.write_table(loc, f"{SKILL_DIR}/{k}.parquet", table)
+    meta = {"run_id": run_id, "command": command, "players": list(players), "profiles": list(profiles),
+            "boot": boot, "seed": seed, "level": LEVEL, "prior_sd": PRIOR_SD,
+            "model": "Bradley-Terry on pairwise results from the finishing order (full rank breaking)",
+            "interval": "percentile bootstrap over deals",
+            "deals": {p: r["deals"] for p, r in study["profiles"].items()},
+            "measures": {k: {"unit": u, "denominator": d} for k, (u, d) in MEASURES.items()}, "files": files}
+    text = json.dumps(meta, indent=1) + "\n"
+    runformat.write_bytes_atomic(loc.fs, loc.path(f"{SKILL_DIR}/skill.json"), text.encode())
+    return study
+
+
+def as_json(study: dict) -> dict:
+    profs = list(study["profiles"])
+    out = {"players": study["players"], "boot": study["boot"], "seed": study["seed"],
+           "profiles": {p: {"deals": r["deals"], "money": r["money"],
+                            "measures": r["measures"].to_dict(orient="records"),
+                            "players": r["players"].to_dict(orient="records")}
+                        for p, r in study["profiles"].items()}}
+    if len(profs) > 1 and study["boot"]:
+        out["differences"] = {f"{p} - {profs[0]}": differences(study, p, profs[0]).to_dict(orient="records")
+                              for p in profs[1:]}
+    return _no_nan(out)
+
+
+def _no_nan(x):
+    """JSON has no NaN: an undefined value (an interval without replicates) is null."""
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_no_nan(v) for v in x]
+    if isinstance(x, float) and x != x:
+        return None
+    return x
+
+
+def _fmt(x, digits=3, sign=False) -> str:
+    if x != x:
+        return "n/a"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def text_lines(study: dict) -> list[str]:
+    """The study as text: per profile, the players by rating and the measures, each with its interval."""
+    lines = [f"Skill study: players {', '.join(study['players'])}; {int(LEVEL * 100)}% percentile bootstrap "
+             f"intervals over deals ({study['boot']} replicates, seed {study['seed']})"]
+    for prof, r in study["profiles"].items():
+        lines.append("")
+        lines.append(f"{prof}: {r['deals']} deals, each played in every rotation of its table")
+        lines.append(f"  {'player':<14} {'rating (log-odds)':<26} {'Elo':>6} {'games':>6} {'won':>6} {'mean rank':>9}")
+        for p in r["players"].itertuples():
+            lines.append(f"  {p.player:<14} {_fmt(p.rating, 2, True)} [{_fmt(p.rating_lo, 2, True)}, "
+                         f"{_fmt(p.rating_hi, 2, True)}]".ljust(43) + f" {p.elo:+6.0f} {p.games:>6d} "
+                         f"{p.game_win:6.3f} {p.mean_finish_rank:9.2f}")
+        for m in r["measures"].itertuples():
+            digits = 0 if m.measure == "spread_elo" else (2 if m.unit in ("log-odds", "units per game") else 3)
+            lines.append(f"  {m.measure:<16} {_fmt(m.estimate, digits)} [{_fmt(m.ci_low, digits)}, "
+                         f"{_fmt(m.ci_high, digits)}] {m.unit}")
+    profs = list(study["profiles"])
+    if len(profs) > 1 and study["boot"]:
+        ref = profs[0]
+        lines.append("")
+        lines.append(f"Each profile minus {ref} (independent bootstrap replicates; * = the interval excludes 0):")
+        for prof in profs[1:]:
+            d = differences(study, prof, ref).set_index("measure")
+            parts = []
+            for name in ("spread", "luck_share", "coin_flip_share"):
+                r = d.loc[name]
+                digits = 2 if name == "spread" else 3
+                parts.append(f"{name} {_fmt(r.difference, digits, True)} [{_fmt(r.ci_low, digits, True)}, "
+                             f"{_fmt(r.ci_high, digits, True)}]{'*' if r.separated else ''}")
+            lines.append(f"  {prof:<11} " + "; ".join(parts))
+    return lines
+
+
+def differences(study: dict, a: str, b: str) -> pd.DataFrame:
+    """``difference`` between two profiles of a study."""
+    ra, rb = study["profiles"][a], study["profiles"][b]
+    point = lambda r: dict(zip(r["measures"]["measure"], r["measures"]["estimate"]))  # noqa: E731
+    return difference(ra["replicates"], rb["replicates"], point(ra), point(rb))

@@ -1,0 +1,102 @@
+"""`kalooki skill`: how much skill decides each profile: a duplicate run among a graded set of players,
+their Bradley-Terry strengths, and the share of results left to luck, with bootstrap intervals."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from ..errors import UserError
+from .common import add_seed_arg, show_progress
+
+HELP = """\
+Plays --games games per --profile among --players (bots, and bots weakened as NAME@EPS: each turn the
+random bot's with probability EPS) in duplicate: every deal once per rotation of its table's seats, the
+same cards to the same seats.  More players than seats meet at every subset of them, one drawn per deal.
+The run (resumable, on Ray unless --local) goes to OUT like `kalooki simulate`'s; the fit to
+OUT/skill/ (players.parquet, measures.parquet, replicates.parquet, skill.json).
+
+Per profile, from head-to-head results (every pair of different players at a game; the one finishing
+ahead wins) a Bradley-Terry fit gives each player a rating (log-odds; Elo = x 400/ln 10).  Measures:
+spread (strongest minus weakest rating), adjacent_win (mean over neighbouring players of the chance the
+stronger finishes ahead), luck_share (mean squared error of the fitted chances over the head-to-head
+results, divided by a coin flip's 1/4: 1 = pure chance, 0 = the stronger always finishes ahead),
+coin_flip_share (the share of games a coin flip would have to decide in a stronger-always-wins game to
+give the same luck share: 1 - sqrt(1 - luck_share)); with money, pay_spread (units per game) and
+pay_luck_share (1 - R^2 of net payment per player-game on the player).  Intervals: 95% percentile
+bootstrap over deals (--boot replicates from --seed).  With several profiles, each profile's measures
+minus the first profile's, with intervals from the replicates' differences (* where they exclude 0).
+The measures describe this set of players: compare profiles measured with the same --players."""
+
+
+def register(sub):
+    from ..skill import DEFAULT_PLAYERS, DEFAULT_PROFILES
+    p = sub.add_parser("skill", help="measure how much skill decides each profile (ratings, luck share)",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--profile", action="append", dest="profiles", metavar="P",
+                   help=f"rule profile, repeatable (default: {', '.join(DEFAULT_PROFILES)})")
+    p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE",
+                   help="override a profile parameter in every profile, repeatable (default: none)")
+    p.add_argument("--players", default=",".join(DEFAULT_PLAYERS), metavar="A,B,...",
+                   help="the players, comma-separated: bots or NAME@EPS (default: %(default)s)")
+    p.add_argument("--games", type=int, default=1200, metavar="N",
+                   help="games per profile, a multiple of the 4 seats: N/4 deals (default: %(default)s)")
+    add_seed_arg(p, default=1, what="seed of the deals and of the bootstrap")
+    p.add_argument("--out", default="runs/skill", metavar="DIR", help="output directory (default: %(default)s)")
+    p.add_argument("--boot", type=int, default=200, metavar="B",
+                   help="bootstrap replicates over deals, 0 for none (default: %(default)s)")
+    p.add_argument("--workers", type=int, metavar="W", help="Ray workers (default: every core)")
+    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (default: a private local Ray)")
+    p.add_argument("--shard-games", type=int, dest="shard_games", metavar="M",
+                   help="games per shard, a multiple of the 4 seats (default: 100, or --games if fewer)")
+    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
+    p.add_argument("--json", action="store_true", help="print the measures as one JSON object (default: tables)")
+    p.set_defaults(func=run)
+
+
+def _command(args) -> str:
+    parts = ["kalooki", "skill"]
+    for prof in args.profiles or []:
+        parts += ["--profile", prof]
+    for s in args.sets:
+        parts += ["--set", s]
+    parts += ["--players", args.players, "--games", str(args.games), "--seed", str(args.seed), "--out", args.out,
+              "--boot", str(args.boot)]
+    for flag, value in (("--workers", args.workers), ("--address", args.address),
+                        ("--shard-games", args.shard_games)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.local:
+        parts.append("--local")
+    return shlex.join(parts)
+
+
+def run(args):
+    from .. import skill
+    from ..bots import bot_name_error
+    players = [b.strip() for b in args.players.split(",") if b.strip()]
+    for b in players:
+        if bot_name_error(b):
+            raise UserError(f"--players: {bot_name_error(b)}")
+    if args.boot < 0:
+        raise UserError(f"--boot {args.boot}: must be 0 or a positive integer")
+    profiles = args.profiles or list(skill.DEFAULT_PROFILES)
+    config = skill.study_config(profiles, players, args.games, args.seed, args.out, workers=args.workers,
+                                shard_games=args.shard_games, sets=args.sets)
+    quiet = args.quiet
+
+    def log(msg):
+        if not quiet:
+            print(msg, file=sys.stderr)
+
+    result = skill.run_study(config, local=args.local, address=args.address, progress=show_progress(args),
+                             command=_command(args), log=log)
+    from analysis import skill as fit
+    study = fit.fit_run(args.out, profiles, players, boot=args.boot, seed=args.seed, command=_command(args),
+                        run_id=result.manifest.get("run_id"))
+    if args.json:
+        print(json.dumps(fit.as_json(study)))
+    else:
+        print("\n".join(fit.text_lines(study)))
+    return 0

@@ -1,0 +1,67 @@
+"""The plan of a skill study (``kalooki skill``): which players meet at which tables, and the duplicate
+run that plays them.
+
+A study seats a set of players (bots and graded bots, ``sim.bots.graded``) at tables of n seats: every
+n-player subset of them when there are more than n (each a composition of equal weight; each deal
+draws one), the set itself when there are exactly n, and the set repeated in seat order (a,b,a,b)
+when there are fewer.  Every deal is played once per rotation of its table's seats from a seat-keyed
+stock (``sim.records``' duplicate games: the same cards reach the same seats, only the player holding
+them changes), so the players' differences are measured on the same cards.
+
+The run is an ordinary resumable run of ``sim.runner`` (shards, manifest, Ray or in-process) whose
+shards are played as duplicate games; its games table is what ``analysis.skill`` fits.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from .errors import UserError
+
+# Strongest to weakest by design: the ladder's bots and the expert weakened by known amounts.
+DEFAULT_PLAYERS = ("lookahead", "expert", "expert@0.1", "expert@0.3", "greedy")
+DEFAULT_PROFILES = ("kalooki40", "british", "swedish", "kalooki51", "east_coast", "scala40")
+SEATS = 4
+
+
+def tables_for(players, seats: int = SEATS) -> tuple:
+    """The runner's table compositions ({name, bots, weight}) that seat ``players`` ``seats`` at a time."""
+    players = list(players)
+    if len(set(players)) != len(players):
+        raise UserError(f"--players {','.join(players)}: a player is named twice; name each once")
+    if len(players) < 2:
+        raise UserError(f"--players {','.join(players)}: a study needs at least 2 players")
+    if len(players) <= seats:
+        bots = [players[s % len(players)] for s in range(seats)]
+        return ({"name": ",".join(bots), "bots": ",".join(bots), "weight": 1},)
+    return tuple({"name": ",".join(c), "bots": ",".join(c), "weight": 1}
+                 for c in itertools.combinations(players, seats))
+
+
+def duplicate_shard(spec):
+    """``sim.runner``'s shard function for a study: the shard's games played as duplicate games (game g is
+    rotation g % n of deal g // n)."""
+    from .records import play_shard
+    return play_shard(dataclasses.replace(spec, duplicate=True))
+
+
+def study_config(profiles, players, games: int, seed: int, out: str, seats: int = SEATS, workers=None,
+                 shard_games: int | None = None, sets=None):
+    """The run config of a study; ``games`` per profile, a multiple of ``seats`` (whole deals)."""
+    from . import runner
+    if games <= 0 or games % seats:
+        raise UserError(f"--games {games}: each deal is played once per rotation of the {seats} seats, so give "
+                        f"a positive multiple of {seats}")
+    shard = shard_games or min(games, 25 * seats)
+    if shard % seats:
+        raise UserError(f"--shard-games {shard}: a shard holds whole deals, so give a multiple of {seats}")
+    return runner.make_config(None, None, profiles=list(profiles), games=games, seed=seed, out=out,
+                              players=seats, workers=workers, shard_games=shard, events=None, sets=sets or [],
+                              tables=list(tables_for(players, seats)), paired=None)
+
+
+def run_study(config, local: bool = False, address=None, progress: bool = False, command=None, log=None):
+    """Play (or resume) a study's run; ``sim.runner.run``'s result."""
+    from . import runner
+    return runner.run(config, local=local, address=address, progress=progress, shard_fn=duplicate_shard,
+                      command=command, log=log or (lambda msg: None))

@@ -1,0 +1,281 @@
+"""No bot misses a sure go-out: going out this turn with its hand alone, with lay-offs onto the table,
+with a joker laid off (docs/RULES.md sections 3-5).
+
+- scripted positions: each bot lays a joker off to go out, lays off the jokers it would otherwise be
+  left holding alone, and never lays one where the profile's joker limit forbids it;
+- ``sure_go_out`` (tests/sure_go_out.py), the rules-only search the scan judges by, on positions
+  written out;
+- the scan: seeded hands of every profile at a table of each bot and at a mixed one, played on the
+  Python engine exactly as ``kalooki play --profile P --seed S --bots B,B,B,B`` plays them, every turn
+  inspected after the draw by ``sure_go_out`` (no bot code, no meld search): where a way out exists,
+  the bot must go out.  The random bot is not held to it: it plays "a legal turn chosen at random"
+  (its docstring).  A larger scan is marked slow (``KALOOKI_BLUNDER_SEEDS`` seeds per table).
+"""
+import os
+
+import numpy as np
+import pytest
+
+from sim import profiles
+from sim.bots import make_bot
+from sim.cards import JOKER, cards_str, from_counts, parse_card as C
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, LayOff, NewMeld
+from sim.engine.loop import play_hand
+
+from sure_go_out import sure_go_out
+from test_table_play import G, K40, K51, R
+
+S40 = profiles.load("scala40")
+BOTS = ("greedy", "patient", "expert", "lookahead")
+PROFILES = profiles.available()
+
+
+def opened(hand, table, p=K40, draw="KD", discard="2D", source=DRAW_STOCK, opened_before=True):
+    """Seat 0 after its draw (from the stock's top ``draw`` or the discard pile's top), having opened."""
+    st = HandState.scripted(p, [hand, "2C 3C 4C 5C 6C"], stock=draw, discard=discard, current=0, table=table,
+                            opened=[opened_before, True])
+    st.apply_draw(source)
+    return st
+
+
+def bot_turn(name, st):
+    """The bot's play for seat 0, applied (so validated) by the engine."""
+    play = make_bot(name, np.random.default_rng(0)).play(st, 0)
+    st.apply_play(play)
+    return play
+
+
+# ------------------------------------------------------------------ the bots, on positions written out
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_lays_a_joker_off_to_go_out(name):
+    # 2C melds with nothing; the drawn joker completes group[4S 4H 4D] as the 4C, or ends the club run
+    st = opened("2C", [G("4S 4H 4D"), R("7C 8C 9C")], draw="JK")
+    play = bot_turn(name, st)
+    assert any(isinstance(op, LayOff) and op.card == JOKER for op in play.ops), play
+    assert play.discard == C("2C") and st.result is not None and st.result.winner == 0
+
+
+def test_the_random_bot_lays_its_joker_off_when_its_lay_offs_come_to_it():
+    # its uniforms: no table move (0.9), lay off (0.1), up to three operations (0.99), the first card
+    st = opened("2C", [G("4S 4H 4D")], draw="JK")
+    bot = make_bot("random", np.random.default_rng(0))
+    bot.stream = np.array([0.9, 0.1, 0.99, 0.0] + [0.5] * 60)
+    play = bot.play(st, 0)
+    st.apply_play(play)
+    assert [op.card for op in play.ops] == [JOKER] and st.result is not None and st.result.winner == 0
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_the_last_card_laid_off_is_the_joker_when_the_natural_cannot_go(name):
+    # 9D goes nowhere, the joker goes onto the run: lay the joker, throw the 9D, out
+    st = opened("9D 2S", [R("3S 4S 5S")], draw="JK")
+    play = bot_turn(name, st)
+    assert play.discard == C("9D") and st.result is not None and st.result.winner == 0, play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_a_joker_bridges_a_gap_to_go_out(name):
+    # joker as 6C, then 7C: out with the KH discarded
+    st = opened("7C KH", [R("3C 4C 5C")], draw="JK")
+    play = bot_turn(name, st)
+    assert st.result is not None and st.result.winner == 0, play
+    assert [op.card for op in play.ops if isinstance(op, LayOff)] == [JOKER, C("7C")], play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_a_bot_left_with_only_jokers_lays_them_off(name):
+    # one spot for a joker (the group's fourth card); the 9D cannot be played: one joker laid, the 9D
+    # thrown, one joker kept rather than two
+    st = opened("9D JK", [G("4S 4H 4D")], draw="JK")
+    play = bot_turn(name, st)
+    assert [op.card for op in play.ops if isinstance(op, LayOff)] == [JOKER], play
+    assert play.discard == C("9D") and st.hands[0].tolist() == from_counts_vector("JK")
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_no_joker_goes_where_the_profile_caps_the_jokers_of_a_meld(name):
+    # scala40: one joker per meld; the only meld already holds one, so 2D cannot go out with a joker
+    st = opened("2D", [R("7H JK 9H")], p=S40, draw="JK")
+    assert sure_go_out(st, 0) is None
+    play = bot_turn(name, st)
+    assert not any(isinstance(op, LayOff) and op.card == JOKER for op in play.ops), play
+    assert st.result is None
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_an_unopened_bot_goes_out_by_kalooki_with_a_lay_off(name):
+    # 59 in new melds (three kings, 9H TH JH) and the 5C laid off onto the table's run: a Kalooki, which
+    # the patient, expert and lookahead take rather than hold on (a Kalooki pays double the call here)
+    st = HandState.scripted(K40, ["KS KH KD 9H TH JH 5C", "9S 9S 8D 8D 7H 7H 6S 6S"],
+                            stock="2S 4H 5H 6D 7D 8C 9C TD JD QD KC AC QS", discard="2D", current=0,
+                            table=[R("2C 3C 4C")], opened=[False, False])
+    st.turns_taken = [3, 3]
+    st.apply_draw(DRAW_STOCK)
+    assert sure_go_out(st, 0) is not None
+    bot_turn(name, st)
+    assert st.result is not None and st.result.winner == 0 and st.result.win_type == "kalooki"
+
+
+def test_the_lay_off_finder_matches_the_reference_jokers_included():
+    # small hands (jokers among them) against the tables of seeded hands: the compiled lay-offs
+    # (greedy_core._layoffs) and tests/reference_moves.find_layoffs lay the same cards in the same places
+    from sim.bots import greedy_core as FG
+    from sim.engine.turn import MAXT, X_CARD, X_KIND, X_LAYOFF, X_POS, X_TARGET, new_adds
+    from sim.meldsearch import OUT_W
+    from reference_moves import find_layoffs
+
+    rng = np.random.default_rng(7)
+    compared = jokers_laid = 0
+    for profile in ("kalooki40", "kalooki51", "scala40", "east_coast"):
+        st = HandState(profiles.load(profile), 4, 0, np.random.default_rng(3))
+        bots = [make_bot("greedy", np.random.default_rng(i)) for i in range(4)]
+        tables = []
+        play_hand(st, bots, [0, 1, 2, 3], on_turn=lambda s: tables.append(list(s.table)))
+        rp, _, prm = FG._rules(st)
+        for table in tables[len(tables) // 2::3]:
+            for _ in range(8):
+                hand = np.zeros(53, np.int8)
+                for c in rng.choice(52, int(rng.integers(0, 3)), replace=False):
+                    hand[c] += 1
+                hand[JOKER] = int(rng.integers(1, 3))
+                want = find_layoffs(st, hand.copy(), list(table), keep=1)
+                wtab = np.full((MAXT, OUT_W), -1, np.int64)
+                wtab[:len(table)] = FG._table_rows(table)
+                ops = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+                ctx = np.zeros(4, np.int64)
+                FG._layoffs(wtab, len(table), hand.copy(), np.int64(1), np.int64(-1), new_adds(), rp, rp, prm, ops,
+                            np.int64(0), ctx, FG.NO, np.int64(40))
+                got = [LayOff(int(o[X_TARGET]), int(o[X_CARD]), int(o[X_POS])) for o in ops[:ctx[0]]
+                       if o[X_KIND] == X_LAYOFF]
+                assert got == want, (profile, cards_str(from_counts(hand)), [str(m) for m in table])
+                compared += 1
+                jokers_laid += sum(op.card == JOKER for op in got)
+    assert compared > 100 and jokers_laid > 20, (compared, jokers_laid)
+
+
+def from_counts_vector(text):
+    h = np.zeros(53, np.int8)
+    for t in text.split():
+        h[C(t)] += 1
+    return h.tolist()
+
+
+# ------------------------------------------------------------------ the rules-only search the scan uses
+def test_sure_go_out_finds_a_joker_laid_off_and_the_engine_accepts_it():
+    st = opened("2C", [G("4S 4H 4D")], draw="JK")
+    play = sure_go_out(st, 0)
+    assert play is not None and play.discard == C("2C") and play.ops == [LayOff(0, JOKER, play.ops[0].end, C("4C"))]
+
+
+def test_sure_go_out_never_discards_the_taken_card():
+    # 9D taken from the discard pile may not be thrown back, and goes nowhere: no way out
+    st = opened("JK", [G("4S 4H 4D")], discard="2D 9D", source=DRAW_DISCARD)
+    assert sure_go_out(st, 0) is None
+    st = opened("JK", [G("4S 4H 4D")], draw="9D")
+    assert sure_go_out(st, 0) is not None
+
+
+def test_sure_go_out_keeps_to_the_turns_run_limits():
+    # 4C at the low end, 8C 9C at the high end: out under per_end, one card too many under two_total
+    st = opened("4C 8C 9C", [R("5C 6C 7C")], draw="KH")
+    assert sure_go_out(st, 0) is not None
+    st = opened("4C 8C 9C", [R("5C 6C 7C")], p=K40.replace(run_add_limit="two_total"), draw="KH")
+    assert sure_go_out(st, 0) is None
+
+
+def test_sure_go_out_before_opening_needs_the_minimum_in_new_melds():
+    table = [R("2C 3C 4C")]
+    st = opened("KS KH KD 9H TH JH 5C", table, draw="2S", opened_before=False)
+    st.turns_taken[0] = 3
+    play = sure_go_out(st, 0)  # 30 + 29 in new melds, the 5C laid off after them
+    assert play is not None and isinstance(play.ops[0], NewMeld) and isinstance(play.ops[-1], LayOff)
+    st = opened("3S 3H 3D 9H TH JH 5C", table, draw="2S", opened_before=False)
+    st.turns_taken[0] = 3
+    assert sure_go_out(st, 0) is None  # 9 + 29 < 40
+    # where lay-offs count (kalooki51: 51 with a new meld), the 8C laid off makes up the difference
+    table = [R("5C 6C 7C", K51)]
+    st = opened("5S 5H 5D 9H TH JH 8C", table, p=K51, draw="2S", opened_before=False)
+    st.turns_taken[0] = 3
+    assert sure_go_out(st, 0) is not None  # 15 + 29 + 8
+    st = opened("4S 4H 4D 9H TH JH 8C", table, p=K51, draw="2S", opened_before=False)
+    st.turns_taken[0] = 3
+    assert sure_go_out(st, 0) is None  # 12 + 29 + 8 < 51
+
+
+def test_sure_go_out_respects_the_first_round_rule():
+    st = opened("2C", [G("4S 4H 4D", S40)], p=S40, draw="JK")
+    st.turns_taken[0] = 0
+    assert sure_go_out(st, 0) is None  # scala40: nobody goes out in the first round
+    st.turns_taken[0] = 1
+    assert sure_go_out(st, 0) is not None
+
+
+# ------------------------------------------------------------------ the scan
+class Watched:
+    """A bot whose every play is judged first: after its draw, does a sure go-out exist?"""
+
+    def __init__(self, bot, seen):
+        self.bot, self.seen = bot, seen
+        self.name = bot.name
+
+    def dealer_swap(self, state, me):
+        return self.bot.dealer_swap(state, me)
+
+    def draw(self, state, me):
+        return self.bot.draw(state, me)
+
+    def play(self, state, me):
+        self.seen[state.turn_no] = (sure_go_out(state, me), cards_str(from_counts(state.hands[me])),
+                                    [str(m) for m in state.table])
+        return self.bot.play(state, me)
+
+
+def scan(profile: str, seed: int, names: list[str]) -> list[str]:
+    """Play the hand ``kalooki play --profile profile --seed seed --bots names`` plays, each turn
+    watched: a line for each sure go-out a bot (random aside) did not take."""
+    prof = profiles.load(profile)
+    kids = np.random.SeedSequence(seed).spawn(1 + len(names))
+    rng = np.random.default_rng(kids[0])
+    bots = [make_bot(n, np.random.default_rng(k)) for n, k in zip(names, kids[1:])]
+    seen: dict = {}
+    watched = [b if b.name == "random" else Watched(b, seen) for b in bots]
+    st = HandState(prof, len(names), int(rng.integers(len(names))), rng)
+    missed = []
+
+    def judge(state):
+        seat, _, _, play = state.last_turn
+        found = seen.pop(state.turn_no - 1, None)
+        if found is None or found[0] is None or (state.result is not None and state.result.winner == seat):
+            return
+        witness, hand, table = found
+        missed.append(f"kalooki play --profile {profile} --seed {seed} --bots {','.join(names)}: turn "
+                      f"{state.turn_no}, seat {seat} ({names[seat]}) holds {hand} after its draw and could go out "
+                      f"({witness}) on table {table}, but played {play}")
+
+    play_hand(st, watched, list(range(len(names))), on_turn=judge)
+    return missed
+
+
+TABLES = [[b] * 4 for b in BOTS] + [list(BOTS)]
+
+
+def run_scan(seeds) -> tuple[int, list[str]]:
+    hands, missed = 0, []
+    for profile in PROFILES:
+        for names in TABLES:
+            for seed in seeds:
+                missed += scan(profile, seed, names)
+                hands += 1
+    return hands, missed
+
+
+def test_no_bot_misses_a_sure_go_out():
+    hands, missed = run_scan(range(10))
+    assert hands == len(PROFILES) * len(TABLES) * 10
+    assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
+
+
+@pytest.mark.slow
+def test_no_bot_misses_a_sure_go_out_in_a_larger_scan():
+    hands, missed = run_scan(range(10, 10 + int(os.environ.get("KALOOKI_BLUNDER_SEEDS", "200"))))
+    assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
