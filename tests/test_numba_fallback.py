@@ -121,7 +121,9 @@ BREAKS = {
 
 
 def _start(renames, what, tmp_path, cache_dir=None, off=""):
-    (tmp_path / "small_kernel.py").write_text(_SMALL_KERNEL)
+    source = tmp_path / "small_kernel.py"
+    if not source.exists():  # written once: numba's cache keys an entry by its source file's time stamp
+        source.write_text(_SMALL_KERNEL)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), internals.OFF_ENV: off}
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(cache_dir)

@@ -193,6 +193,7 @@ def _bundle(lib) -> list:
 # Python and C callers, which callers never call.
 LARGE_LINES = 1000
 _WRAPPERS = ("_ZN7cpython", "cfunc.")
+LARGE_CALLEES_APART = ENABLED and checked("large-callees", lambda: [])  # what it relies on is the link's
 
 
 class _Linking:
@@ -212,7 +213,7 @@ def _large(lib) -> bool:
 def _module_for_linking(self):
     module = _orig_module_for_linking(self)
     caller = _Linking.caller
-    if caller is not None and self in caller._linking_libraries and _large(self):
+    if LARGE_CALLEES_APART and caller is not None and self in caller._linking_libraries and _large(self):
         empty = getattr(self, "_kalooki_nothing", None)
         if empty is None:
             empty = self._kalooki_nothing = ll.parse_assembly(
