@@ -19,13 +19,15 @@ def parse_args(argv):
                                 "(never asserted)")
     p.add_argument("what", nargs="?", default="all", choices=SECTIONS)
     p.add_argument("--seconds", type=float, default=10.0, help="time per engine measurement (default %(default)s)")
-    p.add_argument("--baseline", default="77b702f", metavar="REV",
+    p.add_argument("--baseline", default="none", metavar="REV",
                    help="git commit whose compiled greedy loop the engine section times beside this tree's, "
                         "alternately and then by turns on one core, in subprocesses with its own numba cache "
-                        "(default %(default)s, the commit "
-                        "before the compiled-core work of issue #13; 'none' skips it)")
+                        "(default %(default)s: skipped)")
     p.add_argument("--discard-hands", type=int, default=200, metavar="N",
                    help="hands per bot and profile for the discard measures (default %(default)s)")
+    p.add_argument("--each-patch", type=int, default=0, metavar="ROUNDS",
+                   help="compile: also time the compile from an empty cache with each of sim.jit's speed patches "
+                        "left out in turn, alternating with all applied, ROUNDS rounds (a few minutes a round)")
     p.add_argument("--report-rows", type=lambda s: [int(float(v)) for v in s.split(",")],
                    default=[10_000_000, 100_000_000],
                    help="player-hand rows for the report benchmark, comma-separated (default 1e7,1e8)")
@@ -36,48 +38,101 @@ def _section(title):
     print(f"\n== {title}", flush=True)
 
 
-COLD_AIM_S, WARM_AIM_S = 60.0, 1.0  # issue #13: the first hand from an empty cache, and from a warm one
+COLD_AIM_S, WARM_AIM_S = 60.0, 1.0  # the first hand from an empty cache, and from a warm one
+
+# the first hand's parts: numpy's and numba's imports, the package's imports, then warm_up (the kernels a
+# table of argv[1]'s bots needs, or every bot's for "all", compiled or loaded, one hand of each; numba's
+# lowering registries, scipy's import among them, are loaded there by a compile or by numba's own cache
+# loading, not by sim.jit.link's)
+_FIRST_HAND = ("import sys, time; t=[time.perf_counter()]; import numpy, numba; t.append(time.perf_counter()); "
+               "from sim.bots.hand_loop import warm_up; t.append(time.perf_counter()); "
+               "warm_up(None if sys.argv[1] == 'all' else sys.argv[1].split(',')); t.append(time.perf_counter()); "
+               "print(*(f'{b - a:.3f}' for a, b in zip(t, t[1:])))")
+
+# the patches whose saving is in the compile from an empty cache (--each-patch); warm-loading's is in the
+# warm start, which each run also times
+SPEED_PATCHES = ("link", "large-callees", "compile-lock", "plain-types", "warm-loading", "lock-timing",
+                 "shape-error", "lock-timing,shape-error")
 
 
-def cold_compile() -> None:
-    """The first hand (meld search + greedy hand loop) in a fresh process with an empty numba cache, then
-    in a second fresh process with the cache the first one wrote; then the same with numba's own
-    linking (``KALOOKI_NUMBA_LINK=copy``: every caller's module carrying a copy of all it calls), the
-    baseline of the same run."""
-    # the first hand's parts: numpy's and numba's imports, the package's imports, then warm_up (every
-    # kernel compiled or loaded, one hand of each; numba's lowering registries, scipy's import among
-    # them, are loaded there by a compile or by numba's own cache loading, not by sim.jit.link's)
-    code = ("import time; t=[time.perf_counter()]; import numpy, numba; t.append(time.perf_counter()); "
-            "from sim.bots.hand_loop import warm_up; t.append(time.perf_counter()); "
-            "warm_up(); t.append(time.perf_counter()); print(*(f'{b - a:.3f}' for a, b in zip(t, t[1:])))")
-    print("  LLVM optimisation level " + (f"NUMBA_OPT={os.environ['NUMBA_OPT']} (set by the user)"
-                                         if "NUMBA_OPT" in os.environ else "3 (numba's default)"))
+def _first_hand(cache: str, bots: str = "all", off: str = "") -> dict | str:
+    """A fresh process's first hand with the numba cache ``cache`` and the patches ``off`` left out:
+    its parts' seconds, the whole process's wall and CPU seconds; the error text where it failed."""
     # Python's own bytecode cache as a user's Python keeps it: written on the first run and read after
     # (PYTHONDONTWRITEBYTECODE, where set, would have every warm start compile the package's source)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "KALOOKI_NUMBA_LINK")}
+    env.update(NUMBA_CACHE_DIR=cache, KALOOKI_NUMBA_OFF=off)
+    t0, cpu0 = time.perf_counter(), _children_cpu()
+    out = subprocess.run([sys.executable, "-c", _FIRST_HAND, bots], capture_output=True, text=True, env=env)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    if out.returncode != 0:
+        return out.stderr.strip()[-300:]
+    parts = [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
+    return {"parts": parts, "first_hand": sum(parts), "wall": wall, "cpu": cpu}
+
+
+def cold_compile(each_patch: int = 0) -> None:
+    """The first hand in a fresh process with an empty numba cache, then in a second fresh process with
+    the cache the first one wrote: for a table of every bot (what the test suite compiles), for a
+    table of greedy bots (what a greedy run compiles), and for every bot with numba's own linking
+    (``KALOOKI_NUMBA_OFF=link``: every caller's module carrying a copy of all it calls), the
+    baseline of the same run.  ``each_patch``: then that many rounds of the compile from an empty
+    cache with all patches applied and with each of ``SPEED_PATCHES`` left out in turn, alternating
+    (the machine's speed drifts between runs minutes apart)."""
+    print("  LLVM optimisation level " + (f"NUMBA_OPT={os.environ['NUMBA_OPT']} (set by the user)"
+                                         if "NUMBA_OPT" in os.environ else "3 (numba's default)"))
     first = {}
-    for link, title in (("once", "each function's code made once (sim.jit.link)"),
-                        ("copy", "numba's own linking, KALOOKI_NUMBA_LINK=copy (baseline)")):
+    for bots, off, title in (("all", "", "every bot, all patches applied (sim.jit)"),
+                             ("greedy", "", "greedy bots only, all patches applied"),
+                             ("all", "link", "every bot, numba's own linking, KALOOKI_NUMBA_OFF=link (baseline)")):
         print(f"  {title}:")
         with tempfile.TemporaryDirectory() as cache:
             for label, aim in (("empty cache", COLD_AIM_S), ("warm cache", WARM_AIM_S)):
-                t0, cpu0 = time.perf_counter(), _children_cpu()
-                out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                     env={**env, "NUMBA_CACHE_DIR": cache, "KALOOKI_NUMBA_LINK": link})
-                process, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-                if out.returncode != 0:
-                    print(f"    {label}: failed: {out.stderr.strip()[-300:]}")
+                r = _first_hand(cache, bots, off)
+                if isinstance(r, str):
+                    print(f"    {label}: failed: {r}")
                     return
-                parts = [float(x) for x in out.stdout.strip().splitlines()[-1].split()]
-                first[link, label] = t = sum(parts)
-                print(f"    {label + ':':<13} first hand {t:6.2f} s (whole process {process:5.1f} s, "
-                      f"CPU {cpu:5.1f} s)   aim < {aim:g} s: {'aim met' if t < aim else 'aim missed'}", flush=True)
+                first[bots, off, label] = t = r["first_hand"]
+                parts = r["parts"]
+                print(f"    {label + ':':<13} first hand {t:6.2f} s (whole process {r['wall']:5.1f} s, "
+                      f"CPU {r['cpu']:5.1f} s)   aim < {aim:g} s: {'aim met' if t < aim else 'aim missed'}", flush=True)
                 print(f"    {'':<13} = numpy and numba imported {parts[0]:.2f} s + the package imported "
                       f"{parts[1]:.2f} s + warm_up {parts[2]:.2f} s")
     for label in ("empty cache", "warm cache"):
-        print(f"  {label}: {_ratio(first['copy', label] / first['once', label])} numba's own linking's speed")
-    print("  (CPU: user and system seconds of the process and of the warm-up's two children beside it:\n"
-          "   the work done, which the wall time hides where the three processes overlap)")
+        print(f"  {label}: {_ratio(first['all', 'link', label] / first['all', '', label])} numba's own linking's "
+              f"speed; greedy bots only {_ratio(first['all', '', label] / first['greedy', '', label])} every bot's")
+    print("  (CPU: user and system seconds of the process and of the warm-up's children beside it:\n"
+          "   the work done, which the wall time hides where the processes overlap)")
+    if each_patch:
+        _each_patch(each_patch)
+
+
+def _each_patch(rounds: int) -> None:
+    """What each patch saves: the compile from an empty cache (every bot) and the warm start with it
+    left out, beside all applied, in alternating runs; medians of ``rounds``."""
+    import statistics
+    configs = ("",) + SPEED_PATCHES
+    runs = {off: [] for off in configs}
+    print(f"  each patch left out in turn, {rounds} round(s) of alternating runs, every bot, empty then warm cache:")
+    for k in range(rounds):
+        for off in configs:
+            with tempfile.TemporaryDirectory() as cache:
+                cold, warm = _first_hand(cache, "all", off), _first_hand(cache, "all", off)
+            if isinstance(cold, str) or isinstance(warm, str):
+                print(f"    {off or 'none'} left out: failed: {cold if isinstance(cold, str) else warm}")
+                return
+            runs[off].append((cold["wall"], cold["cpu"], warm["first_hand"]))
+            print(f"    round {k + 1}, {off or 'none':<24} left out: empty cache {cold['wall']:6.1f} s "
+                  f"(CPU {cold['cpu']:6.1f} s), warm first hand {warm['first_hand']:5.2f} s", flush=True)
+    med = {off: [statistics.median(r[i] for r in runs[off]) for i in range(3)] for off in configs}
+    base = med[""]
+    print(f"    {'left out':<24} {'empty cache':>11} {'CPU':>7} {'warm':>6}   saving of the patch, as a share of "
+          f"the compile (or warm start) without it: wall, CPU; warm")
+    for off in configs:
+        w, c, h = med[off]
+        saving = "" if not off else (f"{(w - base[0]) / w:+.0%}, {(c - base[1]) / c:+.0%}; "
+                                     f"{(h - base[2]) / h:+.0%}")
+        print(f"    {off or 'none':<24} {w:9.1f} s {c:6.1f} s {h:5.2f} s   {saving}")
 
 
 def _children_cpu() -> float:
@@ -163,8 +218,9 @@ def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
     if args.what in ("all", "compile"):
-        _section("compile: first hand (meld search + greedy hand loop), fresh process, empty then warm cache")
-        cold_compile()
+        _section("compile: first hand (warm_up: the hand loop and what the Python engine asks), fresh process, "
+                 "empty then warm cache")
+        cold_compile(args.each_patch)
     if args.what in ("all", "meld"):
         _section("meld search (one core, batched)")
         from . import meld

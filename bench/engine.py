@@ -3,7 +3,7 @@
 ``hands_per_second`` plays one table of bots and reports which path its hands took: ``fast=True`` is
 the product's path (``sim.engine.loop.play_hand`` takes the compiled hand loop the table's bots name
 through ``sim.bots.compiled_hand_loop``, else the Python engine); ``fast=False`` keeps every hand on
-the Python engine.  ``measure_tables`` measures the tables issue #13 sets goals for, each as a
+the Python engine.  ``measure_tables`` measures the tables that have speed goals, each as a
 fraction of the compiled greedy loop's hands/s measured in the same run, and ``baseline_hands_per_second``
 times the compiled greedy loop of another commit (extracted with ``git archive``) in a subprocess,
 so that a change to the loop can be compared with the loop it replaces on the same machine and load.
@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 GREEDY = ("greedy",) * 4
 MIXED = (("expert", "greedy", "greedy", "greedy"), ("patient", "greedy", "greedy", "greedy"))
 TABLES = (GREEDY, ("random",) * 4, ("patient",) * 4, ("expert",) * 4, ("lookahead",) * 4) + MIXED
-# Issue #13's goals for a table of one bot, as a fraction of the compiled greedy loop's hands/s; a mixed
+# The goals for a table of one bot, as a fraction of the compiled greedy loop's hands/s; a mixed
 # table's goal is the speed of the table of its slowest bot.
 GOALS = {"random": 1 / 2, "patient": 1 / 2, "expert": 1 / 3, "lookahead": 1 / 8}
 NO_GOAL = dict(goal=None, goal_hands_per_s=None, slowest=None)
@@ -261,7 +261,7 @@ def greedy_loop_against_baseline(seconds: float, rev: str | None, rounds: int = 
 
 # A persistent process for ``by_turns``: it warms its tree's hand loop for its table (argv[3]), says
 # where its ``sim`` comes from, then for each seed read plays ``hands`` whole hands of that table from
-# that seed and prints the CPU seconds they took.  It uses only what every tree since 77b702f has.
+# that seed and prints the CPU seconds they took.  It uses only what every tree with the compiled hand loop has.
 TURNS_CODE = """
 import json, os, sys, time
 import numpy as np

@@ -1,8 +1,14 @@
 """sim.jit.cache: numba's on-disk cache written by two processes at once (every entry each one saves
 is kept, under its own key, with its own data, as warm_up's compiling processes need), a function
 two processes come to at once compiled by one of them only, one specialization of this package's
-kernels per argument types, whatever constants they are called with; and sim.jit.trim's two cuts."""
+kernels per argument types, whatever constants they are called with; the cache read to tell whether
+a compile is needed, and warm_up compiling and announcing only what a run's bots need; and
+sim.jit.trim's two cuts."""
 import multiprocessing as mp
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +18,7 @@ from sim.jit import cache as numba_cache
 from numba.core import caching
 
 KEYS = 40
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _save_many(path, who, barrier):
@@ -132,3 +139,59 @@ def test_compiles_do_without_the_lock_timing_and_the_formatted_shape_error():
     with pytest.raises(ValueError, match="cannot assign slice from input of different size"):
         assign(np.zeros(5), np.zeros(4))
     assert list(assign(np.zeros(5), np.ones(3))) == [1, 1, 1, 0, 0]
+
+
+def test_the_cache_lookup_reads_what_a_fresh_process_would_load(tmp_path):
+    """cached_state: "" before a kernel is compiled, a text once its entry is saved, another text once a
+    second entry is; nothing is compiled by asking."""
+    (tmp_path / "mod").mkdir()
+    (tmp_path / "mod" / "lookup_kernel.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef kernel(a):\n    return a[0] + a.shape[0]\n")
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); from sim.jit import cache; import lookup_kernel as m\n"
+            "print(repr(cache.cached_state(m.kernel)), len(m.kernel.signatures))\n"
+            "m.kernel(np.arange(3, dtype=np.int64)) if sys.argv[2] == 'int' else m.kernel(np.arange(3.0))\n"
+            "print(repr(cache.cached_state(m.kernel)))\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+
+    def run(kind):
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "mod"), kind], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        before, after = r.stdout.strip().splitlines()
+        return before, after
+
+    before, after = run("int")
+    assert before == "'' 0" and after not in ("''", "None")
+    again, same = run("int")
+    assert again == f"{after} 0" and same == after  # loaded, not compiled: the state as it was
+    _, more = run("float")
+    assert more not in (after, "''", "None")
+
+
+def test_warm_up_compiles_and_announces_only_the_parts_the_cache_lacks(tmp_path, monkeypatch, capsys):
+    """With the suite's cache warm, warm_up is silent; a part whose stamp is missing (a bot never warmed
+    up for) is announced on stderr, compiled or loaded, and stamped, and silent the next time."""
+    from sim.bots import hand_loop as HL
+    assert HL.warm_up(["greedy", "expert"], announce=True) < 30
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(HL, "_stamp_path", lambda part: tmp_path / f"{part}.stamp")
+    assert HL._cold_parts(("greedy", "expert")) == ["loop", "expert"]
+    HL.warm_up(["expert"], announce=True)
+    err = capsys.readouterr().err
+    assert err.startswith("compiling the simulation kernels for greedy, expert tables (first run only, about ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["expert.stamp", "loop.stamp"]
+    assert HL._cold_parts(("greedy", "expert")) == [] and HL._cold_parts(("random",)) == ["random"]
+    HL.warm_up(("expert", "greedy"), announce=True)
+    assert capsys.readouterr().err == ""
+    (tmp_path / "expert.stamp").write_text("what the cache held before an edit")
+    assert HL._cold_parts(("greedy", "expert")) == ["expert"]
+
+
+def test_warm_up_takes_bot_names_and_refuses_an_unknown_one():
+    from sim.bots import BOTS
+    from sim.bots import hand_loop as HL
+    assert HL._warm_bots(None) == tuple(BOTS)
+    assert HL._warm_bots("expert") == ("greedy", "expert")
+    assert HL._warm_bots(["lookahead", "random", "random"]) == ("greedy", "random", "lookahead")
+    with pytest.raises(ValueError, match="unknown bot 'grredy'; available: greedy, random"):
+        HL.warm_up(["grredy"])

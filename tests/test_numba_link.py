@@ -51,8 +51,9 @@ for name in order:
     out[name + "_hits"] = sum(fn.stats.cache_hits.values())
 lib = linkmod.top.overloads[linkmod.top.signatures[0]].library
 mod = lib._final_module if not hasattr(lib, "_kalooki_object") else lib._shared_module
-bottoms = [f for f in mod.functions if "bottom" in f.name]
-out["top_defines_bottom"] = any(not f.is_declaration for f in bottoms)
+# the callees' own definitions (numba's optimiser may inline bottom into middle and drop it)
+callees = [f for f in mod.functions if "bottom" in f.name or "middle" in f.name]
+out["top_defines_callees"] = any(not f.is_declaration for f in callees)
 out["top_name"] = linkmod.top.overloads[linkmod.top.signatures[0]].fndesc.mangled_name
 # loading skips numba's lowering registries (numba.np.linalg among them, which imports scipy's)
 out["registries_loaded"] = "numba.np.linalg" in sys.modules
@@ -88,9 +89,9 @@ def module(tmp_path):
 
 def test_callers_keep_their_callees_external_and_compute_what_numba_computes(module, tmp_path):
     copy = _run(module, "top,middle,bottom", link="copy")
-    assert copy["top_defines_bottom"]  # numba's own linking: the caller carries the callee's code
+    assert copy["top_defines_callees"]  # numba's own linking: the caller carries the callee's code
     fresh = _run(module, "top,middle,bottom")
-    assert not fresh["top_defines_bottom"]  # here the callee's code stays in the callee's library
+    assert not fresh["top_defines_callees"]  # here the callee's code stays in the callee's library
     for name in ("top", "middle", "bottom"):
         assert fresh[name] == copy[name]
     assert fresh["top_hits"] == 0  # numba's entries in the same cache are keyed apart: never loaded here

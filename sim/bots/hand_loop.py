@@ -600,30 +600,41 @@ def _cold() -> bool:
         return True
 
 
-def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
-    """Compile (or load from the on-disk cache) every kernel: the hand loop, by playing one hand of a
-    table of every bot, and, where the cache was empty, what the Python engine asks turn by turn
-    (``warm_python_engine``); seconds taken.
+def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40", n_players: int = 4) -> float:
+    """Compile (or load from the on-disk cache) what a run whose tables seat ``bots`` needs (bot
+    names, any iterable, or one name; None: every bot); seconds taken.  Always the hand loop (one kernel that seats any bot, so compiling it
+    compiles every bot's compiled decisions) and, where the cache did not hold them, what the Python
+    engine asks turn by turn (a hand the hand loop hands back, a bot with parameters of its own, a
+    watched hand): the engine's turn, the greedy play, the meld search over dealt hands that hand
+    records use and each seated bot's own entry points (the expert's and the random bot's plays,
+    the look-ahead's discard, the patient bot's waiting).  From a warm cache those load when first
+    asked (milliseconds each).
 
-    From an empty cache on a machine of two cores or more, three processes compile at once: this one
-    the greedy play and then the hand loop, a child the Python engine's turn and what follows it
-    (``warm_python_engine``), another the expert's and the random bot's plays and the look-ahead's
-    discard (``warm_python_engine(part="plays")``).  Each function is compiled by whichever process
-    comes to it first and loaded by the others (``sim.jit.cache``: one process at a time compiles
-    a function), so a process that comes to a function another is compiling waits; three on two
-    cores leave that core to the third, and the work is done once.  What the children leave undone
-    is compiled here after them."""
+    ``announce``: when the cache does not hold all of that (a fresh install, another numba, an edit
+    of the package), say on stderr what is compiled and about how long it takes; silent when warm.
+
+    From an empty cache on a machine of two cores or more, up to three processes compile at once:
+    this one the greedy play and then the hand loop, a child the Python engine's turn and what
+    follows it, another the seated bots' plays.  Each function is compiled by whichever process
+    comes to it first and loaded by the others (``sim.jit.cache``: one process at a time compiles a
+    function), so a process that comes to a function another is compiling waits.  What the children
+    leave undone is compiled here after them."""
     from .. import profiles
     from ..engine import HandState
     t0 = time.perf_counter()
+    names = _warm_bots(bots)
+    cold = _cold_parts(names)
+    if cold and announce:
+        print(f"compiling the simulation kernels for {', '.join(names)} tables (first run only, about "
+              f"{_minutes(_compile_estimate(cold))} on {os.cpu_count() or 1} cores)", file=sys.stderr, flush=True)
     children = []
-    cold = _cold()
     if cold and (os.cpu_count() or 1) > 1 and numba_cache.LOCKED:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-        for part in WARM_PARTS:
-            code = (f"from sim.bots.hand_loop import warm_python_engine; "
-                    f"warm_python_engine({profile_name!r}, {n_players}, part={part!r})")
+        for job in ("_warm_turns", "_warm_plays"):
+            if job == "_warm_plays" and not set(names) & set(_PLAYS):
+                continue
+            code = (f"from sim.bots.hand_loop import {job}; {job}({profile_name!r}, {n_players}, {names!r})")
             try:
                 children.append(subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
                                                  stderr=subprocess.DEVNULL))
@@ -635,11 +646,133 @@ def warm_up(profile_name: str = "kalooki40", n_players: int = 4) -> float:
             from . import make_bot
             st, me = _opened_turn(prof, n_players)
             make_bot("greedy", np.random.default_rng(0)).play(st, me)
-        table_loop(_warm_table(prof, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+        table_loop(_bots_table(names, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
         for child in children:
             child.wait()
     if cold:  # from a warm cache the Python engine's kernels load when first asked (milliseconds each)
-        warm_python_engine(profile_name, n_players)
+        _warm_turns(profile_name, n_players, names)
+        _warm_plays(profile_name, n_players, names)
+        _stamp_parts(cold)
     return time.perf_counter() - t0
+
+
+# warm_up's parts: "loop" (the hand loop, the greedy play, the engine's turn, the meld search over dealt
+# hands) always, and one per bot whose own entry points the Python engine asks for
+_PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
+_PARTS = ("loop", "expert", "lookahead", "random", "patient")
+
+# CPU seconds of each part's compile from an empty cache (python -m bench compile: 2 cores), for the
+# announcement's estimate: the loop is most of it, a bot's own entry points a few seconds each
+_PART_CPU_S = {"loop": 80.0, "expert": 8.0, "lookahead": 4.0, "random": 4.0, "patient": 1.0}
+
+
+def _warm_bots(bots) -> tuple:
+    """The bots to warm up for, each once, in the registry's order, greedy always (the hand loop's
+    default); every bot for None."""
+    from . import BOTS
+    if bots is None:
+        return tuple(BOTS)
+    names = [bots] if isinstance(bots, str) else list(bots)
+    unknown = [b for b in names if b not in BOTS]
+    if unknown:
+        raise ValueError(f"unknown bot {unknown[0]!r}; available: {', '.join(BOTS)}")
+    return tuple(b for b in BOTS if b in names or b == "greedy")
+
+
+def _bots_table(names, n_players: int) -> list:
+    """A table of ``n_players`` seating each of ``names`` in turn (fresh bots, seeded)."""
+    from . import make_bot
+    return [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(n_players)]
+
+
+def _warm_turns(profile_name: str, n_players: int, names) -> None:
+    """Compile (or load) what the Python engine asks turn by turn of a table seating ``names``: the
+    engine's turn, two watched hands (a second deal reaches what the first may not: a joker swap, a
+    pickup), the patient bot's waiting where it is seated, and the meld search over dealt hands
+    that hand records use."""
+    from .. import profiles
+    from ..engine import HandState
+    from ..engine.loop import play_hand
+    prof = profiles.load(profile_name)
+    _engine_turn(prof, n_players)  # first: the hand loop comes to it last and the plays child never
+    for k in range(2):
+        st = HandState(prof, n_players, 0, np.random.default_rng(k), record=True)  # watched: the Python engine
+        play_hand(st, _bots_table(names, n_players), list(range(n_players)))
+    if "patient" in names:
+        st = HandState(prof, n_players, 0, np.random.default_rng(0))
+        st.start_turn()
+        FG.waiting(st, st.current, st.hands[st.current], np.zeros(FG.B_W, np.int64))
+    MS.batch(HandState(prof, n_players, 0, np.random.default_rng(0)).hands.copy(), prof)
+
+
+def _warm_plays(profile_name: str, n_players: int, names) -> None:
+    """Compile (or load) the plays the Python engine asks of the seated expert (the largest first: from
+    an empty cache the hand loop comes to them last), random bot and look-ahead (its discard)."""
+    from .. import profiles
+    from . import make_bot
+    if not set(names) & set(_PLAYS):
+        return
+    prof = profiles.load(profile_name)
+    st, me = _opened_turn(prof, n_players)
+    for name in ("expert", "random"):
+        if name in names:
+            make_bot(name, np.random.default_rng(0)).play(st, me)
+    if "lookahead" in names:
+        XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(make_bot("lookahead", np.random.default_rng(0))))
+
+
+def _stamp_path(part: str):
+    try:
+        return Path(play_hand_kernel._cache.cache_path) / f"hand_loop.warm_up.{part}.stamp"
+    except AttributeError:  # numba's cache reached otherwise: numba_cache.LOOKUP is off, nothing stamped
+        return None
+
+
+def _stamp_text() -> str | None:
+    """What the cache holds of the hand loop, hashed: a part's stamp holds it as that part was compiled,
+    and numba drops or rewrites the hand loop's entries whenever the code of anything it calls changes."""
+    import hashlib
+    state = numba_cache.cached_state(play_hand_kernel)
+    return hashlib.sha256(state.encode()).hexdigest() if state else state
+
+
+def _cold_parts(names) -> list:
+    """warm_up's parts a run seating ``names`` needs that the cache does not hold (all of them where
+    that cannot be told)."""
+    wanted = ["loop"] + [b for b in _PARTS[1:] if b in names]
+    text = _stamp_text()
+    if not text:
+        return wanted
+    cold = []
+    for part in wanted:
+        path = _stamp_path(part)
+        try:
+            if path is None or path.read_text() != text:
+                cold.append(part)
+        except OSError:
+            cold.append(part)
+    return cold
+
+
+def _stamp_parts(parts) -> None:
+    """Record that ``parts`` are compiled into the cache beside the hand loop it holds now."""
+    text = _stamp_text()
+    for part in parts:
+        path = _stamp_path(part)
+        if text and path is not None:
+            try:
+                path.write_text(text)
+            except OSError:  # a cache nobody can write to: numba compiles every time too, and says so here
+                pass
+
+
+def _compile_estimate(parts) -> float:
+    """Seconds a warm-up of ``parts`` takes from an empty cache here: their CPU seconds over the
+    processes compiling at once (at most three, one per core)."""
+    return sum(_PART_CPU_S[p] for p in parts) / max(1, min(os.cpu_count() or 1, 3 if numba_cache.LOCKED else 1))
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 50 else f"{max(1, round(seconds / 60))} min"

@@ -6,11 +6,12 @@ is called by a module of kernels as it is imported: when any of the modules its 
 has changed since the cache was written, it drops that module's cached code, so a kernel can never
 keep an old copy of a rule or a decision (and differ from the Python path).
 
-Importing this module also makes numba's cache writes safe between processes, has one process at a
-time compile a function (the others wait, then load it), compiles one specialization of a kernel
-per argument types rather than per constant argument value (below), has each compiled function's
-machine code made once (``sim.jit.link``) and drops two costs of numba's compiles that compute
-nothing (``sim.jit.trim``).
+Importing this module also makes numba's cache writes safe between processes (``entry-lock``), has
+one process at a time compile a function, the others waiting, then loading it (``compile-lock``),
+and compiles one specialization of this package's kernels per argument types rather than per
+constant argument value (``plain-types``); ``cached_state`` reads from a kernel's index whether the
+cache holds code this process would load (``cache-lookup``).  Each patch checks first what it relies
+on in numba (``sim.jit.internals``) and is left out, with numba's own behaviour, where that differs.
 """
 from __future__ import annotations
 
@@ -23,17 +24,69 @@ try:
 except ImportError:  # not POSIX: no lock, and hand_loop.warm_up compiles in one process
     fcntl = None
 
-from numba.core import caching, compiler_lock, dispatcher, sigutils, types
+from .internals import checked, has, imported, params, unimportable, uses
 
-from . import link  # noqa: F401  (each function's machine code made once: see that module)
-from . import trim  # noqa: F401  (two costs of numba's compiles that compute nothing: see that module)
+caching, compiler_lock, dispatcher, sigutils, types = (
+    imported(f"numba.core.{m}") for m in ("caching", "compiler_lock", "dispatcher", "sigutils", "types"))
+_MODULES = {"numba.core.caching": caching, "numba.core.compiler_lock": compiler_lock,
+            "numba.core.dispatcher": dispatcher, "numba.core.sigutils": sigutils, "numba.core.types": types}
+
+
+def _entry_lock_differences() -> list[str]:
+    """The index file's path and the save and load that the entry lock wraps."""
+    d = unimportable(_MODULES) or has(caching, "IndexDataCacheFile")
+    if d:
+        return d
+    index = caching.IndexDataCacheFile
+    d = has(index, "save", "load")
+    if not d:
+        d = params(index.save, "self", "key", "data") + params(index.load, "self", "key")
+    return d + uses(index.__init__, "_index_path")
+
+
+def _compile_lock_differences() -> list[str]:
+    """A dispatcher's compile, its cache (a ``caching.Cache`` whose index file has a path), its
+    overloads by argument types, and numba's compiler lock."""
+    d = _entry_lock_differences() or has(dispatcher, "Dispatcher", "_DispatcherBase") + has(
+        caching, "Cache") + has(sigutils, "normalize_signature") + has(compiler_lock, "global_compiler_lock")
+    if d:
+        return d
+    d = has(dispatcher.Dispatcher, "compile", "enable_caching")
+    if d:
+        return d
+    return (params(dispatcher.Dispatcher.compile, "self", "sig") + uses(dispatcher.Dispatcher.compile, "_cache")
+            + uses(dispatcher.Dispatcher.enable_caching, "_cache") + uses(caching.Cache.__init__, "_cache_file")
+            + uses(dispatcher._DispatcherBase.__init__, "overloads"))
+
+
+def _plain_types_differences() -> list[str]:
+    """The dispatcher's call template (by argument types), its Python function and numba's unliteral."""
+    d = unimportable(_MODULES) or has(dispatcher, "_DispatcherBase") + has(types, "unliteral")
+    if d:
+        return d
+    d = has(dispatcher._DispatcherBase, "get_call_template")
+    if d:
+        return d
+    return (params(dispatcher._DispatcherBase.get_call_template, "self", "args", "kws")
+            + uses(dispatcher._DispatcherBase.__init__, "py_func"))
+
+
+def _stale_differences() -> list[str]:
+    """A cached kernel's cache (``_cache``) and its directory (``cache_path``)."""
+    d = unimportable(_MODULES) or has(dispatcher, "Dispatcher") + has(caching, "Cache")
+    if d:
+        return d
+    d = has(dispatcher.Dispatcher, "enable_caching") + has(caching.Cache, "cache_path")
+    return d or uses(dispatcher.Dispatcher.enable_caching, "_cache", "py_func")
+
 
 # numba's on-disk cache is not safe for two processes writing one function's entries at once
 # (numba issue #4807): each reads the function's index, picks the first free data file name and
 # writes both, so one process's entry can be lost, or pointed at the other's compiled code.
 # hand_loop.warm_up compiles in three processes from an empty cache, so every save and load of an
-# entry holds an exclusive lock on a file beside that function's index.
-LOCKED = fcntl is not None
+# entry holds an exclusive lock on a file beside that function's index.  Where numba differs from what
+# this relies on, the lock is left out, and so are warm_up's extra processes (``LOCKED``).
+LOCKED = fcntl is not None and checked("entry-lock", _entry_lock_differences)
 
 
 def _holding(path: str, work):
@@ -97,7 +150,8 @@ def _one_process_at_a_time(compile_):
     return one
 
 
-if LOCKED and not hasattr(dispatcher.Dispatcher.compile, "__wrapped__"):
+if (LOCKED and checked("compile-lock", _compile_lock_differences)
+        and not hasattr(dispatcher.Dispatcher.compile, "__wrapped__")):
     dispatcher.Dispatcher.compile = _one_process_at_a_time(dispatcher.Dispatcher.compile)
 
 
@@ -121,13 +175,21 @@ def _plain_types(get_call_template):
     return plain
 
 
-if not hasattr(dispatcher._DispatcherBase.get_call_template, "__wrapped__"):
+if (checked("plain-types", _plain_types_differences)
+        and not hasattr(dispatcher._DispatcherBase.get_call_template, "__wrapped__")):
     dispatcher._DispatcherBase.get_call_template = _plain_types(dispatcher._DispatcherBase.get_call_template)
+
+
+STALE_DROPPED = checked("stale-drop", _stale_differences,
+                        effect="a kernel's cached code is kept when a module it calls changes: delete the "
+                               "numba cache (sim/**/__pycache__/*.nbi, *.nbc) after editing the package")
 
 
 def drop_stale(kernel, deps) -> None:
     """``kernel``: any cached njit function of the calling module; ``deps``: the modules (objects)
     whose compiled code it includes."""
+    if not STALE_DROPPED:
+        return
     try:
         cache_dir = Path(kernel._cache.cache_path)
         stem = Path(kernel.py_func.__code__.co_filename).stem
@@ -141,3 +203,40 @@ def drop_stale(kernel, deps) -> None:
         stamp.write_text(text)
     except OSError:  # no writable cache: numba compiles in memory
         pass
+
+
+def _lookup_differences() -> list[str]:
+    """A dispatcher's cache and target context, the key an entry is indexed by, and the index read."""
+    d = _stale_differences() or has(caching, "IndexDataCacheFile")
+    if d:
+        return d
+    d = has(caching.Cache, "_index_key") + has(caching.IndexDataCacheFile, "_load_index")
+    if d:
+        return d
+    return (params(caching.Cache._index_key, "self", "sig", "codegen") + uses(caching.Cache._index_key, "magic_tuple")
+            + params(caching.IndexDataCacheFile._load_index, "self") + uses(caching.Cache.__init__, "_cache_file")
+            + uses(caching.IndexDataCacheFile.__init__, "_source_stamp", "_index_path")
+            + uses(dispatcher.Dispatcher.__init__, "targetctx"))
+
+
+LOOKUP = checked("cache-lookup", _lookup_differences,
+                 effect="whether a compile is needed cannot be told beforehand: warm_up announces one each time")
+
+
+def cached_state(kernel) -> str | None:
+    """What numba's on-disk cache holds of ``kernel`` that this process would load rather than compile
+    (any argument types): a text that changes whenever that code does (numba drops or adds an entry,
+    the source it was compiled from changes), "" where it holds none, None where that cannot be
+    read.  Only the index is read: nothing is compiled or loaded."""
+    if not LOOKUP:
+        return None
+    try:
+        cache = kernel._cache
+        if not isinstance(cache, caching.Cache):
+            return ""
+        here = cache._index_key(None, kernel.targetctx.codegen())[1:]  # this machine, numba and code
+        index = cache._cache_file._load_index()
+        keys = sorted(repr(key[0]) for key in index if tuple(key[1:]) == tuple(here))
+        return repr((cache._cache_file._source_stamp, here, keys)) if keys else ""
+    except Exception:  # an unreadable index (numba's loading would find it unreadable too)
+        return None

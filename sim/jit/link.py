@@ -23,7 +23,8 @@ Importing this module changes that for every library compiled after it:
 
 The code computed is the same: the optimiser sees the same direct callees it inlines from; only
 where the machine code of a function lives changes.  ``KALOOKI_NUMBA_LINK=copy`` keeps numba's own
-behaviour (every caller's module carrying a copy of all it calls).
+behaviour (every caller's module carrying a copy of all it calls), as does a numba or llvmlite that
+differs from what this module relies on (checked as it is imported; ``sim.jit`` then warns once).
 """
 from __future__ import annotations
 
@@ -31,23 +32,89 @@ import hashlib
 import itertools
 import os
 
-from llvmlite import binding as ll
-from numba.core import bytecode, caching, codegen
-from numba.core.runtime import nrt
+from .internals import checked, has, imported, params, unimportable, uses
 
-ENABLED = os.environ.get("KALOOKI_NUMBA_LINK", "once") != "copy"
+ll = imported("llvmlite.binding")
+bytecode, caching, codegen = (imported(f"numba.core.{m}") for m in ("bytecode", "caching", "codegen"))
+nrt = imported("numba.core.runtime.nrt")
+_Lib = getattr(codegen, "CPUCodeLibrary", None)
+
+
+def _differences() -> list[str]:
+    """What differs, in the numba and llvmlite installed, from what this module patches, calls or
+    counts on numba's own code doing (``sim.jit.internals``)."""
+    missing = unimportable({"llvmlite.binding": ll, "numba.core.bytecode": bytecode, "numba.core.caching": caching,
+                            "numba.core.codegen": codegen, "numba.core.runtime.nrt": nrt})
+    if missing:
+        return missing
+    ident, cache, engine = bytecode.FunctionIdentity, caching.Cache, codegen.JitEngine
+    d = has(ident, "_unique_ids", "from_function")
+    if not isinstance(getattr(ident, "_unique_ids", None), itertools.count):
+        d.append("FunctionIdentity._unique_ids is not an itertools.count")
+    d += uses(getattr(ident, "from_function", None), "_unique_ids")  # the counter numba names functions by
+    d += has(ll.Linkage, "linkonce_odr", "weak_odr", "available_externally", "external")
+    d += has(ll, "parse_assembly", "parse_bitcode", "ObjectFileRef", "ExecutionEngine")
+    d += has(ll.ObjectFileRef, "from_data") + has(ll.ExecutionEngine, "add_object_file", "finalize_object")
+    methods = ("finalize", "_get_module_for_linking", "_optimize_final_module", "_verify_declare_only_symbols",
+               "serialize_using_object_code", "_unserialize", "enable_object_caching", "_finalize_final_module")
+    d += has(_Lib, *methods) + has(cache, "_load_overload")
+    d += has(codegen.JITCPUCodegen, "magic_tuple", "_create_empty_module", "_init")
+    d += has(engine, "is_symbol_defined", "finalize_object")
+    if d:
+        return d
+    for name in methods[:5]:
+        d += params(getattr(_Lib, name), "self")
+    d += params(_Lib._unserialize, "codegen", "state")  # a classmethod: cls bound
+    d += params(codegen.JITCPUCodegen.magic_tuple, "self")
+    d += params(cache._load_overload, "self", "sig", "target_context")
+    # the library's state this module reads and sets
+    d += uses(_Lib.__init__, "_linking_libraries", "_final_module", "_shared_module", "_codegen")
+    d += uses(_Lib.enable_object_caching, "_object_caching_enabled", "_compiled_object")
+    d += uses(codegen.CPUCodegen._init, "_engine") + uses(engine.__init__, "_ee", "_defined_symbols")
+    # finalize links each callee's module for linking in, then optimises: the hooks below sit there
+    d += uses(_Lib.finalize, "_linking_libraries", "_get_module_for_linking", "_optimize_final_module",
+              "_finalize_final_module")
+    d += uses(_Lib._finalize_final_module, "_verify_declare_only_symbols")
+    # an entry is (name, "object", (object code, the module for linking's bitcode))
+    d += uses(_Lib.serialize_using_object_code, "_get_compiled_object", "_get_module_for_linking", "as_bitcode")
+    d += uses(_Lib._unserialize, "_set_compiled_object", "_shared_module", "parse_bitcode")
+    return d
+
+
+# ``KALOOKI_NUMBA_LINK=copy``: numba's own linking, as where the check above finds a difference
+ENABLED = os.environ.get("KALOOKI_NUMBA_LINK", "once") != "copy" and checked("link", _differences)
+
+
+def _registry_differences() -> list[str]:
+    """numba's ``Cache.load_overload`` is its target's ``refresh()`` then a guarded ``_load_overload``:
+    ``_load_without_registries`` (below) is a copy less the refresh, so it stands in for numba's only
+    while numba's uses those names and no other; the refresh starts numba's runtime (the NRT), which
+    the copy starts itself."""
+    cpu = imported("numba.core.cpu")
+    d = has(caching.Cache, "load_overload", "_guard_against_spurious_io_errors") + has(nrt.rtsys, "initialize")
+    d += unimportable({"numba.core.cpu": cpu}) or has(cpu, "CPUContext")
+    if d:
+        return d
+    return (params(caching.Cache.load_overload, "self", "sig", "target_context")
+            + uses(caching.Cache.load_overload, "refresh", "_guard_against_spurious_io_errors", "_load_overload",
+                   exactly=True)
+            + uses(cpu.CPUContext.load_additional_registries, "rtsys", "initialize"))
+
+
+REGISTRIES_SKIPPED = ENABLED and checked("warm-loading", _registry_differences)
 
 # A compiled function's symbol is its qualified name, argument types and a number numba counts from 1
 # in each process.  Two processes (the warm-up's two, Ray's workers) could then give one name to two
 # different functions (numba's sorts are closures of one name), and a bundle loaded where that name is
 # defined would call the other's code.  Counting from a random 60-bit start in each process makes the
-# names of different processes differ; the number changes no computed value.
+# names of different processes differ; the number changes no computed value.  Without this counter
+# the link is left out (above): numba's own linking never loads one process's code into another's.
 if ENABLED and not getattr(bytecode.FunctionIdentity, "_kalooki_ids", False):
     bytecode.FunctionIdentity._unique_ids = itertools.count(int.from_bytes(os.urandom(8), "little") >> 4)
     bytecode.FunctionIdentity._kalooki_ids = True
 
-_KEEP = (ll.Linkage.linkonce_odr, ll.Linkage.weak_odr)  # callee definitions a caller may take as external
-_Lib = codegen.CPUCodeLibrary
+# callee definitions a caller may take as external
+_KEEP = tuple(getattr(getattr(ll, "Linkage", None), n, None) for n in ("linkonce_odr", "weak_odr"))
 
 
 class MissingCode(RuntimeError):
@@ -126,6 +193,7 @@ def _bundle(lib) -> list:
 # Python and C callers, which callers never call.
 LARGE_LINES = 1000
 _WRAPPERS = ("_ZN7cpython", "cfunc.")
+LARGE_CALLEES_APART = ENABLED and checked("large-callees", lambda: [])  # what it relies on is the link's
 
 
 class _Linking:
@@ -145,7 +213,7 @@ def _large(lib) -> bool:
 def _module_for_linking(self):
     module = _orig_module_for_linking(self)
     caller = _Linking.caller
-    if ENABLED and caller is not None and self in caller._linking_libraries and _large(self):
+    if LARGE_CALLEES_APART and caller is not None and self in caller._linking_libraries and _large(self):
         empty = getattr(self, "_kalooki_nothing", None)
         if empty is None:
             empty = self._kalooki_nothing = ll.parse_assembly(
@@ -154,16 +222,14 @@ def _module_for_linking(self):
     return module
 
 
-_orig_module_for_linking = _Lib._get_module_for_linking
-_orig_finalize = _Lib.finalize
-_orig_verify = _Lib._verify_declare_only_symbols
-_orig_serialize = _Lib.serialize_using_object_code
-_orig_unserialize = _Lib._unserialize.__func__
+# numba's own methods, where they are (the check above has found them before any is called)
+_orig_module_for_linking = getattr(_Lib, "_get_module_for_linking", None)
+_orig_finalize = getattr(_Lib, "finalize", None)
+_orig_serialize = getattr(_Lib, "serialize_using_object_code", None)
+_orig_unserialize = getattr(getattr(_Lib, "_unserialize", None), "__func__", None)
 
 
 def _finalize(self):
-    if not ENABLED:
-        return _orig_finalize(self)
     if not self._object_caching_enabled:  # numba's own subroutines: keep their object code too
         self.enable_object_caching()
     own = set()
@@ -198,8 +264,6 @@ def _optimize_hook(optimize):
 def _verify(self):
     """numba checks that no numba function is left undefined; one defined in this process's JIT
     (a callee's own code) is not."""
-    if not ENABLED:
-        return _orig_verify(self)
     engine = self._codegen._engine
     for fn in self._final_module.functions:
         if fn.is_declaration and fn.name.startswith("_ZN5numba") and not engine.is_symbol_defined(fn.name):
@@ -208,8 +272,6 @@ def _verify(self):
 
 def _serialize(self):
     name, kind, data = _orig_serialize(self)
-    if not ENABLED:
-        return name, kind, data
     bundle = getattr(self, "_kalooki_bundle", None)
     if bundle is None:
         bundle = _bundle(self)
@@ -272,7 +334,7 @@ def _load_without_registries(self, sig, target_context):
         return self._load_overload(sig, target_context)
 
 
-_orig_magic = codegen.JITCPUCodegen.magic_tuple
+_orig_magic = getattr(codegen.JITCPUCodegen, "magic_tuple", None)
 _LAYOUT = "kalooki-numba-link-1"  # the bundled entries' layout, in the key of every entry this writes
 
 
@@ -281,10 +343,10 @@ def _magic_tuple(self):
     from numba's own (and from another layout of ours), so that neither is ever loaded by the other:
     an older checkout of this package sharing the cache compiles its own instead of failing to
     unpack a bundle."""
-    return (*_orig_magic(self), _LAYOUT) if ENABLED else _orig_magic(self)
+    return (*_orig_magic(self), _LAYOUT)
 
 
-if not getattr(_Lib, "_kalooki_link", False):
+if ENABLED and not getattr(_Lib, "_kalooki_link", False):
     _Lib._kalooki_link = True
     codegen.JITCPUCodegen.magic_tuple = _magic_tuple
     _Lib.finalize = _finalize
@@ -294,5 +356,5 @@ if not getattr(_Lib, "_kalooki_link", False):
     _Lib.serialize_using_object_code = _serialize
     _Lib._unserialize = classmethod(_unserialize)
     caching.Cache._load_overload = _load_overload(caching.Cache._load_overload)
-    if ENABLED:
+    if REGISTRIES_SKIPPED:
         caching.Cache.load_overload = _load_without_registries

@@ -17,38 +17,67 @@ Neither changes a compiled function's code other than that error's text, nor any
 """
 from __future__ import annotations
 
-from llvmlite.binding import ffi
-from numba.core import base  # noqa: F401  (registers numba's LLVM-lock callbacks, removed below)
-from numba.core.typing import templates
-from numba.np import arrayobj
+from .internals import checked, has, imported, params, unimportable, uses
+
+ffi = imported("llvmlite.binding.ffi")
+base = imported("numba.core.base")  # registers numba's LLVM-lock callbacks, removed below
+templates = imported("numba.core.typing.templates")
+arrayobj = imported("numba.np.arrayobj")
+
+
+def _lock_timing_differences() -> list[str]:
+    """llvmlite's lock, its callbacks and how one is unregistered; numba's registered from its base."""
+    d = unimportable({"llvmlite.binding.ffi": ffi, "numba.core.base": base})
+    if d:
+        return d
+    d = has(ffi, "lib", "unregister_lock_callback") + has(getattr(ffi, "lib", None), "_lock")
+    if d:
+        return d
+    d = has(ffi.lib._lock, "_cblist") + params(ffi.unregister_lock_callback, "acq_fn", "rel_fn")
+    if not d and not [acq for acq, _ in ffi.lib._lock._cblist if getattr(acq, "__module__", None) == base.__name__]:
+        d.append("numba.core.base registers no lock callback")
+    return d
 
 
 def _drop_lock_timing() -> int:
     """Unregister numba's callbacks on llvmlite's lock; how many were removed."""
-    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
-    found = [(acq, rel) for acq, rel in list(getattr(lock, "_cblist", ()))
+    found = [(acq, rel) for acq, rel in list(ffi.lib._lock._cblist)
              if getattr(acq, "__module__", None) == base.__name__]
     for acq, rel in found:
         ffi.unregister_lock_callback(acq, rel)
     return len(found)
 
 
+def _shape_error_differences() -> list[str]:
+    """The CPU and generic implementations of the shape error and the template that holds the CPU's."""
+    d = unimportable({"numba.core.typing.templates": templates, "numba.np.arrayobj": arrayobj})
+    if d:
+        return d
+    d = has(arrayobj, "ol_raise_with_shape_context_cpu", "ol_raise_with_shape_context_generic",
+            "raise_with_shape_context") + has(templates, "builtin_registry")
+    if d:
+        return d
+    if not _shape_templates():
+        d.append("no template of raise_with_shape_context holds the CPU target's implementation")
+    return d
+
+
+def _shape_templates() -> list:
+    """The templates of ``raise_with_shape_context`` that hold the CPU target's implementation."""
+    cpu = arrayobj.ol_raise_with_shape_context_cpu
+    return [template for func, fnty in templates.builtin_registry.globals
+            if func is arrayobj.raise_with_shape_context
+            for template in getattr(fnty, "templates", ()) if getattr(template, "_overload_func", None) is cpu]
+
+
 def _plain_shape_error() -> int:
     """Have the CPU target's slice-assignment shape error use the generic target's implementation;
     how many templates were changed."""
-    cpu = getattr(arrayobj, "ol_raise_with_shape_context_cpu", None)
-    generic = getattr(arrayobj, "ol_raise_with_shape_context_generic", None)
-    if cpu is None or generic is None:  # another numba: left as it is
-        return 0
-    changed = 0
-    for func, fnty in templates.builtin_registry.globals:
-        if func is getattr(arrayobj, "raise_with_shape_context", None):
-            for template in getattr(fnty, "templates", ()):
-                if getattr(template, "_overload_func", None) is cpu:
-                    template._overload_func = generic
-                    changed += 1
-    return changed
+    found = _shape_templates()
+    for template in found:
+        template._overload_func = arrayobj.ol_raise_with_shape_context_generic
+    return len(found)
 
 
-LOCK_TIMING_DROPPED = _drop_lock_timing()
-SHAPE_ERROR_PLAIN = _plain_shape_error()
+LOCK_TIMING_DROPPED = _drop_lock_timing() if checked("lock-timing", _lock_timing_differences) else 0
+SHAPE_ERROR_PLAIN = _plain_shape_error() if checked("shape-error", _shape_error_differences) else 0
