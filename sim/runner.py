@@ -687,12 +687,21 @@ def intact_shards(loc: runformat.RunLocation, old: dict | None, plan: Plan) -> l
 # ----------------------------------------------------------------------------------------------
 # running
 
-def warm_up() -> None:
-    """Compile (or load) every kernel once here, so workers load them from the disk cache instead of
-    each compiling them (``sim.bots.hand_loop.warm_up``: the hand loop and the Python engine's
-    decisions, in three processes at once from an empty cache)."""
+def warm_up(bots=None, *, announce: bool = False) -> None:
+    """Compile (or load) the kernels the run's ``bots`` need (None: every bot) once here, so workers
+    load them from the disk cache instead of each compiling them (``sim.bots.hand_loop.warm_up``: the
+    hand loop and the Python engine's decisions, in up to three processes at once from an empty
+    cache).  A graded player (``NAME@EPS``) needs its bot's kernels and the random bot's."""
     from .bots.hand_loop import warm_up
-    warm_up()
+    if bots is not None:
+        names = set()
+        for b in bots:
+            base, graded, _ = str(b).partition("@")
+            names.add(base)
+            if graded:
+                names.add("random")
+        bots = sorted(names)
+    warm_up(bots, announce=announce)
 
 
 @dataclass
@@ -886,7 +895,7 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
         compile_seconds = 0.0
         if kept is None:
             t = time.perf_counter()
-            warm_up()
+            warm_up({b for pp in plan.profiles.values() for t in pp.tables for b in t.bots}, announce=True)
             compile_seconds = time.perf_counter() - t
         ray_started, ray_workers, ray_seconds = False, 1, 0.0
         if not local:

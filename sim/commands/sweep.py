@@ -91,7 +91,7 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir):
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     started = False
     try:
-        runner.warm_up()  # before Ray, as simulate does, so that neither is timed as the other
+        runner.warm_up(announce=not args.quiet)  # before Ray, as simulate does, so that neither is timed as the other
         if not args.local:
             started, _ = runner._start_ray(args.workers, None)
         for v, cfg in configs.items():
