@@ -86,12 +86,14 @@ def discard_from_search(bot, state, me, hand, forbid, table):
     loose = [c for c in loose if c != forbid]
     if not loose:
         return loose_discard(hand, state.values, forbid)
+    if len(loose) > 1 and JOKER in loose:  # a joker goes only when nothing else can
+        loose.remove(JOKER)
     if len(loose) == 1:
         return loose[0]
     risk = feed_risks_from_lists(state, me, table)
     live = unseen_counts(state, me)
     outs, near = partials_from_melds(left, live, p)
-    keep = {c: bot.feed_weight * risk[c] + bot.partial_weight * outs[c] + (50 if c == JOKER else 0) for c in loose}
+    keep = {c: bot.feed_weight * risk[c] + bot.partial_weight * outs[c] for c in loose}
     if bot.name == "expert":
         score = {}
         for c in loose:
@@ -113,11 +115,13 @@ def deadwood_after_taking(bot, state, me, h):
     top = state.discard_top
     dead = MS.analyse_deadwood(h, p)
     loose = sorted(set(dead.deadwood_left) - {top})
+    if len(loose) > 1 and JOKER in loose:
+        loose.remove(JOKER)
     if not loose:
         return MS.best_discard(h, p, top)[1]
     outs, near = partials_from_melds(dead.deadwood_left, unseen_counts(state, me), p)
     pen = state.values
-    keep = {c: bot.partial_weight * outs[c] + (50 if c == JOKER else 0) for c in loose}
+    keep = {c: bot.partial_weight * outs[c] for c in loose}
     thrown = min(loose, key=lambda c: (keep[c] - pen[c], -pen[c], outs[c], near[c], -c))
     return dead.min_deadwood - pen[thrown]
 

@@ -33,12 +33,11 @@ that does not beat the second by the margin is refused at once.  A discard the r
 player to open or to meld with is taken only when it can.
 
 **The discard.**  The candidates are the loose cards of a least-deadwood partition (every card if none
-is loose).  Each is scored, in deadwood points, by what holding the rest is worth: the expert by the
+is loose), a joker only when no other card is one.  Each is scored, in deadwood points, by what holding the rest is worth: the expert by the
 deadwood left after discarding it (the hand's less the card's penalty, for a loose card), the
 lookahead by its one-draw outlook (the expected least deadwood after the next draw, less
 ``out_bonus`` times the chance of melding all but one card); to either is added what the card is
-kept for: ``feed_weight`` points per unit of its feeding risk, 50 for a joker, and
-``partial_weight`` points per live card that would complete a partial meld it makes with another
+kept for: ``feed_weight`` points per unit of its feeding risk and ``partial_weight`` points per live card that would complete a partial meld it makes with another
 loose card (a pair of one rank in two suits, a two-card run, a one-gap run; live: a copy the player
 cannot see).  So an isolated card goes before a card of a pair or near-run of the same penalty, and a
 partial meld with more live cards to complete it is broken later.  The least score is thrown; ties go
@@ -88,7 +87,6 @@ RUN, GROUP = 0, 1  # sim.melds
 ACE, ACE_HIGH_EXT = 12, 13
 CARDS, REPS = 3, 17  # meld row words (sim.engine.core)
 JOKER_RISK = 10  # a joker is never safe to hand over
-JOKER_KEEP = 50  # and the discard choice keeps its jokers
 
 
 @njit(cache=True)
@@ -232,11 +230,10 @@ def _partials(left, live, prm, outs, near):
 def _keep_points(left, unseen, xp, prm, keep, outs, near):
     """keep[c] = the points card c is kept for apart from its feeding risk: ``partial_weight`` per
     unseen card completing a partial meld of it (``_partials`` over the loose cards ``left``, which
-    also fills outs and near), ``JOKER_KEEP`` for a joker."""
+    also fills outs and near)."""
     _partials(left, unseen, prm, outs, near)
     for c in range(N_KINDS):
         keep[c] = xp[X_PARTIAL_WEIGHT] * outs[c]
-    keep[JOKER] += JOKER_KEEP
 
 
 @njit(cache=True)
@@ -263,6 +260,8 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     n, dead = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     if n == 0:
         return _loose_discard(hand, values, forbid, hand.astype(np.int64))
+    if n > 1 and cands[n - 1] == JOKER:  # a joker goes only when nothing else can (candidates ascend)
+        n -= 1
     if n == 1:
         return cands[0]
     risk = np.empty(N_KINDS, np.int64)
@@ -346,6 +345,8 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
     n, dead = _candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
+    if n > 1 and cands[n - 1] == JOKER:
+        n -= 1
     if n > 0 and left[cands[0]] > 0:
         keep = np.empty(N_KINDS, np.int64)
         outs = np.empty(N_KINDS, np.int64)
