@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
-	$(BIN)/kalooki report $(OUT) --out reports/default
+	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
