@@ -142,8 +142,8 @@ def test_workers_and_shard_sizes_give_identical_tables(reference, ray_session, t
 def test_the_kernels_are_compiled_before_ray_starts_and_timed_apart(tmp_path, monkeypatch):
     steps = []
 
-    def warm_up():
-        steps.append("compile")
+    def warm_up(bots=None, *, announce=False):
+        steps.append(("compile", tuple(sorted(bots)), announce))
         time.sleep(1.0)
 
     def start_ray(workers, address, out=""):
@@ -158,7 +158,7 @@ def test_the_kernels_are_compiled_before_ray_starts_and_timed_apart(tmp_path, mo
     said = []
     result = runner.run(config(tmp_path / "run", profiles=["kalooki40"], games=2, shard_games=1), progress=False,
                         log=said.append)
-    assert steps == ["compile", "ray"]
+    assert steps == [("compile", ("greedy",), True), "ray"]  # only the run's bots, a cold compile announced
     assert result.compile_seconds >= 1.0 and result.startup_seconds < 1.0
     assert result.seconds < result.compile_seconds + 60  # the compile is not in the playing time
     assert re.search(r"before playing: 1\.\d s compiling or loading the kernels, 0\.\d s starting Ray$", said[-1]), said
