@@ -67,21 +67,25 @@ def _manifest(out: Path) -> dict | None:
         return None
 
 
+def _wait_for_a_shard(proc, out) -> None:
+    """Wait until the run at ``out`` has a finished shard in its manifest (the driver still running)."""
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        m = _manifest(out)
+        if m and m["shards"]:
+            return
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.05)
+    pytest.fail("no shard finished in time")
+
+
 def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     out = tmp_path / "run"
     argv = simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "1")
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        deadline = time.time() + 240
-        while time.time() < deadline:
-            m = _manifest(out)
-            if m and m["shards"]:
-                break
-            assert proc.poll() is None, proc.stderr.read().decode()
-            time.sleep(0.05)
-        else:
-            pytest.fail("no shard finished in time")
+        _wait_for_a_shard(proc, out)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
@@ -111,15 +115,7 @@ def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(reference, tmp_p
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
-        deadline = time.time() + 240
-        while time.time() < deadline:
-            m = _manifest(out)
-            if m and m["shards"]:
-                break
-            assert proc.poll() is None, proc.stderr.read()
-            time.sleep(0.05)
-        else:
-            pytest.fail("no shard finished in time")
+        _wait_for_a_shard(proc, out)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
