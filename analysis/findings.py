@@ -769,17 +769,24 @@ def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: s
                        "baseline. " + composition, False)
     marks = judged["robustness"].astype(str) if "robustness" in judged else pd.Series("", index=judged.index)
     held = judged[(judged["strong_play"] != "") & marks.str.startswith(DEPENDS)]
-    stated = held[held["verdict"].isin(STATED) | held["strong_play"].str.startswith(STATED)]
     parts = []
     for r in held.itertuples(index=False):
-        parts.append(f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)} "
+        parts.append(f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
                      f"{r.strong_play.replace(' ' + STRONG_PLAY, '')}")
     if parts:
-        text = (lead + f"{len(parts)} of the differences that depend on play strength hold at both, so for strong "
+        text = (lead + f"{len(parts)} of the differences that depend on play strength "
+                f"{'holds' if len(parts) == 1 else 'hold'} at both, so for strong "
                 "play: " + "; ".join(parts[:most]) + (f"; and {len(parts) - most} more (★ in the headline table)"
                                                       if len(parts) > most else "") + ".")
     else:
         text = lead + "none of the differences that depend on play strength holds at both."
+    clear = judged[judged["strong_play"].astype(str).str.startswith(STATED)]
+    if len(clear):
+        named = [f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
+                 f"{r.strong_play.split(' ')[0]}"
+                 for r in clear.itertuples(index=False)]
+        text += (f" Clear differences from the baseline at both rungs ({len(named)}): " + ", ".join(named[:2 * most])
+                 + (f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + ".")
     if composition:
         text += " " + composition
-    return Finding("Strong play", text, len(stated) > 0)
+    return Finding("Strong play", text, bool(len(clear)))

@@ -1,12 +1,13 @@
 """The strength frontier read back: each headline metric by rung of the bot ladder, the steps between
 rungs, whether each metric has converged, and what that says about the balance report's findings.
 
-A frontier (written by `kalooki frontier`) is one run per rung, every seat the rung's bot, all dealt
-the same games (``frontier.json`` names the rungs in ladder order, weakest first, and their runs).
+A frontier (written by `kalooki frontier`) is one run per rung, every seat the rung's bot, game g
+starting from the same deal at every rung (``frontier.json`` names the rungs in ladder order, weakest
+first, and their runs).
 The metrics are the report's headline metrics (:mod:`analysis.metrics`, same definitions, units,
 denominators and cluster-robust intervals).  A *step* is a metric at one rung minus the rung below,
-estimated from per-game differences (game g at one rung against game g at the other: the same deal)
-with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
+estimated from per-game differences (game g at one rung against game g at the other: the same first
+deal) with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
 (:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
 
 A metric has **converged** for a profile when the last step (the top rung minus the one below) is
@@ -44,7 +45,7 @@ STATUSES = (CONVERGED, NOT_CONVERGED, findings.NOT_ESTABLISHED)
 STRONG = findings.STRONG_PLAY
 CONVERGENCE_NOTE = (
     "Strength frontier: each profile played at tables of four of the same bot, once per rung of the bot ladder "
-    "(weakest first), every rung dealt the same games (the same seed, profile and game number). Each headline "
+    "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game number). Each headline "
     "metric per rung is the report's estimate with its cluster-robust 95% interval (unit and denominator as in "
     "the headline table). A step is a rung minus the rung below, from per-game differences (game g against game "
     "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
@@ -357,7 +358,7 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
     doc.heading("Strength frontier")
     doc.text(f"Every profile played again at tables of {d.get('players', 4)} of the same bot, once per rung of the "
              f"bot ladder ({' < '.join(fr.rungs)}), {d.get('games'):,} games per profile and rung, seed "
-             f"{d.get('seed')}, every rung dealt the same games, so the rungs differ only by play. A metric has "
+             f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
              "converged when the last step (the top rung minus the one below) is inside its practical threshold "
              "and smaller than the step before (Methods). " + counts_text(conv) + ".")
     if by_table is not None and len(by_table):
@@ -366,7 +367,8 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
             doc.text(text)
     if strong is not None and len(strong):
         held = strong[strong["strong_play"] != ""]
-        doc.text(f"Of the {len(strong)} differences from the baseline, {len(held)} hold at the top two rungs "
+        doc.text(f"Of the {len(strong)} differences from the baseline, {len(held)} "
+                 f"{'holds' if len(held) == 1 else 'hold'} at the top two rungs "
                  f"({' and '.join(fr.top_two)}): the same verdict at both, stated for strong play in the findings "
                  "and marked ★ in the headline table.")
     frame = figure_frame(table)
@@ -374,7 +376,7 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
     rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
     doc.open("figs")
     doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
-               f"Each headline metric (panels) by rung (x, weakest first), per profile (colours), with its 95% "
+               f"Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile (colours), with its 95% "
                f"interval (cluster-robust by game; units as in the headline table). Reproduce: {d.get('command')}",
                width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
     doc.close("figs")

@@ -447,7 +447,7 @@ def frontier(axes, frame: pd.DataFrame):
         ax.set_title(label, fontsize="x-small")
         ax.set_xticks(range(len(rungs)), rungs, fontsize="x-small")
         ax.tick_params(axis="y", labelsize="x-small")
-    _panel_labels(axes, title, "rung (four of the same bot at every table), weakest to strongest", "")
+    _panel_labels(axes, title, "", "")  # the rungs are the x ticks; the legend takes the bottom
     axes[0].figure.legend(handles=list(handles.values()), loc="outside lower center", ncols=min(len(handles), 6),
                           fontsize="small", frameon=False)
     return axes

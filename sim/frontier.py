@@ -1,9 +1,11 @@
 """The strength frontier: every profile played at tables of one bot, once per rung of the bot ladder.
 
 A frontier is one run per rung, each a plain run of the runner (``sim.runner``) at ``DIR/RUNG`` with
-every seat the rung's bot, all with the same profiles, games and seed.  A game's deal depends only on
-(seed, profile, game number) (``sim.records``), so game g of a profile is dealt the same cards at every
-rung: the rungs differ only by play, and the analysis pairs them game by game.  ``DIR/frontier.json``
+every seat the rung's bot, all with the same profiles, games and seed.  A game's random stream depends
+only on (seed, profile, game number) (``sim.records``), so game g of a profile starts from the same
+deal at every rung: the rungs differ by play, and the analysis pairs them game by game (later hands
+of a game follow from the same stream, so they stay alike until play has used it differently,
+a stock reshuffle for one).  ``DIR/frontier.json``
 says which rungs, in ladder order, and where their runs are; it is written before any rung is played,
 so the same command resumes a stopped frontier rung by rung (each rung run resumes as ``simulate``
 does).  ``analysis.frontier`` reads it.

@@ -105,15 +105,16 @@ def test_frontier_plays_every_rung_from_the_same_deals(run_with_frontier):
 def test_frontier_resumes_without_playing_again(run_with_frontier):
     root, _ = run_with_frontier
     where = root / "run" / "frontier"
-    before = {r: (where / r / "manifest.json").read_text() for r in RUNGS}
+    shards = lambda: {r: json.loads((where / r / "manifest.json").read_text())["shards"] for r in RUNGS}
+    before = shards()
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "6",
                           "--seed", "5", "--shard-games", "3", "--out", str(where), "--local", "-q")
     assert rc == 0, err
-    assert {r: (where / r / "manifest.json").read_text() for r in RUNGS} == before
+    assert shards() == before  # every shard kept, none played again
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "7",
                           "--seed", "5", "--shard-games", "3", "--out", str(where), "--local", "-q")
     assert rc == 2 and "already holds a different run" in err and len(err.strip().splitlines()) == 1
-    assert {r: (where / r / "manifest.json").read_text() for r in RUNGS} == before
+    assert shards() == before  # every shard kept, none played again
 
 
 def test_report_shows_the_frontier_only_when_the_run_has_one(run_with_frontier):
@@ -185,3 +186,32 @@ def test_convergence_reads_the_last_two_steps_of_each_profile_and_metric():
     assert conv.loc["c", "status"] == findings.NOT_ESTABLISHED
     assert "3 pairs" not in F.counts_text(conv.reset_index())
     assert F.counts_text(conv.reset_index()).startswith("1 converged, 1 not converged and 1 not established of 3")
+
+
+def test_a_run_config_lends_its_profiles_and_seed_and_its_out_becomes_out_frontier():
+    from sim import frontier, runner
+    from sim.commands.simulate import config_path
+    values = runner.read_run_config(config_path("default"))
+    study = frontier.plan(values, "default", profiles=None, games=3, seed=None, out=None, rungs=["greedy", "expert"])
+    assert study.out == "runs/default/frontier" and study.players == 4
+    for rung in ("greedy", "expert"):
+        cfg = study.configs[rung]
+        assert cfg.profiles == tuple(values["profiles"]) and cfg.seed == values["seed"] and cfg.games == 3
+        assert cfg.tables is None and cfg.bots == (rung,) * 4 and cfg.out == f"runs/default/frontier/{rung}"
+    assert study.plans["greedy"].run_id != study.plans["expert"].run_id
+
+
+def test_strong_play_finding_states_what_holds_at_the_top_two_rungs():
+    judged = pd.DataFrame({
+        "profile_b": ["kalooki51", "scala40", "swedish"],
+        "metric": ["hands_per_game", "kalooki_per_hand", "mean_open_round"], "kind": ["mean", "proportion", "mean"],
+        "verdict": [findings.HIGHER, findings.NOT_ESTABLISHED, findings.LOWER],
+        "robustness": [findings.DEPENDS + ": at greedy +3.7", findings.ROBUST, findings.DEPENDS + ": at expert -1"],
+        "strong_play": [f"{findings.HIGHER} {findings.STRONG_PLAY}", f"{findings.EQUIVALENT} {findings.STRONG_PLAY}", ""]})
+    found = findings.strong_play_finding(judged, ["expert", "lookahead"], "For good players read the expert one.")
+    assert found.stated and "(expert and lookahead at every seat)" in found.text
+    assert "1 of the differences that depend on play strength holds at both" in found.text
+    assert "kalooki51 hands per game (mean) higher" in found.text and "swedish" not in found.text
+    assert found.text.endswith("For good players read the expert one.")
+    quiet = findings.strong_play_finding(judged.assign(strong_play=""), ["expert", "lookahead"])
+    assert not quiet.stated and "none of the differences that depend on play strength holds at both" in quiet.text

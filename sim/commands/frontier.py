@@ -1,12 +1,12 @@
-"""`kalooki frontier`: play each profile at tables of one bot per rung of the bot ladder (same deals at
-every rung) and print how each headline metric moves from rung to rung and whether it has converged."""
+"""`kalooki frontier`: play each profile at tables of one bot per rung of the bot ladder (game g starts
+from the same deal at every rung) and print how each headline metric moves from rung to rung and whether it has converged."""
 from __future__ import annotations
 
 import shlex
 import sys
 
 from .common import add_seed_arg, positive_int, show_progress
-from .simulate import SUMMARY_LINES, config_path
+from .simulate import config_path
 
 
 def register(sub):
@@ -14,7 +14,7 @@ def register(sub):
                                         "where the metrics stop moving",
                        description="Plays --games games of each --profile at tables of four of the same bot, once "
                                    "per rung of the bot ladder (greedy, expert, lookahead, search: those "
-                                   "registered), every rung dealt the same games, into DIR/RUNG (one run each, "
+                                   "registered), game g starting from the same deal at every rung, into DIR/RUNG (one run each, "
                                    "resumable as in simulate) and DIR/frontier.json.  Given a run's folder as "
                                    "--out (or a run config without --out) it writes into RUN/frontier, which "
                                    "`kalooki report RUN` then shows.  Prints each headline metric by rung and "
@@ -71,8 +71,8 @@ def run(args):
                           shard_games=args.shard_games, sets=args.sets)
     quiet = args.quiet
 
-    def log(msg):
-        if not quiet and not msg.startswith(SUMMARY_LINES):
+    def log(msg):  # each rung's progress and closing line (stdout keeps the frontier's table)
+        if not quiet:
             print(msg, file=sys.stderr)
 
     frontier.run(study, command=_command(args), local=args.local, address=args.address,
