@@ -446,6 +446,7 @@ def frontier(axes, frame: pd.DataFrame):
             handles.setdefault(name, Line2D([], [], marker="o", color=colour, label=name))
         ax.set_title(label, fontsize="x-small")
         ax.set_xticks(range(len(rungs)), rungs, fontsize="x-small")
+        ax.tick_params(axis="x", labelbottom=True)  # every panel names its rungs, not only the bottom row
         ax.tick_params(axis="y", labelsize="x-small")
     _panel_labels(axes, title, "", "")  # the rungs are the x ticks; the legend takes the bottom
     axes[0].figure.legend(handles=list(handles.values()), loc="outside lower center", ncols=min(len(handles), 6),
