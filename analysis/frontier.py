@@ -45,9 +45,9 @@ STATUSES = (CONVERGED, NOT_CONVERGED, findings.NOT_ESTABLISHED)
 STRONG = findings.STRONG_PLAY
 CONVERGENCE_NOTE = (
     "Strength frontier: each profile played at tables of four of the same bot, once per rung of the bot ladder "
-    "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game number). Each headline "
-    "metric per rung is the report's estimate with its cluster-robust 95% interval (unit and denominator as in "
-    "the headline table). A step is a rung minus the rung below, from per-game differences (game g against game "
+    "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game "
+    "number). Each headline metric per rung is the report's estimate with its cluster-robust 95% interval "
+    "(unit and denominator as in the headline table). A step is a rung minus the rung below, from per-game differences (game g against game "
     "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
     "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
     "the one below) is practically equivalent and smaller than the step before (in size, or both practically "

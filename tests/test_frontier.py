@@ -72,7 +72,8 @@ def run_with_frontier(tmp_path_factory):
     rc, _, err = _kalooki("report", str(run), "--out", str(root / "plain"), "-q")
     assert rc == 0, err
     rc, printed, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "6",
-                                "--seed", "5", "--shard-games", "3", "--out", str(run), "--local", "-q")
+                                "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(run),
+                                "--local", "-q")
     assert rc == 0, err
     rc, _, err = _kalooki("report", str(run), "--out", str(root / "with"), "-q")
     assert rc == 0, err
@@ -108,11 +109,13 @@ def test_frontier_resumes_without_playing_again(run_with_frontier):
     shards = lambda: {r: json.loads((where / r / "manifest.json").read_text())["shards"] for r in RUNGS}
     before = shards()
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "6",
-                          "--seed", "5", "--shard-games", "3", "--out", str(where), "--local", "-q")
+                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(where),
+                          "--local", "-q")
     assert rc == 0, err
     assert shards() == before  # every shard kept, none played again
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "7",
-                          "--seed", "5", "--shard-games", "3", "--out", str(where), "--local", "-q")
+                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(where),
+                          "--local", "-q")
     assert rc == 2 and "already holds a different run" in err and len(err.strip().splitlines()) == 1
     assert shards() == before  # every shard kept, none played again
 
@@ -215,3 +218,11 @@ def test_strong_play_finding_states_what_holds_at_the_top_two_rungs():
     assert found.text.endswith("For good players read the expert one.")
     quiet = findings.strong_play_finding(judged.assign(strong_play=""), ["expert", "lookahead"])
     assert not quiet.stated and "none of the differences that depend on play strength holds at both" in quiet.text
+
+
+def test_a_registered_search_bot_becomes_the_top_rung(monkeypatch):
+    from sim import bots, frontier
+    assert frontier.parse_rungs(None) == [r for r in frontier.LADDER if r in bots.BOTS]
+    monkeypatch.setitem(bots.BOTS, "search", bots.BOTS["lookahead"])
+    assert frontier.parse_rungs(None)[-2:] == ["lookahead", "search"]
+    assert frontier.parse_rungs("search,greedy,expert") == ["greedy", "expert", "search"]  # ladder order

@@ -1,5 +1,6 @@
 """`kalooki frontier`: play each profile at tables of one bot per rung of the bot ladder (game g starts
-from the same deal at every rung) and print how each headline metric moves from rung to rung and whether it has converged."""
+from the same deal at every rung) and print how each headline metric moves from rung to rung and
+whether it has converged."""
 from __future__ import annotations
 
 import shlex
