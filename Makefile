@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed
 RUN_CONFIG ?= configs/runs/default.toml
 OUT ?= runs/default
 GAMES ?= 10000
+# The sample's frontier beside the main batch (into OUT/frontier): games per profile and rung.
+FRONTIER_GAMES ?= 20
+FRONTIER_SHARD ?= 10
 PROFILE ?= kalooki40
 SEED ?= 1
 A ?= runs/default
@@ -23,6 +26,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
+	$(BIN)/kalooki frontier --config $(RUN_CONFIG) --games $(FRONTIER_GAMES) --shard-games $(FRONTIER_SHARD) --out $(OUT)
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 test: $(STAMP)

@@ -753,3 +753,40 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
     if counts:
         text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
     return Finding("Play strength", text, bool(parts))
+
+
+STRONG_PLAY = "for strong play"  # analysis.frontier marks a difference "<verdict> for strong play"
+
+
+def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: str = "", most: int = 3) -> Finding:
+    """The frontier's word on play strength: the differences that depend on play strength but hold at
+    the frontier's top two rungs (`strong_play`, analysis.frontier), stated for strong play, and the
+    composition to read for good players (`composition`, a sentence)."""
+    rungs = " and ".join(top_two)
+    lead = f"At the frontier's top two rungs ({rungs} at every seat): "
+    if "strong_play" not in judged:
+        return Finding("Strong play", lead + "the frontier holds none of these profiles' differences from the "
+                       "baseline. " + composition, False)
+    marks = judged["robustness"].astype(str) if "robustness" in judged else pd.Series("", index=judged.index)
+    held = judged[(judged["strong_play"] != "") & marks.str.startswith(DEPENDS)]
+    parts = []
+    for r in held.itertuples(index=False):
+        parts.append(f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
+                     f"{r.strong_play.replace(' ' + STRONG_PLAY, '')}")
+    if parts:
+        text = (lead + f"{len(parts)} of the differences that depend on play strength "
+                f"{'holds' if len(parts) == 1 else 'hold'} at both, so for strong "
+                "play: " + "; ".join(parts[:most]) + (f"; and {len(parts) - most} more (★ in the headline table)"
+                                                      if len(parts) > most else "") + ".")
+    else:
+        text = lead + "none of the differences that depend on play strength holds at both."
+    clear = judged[judged["strong_play"].astype(str).str.startswith(STATED)]
+    if len(clear):
+        named = [f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
+                 f"{r.strong_play.split(' ')[0]}"
+                 for r in clear.itertuples(index=False)]
+        text += (f" Clear differences from the baseline at both rungs ({len(named)}): " + ", ".join(named[:2 * most])
+                 + (f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + ".")
+    if composition:
+        text += " " + composition
+    return Finding("Strong play", text, bool(len(clear)))
