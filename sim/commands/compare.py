@@ -43,5 +43,7 @@ def run(args):
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")
     print(VERDICT_LEGEND)
+    if table.attrs.get("skill_lines"):
+        print("\n" + "\n".join(table.attrs["skill_lines"]))
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
