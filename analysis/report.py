@@ -15,7 +15,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots
+from . import findings, load, metrics, plots, skill
 from .document import Cell, Document
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
@@ -470,7 +470,8 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.attach("summary", res.summary, "Every headline metric (long format)")
 
 
-def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None) -> Document:
+def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None, skill_fit=None) -> Document:
+    """The balance report; ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section."""
     manifest = res.run.manifest
     profiles = res.run.profiles
     baseline = pick_baseline(profiles, baseline)
@@ -503,6 +504,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
     composition_section(doc, res, judged, by_table_diffs, baseline)
+    if skill_fit is not None:
+        skill.report_section(doc, skill_fit)
     doc.heading("Figures")
     figures(doc, res, judged, baseline)
     details(doc, res)
@@ -526,10 +529,11 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
                  thresholds_file=None) -> Path:
     """Verify, analyse and write out_dir/report.html, out_dir/report.md, out_dir/figures/ and
     out_dir/data/*.csv; returns the HTML path.  UserError naming the problems when verification
-    fails and allow_partial is False, or when the baseline or the thresholds file is wrong."""
+    fails and allow_partial is False, or when the baseline or the thresholds file is wrong.  A skill
+    study of the run (RUN/skill/, ``analysis.skill.find_fit``) adds a Skill and luck section."""
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
     paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
     res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
-    return build_report(res, baseline, thresholds).write(out_dir)
+    return build_report(res, baseline, thresholds, skill.find_fit(run_dir)).write(out_dir)
