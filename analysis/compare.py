@@ -527,7 +527,7 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
             fm = skill.fmt_measure
             stated = r.verdict in findings.STATED
             threshold = "" if pd.isna(r.threshold) else f"threshold {fm(r.measure, r.threshold)}"
-            cells.append([Cell(r.measure, r.unit),
+            cells.append([Cell(r.measure, skill.MEASURES[r.measure][0]),
                           Cell(f"{fm(r.measure, r.estimate_a)} ({fm(r.measure, r.ci_low_a)}–{fm(r.measure, r.ci_high_a)})"),
                           Cell(f"{fm(r.measure, r.estimate_b)} ({fm(r.measure, r.ci_low_b)}–{fm(r.measure, r.ci_high_b)})"),
                           Cell(f"{fm(r.measure, r.difference, True)} ({fm(r.measure, r.diff_ci_low, True)} to "

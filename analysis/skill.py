@@ -458,8 +458,6 @@ def compare_fits(pairs, thresholds, level: float = LEVEL) -> pd.DataFrame:
     Holm family over every measure of every pair).  Paired by deal when both studies used the same seed;
     the replicates are as many as the larger study's ``boot`` (``BOOT`` when both had none), from the
     seed of A's study and the two profiles' names."""
-    from analysis import findings, stats
-
     from .load import load_table
     parts, reps = [], {}
     for fit_a, a, fit_b, b in pairs:
@@ -475,7 +473,14 @@ def compare_fits(pairs, thresholds, level: float = LEVEL) -> pd.DataFrame:
         rows.insert(0, "profile_a", a)
         parts.append(rows)
         reps.update({(a, b, m): d for m, d in diffs.items()})
-    table = pd.concat(parts, ignore_index=True)
+    return judge_differences(pd.concat(parts, ignore_index=True), reps, thresholds)
+
+
+def judge_differences(table: pd.DataFrame, reps: dict, thresholds) -> pd.DataFrame:
+    """``table`` (``measure_difference``'s rows with profile_a and profile_b) judged by
+    ``findings.judge`` with the bootstrap's tests on ``reps[(profile_a, profile_b, measure)]`` (the
+    replicates' differences), one Holm family over every row in_family."""
+    from analysis import findings, stats
     judged = findings.judge(table, thresholds, tests=lambda row, t: stats.bootstrap_threshold_tests(
         row.difference, reps[(row.profile_a, row.profile_b, row.measure)], t))
     family = int(judged["p_exceeds"].notna().sum())
@@ -507,12 +512,13 @@ def fmt_measure(name: str, value, sign: bool = False) -> str:
     return _fmt(value, digits, sign)
 
 
-def difference_lines(judged: pd.DataFrame, width: int = 100) -> list[str]:
-    """The judged skill differences for a terminal: per pair a heading, then measure, A, B, B - A
-    [95% interval] and the verdict."""
+def difference_lines(judged: pd.DataFrame, width: int = 100, labels=None) -> list[str]:
+    """The judged skill differences for a terminal: per pair a heading (A and B named by ``labels``,
+    else by profile), then measure, A, B, B - A [95% interval] and the verdict."""
     from analysis.compare import VERDICT_SHORT
     lines = []
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        a, b = labels or (a, b)
         lines.append(f"Skill and luck, A = {a}, B = {b} ({rows['design'].iloc[0]}, {rows['replicates'].iloc[0]} "
                      "bootstrap replicates)"[:width])
         cells = [("measure", "A", "B", "B - A [95% interval]", "verdict")]

@@ -393,7 +393,7 @@ def skill_notes() -> str:
 def skill_section(doc: Document, sweep: Sweep) -> None:
     """The skill and luck measures at every grid value (estimate and 95% bootstrap interval), then the
     change from the lowest value to the highest, each measure with its verdict."""
-    from .skill import fmt_measure
+    from .skill import MEASURES, fmt_measure
     diffs = sweep.skill_differences
     lo, hi = sweep.values[0], sweep.values[-1]
     players = ", ".join(sweep.skill[lo].players)
@@ -409,7 +409,7 @@ def skill_section(doc: Document, sweep: Sweep) -> None:
     rows = []
     for name in diffs["measure"]:
         r = verdict[name]
-        row = [Cell(name, r.unit)]
+        row = [Cell(name, MEASURES[name][0])]
         for v in sweep.values:
             m = sweep.skill[v].measures
             m = m[(m["profile"] == sweep.profile) & (m["measure"] == name)]

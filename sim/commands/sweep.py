@@ -171,6 +171,7 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
     print("\n".join(terminal_lines(sweep, ends)))
     if sweep.skill_differences is not None:
         from analysis.skill import difference_lines
-        print("\n".join(difference_lines(sweep.skill_differences)))
+        print("\n".join(difference_lines(sweep.skill_differences,
+                                          labels=(sweep.label(sweep.values[0]), sweep.label(sweep.values[-1])))))
     print(f"report: {page}")
     return 0
