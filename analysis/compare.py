@@ -524,14 +524,13 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
                   Cell("B − A", "95% CI"), Cell("Verdict", "against the threshold")]
         cells = []
         for r in rows.itertuples(index=False):
-            fm = skill.fmt_measure
             stated = r.verdict in findings.STATED
-            threshold = "" if pd.isna(r.threshold) else f"threshold {fm(r.measure, r.threshold)}"
+            threshold = "" if pd.isna(r.threshold) else f"threshold {skill.fmt_measure(r.measure, r.threshold)}"
             cells.append([Cell(r.measure, skill.MEASURES[r.measure][0]),
-                          Cell(f"{fm(r.measure, r.estimate_a)} ({fm(r.measure, r.ci_low_a)}–{fm(r.measure, r.ci_high_a)})"),
-                          Cell(f"{fm(r.measure, r.estimate_b)} ({fm(r.measure, r.ci_low_b)}–{fm(r.measure, r.ci_high_b)})"),
-                          Cell(f"{fm(r.measure, r.difference, True)} ({fm(r.measure, r.diff_ci_low, True)} to "
-                               f"{fm(r.measure, r.diff_ci_high, True)})", cls=r.verdict if stated else ""),
+                          Cell(skill.fmt_estimate(r.measure, r.estimate_a, r.ci_low_a, r.ci_high_a)),
+                          Cell(skill.fmt_estimate(r.measure, r.estimate_b, r.ci_low_b, r.ci_high_b)),
+                          Cell(skill.fmt_change(r.measure, r.difference, r.diff_ci_low, r.diff_ci_high),
+                               cls=r.verdict if stated else ""),
                           Cell(r.verdict, threshold, r.verdict if stated else
                                "equivalent" if r.verdict == findings.EQUIVALENT else "", inline=True)])
         doc.grid(header, cells, f"A = {a}, B = {b}")

@@ -332,7 +332,8 @@ def text_lines(study: dict) -> list[str]:
     if len(profs) > 1 and study["boot"]:
         ref = profs[0]
         lines.append("")
-        lines.append(f"Each profile minus {ref} (independent bootstrap replicates; * = the interval excludes 0):")
+        lines.append(f"Each profile minus {ref} (paired by deal, {study['boot']} bootstrap replicates; * = the "
+                     "interval excludes 0; verdicts in the JSON and in kalooki compare):")
         for prof in profs[1:]:
             d = differences(study, prof, ref).set_index("measure")
             parts = []
@@ -346,10 +347,19 @@ def text_lines(study: dict) -> list[str]:
 
 
 def differences(study: dict, a: str, b: str) -> pd.DataFrame:
-    """``difference`` between two profiles of a study."""
-    ra, rb = study["profiles"][a], study["profiles"][b]
-    point = lambda r: dict(zip(r["measures"]["measure"], r["measures"]["estimate"]))  # noqa: E731
-    return difference(ra["replicates"], rb["replicates"], point(ra), point(rb))
+    """Profile a minus profile b of a study, per measure: paired by deal (a study deals deal d alike in
+    every profile; ``measure_difference``) with ``study["boot"]`` replicates, ``separated`` when the
+    interval excludes 0, and the verdict against the measure's threshold (``judge_differences``)."""
+    from analysis import findings
+    rows, reps = measure_difference(study["profiles"][b], study["profiles"][a], True, study["boot"],
+                                    _pair_seed(study["seed"], b, a))
+    rows.insert(0, "profile_b", a)
+    rows.insert(0, "profile_a", b)
+    judged = judge_differences(rows, {(b, a, m): d for m, d in reps.items()}, findings.default_thresholds())
+    judged = judged.rename(columns={"diff_ci_low": "ci_low", "diff_ci_high": "ci_high"})
+    judged["separated"] = (judged["ci_low"] > 0) | (judged["ci_high"] < 0)
+    judged["unit"] = [MEASURES[m][0] for m in judged["measure"]]
+    return judged[["measure", "difference", "ci_low", "ci_high", "separated", "unit", "design", "verdict"]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,6 +522,16 @@ def fmt_measure(name: str, value, sign: bool = False) -> str:
     return _fmt(value, digits, sign)
 
 
+def fmt_estimate(name: str, estimate, low, high) -> str:
+    """'0.645 (0.565–0.730)': a measure with its interval."""
+    return f"{fmt_measure(name, estimate)} ({fmt_measure(name, low)}–{fmt_measure(name, high)})"
+
+
+def fmt_change(name: str, difference, low, high) -> str:
+    """'+0.156 (+0.064 to +0.237)': a difference with its interval."""
+    return f"{fmt_measure(name, difference, True)} ({fmt_measure(name, low, True)} to {fmt_measure(name, high, True)})"
+
+
 def difference_lines(judged: pd.DataFrame, width: int = 100, labels=None) -> list[str]:
     """The judged skill differences for a terminal: per pair a heading (A and B named by ``labels``,
     else by profile), then measure, A, B, B - A [95% interval] and the verdict."""
@@ -524,8 +544,10 @@ def difference_lines(judged: pd.DataFrame, width: int = 100, labels=None) -> lis
         cells = [("measure", "A", "B", "B - A [95% interval]", "verdict")]
         for r in rows.itertuples(index=False):
             cells.append((r.measure, fmt_measure(r.measure, r.estimate_a), fmt_measure(r.measure, r.estimate_b),
-                          f"{fmt_measure(r.measure, r.difference, True)} [{fmt_measure(r.measure, r.diff_ci_low, True)}, "
-                          f"{fmt_measure(r.measure, r.diff_ci_high, True)}]", VERDICT_SHORT.get(r.verdict, r.verdict)))
+                          f"{fmt_measure(r.measure, r.difference, True)} "
+                          f"[{fmt_measure(r.measure, r.diff_ci_low, True)}, "
+                          f"{fmt_measure(r.measure, r.diff_ci_high, True)}]",
+                          VERDICT_SHORT.get(r.verdict, r.verdict)))
         widths = [max(len(c[i]) for c in cells) for i in range(5)]
         for c in cells:
             lines.append("  ".join([c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, 4)]
@@ -589,8 +611,7 @@ def report_section(doc, fit: Fit) -> None:
     table = m[m["measure"].isin(REPORT_COLUMNS)]
     cells = {(r.profile, r.measure): r for r in table.itertuples(index=False)}
     shown = [c for c in REPORT_COLUMNS if c in set(table["measure"])]
-    cell = lambda p, c: (f"{fmt_measure(c, cells[(p, c)].estimate)} ({fmt_measure(c, cells[(p, c)].ci_low)}–"  # noqa: E731
-                         f"{fmt_measure(c, cells[(p, c)].ci_high)})" if (p, c) in cells else "")
-    frame = pd.DataFrame([{"profile": p, **{REPORT_HEADINGS[c]: cell(p, c) for c in shown}} for p in fit.profiles])
+    frame = pd.DataFrame([{"profile": p, **{REPORT_HEADINGS[c]: fmt_estimate(c, *(getattr(cells[(p, c)], k) for k in (
+        "estimate", "ci_low", "ci_high"))) if (p, c) in cells else "" for c in shown}} for p in fit.profiles])
     doc.table(frame, "Estimate (95% interval) per profile; pay spread only where money changes hands. Made by: "
               f"{meta.get('command') or 'kalooki skill'}")

@@ -393,7 +393,7 @@ def skill_notes() -> str:
 def skill_section(doc: Document, sweep: Sweep) -> None:
     """The skill and luck measures at every grid value (estimate and 95% bootstrap interval), then the
     change from the lowest value to the highest, each measure with its verdict."""
-    from .skill import MEASURES, fmt_measure
+    from .skill import MEASURES, fmt_change, fmt_estimate
     diffs = sweep.skill_differences
     lo, hi = sweep.values[0], sweep.values[-1]
     players = ", ".join(sweep.skill[lo].players)
@@ -417,11 +417,9 @@ def skill_section(doc: Document, sweep: Sweep) -> None:
                 row.append(Cell("", cls="na"))
                 continue
             e = m.iloc[0]
-            row.append(Cell(f"{fmt_measure(name, e['estimate'])} ({fmt_measure(name, e['ci_low'])}–"
-                            f"{fmt_measure(name, e['ci_high'])})"))
+            row.append(Cell(fmt_estimate(name, e["estimate"], e["ci_low"], e["ci_high"])))
         stated = r.verdict in findings.STATED
-        row.append(Cell(f"{fmt_measure(name, r.difference, True)} ({fmt_measure(name, r.diff_ci_low, True)} to "
-                        f"{fmt_measure(name, r.diff_ci_high, True)})", r.verdict,
+        row.append(Cell(fmt_change(name, r.difference, r.diff_ci_low, r.diff_ci_high), r.verdict,
                         r.verdict if stated else "equivalent" if r.verdict == findings.EQUIVALENT else "",
                         inline=True))
         rows.append(row)
