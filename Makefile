@@ -10,6 +10,7 @@ PROFILE ?= kalooki40
 SEED ?= 1
 A ?= runs/default
 B ?=
+SKILL_GAMES ?= 400
 
 .PHONY: run test soak bench simulate report compare sweep profiles clean venv
 
@@ -21,8 +22,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# run: the default batch, then a small skill study of its six profiles kept in $(OUT)/skill/ (the
+# report's Skill and luck section), then the report.
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
+	$(BIN)/kalooki skill --games $(SKILL_GAMES) --seed 1 --out $(OUT)/skill
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 test: $(STAMP)
