@@ -15,6 +15,10 @@ One family of tests per comparison is corrected with Holm's method; ``significan
 decision at 5%.  The family holds the metrics that can differ: medians, p-values, near-duplicates
 (``metrics.METRIC_INFO``), metrics not applicable on either side and metrics constant in both runs
 are shown but not tested.  Runs of different schema or engine versions are refused.
+
+When both runs hold a skill study of the same players (``analysis.skill.find_fit``), the page adds
+their skill and luck measures, each difference from bootstrap replicates over deals
+(``analysis.skill.compare_fits``) with its own Holm family.
 """
 from __future__ import annotations
 

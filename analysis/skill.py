@@ -36,6 +36,12 @@ The measures (all "players" are the measured set, so compare profiles measured w
 Intervals: percentile bootstrap over deals (``BOOT`` replicates by default, from the seed given): each
 replicate draws the profile's deals with replacement and refits; the order of the players (who is
 strongest, who neighbours whom) stays that of the full-sample fit.
+
+Compared (``measure_difference``, ``compare_fits``: ``kalooki compare``, ``kalooki sweep --skill``,
+the study's own profile differences): B minus A per measure over joint replicates, paired by deal
+where both sides dealt their deals from the same seed, judged against the ``skill_*`` thresholds.
+A study kept beside a run (RUN/skill/) is found by ``find_fit``; ``report_section`` is its part of
+the balance report.
 """
 from __future__ import annotations
 

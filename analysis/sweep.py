@@ -14,6 +14,9 @@ lowest-to-highest differences of the key metrics are one Holm family; the adjace
 metric are another.  Each change gets one of ``findings.judge``'s three verdicts against the metric's
 threshold: it matters (its interval past the threshold), practically unchanged (inside it, by the
 equivalence test TOST) or not established, each kind of claim Holm-corrected over its family.
+
+With ``sweep --skill`` every grid value is a skill study: the page adds each skill and luck measure at
+every value and its change from the lowest value to the highest (``analysis.skill.compare_fits``).
 """
 from __future__ import annotations
 
