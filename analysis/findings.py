@@ -235,14 +235,16 @@ def fmt_p(p) -> str:
 # judging differences from the baseline
 
 
-def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame:
+def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold], tests=None) -> pd.DataFrame:
     """`diffs` (compare's columns: metric, kind, estimate_a/b, difference, diff_se, diff_df,
     in_family) with `threshold`, `unit`, the threshold tests' p-values (`p_exceeds`, `p_equivalent`,
     each with its Holm-adjusted `_adjusted`, one family over the rows in_family) and `verdict`:
     higher / lower (B against A) when the difference is clearly past the threshold, "practically
     equivalent" when it is clearly inside it, "not established" otherwise (VERDICT_NOTE); "not
     applicable" where an estimate is NaN, "not tested" outside the family (a median, a p-value, a
-    near-duplicate, constant on both sides), "no threshold set" where the metric has none."""
+    near-duplicate, constant on both sides), "no threshold set" where the metric has none.
+    ``tests``: a function (row, threshold) -> (p_exceeds, p_equivalent) for differences whose tests
+    are not t tests on diff_se and diff_df (a bootstrap's), used instead."""
     out = diffs.copy()
     out["threshold"] = [thresholds[m].threshold if m in thresholds else np.nan for m in out["metric"]]
     out["unit"] = [thresholds[m].unit if m in thresholds else "" for m in out["metric"]]
@@ -251,10 +253,18 @@ def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame
     applicable = out["estimate_a"].notna().to_numpy() & out["estimate_b"].notna().to_numpy() & np.isfinite(d)
     in_family = out["in_family"].fillna(False).to_numpy(dtype=bool)
     tested = applicable & in_family & np.isfinite(threshold)
-    se, df = out["diff_se"].to_numpy(dtype=float), out["diff_df"].to_numpy(dtype=float)
-    nan = np.full(len(out), np.nan)
-    out["p_exceeds"] = np.where(tested, stats.exceeds_threshold(d, se, df, threshold) if len(out) else nan, np.nan)
-    out["p_equivalent"] = np.where(tested, stats.equivalence_tost(d, se, df, threshold) if len(out) else nan, np.nan)
+    if tests is not None:
+        found = [tests(row, t) if ok else (np.nan, np.nan)
+                 for row, t, ok in zip(out.itertuples(index=False), threshold, tested)]
+        out["p_exceeds"] = [f[0] for f in found]
+        out["p_equivalent"] = [f[1] for f in found]
+    else:
+        se, df = out["diff_se"].to_numpy(dtype=float), out["diff_df"].to_numpy(dtype=float)
+        nan = np.full(len(out), np.nan)
+        out["p_exceeds"] = np.where(tested, stats.exceeds_threshold(d, se, df, threshold) if len(out) else nan,
+                                    np.nan)
+        out["p_equivalent"] = np.where(tested, stats.equivalence_tost(d, se, df, threshold) if len(out) else nan,
+                                       np.nan)
     exceeds, out["p_exceeds_adjusted"] = stats.adjust(out["p_exceeds"])
     equivalent, out["p_equivalent_adjusted"] = stats.adjust(out["p_equivalent"])
     verdicts = []

@@ -214,6 +214,27 @@ def kalooki_frequency(ax, frame: pd.DataFrame):
     return _finish(ax, title, "Kalookis per 1,000 non-void hands", "", legend=False)
 
 
+def skill_measure(ax, frame: pd.DataFrame):
+    """One skill measure per profile (``analysis.skill``'s measures rows: profile, estimate, ci_low,
+    ci_high), a dot with its 95% bootstrap interval on a 0-100% axis; attrs ``title`` and ``xlabel``."""
+    title = frame.attrs.get("title", "")
+    if frame.empty:
+        return _empty(ax, title, "no skill study")
+    labels = []
+    for j, (i, label, group) in enumerate(_series(frame)):
+        _errorbars(ax, [j], group, _colour(i), None, horizontal=True)
+        est, high = group["estimate"].iloc[0], group["ci_high"].iloc[0]
+        if pd.notna(est):
+            ax.annotate(f"{est:.0%}", (np.nan_to_num(high, nan=est), j), xytext=(6, 0), textcoords="offset points",
+                        va="center", fontsize="small")
+        labels.append(label)
+    ax.set_yticks(range(len(labels)), labels, fontsize="small")
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.set_xlim(0, 1)
+    _percent_axis(ax, "x")
+    return _finish(ax, title, frame.attrs.get("xlabel", ""), "", legend=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # elimination
 

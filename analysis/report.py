@@ -15,7 +15,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots
+from . import findings, load, metrics, plots, skill
 from .document import Cell, Document
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
@@ -476,10 +476,11 @@ def details(doc: Document, res: metrics.Results) -> None:
 
 
 def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None, frontier=None,
-                 frontier_problem: str | None = None) -> Document:
+                 frontier_problem: str | None = None, skill_fit=None) -> Document:
     """The balance report; with `frontier` (analysis.frontier.FrontierData) its Strength frontier section,
     and the differences that depend on play strength stated for strong play where its top two rungs
-    agree; `frontier_problem`: why the run's frontier could not be read (said, the section left out)."""
+    agree; `frontier_problem`: why the run's frontier could not be read (said, the section left out);
+    ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section."""
     from . import frontier as F
     manifest = res.run.manifest
     profiles = res.run.profiles
@@ -533,6 +534,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     elif frontier_problem:
         doc.heading("Strength frontier")
         doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")
+    if skill_fit is not None:
+        skill.report_section(doc, skill_fit)
     doc.heading("Figures")
     figures(doc, res, judged, baseline)
     details(doc, res)
@@ -557,7 +560,8 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
                  thresholds_file=None) -> Path:
     """Verify, analyse and write out_dir/report.html, out_dir/report.md, out_dir/figures/ and
     out_dir/data/*.csv; returns the HTML path.  UserError naming the problems when verification
-    fails and allow_partial is False, or when the baseline or the thresholds file is wrong."""
+    fails and allow_partial is False, or when the baseline or the thresholds file is wrong.  A skill
+    study of the run (RUN/skill/, ``analysis.skill.find_fit``) adds a Skill and luck section."""
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
@@ -571,4 +575,4 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
             fr = F.load_frontier(where)
         except UserError as e:
             problem = str(e)
-    return build_report(res, baseline, thresholds, fr, problem).write(out_dir)
+    return build_report(res, baseline, thresholds, fr, problem, skill.find_fit(run_dir)).write(out_dir)
