@@ -35,7 +35,8 @@ class SearchBot(LookaheadBot):
     hand_loop = "sim.bots.hand_loop"
     core_kind = XC.K_LOOKAHEAD  # its table play and its candidates' order are the lookahead's
 
-    def __init__(self, rng=None, samples=8, candidates=3, horizon=0, rollout="expert", win_points=50, **params):
+    def __init__(self, rng=None, samples=8, candidates=3, horizon=0, rollout="expert", win_points=50, margin=0,
+                 **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -44,7 +45,7 @@ class SearchBot(LookaheadBot):
             if value < least:
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
-        self.rollout = rollout
+        self.rollout, self.margin = rollout, margin
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.stream = np.empty(0, np.float64)
         self.pos = 0

@@ -47,8 +47,9 @@ SX_CANDIDATES = XC.X_W + 1
 SX_HORIZON = XC.X_W + 2
 SX_ROLLOUT = XC.X_W + 3
 SX_WIN_POINTS = XC.X_W + 4
-SX_W = XC.X_W + 5
-SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points")
+SX_MARGIN = XC.X_W + 5
+SX_W = XC.X_W + 6
+SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
@@ -211,9 +212,10 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
             total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
                                  discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, xops,
                                  xmrows, start, fsrc, fdisc, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
-    best = 0
+    best = 0  # the lookahead's choice, unless another beats it by the margin on average
+    need = total[0] + xp[SX_MARGIN] * max(xp[SX_SAMPLES], 1)
     for i in range(1, k):
-        if total[i] > total[best]:
+        if total[i] > total[best] and total[i] > need:
             best = i
     return best
 
@@ -237,8 +239,13 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, pos
     cands = np.empty(2, np.int64)
-    cands[0] = STOCK
-    cands[1] = DISCARD
+    mv, ws, rec = _workspace()
+    own = XC._expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+                          rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8), np.empty((MAX_OUT, OUT_W), np.int64),
+                          np.empty((MAX_OUT, OUT_W), np.int64), np.zeros((FG.MAXOPS, FG.OP_W), np.int64),
+                          np.zeros(4, np.int64), np.full((1, OUT_W), -1, np.int64))
+    cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
+    cands[1] = STOCK if own == DISCARD else DISCARD
     mid = np.zeros(TL.SC_W, np.int64)
     xops, xmrows, _, _ = TL.mid_scratch()
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,

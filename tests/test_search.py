@@ -1,0 +1,80 @@
+"""The search bot (sim.bots.search, sim.bots.search_core): legal, seeded turns that the Python engine
+and the compiled hand loop play alike, hands that do not depend on how a run is cut into shards,
+and a position where playing the hand forward finds a better discard than the expert's rule."""
+import numpy as np
+import pytest
+
+from sim import profiles
+from sim.bots import make_bot
+from sim.cards import parse_cards
+from sim.engine import DRAW_STOCK, HandState
+from sim.records import ShardSpec, play_shard
+
+from test_hand_loop import compare_dealt
+from test_table_play import G, K40
+
+PROFILES = profiles.available()
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_search_tables_match_python(name):
+    # every search draw and discard, asked turn by turn on the Python engine and inside the compiled
+    # hand loop, with the same stream: the same hands, card for card
+    prof = profiles.load(name)
+    n = prof.players
+    compare_dealt(prof, n, 3, 41, (["search", "lookahead", "expert", "search"] * 2)[:n])
+
+
+def test_search_games_do_not_depend_on_shard_size():
+    prof = profiles.load("kalooki40")
+    bots = ["search", "lookahead", "lookahead", "lookahead"]
+    whole = play_shard(ShardSpec(prof, bots, seed=5, first_game=0, n_games=2, rotate=True))
+    parts = [play_shard(ShardSpec(prof, bots, seed=5, first_game=g, n_games=1, rotate=True)) for g in (0, 1)]
+    for t in ("hands", "games"):
+        cut = [p[t].drop_columns([c for c in p[t].column_names if c in ("shard",)]) for p in parts]
+        a = whole[t].drop_columns([c for c in whole[t].column_names if c in ("shard",)])
+        assert a.num_rows == sum(c.num_rows for c in cut) > 0, t
+        assert a.slice(0, cut[0].num_rows).equals(cut[0]), t
+        assert a.slice(cut[0].num_rows).equals(cut[1]), t
+
+
+def test_search_keeps_the_card_that_would_let_the_next_player_go_out():
+    # Seat 0 (not opened) holds a group of fours and three loose cards after drawing 3D; the next
+    # player, opened, holds JH QH (both taken from the pile: seen) and one card more.  The expert's rule
+    # weighs KH's feeding risk but still throws it (score -10 + 2 x 4 against 2C's -2, the tie to the
+    # higher penalty); played forward, KH lets the next player take it, meld JH QH KH and go out in
+    # every deal, so the search throws another card.
+    st = HandState.scripted(K40, ["4S 4D 4C KH 2C", "JH QH 5C"], stock="3D 9S 8S 7S", discard="6D", current=0,
+                            opened=[False, True], table=[G("5S 5D 5H")])
+    st.pickups[1] = parse_cards("JH QH")
+    st.apply_draw(DRAW_STOCK)
+    kh = parse_cards("KH")[0]
+    assert make_bot("expert", np.random.default_rng(0)).play(st, 0).discard == kh
+    searched = {make_bot("search", np.random.default_rng(seed)).play(st, 0).discard for seed in range(3)}
+    assert kh not in searched, searched
+    for seed in range(3):  # the engine takes the play
+        s2 = HandState.scripted(K40, ["4S 4D 4C KH 2C", "JH QH 5C"], stock="3D 9S 8S 7S", discard="6D", current=0,
+                                opened=[False, True], table=[G("5S 5D 5H")])
+        s2.pickups[1] = parse_cards("JH QH")
+        s2.apply_draw(DRAW_STOCK)
+        s2.apply_play(make_bot("search", np.random.default_rng(seed)).play(s2, 0))
+
+
+def test_same_seed_same_choices_and_the_stream_is_its_own():
+    st = HandState(K40, 4, 0, np.random.default_rng(3))
+    a = make_bot("search", np.random.default_rng(9))
+    b = make_bot("search", np.random.default_rng(9))
+    st.start_turn()
+    np.random.seed(0)
+    da = a.draw(st, st.current)
+    np.random.random(5)  # the global generator is no part of its choices
+    db = b.draw(st, st.current)
+    assert da == db and a.pos == b.pos
+
+
+def test_budget_is_checked():
+    from sim.errors import UserError
+    with pytest.raises(UserError, match="rollout"):
+        make_bot("search", np.random.default_rng(0), {"rollout": "search"})
+    with pytest.raises(UserError, match="samples"):
+        make_bot("search", np.random.default_rng(0), {"samples": 0})
