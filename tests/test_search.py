@@ -38,26 +38,30 @@ def test_search_games_do_not_depend_on_shard_size():
         assert a.slice(cut[0].num_rows).equals(cut[1]), t
 
 
-def test_search_keeps_the_card_that_would_let_the_next_player_go_out():
-    # Seat 0 (not opened) holds a group of fours and three loose cards after drawing 3D; the next
-    # player, opened, holds JH QH (both taken from the pile: seen) and one card more.  The expert's rule
-    # weighs KH's feeding risk but still throws it (score -10 + 2 x 4 against 2C's -2, the tie to the
-    # higher penalty); played forward, KH lets the next player take it, meld JH QH KH and go out in
-    # every deal, so the search throws another card.
-    st = HandState.scripted(K40, ["4S 4D 4C KH 2C", "JH QH 5C"], stock="3D 9S 8S 7S", discard="6D", current=0,
-                            opened=[False, True], table=[G("5S 5D 5H")])
+def position(seed_draw="2D") -> HandState:
+    """Seat 0 (not opened: a group of fours, KH, 2C) after drawing 2D; seat 1, opened, holds JH QH (both
+    taken from the discard pile: seen) and 5C."""
+    st = HandState.scripted(K40, ["4S 4D 4C KH 2C", "JH QH 5C"], stock=f"{seed_draw} 9S 8S 7S", discard="6D",
+                            current=0, opened=[False, True], table=[G("5S 5D 5H")])
     st.pickups[1] = parse_cards("JH QH")
     st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_search_keeps_the_card_that_would_let_the_next_player_go_out():
+    # The expert's rule weighs KH's feeding risk (two cards the next player took are within two ranks)
+    # but still throws it: -10 + 2 x 4 points against the pair 2C 2D, kept for its live cards.  The
+    # next player then takes KH, melds JH QH KH and goes out, whatever the unseen cards are; played
+    # forward, the search sees that in every deal and breaks the pair instead.
     kh = parse_cards("KH")[0]
-    assert make_bot("expert", np.random.default_rng(0)).play(st, 0).discard == kh
-    searched = {make_bot("search", np.random.default_rng(seed)).play(st, 0).discard for seed in range(3)}
-    assert kh not in searched, searched
-    for seed in range(3):  # the engine takes the play
-        s2 = HandState.scripted(K40, ["4S 4D 4C KH 2C", "JH QH 5C"], stock="3D 9S 8S 7S", discard="6D", current=0,
-                                opened=[False, True], table=[G("5S 5D 5H")])
-        s2.pickups[1] = parse_cards("JH QH")
-        s2.apply_draw(DRAW_STOCK)
-        s2.apply_play(make_bot("search", np.random.default_rng(seed)).play(s2, 0))
+    for name in ("expert", "lookahead"):
+        assert make_bot(name, np.random.default_rng(0)).play(position(), 0).discard == kh, name
+    for seed in range(3):
+        st = position()
+        play = make_bot("search", np.random.default_rng(seed)).play(st, 0)
+        assert play.discard != kh
+        st.apply_play(play)  # the engine takes it
+        assert st.result is None
 
 
 def test_same_seed_same_choices_and_the_stream_is_its_own():

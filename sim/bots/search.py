@@ -35,7 +35,7 @@ class SearchBot(LookaheadBot):
     hand_loop = "sim.bots.hand_loop"
     core_kind = XC.K_LOOKAHEAD  # its table play and its candidates' order are the lookahead's
 
-    def __init__(self, rng=None, samples=8, candidates=3, horizon=0, rollout="expert", win_points=50, margin=0,
+    def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
                  **params):
         super().__init__(rng, **params)
         from ..errors import UserError
