@@ -35,9 +35,9 @@ from .random_bot import RandomBot
 from .search import SearchBot
 from .table_play import table_opening
 
-__all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot", "SearchBot",
-           "bot_name_error", "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more", "make_bot",
-           "table_opening", "tunables"]
+__all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot",
+           "SearchBot", "bot_name_error", "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more",
+           "make_bot", "table_opening", "tunables"]
 
 BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot, SearchBot)}
 

@@ -1,6 +1,8 @@
 """The compiled hand loop: a whole hand played in one numba call by a table of bots that decide in
-compiled code (greedy, patient, expert, lookahead and random, mixed at will;
-``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).
+compiled code (greedy, patient, expert, lookahead, random and search, mixed at will;
+``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).  The turns themselves are
+``sim.bots.turn_loop.run_turns``, which stops where a search seat has a choice: the kernel asks the
+search (``sim.bots.search_core``, which plays its rollouts with the same turns) and resumes.
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
 turn) to its end, a bot kind (``TABLE_KINDS``) and parameter row per seat, and writes the outcome
@@ -42,16 +44,15 @@ from ..jit import cache as numba_cache
 from ..jit.cache import drop_stale
 from . import expert_core as XC
 from . import greedy_core as FG
-from . import random_bot as RB
 from . import table_play as EP
 from . import search_core as SC
 from . import turn_loop as TL
 from .greedy_core import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
-                          H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, MAXT, STOCK, S_JOKERS_TAKEN, S_LAYOFFS,
+                          H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, MAXT, S_JOKERS_TAKEN, S_LAYOFFS,
                           S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD,
                           S_TURNS, S_W, WIN_KALOOKI, _rules, _table_rows)
 from .outlook import unseen_kernel
-from .turn_loop import K_EXPERT, K_LOOKAHEAD, K_RANDOM, K_SEARCH, TABLE_KINDS  # noqa: F401 (the kinds' home)
+from .turn_loop import K_RANDOM, K_SEARCH, TABLE_KINDS
 
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 
@@ -454,12 +455,12 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 
 # warm_up's parts: "loop" (the hand loop, the greedy play, the engine's turn, the meld search over dealt
 # hands) always, and one per bot whose own entry points the Python engine asks for
-_PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
-_PARTS = ("loop", "expert", "lookahead", "random", "patient")
+_PLAYS = ("expert", "lookahead", "random", "search")  # bots whose plays or discards _warm_plays compiles
+_PARTS = ("loop", "expert", "lookahead", "random", "patient", "search")
 
 # CPU seconds of each part's compile from an empty cache (python -m bench compile: 2 cores), for the
 # announcement's estimate: the loop is most of it, a bot's own entry points a few seconds each
-_PART_CPU_S = {"loop": 80.0, "expert": 8.0, "lookahead": 4.0, "random": 4.0, "patient": 1.0}
+_PART_CPU_S = {"loop": 80.0, "expert": 8.0, "lookahead": 4.0, "random": 4.0, "patient": 1.0, "search": 8.0}
 
 
 def _warm_bots(bots) -> tuple:
@@ -515,6 +516,13 @@ def _warm_plays(profile_name: str, n_players: int, names) -> None:
             make_bot(name, np.random.default_rng(0)).play(st, me)
     if "lookahead" in names:
         XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(make_bot("lookahead", np.random.default_rng(0))))
+    if "search" in names:  # its two searches as the Python engine asks them
+        bot = make_bot("search", np.random.default_rng(0))
+        bot.ensure(2)
+        SC.decide_discard(st, me, [], st.hands[me], int(np.flatnonzero(st.hands[me])[0]), SC.bot_params(bot),
+                          bot.stream, 0)
+        st2 = _engine_turn(prof, n_players, play=False)
+        SC.decide_draw(st2, st2.current, SC.bot_params(bot), bot.stream, 0)
 
 
 def _stamp_path(part: str):

@@ -241,9 +241,10 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     cands = np.empty(2, np.int64)
     mv, ws, rec = _workspace()
     own = XC._expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                          rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8), np.empty((MAX_OUT, OUT_W), np.int64),
-                          np.empty((MAX_OUT, OUT_W), np.int64), np.zeros((FG.MAXOPS, FG.OP_W), np.int64),
-                          np.zeros(4, np.int64), np.full((1, OUT_W), -1, np.int64))
+                          rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
+                          np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
+                          np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
+                          np.full((1, OUT_W), -1, np.int64))
     cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
     cands[1] = STOCK if own == DISCARD else DISCARD
     mid = np.zeros(TL.SC_W, np.int64)

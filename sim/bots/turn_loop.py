@@ -181,20 +181,22 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
             if first and force_src >= 0:
                 src = force_src
             elif kind == K_RANDOM:
-                src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]], spos[me])
+                src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]],
+                                                spos[me])
                 if src == RB.OUT_OF_STREAM:
                     res[H_STATUS] = 13
                     res[H_ERR_SEAT] = me
                     break
             elif kind >= K_EXPERT:
-                src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm, xp,
-                                      mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
+                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
                     top = discard[nd - 1]
                     hh2[:] = hands[me]
                     hh2[top] += 1
                     keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-                    nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows, whand)
+                    nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows,
+                                           whand)
                     src = DISCARD if nx > 0 else STOCK
             else:
                 src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
@@ -238,8 +240,8 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
             if kind == K_RANDOM:
                 xplay = True
                 disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
-                                                 streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv, ws,
-                                                 rec)
+                                                 streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv,
+                                                 ws, rec)
                 status = 13 if disc == RB.OUT_OF_STREAM else 0
                 if status != 0:
                     xctx[0] = 0
@@ -254,9 +256,9 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                                               unseen, xp, values, prm, mv, ws, rec, outd)
                 status = 0
             else:
-                disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt, c,
-                                 src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
-                                 lctx, tab1)
+                disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt,
+                                 c, src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
+                                 lops, lctx, tab1)
                 status = ctx[2]
                 if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
                     must = c if (src == DISCARD and _obligation(FG.NO, turns[me], rp) == OB_OPEN) else -1
@@ -268,8 +270,9 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                         disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                     else:
                         ctx[2] = 0
-                        disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp,
-                                         prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+                        disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
+                                         rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
+                                         lctx, tab1)
                         status = ctx[2]
                 if not xplay:
                     nops = ctx[1]
