@@ -10,7 +10,7 @@ from sim.cards import parse_cards
 from sim.engine import DRAW_STOCK, HandState
 from sim.records import ShardSpec, play_shard
 
-from test_hand_loop import compare_dealt
+from test_hand_loop import assert_same, compare_dealt, play_fast, play_python
 from test_table_play import G, K40
 
 PROFILES = profiles.available()
@@ -23,6 +23,18 @@ def test_search_tables_match_python(name):
     prof = profiles.load(name)
     n = prof.players
     compare_dealt(prof, n, 3, 41, (["search", "lookahead", "expert", "search"] * 2)[:n])
+
+
+def test_search_with_a_seat_keyed_stock_matches_python():
+    # a duplicate tournament's stock: the search deals its own stocks, the real draw follows the keys
+    prof = profiles.load("kalooki40")
+    kinds = ["search", "lookahead", "search", "expert"]
+    for seed in range(2):
+        a, b = (HandState(prof, 4, seed % 4, np.random.default_rng([43, seed]), draw_seats=[0, 1, 2, 3])
+                for _ in range(2))
+        play_python(a, kinds)
+        play_fast(b, kinds)
+        assert_same(a, b, f"seat-keyed hand {seed}")
 
 
 def test_search_games_do_not_depend_on_shard_size():

@@ -174,7 +174,7 @@ def can_play_fast(state) -> bool:
 
 
 class TableLoop:
-    """The compiled hand loop for one table of greedy, patient, expert and lookahead bots, mixed at will
+    """The compiled hand loop for one table of bots (any of TABLE_KINDS), mixed at will
     (``sim.bots.compiled_hand_loop``)."""
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False, bots=()):
@@ -211,7 +211,7 @@ CHECK = False  # check the invariants after every turn of every compiled hand (m
 
 
 def table_loop(bots, check: bool | None = None) -> TableLoop:
-    """The hand loop for a table of plain greedy, patient, expert and lookahead bots, in hand-position
+    """The hand loop for a table of plain bots (any of TABLE_KINDS), in hand-position
     order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
     bp = np.zeros((len(bots), SC.SX_W), np.int64)  # the search's words after the expert's, zero for other bots
     for i, b in enumerate(bots):
