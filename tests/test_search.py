@@ -25,6 +25,11 @@ def test_search_tables_match_python(name):
     compare_dealt(prof, n, 3, 41, (["search", "lookahead", "expert", "search"] * 2)[:n])
 
 
+def test_a_graded_search_matches_python():
+    # the graded player's coin and the search's deals read the same stream, in the same order both ways
+    compare_dealt(profiles.load("kalooki40"), 4, 3, 5, ["search@0.3", "lookahead", "expert", "search"])
+
+
 def test_search_with_a_seat_keyed_stock_matches_python():
     # a duplicate tournament's stock: the search deals its own stocks, the real draw follows the keys
     prof = profiles.load("kalooki40")
