@@ -21,9 +21,10 @@ class SearchBot(LookaheadBot):
     on every deal, with every seat played by its ``rollout`` bot (``greedy``, ``expert`` or
     ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
     ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
-    its least deadwood when the hand is cut short; the candidate with the best total is played, ties
-    to the lookahead's choice (the stock, for a draw).  Its discard candidates are the lookahead's
-    choice and the other loose cards the expert ranks next, ``candidates`` in all.  Everything else
+    its least deadwood when the hand is cut short; the candidate with the best total is played when it
+    beats the lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its
+    discard candidates are the lookahead's choice and the other loose cards the expert ranks next,
+    ``candidates`` in all.  Everything else
     (the draws it must make, table play, holding for a Kalooki, buy-ins) is the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a

@@ -10,8 +10,9 @@ score for its seat.
 - **Candidates.**  A discard: the lookahead's choice first, then the other loose cards of the hand
   left after its table play (a joker only when nothing else is loose, never the card just taken from
   the pile), ranked by the expert's keep score (penalty thrown, partial melds kept: the points
-  ``expert_core`` weighs), at most ``candidates`` in all.  A draw: the stock and the discard, only
-  when the discard is free to take (no obligation to open or meld with it).  One candidate: no search.
+  ``expert_core`` weighs), at most ``candidates`` in all.  A draw: the lookahead's draw first, then
+  the other pile, only when the discard is free to take (no obligation to open or meld with it).  One
+  candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -20,7 +21,8 @@ score for its seat.
 - **Score.**  A rollout that ends the hand scores ``win_points`` for a win by the seat and minus the
   penalty of the cards it holds when another player goes out; a void or stalled hand, or one stopped
   at the horizon, scores minus the seat's least deadwood.  A candidate the engine refuses scores
-  ``REFUSED``.  Ties go to the earlier candidate (the lookahead's choice; the stock).
+  ``REFUSED``.  Another candidate replaces the lookahead's choice only when its total is higher by
+  more than ``margin`` points a deal; ties go to the earlier candidate.
 
 The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
 runs inside another.
