@@ -10,7 +10,7 @@ from sim.cards import parse_cards
 from sim.engine import DRAW_STOCK, HandState
 from sim.records import ShardSpec, play_shard
 
-from test_hand_loop import assert_same, compare_dealt, play_fast, play_python
+from test_hand_loop import _copy, assert_same, compare_dealt, play_fast, play_python, random_midhand
 from test_table_play import G, K40
 
 PROFILES = profiles.available()
@@ -23,6 +23,23 @@ def test_search_tables_match_python(name):
     prof = profiles.load(name)
     n = prof.players
     compare_dealt(prof, n, 3, 41, (["search", "lookahead", "expert", "search"] * 2)[:n])
+
+
+@pytest.mark.parametrize("name", ["kalooki40", "scala40"])
+def test_search_from_midhand_states_matches_python(name):
+    # small hands, a table laid, short stocks: reshuffles and the ends of a hand with a search seat
+    prof = profiles.load(name)
+    rng = np.random.default_rng(47)
+    reshuffled = 0
+    for i in range(12):
+        st = random_midhand(prof, 4, rng)
+        a, b = _copy(st), _copy(st)
+        kinds = ["search", "expert", "search", "lookahead"]
+        play_python(a, kinds)
+        play_fast(b, kinds)
+        assert_same(a, b, f"{name} mid-hand state {i}")
+        reshuffled += a.reshuffles
+    assert reshuffled > 0
 
 
 def test_a_graded_search_matches_python():
