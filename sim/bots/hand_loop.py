@@ -602,13 +602,13 @@ def _cold() -> bool:
 
 def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40", n_players: int = 4) -> float:
     """Compile (or load from the on-disk cache) what a run whose tables seat ``bots`` needs (bot
-    names, any iterable, or one name; None: every bot); seconds taken.  Always the hand loop (one kernel that seats any bot, so compiling it
-    compiles every bot's compiled decisions) and, where the cache did not hold them, what the Python
-    engine asks turn by turn (a hand the hand loop hands back, a bot with parameters of its own, a
-    watched hand): the engine's turn, the greedy play, the meld search over dealt hands that hand
-    records use and each seated bot's own entry points (the expert's and the random bot's plays,
-    the look-ahead's discard, the patient bot's waiting).  From a warm cache those load when first
-    asked (milliseconds each).
+    names, any iterable, or one name; None: every bot); seconds taken.  Always the hand loop (one
+    kernel that seats any bot, so compiling it compiles every bot's compiled decisions) and, where
+    the cache did not hold them, what the Python engine asks turn by turn (a hand the hand loop
+    hands back, a bot with parameters of its own, a watched hand): the engine's turn, the greedy
+    play, the meld search over dealt hands that hand records use and each seated bot's own entry
+    points (the expert's and the random bot's plays, the look-ahead's discard, the patient bot's
+    waiting).  From a warm cache those load when first asked (milliseconds each).
 
     ``announce``: when the cache does not hold all of that (a fresh install, another numba, an edit
     of the package), say on stderr what is compiled and about how long it takes; silent when warm.
@@ -646,7 +646,8 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
             from . import make_bot
             st, me = _opened_turn(prof, n_players)
             make_bot("greedy", np.random.default_rng(0)).play(st, me)
-        table_loop(_bots_table(names, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+        table = _bots_table(names, n_players)
+        table_loop(table).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
         for child in children:
@@ -663,9 +664,11 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 _PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
 _PARTS = ("loop", "expert", "lookahead", "random", "patient")
 
-# CPU seconds of each part's compile from an empty cache (python -m bench compile: 2 cores), for the
-# announcement's estimate: the loop is most of it, a bot's own entry points a few seconds each
-_PART_CPU_S = {"loop": 80.0, "expert": 8.0, "lookahead": 4.0, "random": 4.0, "patient": 1.0}
+# CPU seconds of each part's compile from an empty cache (python -m bench compile: every bot's 58 s,
+# greedy bots' 49 s), for the announcement's estimate: the loop is most of it, a bot's own entry
+# points a few seconds each
+_PART_CPU_S = {"loop": 49.0, "expert": 5.0, "lookahead": 2.0, "random": 1.5, "patient": 0.5}
+_OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
 
 
 def _warm_bots(bots) -> tuple:
@@ -769,10 +772,12 @@ def _stamp_parts(parts) -> None:
 
 
 def _compile_estimate(parts) -> float:
-    """Seconds a warm-up of ``parts`` takes from an empty cache here: their CPU seconds over the
-    processes compiling at once (at most three, one per core)."""
-    return sum(_PART_CPU_S[p] for p in parts) / max(1, min(os.cpu_count() or 1, 3 if numba_cache.LOCKED else 1))
+    """Seconds a warm-up of ``parts`` takes from an empty cache here: their CPU seconds, over the
+    overlap of its processes where there are two cores or more."""
+    together = (os.cpu_count() or 1) > 1 and numba_cache.LOCKED
+    return sum(_PART_CPU_S[p] for p in parts) / (_OVERLAP if together else 1.0)
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 50 else f"{max(1, round(seconds / 60))} min"
+    """A rough duration: to 10 s under a minute, in whole minutes above."""
+    return f"{max(10, round(seconds, -1)):.0f} s" if seconds < 55 else f"{round(seconds / 60)} min"
