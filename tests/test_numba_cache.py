@@ -185,6 +185,27 @@ def test_warm_up_compiles_and_announces_only_the_parts_the_cache_lacks(tmp_path,
     assert HL._cold_parts(("greedy", "expert")) == ["expert"]
 
 
+def test_the_compile_estimate_grows_with_the_bots_and_with_other_work_on_the_cores(monkeypatch):
+    """On an idle machine the estimate is the parts' CPU seconds over the overlap of warm_up's
+    processes (one process on one core); other work runnable beside it makes it longer, and the
+    announcement says the cores are shared."""
+    from sim.bots import hand_loop as HL
+    monkeypatch.setattr(HL.os, "cpu_count", lambda: 2)
+    every, cpu = list(HL._PARTS), sum(HL._PART_CPU_S.values())
+    assert HL._compile_estimate(every) == pytest.approx(cpu / HL._OVERLAP)
+    assert HL._compile_estimate(["loop"]) < HL._compile_estimate(every)
+    idle, busy, busier = (HL._compile_estimate(every, others) for others in (0.0, 2.0, 7.0))
+    assert idle < busy < busier
+    assert busier == pytest.approx(cpu * HL._SHARED_CPU / (2 * 3 / (7 + 3)))  # 3 processes' fair share
+    monkeypatch.setattr(HL, "_others_running", lambda: 0.2)
+    assert HL._announcement(("greedy", "expert"), ["loop", "expert"]) == (
+        "compiling the simulation kernels for greedy, expert tables (first run only, about 40 s on 2 cores)")
+    monkeypatch.setattr(HL, "_others_running", lambda: 7.0)
+    assert HL._announcement(("greedy",), ["loop"]).endswith("about 2 min on 2 cores, shared with other work)")
+    monkeypatch.setattr(HL.os, "cpu_count", lambda: 1)
+    assert HL._compile_estimate(every) == pytest.approx(cpu)
+
+
 def test_warm_up_takes_bot_names_and_refuses_an_unknown_one():
     from sim.bots import BOTS
     from sim.bots import hand_loop as HL

@@ -625,8 +625,7 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
     names = _warm_bots(bots)
     cold = _cold_parts(names)
     if cold and announce:
-        print(f"compiling the simulation kernels for {', '.join(names)} tables (first run only, about "
-              f"{_minutes(_compile_estimate(cold))} on {os.cpu_count() or 1} cores)", file=sys.stderr, flush=True)
+        print(_announcement(names, cold), file=sys.stderr, flush=True)
     children = []
     if cold and (os.cpu_count() or 1) > 1 and numba_cache.LOCKED:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
@@ -664,11 +663,15 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 _PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
 _PARTS = ("loop", "expert", "lookahead", "random", "patient")
 
-# CPU seconds of each part's compile from an empty cache (python -m bench compile: every bot's 58 s,
-# greedy bots' 49 s), for the announcement's estimate: the loop is most of it, a bot's own entry
-# points a few seconds each
+# CPU seconds of each part's compile from an empty cache on an idle machine (python -m bench compile:
+# every bot's 58 s, greedy bots' 49 s), for the announcement's estimate: the loop is most of it, a
+# bot's own entry points a few seconds each
 _PART_CPU_S = {"loop": 49.0, "expert": 5.0, "lookahead": 2.0, "random": 1.5, "patient": 0.5}
 _OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
+# CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
+# machine's (the cores' caches and hyperthread siblings shared): every bot's took 103 s with about
+# seven other processes runnable on 2 cores
+_SHARED_CPU = 1.8
 
 
 def _warm_bots(bots) -> tuple:
@@ -771,11 +774,34 @@ def _stamp_parts(parts) -> None:
                 pass
 
 
-def _compile_estimate(parts) -> float:
-    """Seconds a warm-up of ``parts`` takes from an empty cache here: their CPU seconds, over the
-    overlap of its processes where there are two cores or more."""
-    together = (os.cpu_count() or 1) > 1 and numba_cache.LOCKED
-    return sum(_PART_CPU_S[p] for p in parts) / (_OVERLAP if together else 1.0)
+def _others_running() -> float:
+    """Processes of other work runnable here over the last minute (the load average); 0 where the
+    platform does not say."""
+    try:
+        return max(0.0, os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def _compile_estimate(parts, others: float = 0.0) -> float:
+    """Seconds a warm-up of ``parts`` takes from an empty cache here, ``others`` processes of other
+    work runnable beside it: their CPU seconds over the cores its processes get, which is their
+    overlap on an idle machine of two cores or more, and a fair share of the cores where other work
+    holds them (each CPU second then doing less)."""
+    cores = os.cpu_count() or 1
+    mine = 3 if cores > 1 and numba_cache.LOCKED else 1  # this process and, at most, its two children
+    share = cores * mine / max(cores, others + mine)  # cores its processes get, each a fair share
+    busy = min(1.0, others / cores)  # how much of the cores other work holds
+    cpu = sum(_PART_CPU_S[p] for p in parts) * (1 + (_SHARED_CPU - 1) * busy)
+    return cpu / min(_OVERLAP if mine > 1 else 1.0, share)
+
+
+def _announcement(names, cold) -> str:
+    """What warm_up says before compiling the parts ``cold`` for tables seating ``names``."""
+    others = _others_running()
+    shared = ", shared with other work" if others >= 1 else ""
+    return (f"compiling the simulation kernels for {', '.join(names)} tables (first run only, about "
+            f"{_minutes(_compile_estimate(cold, others))} on {os.cpu_count() or 1} cores{shared})")
 
 
 def _minutes(seconds: float) -> str:
