@@ -6,9 +6,9 @@ formatting compiled anew in every process for every pair of dimensions, in many 
 LLVM that numba's callbacks on llvmlite's lock each time.  Importing this module, before the first
 compile, has the CPU target use the generic target's implementation instead: the same
 ``ValueError`` ("cannot assign slice from input of different size"), without the shapes; the
-kernels raise it only on a bug.  No other code and no computed value changes.  It saves about 12% of
-the compile of every kernel from an empty cache in one process (the median of five alternating
-pairs of runs; ``python -m bench compile --each-patch`` times it).
+kernels raise it only on a bug.  No other code and no computed value changes.  It saves 11% of the
+CPU seconds of warm_up's compile of every bot's kernels from an empty cache (``python -m bench
+compile --each-patch 2``, docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
