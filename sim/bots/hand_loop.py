@@ -663,14 +663,15 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 _PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
 _PARTS = ("loop", "expert", "lookahead", "random", "patient")
 
-# CPU seconds of each part's compile from an empty cache on an idle machine (python -m bench compile:
-# every bot's 58 s, greedy bots' 49 s), for the announcement's estimate: the loop is most of it, a
-# bot's own entry points a few seconds each
-_PART_CPU_S = {"loop": 49.0, "expert": 5.0, "lookahead": 2.0, "random": 1.5, "patient": 0.5}
+# CPU seconds of each part's compile from an empty cache on an idle machine, for the announcement's
+# estimate (every bot's 70 s, greedy bots' 59 s: python -m bench compile's CPU column, which moves
+# by a third either way with the machine's speed from day to day): the loop is most of it, a bot's
+# own entry points a few seconds each.  Set so that the estimate came within a factor of 1.5 of
+# each cold compile checked on the 2-core machine, idle and shared (docs/PERFORMANCE.md).
+_PART_CPU_S = {"loop": 59.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5}
 _OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
 # CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
-# machine's (the cores' caches and hyperthread siblings shared): every bot's took 103 s with about
-# seven other processes runnable on 2 cores
+# machine's (the cores' caches and hyperthread siblings shared)
 _SHARED_CPU = 1.8
 
 
