@@ -6,10 +6,14 @@ STAMP := $(VENV)/.installed
 RUN_CONFIG ?= configs/runs/default.toml
 OUT ?= runs/default
 GAMES ?= 10000
+# The sample's frontier beside the main batch (into OUT/frontier): games per profile and rung.
+FRONTIER_GAMES ?= 20
+FRONTIER_SHARD ?= 10
 PROFILE ?= kalooki40
 SEED ?= 1
 A ?= runs/default
 B ?=
+SKILL_GAMES ?= 400
 
 .PHONY: run test soak bench simulate report compare sweep profiles clean venv
 
@@ -21,8 +25,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# run: the default batch, a small strength frontier in $(OUT)/frontier/ and a small skill study of its
+# six profiles in $(OUT)/skill/ (the report's Strength frontier and Skill and luck sections), then the report.
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
+	$(BIN)/kalooki frontier --config $(RUN_CONFIG) --games $(FRONTIER_GAMES) --shard-games $(FRONTIER_SHARD) --out $(OUT)
+	$(BIN)/kalooki skill --games $(SKILL_GAMES) --seed 1 --out $(OUT)/skill
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 test: $(STAMP)

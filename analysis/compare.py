@@ -15,6 +15,10 @@ One family of tests per comparison is corrected with Holm's method; ``significan
 decision at 5%.  The family holds the metrics that can differ: medians, p-values, near-duplicates
 (``metrics.METRIC_INFO``), metrics not applicable on either side and metrics constant in both runs
 are shown but not tested.  Runs of different schema or engine versions are refused.
+
+When both runs hold a skill study of the same players (``analysis.skill.find_fit``), the page adds
+their skill and luck measures, each difference from bootstrap replicates over deals
+(``analysis.skill.compare_fits``) with its own Holm family.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots, report, stats
+from . import findings, load, metrics, plots, report, skill, stats
 from .document import Cell, Document
 
 TESTED_KINDS = ("proportion", "mean", "difference")
@@ -383,8 +387,10 @@ def pair_findings(judged: pd.DataFrame) -> list[tuple[str, str]]:
     return out
 
 
-def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None = None) -> Document:
-    """The comparison page: the rules that differ first, findings, the one table, figures, details."""
+def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None = None,
+                     skill_judged: pd.DataFrame | None = None) -> Document:
+    """The comparison page: the rules that differ first, findings, the one table, the skill and luck
+    measures (when both runs hold a skill study), figures, details."""
     judged = findings.judge(cmp.table, findings.default_thresholds()) if judged is None else judged
     ma, mb = cmp.a.run.manifest, cmp.b.run.manifest
     what = "; ".join(f"A = {a}, B = {b}" for a, b in cmp.pairs)
@@ -417,6 +423,8 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         doc.grid(*headline_grid(rows), f"A = {a}, B = {b}")
     doc.attach("comparison", judged, "The whole comparison table (every column)")
+    if skill_judged is not None:
+        skill_section(doc, skill_judged)
     overlay = lambda pick: _overlay(cmp.a, cmp.b, cmp.pairs, pick)
     doc.heading("Figures")
     doc.open("figs")
@@ -446,7 +454,8 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     doc.close("figs")
     doc.heading("Methods")
     doc.open("details", "How each number was made")
-    doc.bullets(report.METHOD_NOTES + [findings.VERDICT_NOTE])
+    doc.bullets(report.METHOD_NOTES + [findings.VERDICT_NOTE] + ([skill.DIFFERENCE_NOTE] if skill_judged is not None
+                                                                 else []))
     doc.close("details")
     report.provenance(doc, ma, "Provenance: run A" if not cmp.same_run else "Provenance")
     if not cmp.same_run:
@@ -479,13 +488,70 @@ def terminal_table(judged: pd.DataFrame, width: int = 100) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
+def skill_comparison(cmp: Comparison, dir_a, dir_b, thresholds) -> pd.DataFrame | None:
+    """The skill and luck measures of each compared pair, when both runs hold a skill study
+    (``skill.find_fit``) of the same players covering the pair's profiles: ``skill.compare_fits``'s
+    judged table; None otherwise, with the reason added to the comparison's notes."""
+    fit_a = skill.find_fit(dir_a)
+    fit_b = fit_a if cmp.same_run or dir_b is None else skill.find_fit(dir_b)
+    if fit_a is None and fit_b is None:
+        return None
+    if fit_a is None or fit_b is None:
+        cmp.notes.append(f"Skill and luck not compared: only run {'A' if fit_b is None else 'B'} holds a skill study "
+                         "(kalooki skill --out RUN/skill).")
+        return None
+    differ = skill.skill_players_note(fit_a, fit_b)
+    if differ:
+        cmp.notes.append(differ)
+        return None
+    pairs = [(fit_a, a, fit_b, b) for a, b in cmp.pairs if a in fit_a.profiles and b in fit_b.profiles]
+    missing = [f"{a} vs {b}" for a, b in cmp.pairs if a not in fit_a.profiles or b not in fit_b.profiles]
+    if missing:
+        cmp.notes.append(f"Skill and luck not compared for {', '.join(missing)}: a side's skill study does not hold "
+                         "the profile.")
+    return skill.compare_fits(pairs, thresholds) if pairs else None
+
+
+def skill_section(doc: Document, judged: pd.DataFrame) -> None:
+    """The comparison's skill and luck measures: one table per pair (A, B, B - A with its interval,
+    verdict), its design and the measures' thresholds."""
+    doc.heading("Skill and luck")
+    designs = "; ".join(f"{a} vs {b}: {rows['design'].iloc[0]}, {rows['replicates'].iloc[0]} replicates"
+                        for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False))
+    doc.text("How much skill decides each side, for the same set of players (kalooki skill; the measures in the "
+             "glossary): each measure with its 95% bootstrap interval over deals, the difference B - A with its "
+             f"interval ({designs}) and its verdict against the measure's practical threshold, "
+             f"{judged['correction'].iloc[0]}. Less luck, a larger spread or a higher adjacent win: skill decides "
+             "more.")
+    for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        header = [Cell("Measure", "unit"), Cell("A", "estimate (95% CI)"), Cell("B", "estimate (95% CI)"),
+                  Cell("B − A", "95% CI"), Cell("Verdict", "against the threshold")]
+        cells = []
+        for r in rows.itertuples(index=False):
+            stated = r.verdict in findings.STATED
+            threshold = "" if pd.isna(r.threshold) else f"threshold {skill.fmt_measure(r.measure, r.threshold)}"
+            cells.append([Cell(r.measure, skill.MEASURES[r.measure][0]),
+                          Cell(skill.fmt_estimate(r.measure, r.estimate_a, r.ci_low_a, r.ci_high_a)),
+                          Cell(skill.fmt_estimate(r.measure, r.estimate_b, r.ci_low_b, r.ci_high_b)),
+                          Cell(skill.fmt_change(r.measure, r.difference, r.diff_ci_low, r.diff_ci_high),
+                               cls=r.verdict if stated else ""),
+                          Cell(r.verdict, threshold, r.verdict if stated else
+                               "equivalent" if r.verdict == findings.EQUIVALENT else "", inline=True)])
+        doc.grid(header, cells, f"A = {a}, B = {b}")
+    doc.attach("skill_differences", judged, "Every skill and luck measure's difference, tested and judged")
+
+
 def write_compare(dir_a, dir_b=None, profiles=None, out_dir="reports/compare", allow_partial: bool = False,
                   thresholds_file=None):
     """Compare and write out_dir/report.html, report.md, figures/ and data/comparison.csv; returns
-    (table, HTML path), the table with the judged columns threshold, unit and verdict added."""
+    (table, HTML path), the table with the judged columns threshold, unit and verdict added; when both
+    runs hold a skill study, its measures' differences too (``skill_comparison``), their terminal lines
+    in the table's ``attrs["skill_lines"]``."""
     thresholds = findings.load_thresholds(thresholds_file)
     cmp = _compare(dir_a, dir_b, profiles, allow_partial)
     judged = findings.judge(cmp.table, thresholds)
+    skill_judged = skill_comparison(cmp, dir_a, dir_b, thresholds)
     judged.attrs.update(cmp.table.attrs)
     judged.attrs["notes"] = cmp.notes
-    return judged, build_comparison(cmp, dir_a, dir_b, judged).write(out_dir)
+    judged.attrs["skill_lines"] = skill.difference_lines(skill_judged) if skill_judged is not None else []
+    return judged, build_comparison(cmp, dir_a, dir_b, judged, skill_judged).write(out_dir)

@@ -235,14 +235,16 @@ def fmt_p(p) -> str:
 # judging differences from the baseline
 
 
-def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame:
+def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold], tests=None) -> pd.DataFrame:
     """`diffs` (compare's columns: metric, kind, estimate_a/b, difference, diff_se, diff_df,
     in_family) with `threshold`, `unit`, the threshold tests' p-values (`p_exceeds`, `p_equivalent`,
     each with its Holm-adjusted `_adjusted`, one family over the rows in_family) and `verdict`:
     higher / lower (B against A) when the difference is clearly past the threshold, "practically
     equivalent" when it is clearly inside it, "not established" otherwise (VERDICT_NOTE); "not
     applicable" where an estimate is NaN, "not tested" outside the family (a median, a p-value, a
-    near-duplicate, constant on both sides), "no threshold set" where the metric has none."""
+    near-duplicate, constant on both sides), "no threshold set" where the metric has none.
+    ``tests``: a function (row, threshold) -> (p_exceeds, p_equivalent) for differences whose tests
+    are not t tests on diff_se and diff_df (a bootstrap's), used instead."""
     out = diffs.copy()
     out["threshold"] = [thresholds[m].threshold if m in thresholds else np.nan for m in out["metric"]]
     out["unit"] = [thresholds[m].unit if m in thresholds else "" for m in out["metric"]]
@@ -251,10 +253,18 @@ def judge(diffs: pd.DataFrame, thresholds: dict[str, Threshold]) -> pd.DataFrame
     applicable = out["estimate_a"].notna().to_numpy() & out["estimate_b"].notna().to_numpy() & np.isfinite(d)
     in_family = out["in_family"].fillna(False).to_numpy(dtype=bool)
     tested = applicable & in_family & np.isfinite(threshold)
-    se, df = out["diff_se"].to_numpy(dtype=float), out["diff_df"].to_numpy(dtype=float)
-    nan = np.full(len(out), np.nan)
-    out["p_exceeds"] = np.where(tested, stats.exceeds_threshold(d, se, df, threshold) if len(out) else nan, np.nan)
-    out["p_equivalent"] = np.where(tested, stats.equivalence_tost(d, se, df, threshold) if len(out) else nan, np.nan)
+    if tests is not None:
+        found = [tests(row, t) if ok else (np.nan, np.nan)
+                 for row, t, ok in zip(out.itertuples(index=False), threshold, tested)]
+        out["p_exceeds"] = [f[0] for f in found]
+        out["p_equivalent"] = [f[1] for f in found]
+    else:
+        se, df = out["diff_se"].to_numpy(dtype=float), out["diff_df"].to_numpy(dtype=float)
+        nan = np.full(len(out), np.nan)
+        out["p_exceeds"] = np.where(tested, stats.exceeds_threshold(d, se, df, threshold) if len(out) else nan,
+                                    np.nan)
+        out["p_equivalent"] = np.where(tested, stats.equivalence_tost(d, se, df, threshold) if len(out) else nan,
+                                       np.nan)
     exceeds, out["p_exceeds_adjusted"] = stats.adjust(out["p_exceeds"])
     equivalent, out["p_equivalent_adjusted"] = stats.adjust(out["p_equivalent"])
     verdicts = []
@@ -753,3 +763,40 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
     if counts:
         text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
     return Finding("Play strength", text, bool(parts))
+
+
+STRONG_PLAY = "for strong play"  # analysis.frontier marks a difference "<verdict> for strong play"
+
+
+def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: str = "", most: int = 3) -> Finding:
+    """The frontier's word on play strength: the differences that depend on play strength but hold at
+    the frontier's top two rungs (`strong_play`, analysis.frontier), stated for strong play, and the
+    composition to read for good players (`composition`, a sentence)."""
+    rungs = " and ".join(top_two)
+    lead = f"At the frontier's top two rungs ({rungs} at every seat): "
+    if "strong_play" not in judged:
+        return Finding("Strong play", lead + "the frontier holds none of these profiles' differences from the "
+                       "baseline. " + composition, False)
+    marks = judged["robustness"].astype(str) if "robustness" in judged else pd.Series("", index=judged.index)
+    held = judged[(judged["strong_play"] != "") & marks.str.startswith(DEPENDS)]
+    parts = []
+    for r in held.itertuples(index=False):
+        parts.append(f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
+                     f"{r.strong_play.replace(' ' + STRONG_PLAY, '')}")
+    if parts:
+        text = (lead + f"{len(parts)} of the differences that depend on play strength "
+                f"{'holds' if len(parts) == 1 else 'hold'} at both, so for strong "
+                "play: " + "; ".join(parts[:most]) + (f"; and {len(parts) - most} more (★ in the headline table)"
+                                                      if len(parts) > most else "") + ".")
+    else:
+        text = lead + "none of the differences that depend on play strength holds at both."
+    clear = judged[judged["strong_play"].astype(str).str.startswith(STATED)]
+    if len(clear):
+        named = [f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
+                 f"{r.strong_play.split(' ')[0]}"
+                 for r in clear.itertuples(index=False)]
+        text += (f" Clear differences from the baseline at both rungs ({len(named)}): " + ", ".join(named[:2 * most])
+                 + (f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + ".")
+    if composition:
+        text += " " + composition
+    return Finding("Strong play", text, bool(len(clear)))

@@ -214,6 +214,27 @@ def kalooki_frequency(ax, frame: pd.DataFrame):
     return _finish(ax, title, "Kalookis per 1,000 non-void hands", "", legend=False)
 
 
+def skill_measure(ax, frame: pd.DataFrame):
+    """One skill measure per profile (``analysis.skill``'s measures rows: profile, estimate, ci_low,
+    ci_high), a dot with its 95% bootstrap interval on a 0-100% axis; attrs ``title`` and ``xlabel``."""
+    title = frame.attrs.get("title", "")
+    if frame.empty:
+        return _empty(ax, title, "no skill study")
+    labels = []
+    for j, (i, label, group) in enumerate(_series(frame)):
+        _errorbars(ax, [j], group, _colour(i), None, horizontal=True)
+        est, high = group["estimate"].iloc[0], group["ci_high"].iloc[0]
+        if pd.notna(est):
+            ax.annotate(f"{est:.0%}", (np.nan_to_num(high, nan=est), j), xytext=(6, 0), textcoords="offset points",
+                        va="center", fontsize="small")
+        labels.append(label)
+    ax.set_yticks(range(len(labels)), labels, fontsize="small")
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.set_xlim(0, 1)
+    _percent_axis(ax, "x")
+    return _finish(ax, title, frame.attrs.get("xlabel", ""), "", legend=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # elimination
 
@@ -417,3 +438,38 @@ def differences(ax, frame: pd.DataFrame):
                                                       "the threshold can still be not established"))
     ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax
+
+
+# ---------------------------------------------------------------------------------------------
+# the strength frontier
+
+
+def frontier(axes, frame: pd.DataFrame):
+    """Small multiples, one a metric: each profile's estimate at each rung of the bot ladder (x, weakest
+    first) with its 95% interval, the profiles dodged and joined by a line.  `frame` has label, rung,
+    profile, estimate, ci_low, ci_high and scale (the metric's display scale: 100 for a share in %)."""
+    title = "Headline metrics by rung of the bot ladder (every seat the rung's bot; 95% intervals)"
+    labels = list(dict.fromkeys(frame["label"])) if len(frame) else []
+    if not labels:
+        _empty(axes[0], title, "no metric to show")
+        return axes
+    rungs = list(dict.fromkeys(frame["rung"]))
+    x_of = {r: i for i, r in enumerate(rungs)}
+    handles = {}
+    for ax, label in zip(axes, labels):
+        mine = frame[frame["label"] == label]
+        for name, group, colour, offset, _ in _dodged(mine, 0.5):
+            x = np.array([x_of[r] for r in group["rung"]], dtype=float)
+            scale = float(group["scale"].iloc[0])
+            ax.plot(x + offset, group["estimate"].to_numpy(dtype=float) * scale, color=colour, linewidth=0.8,
+                    alpha=0.6)
+            _errorbars(ax, x, group, colour, None, offset=offset, scale=scale)
+            handles.setdefault(name, Line2D([], [], marker="o", color=colour, label=name))
+        ax.set_title(label, fontsize="x-small")
+        ax.set_xticks(range(len(rungs)), rungs, fontsize="x-small")
+        ax.tick_params(axis="x", labelbottom=True)  # every panel names its rungs, not only the bottom row
+        ax.tick_params(axis="y", labelsize="x-small")
+    _panel_labels(axes, title, "", "")  # the rungs are the x ticks; the legend takes the bottom
+    axes[0].figure.legend(handles=list(handles.values()), loc="outside lower center", ncols=min(len(handles), 6),
+                          fontsize="small", frameon=False)
+    return axes

@@ -15,7 +15,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots
+from . import findings, load, metrics, plots, skill
 from .document import Cell, Document
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
@@ -230,15 +230,20 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
 
 
 def _strength_note(judged_row) -> str:
-    """' ⚠ depends on play strength' on a cell whose difference depends on the composition."""
+    """' ⚠' on a cell whose difference depends on the composition; ' ★' instead where the frontier's
+    top two rungs agree on it (stated for strong play)."""
     mark = getattr(judged_row, "robustness", "")
-    return " ⚠" if str(mark).startswith(findings.DEPENDS) else ""
+    if not str(mark).startswith(findings.DEPENDS):
+        return ""
+    return " ★" if getattr(judged_row, "strong_play", "") else " ⚠"
 
 
-def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds) -> list:
+def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds,
+                  strong_play: list | None = None) -> list:
     full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
     found = findings.difference_findings(judged, baseline) if len(judged) else []
     strength = [findings.robustness_finding(judged, metrics.tables_of(res.run))] if "robustness" in judged else []
+    strength += strong_play or []
     return strength + findings.merge(found + findings.within_profile_findings(res, res.run.profiles, full,
                                                                                thresholds))
 
@@ -470,12 +475,30 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.attach("summary", res.summary, "Every headline metric (long format)")
 
 
-def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None) -> Document:
+def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None, frontier=None,
+                 frontier_problem: str | None = None, skill_fit=None) -> Document:
+    """The balance report; with `frontier` (analysis.frontier.FrontierData) its Strength frontier section,
+    and the differences that depend on play strength stated for strong play where its top two rungs
+    agree; `frontier_problem`: why the run's frontier could not be read (said, the section left out);
+    ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section."""
+    from . import frontier as F
     manifest = res.run.manifest
     profiles = res.run.profiles
     baseline = pick_baseline(profiles, baseline)
     thresholds = findings.default_thresholds() if thresholds is None else thresholds
     judged, by_table_diffs = judge_with_robustness(res, baseline, thresholds)
+    strong, strong_found = None, []
+    if frontier is not None and len(judged):
+        strong = F.strong_play(frontier, baseline, thresholds)
+        if len(strong):
+            judged = judged.merge(strong[["profile_b", "metric", "strong_play"]], on=["profile_b", "metric"],
+                                  how="left")
+            judged["strong_play"] = judged["strong_play"].fillna("")
+        closest = F.closest_composition(res.by_table, frontier, thresholds) \
+            if len(metrics.tables_of(res.run)) > 1 else None
+        strong_found = [findings.strong_play_finding(judged, frontier.top_two,
+                                                     F.composition_text(closest, frontier.rungs[-1])
+                                                     if closest is not None else "")]
     doc = Document(f"Kalooki balance report: run {manifest.get('run_id')}")
     if res.run.problems:
         partial_warning(doc, res.run.problems)
@@ -491,10 +514,13 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.text(f"One profile, {baseline}: no other profile to set it against. Its seats, bots and money are judged "
                  f"against their fair shares, each one of three verdicts against the practical threshold "
                  f"(configs/thresholds.toml): {verdicts}.")
-    doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds)])
+    doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds, strong_found)])
     doc.heading("Headline metrics")
     tables_note = "; ⚠: the difference depends on play strength (By table composition)" \
         if len(metrics.tables_of(res.run)) > 1 else ""
+    if tables_note and strong is not None:
+        tables_note += "; ★: it depends on play strength, but the frontier's top two rungs agree on it (stated " \
+                       "for strong play under Findings)"
     doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
              f"Estimate (95% interval) per profile, against the baseline {baseline}: ▲ higher / ▼ lower (coloured, "
              "with the difference): a clear difference past the practical threshold; ≈: practically equivalent; "
@@ -503,6 +529,13 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
     composition_section(doc, res, judged, by_table_diffs, baseline)
+    if frontier is not None:
+        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong)
+    elif frontier_problem:
+        doc.heading("Strength frontier")
+        doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")
+    if skill_fit is not None:
+        skill.report_section(doc, skill_fit)
     doc.heading("Figures")
     figures(doc, res, judged, baseline)
     details(doc, res)
@@ -516,7 +549,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.close("details")
     doc.heading("Methods")
     doc.open("details", "How each number was made")
-    doc.bullets(METHOD_NOTES + VERDICT_NOTES + [findings.ROBUSTNESS_NOTE])
+    doc.bullets(METHOD_NOTES + VERDICT_NOTES + [findings.ROBUSTNESS_NOTE]
+                + ([F.CONVERGENCE_NOTE] if frontier is not None else []))
     doc.close("details")
     provenance(doc, manifest)
     return doc
@@ -526,10 +560,19 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
                  thresholds_file=None) -> Path:
     """Verify, analyse and write out_dir/report.html, out_dir/report.md, out_dir/figures/ and
     out_dir/data/*.csv; returns the HTML path.  UserError naming the problems when verification
-    fails and allow_partial is False, or when the baseline or the thresholds file is wrong."""
+    fails and allow_partial is False, or when the baseline or the thresholds file is wrong.  A skill
+    study of the run (RUN/skill/, ``analysis.skill.find_fit``) adds a Skill and luck section."""
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
     paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
     res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
-    return build_report(res, baseline, thresholds).write(out_dir)
+    from . import frontier as F
+    fr, problem = None, None
+    where = F.find(run_dir)
+    if where is not None:
+        try:
+            fr = F.load_frontier(where)
+        except UserError as e:
+            problem = str(e)
+    return build_report(res, baseline, thresholds, fr, problem, skill.find_fit(run_dir)).write(out_dir)

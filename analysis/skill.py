@@ -36,6 +36,12 @@ The measures (all "players" are the measured set, so compare profiles measured w
 Intervals: percentile bootstrap over deals (``BOOT`` replicates by default, from the seed given): each
 replicate draws the profile's deals with replacement and refits; the order of the players (who is
 strongest, who neighbours whom) stays that of the full-sample fit.
+
+Compared (``measure_difference``, ``compare_fits``: ``kalooki compare``, ``kalooki sweep --skill``,
+the study's own profile differences): B minus A per measure over joint replicates, paired by deal
+where both sides dealt their deals from the same seed, judged against the ``skill_*`` thresholds.
+A study kept beside a run (RUN/skill/) is found by ``find_fit``; ``report_section`` is its part of
+the balance report.
 """
 from __future__ import annotations
 
@@ -213,7 +219,7 @@ def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed: int = 0, 
                           mean_finish_rank=float(row["mean_rank"]) if row is not None else math.nan,
                           net_payment=float(row["net_payment"]) if row is not None else math.nan))
     return {"players": pd.DataFrame(prows), "measures": pd.DataFrame(mrows), "replicates": rep,
-            "deals": D, "money": money}
+            "deals": D, "money": money, "counts": counts, "order": order}
 
 
 def difference(rep_a: pd.DataFrame, rep_b: pd.DataFrame, point_a: dict, point_b: dict, level: float = LEVEL):
@@ -332,7 +338,8 @@ def text_lines(study: dict) -> list[str]:
     if len(profs) > 1 and study["boot"]:
         ref = profs[0]
         lines.append("")
-        lines.append(f"Each profile minus {ref} (independent bootstrap replicates; * = the interval excludes 0):")
+        lines.append(f"Each profile minus {ref} (paired by deal, {study['boot']} bootstrap replicates; * = the "
+                     "interval excludes 0; verdicts in the JSON and in kalooki compare):")
         for prof in profs[1:]:
             d = differences(study, prof, ref).set_index("measure")
             parts = []
@@ -346,7 +353,271 @@ def text_lines(study: dict) -> list[str]:
 
 
 def differences(study: dict, a: str, b: str) -> pd.DataFrame:
-    """``difference`` between two profiles of a study."""
-    ra, rb = study["profiles"][a], study["profiles"][b]
+    """Profile a minus profile b of a study, per measure: paired by deal (a study deals deal d alike in
+    every profile; ``measure_difference``) with ``study["boot"]`` replicates, ``separated`` when the
+    interval excludes 0, and the verdict against the measure's threshold (``judge_differences``)."""
+    from analysis import findings
+    rows, reps = measure_difference(study["profiles"][b], study["profiles"][a], True, study["boot"],
+                                    _pair_seed(study["seed"], b, a))
+    rows.insert(0, "profile_b", a)
+    rows.insert(0, "profile_a", b)
+    judged = judge_differences(rows, {(b, a, m): d for m, d in reps.items()}, findings.default_thresholds())
+    judged = judged.rename(columns={"diff_ci_low": "ci_low", "diff_ci_high": "ci_high"})
+    judged["separated"] = (judged["ci_low"] > 0) | (judged["ci_high"] < 0)
+    judged["unit"] = [MEASURES[m][0] for m in judged["measure"]]
+    return judged[["measure", "difference", "ci_low", "ci_high", "separated", "unit", "design", "verdict"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# a study stored beside a run, and two profiles' measures compared (compare, sweep, report)
+
+THRESHOLD_KEYS = {m: f"skill_{m}" for m in MEASURES if m != "spread_elo"}  # configs/thresholds.toml
+PAIRED = ("paired by deal: both sides dealt deal d from the same seed (a study keys every deal by seed and deal "
+          "alone), and each bootstrap replicate resamples the common deals once for both sides")
+INDEPENDENT = "independent: each side's deals resampled apart (different seeds or different deals)"
+DIFFERENCE_NOTE = (
+    "Skill and luck differences: B minus A for each measure, with the 2.5% and 97.5% points of the bootstrap "
+    "replicates' differences, " + PAIRED + " when both were played from the same seed, otherwise " + INDEPENDENT +
+    ". Verdicts as for every difference, against the measure's practical threshold (configs/thresholds.toml, "
+    "skill_*), with the tests read off the B replicates: a clear difference when the minimum-effect test's p, "
+    "2 k / B with k the replicates inside the threshold, rejects (the 95% interval lies past it); practically "
+    "equivalent when TOST's, k / B with k the replicates past one side of the threshold, rejects (the 90% "
+    "interval lies inside); each kind Holm-corrected "
+    "over every measure compared (the Elo spread is the spread in other units: shown, not tested).")
+
+
+class Fit:
+    """A stored study: ``run`` the study's run (its games table), ``meta`` its skill.json, ``measures``
+    its measures.parquet (a row per profile and measure)."""
+
+    def __init__(self, run: str, meta: dict, measures: pd.DataFrame):
+        self.run, self.meta, self.measures = run, meta, measures
+
+    @property
+    def profiles(self) -> list[str]:
+        return list(self.meta["profiles"])
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.meta["players"])
+
+
+def find_fit(run_dir) -> Fit | None:
+    """The skill study of ``run_dir``: the run itself when it is one (``kalooki skill --out RUN`` wrote
+    RUN/skill/skill.json), else a study kept beside it in RUN/skill/ (``kalooki skill --out RUN/skill``);
+    None when there is neither."""
+    import pyarrow.parquet as pq
+
+    from sim import runformat
+    for study in (str(run_dir), runformat.join_uri(run_dir, SKILL_DIR)):
+        loc = runformat.locate(study, "run")
+        text = runformat.read_bytes(loc.fs, loc.path(f"{SKILL_DIR}/skill.json"))
+        if text is None:
+            continue
+        meta = json.loads(text)
+        measures = pq.read_table(loc.path(f"{SKILL_DIR}/measures.parquet"), filesystem=loc.fs).to_pandas()
+        return Fit(study, meta, measures)
+    return None
+
+
+def _quantiles(values, level: float = LEVEL) -> tuple[float, float]:
+    values = np.asarray(values, np.float64)
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return math.nan, math.nan
+    return float(np.quantile(values, (1 - level) / 2)), float(np.quantile(values, 1 - (1 - level) / 2))
+
+
+def _pair_seed(seed: int, a: str, b: str) -> np.random.SeedSequence:
+    import zlib
+    return np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(a.encode()), zlib.crc32(b.encode()), 1))
+
+
+def measure_difference(res_a: dict, res_b: dict, paired: bool, boot: int, seed, level: float = LEVEL
+                       ) -> tuple[pd.DataFrame, dict]:
+    """B minus A for every measure both profiles have, from two ``measure`` results (their deal counts):
+    ``paired`` resamples the common deals once for both sides in each replicate (it needs the same deals
+    on both, else the sides are resampled apart); returns (rows, the difference replicates by measure).
+    Rows: measure, metric (its threshold's name), unit, each side's estimate and interval, difference and
+    interval, in_family, design."""
+    ca, cb = res_a["counts"], res_b["counts"]
+    paired = paired and np.array_equal(ca.deals, cb.deals)
     point = lambda r: dict(zip(r["measures"]["measure"], r["measures"]["estimate"]))  # noqa: E731
-    return difference(ra["replicates"], rb["replicates"], point(ra), point(rb))
+    pa_, pb_ = point(res_a), point(res_b)
+    names = [m for m in MEASURES if m in pa_ and m in pb_]
+    rng = np.random.default_rng(seed)
+    reps_a, reps_b = {m: [] for m in names}, {m: [] for m in names}
+    Da, Db = len(ca.deals), len(cb.deals)
+    for _ in range(boot):
+        ka = rng.multinomial(Da, np.full(Da, 1.0 / Da)).astype(np.float64)
+        kb = ka if paired else rng.multinomial(Db, np.full(Db, 1.0 / Db)).astype(np.float64)
+        for c, k, r, reps in ((ca, ka, res_a, reps_a), (cb, kb, res_b, reps_b)):
+            _, m = measures_of(np.tensordot(k, c.wins, axes=1), np.tensordot(k, c.pay, axes=1), r["order"], r["money"])
+            for name in names:
+                reps[name].append(m[name])
+    rows, diffs = [], {}
+    for name in names:
+        a, b = np.asarray(reps_a[name]), np.asarray(reps_b[name])
+        diffs[name] = b - a
+        (la, ha), (lb, hb), (ld, hd) = _quantiles(a, level), _quantiles(b, level), _quantiles(b - a, level)
+        rows.append(dict(measure=name, metric=THRESHOLD_KEYS.get(name, name), kind="skill", unit=MEASURES[name][0],
+                         estimate_a=pa_[name], ci_low_a=la, ci_high_a=ha, estimate_b=pb_[name], ci_low_b=lb,
+                         ci_high_b=hb, difference=pb_[name] - pa_[name], diff_ci_low=ld, diff_ci_high=hd,
+                         in_family=name in THRESHOLD_KEYS, design="paired by deal" if paired else "independent",
+                         deals_a=Da, deals_b=Db, replicates=boot))
+    return pd.DataFrame(rows), diffs
+
+
+def compare_fits(pairs, thresholds, level: float = LEVEL) -> pd.DataFrame:
+    """Every measure of every pair ((fit_a, profile_a, fit_b, profile_b), the same players on both
+    sides), B minus A with intervals and verdicts (``findings.judge`` with the bootstrap's tests, one
+    Holm family over every measure of every pair).  Paired by deal when both studies used the same seed;
+    the replicates are as many as the larger study's ``boot`` (``BOOT`` when both had none), from the
+    seed of A's study and the two profiles' names."""
+    from .load import load_table
+    parts, reps = [], {}
+    for fit_a, a, fit_b, b in pairs:
+        res = []
+        for fit, prof in ((fit_a, a), (fit_b, b)):
+            games = load_table(fit.run, "games", GAMES_COLUMNS, [prof])
+            res.append(measure(games, fit.players, boot=0))
+        seed_a, seed_b = (load_manifest_seed(f.run) for f in (fit_a, fit_b))
+        boot = max(int(fit_a.meta.get("boot", 0)), int(fit_b.meta.get("boot", 0))) or BOOT
+        rows, diffs = measure_difference(res[0], res[1], seed_a is not None and seed_a == seed_b, boot,
+                                         _pair_seed(fit_a.meta.get("seed", 0), a, b), level)
+        rows.insert(0, "profile_b", b)
+        rows.insert(0, "profile_a", a)
+        parts.append(rows)
+        reps.update({(a, b, m): d for m, d in diffs.items()})
+    return judge_differences(pd.concat(parts, ignore_index=True), reps, thresholds)
+
+
+def judge_differences(table: pd.DataFrame, reps: dict, thresholds) -> pd.DataFrame:
+    """``table`` (``measure_difference``'s rows with profile_a and profile_b) judged by
+    ``findings.judge`` with the bootstrap's tests on ``reps[(profile_a, profile_b, measure)]`` (the
+    replicates' differences), one Holm family over every row in_family."""
+    from analysis import findings, stats
+    judged = findings.judge(table, thresholds, tests=lambda row, t: stats.bootstrap_threshold_tests(
+        row.difference, reps[(row.profile_a, row.profile_b, row.measure)], t))
+    family = int(judged["p_exceeds"].notna().sum())
+    judged["correction"] = f"{stats.CORRECTION_NAME}, over {family} measures (each kind of claim)"
+    return judged
+
+
+def load_manifest_seed(run) -> int | None:
+    from .load import read_manifest
+    return read_manifest(run).get("seed")
+
+
+def skill_players_note(fit_a: Fit, fit_b: Fit) -> str | None:
+    """Why two studies cannot be compared (their players differ), or None."""
+    if fit_a.players != fit_b.players:
+        return (f"Skill and luck not compared: the studies measured different players (A: {', '.join(fit_a.players)}; "
+                f"B: {', '.join(fit_b.players)}); the measures describe the players, so compare studies made with "
+                "the same --players.")
+    return None
+
+
+SKILL_SHOWN = ("spread", "spread_elo", "adjacent_win", "luck_share", "coin_flip_share", "pay_spread", "pay_luck_share")
+
+
+def fmt_measure(name: str, value, sign: bool = False) -> str:
+    """A measure's value in its unit's digits: Elo points whole, log-odds and units per game to 2
+    decimals, the rest (probabilities, shares) to 3."""
+    digits = 0 if name == "spread_elo" else 2 if MEASURES[name][0] in ("log-odds", "units per game") else 3
+    return _fmt(value, digits, sign)
+
+
+def fmt_estimate(name: str, estimate, low, high) -> str:
+    """'0.645 (0.565–0.730)': a measure with its interval."""
+    return f"{fmt_measure(name, estimate)} ({fmt_measure(name, low)}–{fmt_measure(name, high)})"
+
+
+def fmt_change(name: str, difference, low, high) -> str:
+    """'+0.156 (+0.064 to +0.237)': a difference with its interval."""
+    return f"{fmt_measure(name, difference, True)} ({fmt_measure(name, low, True)} to {fmt_measure(name, high, True)})"
+
+
+def difference_lines(judged: pd.DataFrame, width: int = 100, labels=None) -> list[str]:
+    """The judged skill differences for a terminal: per pair a heading (A and B named by ``labels``,
+    else by profile), then measure, A, B, B - A [95% interval] and the verdict."""
+    from analysis.compare import VERDICT_SHORT
+    lines = []
+    for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
+        a, b = labels or (a, b)
+        lines.append(f"Skill and luck, A = {a}, B = {b} ({rows['design'].iloc[0]}, {rows['replicates'].iloc[0]} "
+                     "bootstrap replicates)"[:width])
+        cells = [("measure", "A", "B", "B - A [95% interval]", "verdict")]
+        for r in rows.itertuples(index=False):
+            cells.append((r.measure, fmt_measure(r.measure, r.estimate_a), fmt_measure(r.measure, r.estimate_b),
+                          f"{fmt_measure(r.measure, r.difference, True)} "
+                          f"[{fmt_measure(r.measure, r.diff_ci_low, True)}, "
+                          f"{fmt_measure(r.measure, r.diff_ci_high, True)}]",
+                          VERDICT_SHORT.get(r.verdict, r.verdict)))
+        widths = [max(len(c[i]) for c in cells) for i in range(5)]
+        for c in cells:
+            lines.append("  ".join([c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, 4)]
+                                   + [c[4]]).rstrip()[:width])
+    return lines
+
+
+REPORT_MEASURE = "coin_flip_share"  # the report's figure and sentence: a scale a reader knows
+REPORT_HEADINGS = {"spread_elo": "spread (Elo points)", "adjacent_win": "adjacent win (probability)",
+                   "luck_share": "luck share", "coin_flip_share": "coin-flip share",
+                   "pay_spread": "pay spread (units per game)"}
+REPORT_COLUMNS = tuple(REPORT_HEADINGS)
+
+
+def separation_sentence(rows: pd.DataFrame) -> str:
+    """Which profiles reward skill more, only where their intervals of ``REPORT_MEASURE`` separate (one
+    lies entirely below the other: fewer games left to a coin flip); ``rows``: measures rows of one
+    measure (profile, estimate, ci_low, ci_high)."""
+    rows = rows.dropna(subset=["ci_low", "ci_high"]).sort_values("estimate", kind="stable")
+    found = []
+    for r in rows.itertuples(index=False):
+        less = [str(o.profile) for o in rows.itertuples(index=False) if r.ci_high < o.ci_low]
+        if less:
+            found.append(f"in {r.profile} than in {_and(less)}")
+    if len(rows) < 2:
+        return "One profile measured: nothing to rank it against."
+    if not found:
+        return ("The profiles' coin-flip-share intervals all overlap: at this budget the data do not say which "
+                "variant rewards skill more.")
+    return (f"Skill decides more {'; '.join(found)} (their coin-flip-share intervals do not overlap); where "
+            "intervals overlap the data do not rank the profiles.")
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def report_section(doc, fit: Fit) -> None:
+    """The balance report's "Skill and luck" section: the study in one sentence, one figure (each
+    profile's coin-flip share with its interval), one sentence on which profiles reward skill more
+    (only where the intervals separate), and the measures per profile."""
+    from . import plots
+    m = fit.measures
+    meta = fit.meta
+    deals = meta.get("deals", {})
+    doc.heading("Skill and luck")
+    doc.text(f"How much good play decides each profile: a skill study of {', '.join(fit.players)} in duplicate "
+             f"games ({', '.join(f'{p} {deals.get(p, 0):,}' for p in fit.profiles)} deals, each played in every "
+             "rotation of its table). The coin-flip share is the share of games a coin flip would have to decide, in "
+             "a game the stronger player otherwise always wins, to leave as much to luck: lower means skill decides "
+             f"more. 95% percentile bootstrap intervals over deals ({meta.get('boot')} replicates). The measures "
+             "describe these players; the terms are in the glossary.")
+    rows = m[m["measure"] == REPORT_MEASURE][["profile", "estimate", "ci_low", "ci_high"]].reset_index(drop=True)
+    rows = rows.assign(profile=pd.Categorical(rows["profile"].astype(str), categories=fit.profiles))
+    rows.attrs.update(title="Share of games left to a coin flip (95% bootstrap intervals)",
+                      xlabel="coin-flip share (lower: skill decides more)")
+    doc.figure("skill_coin_flip_share", plots.skill_measure, rows,
+               "Each profile's coin-flip share with its 95% bootstrap interval over deals.",
+               height=0.36 * len(rows) + 1.1)
+    doc.text(separation_sentence(rows))
+    table = m[m["measure"].isin(REPORT_COLUMNS)]
+    cells = {(r.profile, r.measure): r for r in table.itertuples(index=False)}
+    shown = [c for c in REPORT_COLUMNS if c in set(table["measure"])]
+    frame = pd.DataFrame([{"profile": p, **{REPORT_HEADINGS[c]: fmt_estimate(c, *(getattr(cells[(p, c)], k) for k in (
+        "estimate", "ci_low", "ci_high"))) if (p, c) in cells else "" for c in shown}} for p in fit.profiles])
+    doc.table(frame, "Estimate (95% interval) per profile; pay spread only where money changes hands. Made by: "
+              f"{meta.get('command') or 'kalooki skill'}")

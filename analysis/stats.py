@@ -343,3 +343,23 @@ def km_median_from_curve(curve: pd.DataFrame) -> dict:
     if np.isinf(estimate):
         estimate = np.nan
     return {"estimate": estimate, "ci_low": low if np.isfinite(low) else np.nan, "ci_high": high, "method": method}
+
+
+def bootstrap_threshold_tests(estimate, replicates, threshold) -> tuple[float, float]:
+    """(p_exceeds, p_equivalent) of a difference from its bootstrap replicates: the percentile
+    bootstrap's achieved significance levels (Efron and Tibshirani), the counterparts of
+    :func:`exceeds_threshold` and :func:`equivalence_tost`.  Minimum-effect test of H0 |delta| <=
+    threshold: 2 k / B, k the replicates at or inside the threshold on the estimate's side, so p <
+    alpha when the two-sided (1 - alpha) percentile interval lies past it; TOST of H0 |delta| >=
+    threshold: the larger share of replicates at or past -threshold and at or past +threshold, so p <
+    alpha when the (1 - 2 alpha) percentile interval lies inside.  Resolution 1 / B: with few
+    replicates the p-values are coarse.  NaN without finite replicates, estimate or threshold."""
+    reps = np.asarray(replicates, dtype=float)
+    reps = reps[np.isfinite(reps)]
+    b = reps.size
+    if not b or not np.isfinite(estimate) or not np.isfinite(threshold):
+        return np.nan, np.nan
+    inside = (reps <= threshold).sum() if estimate > 0 else (reps >= -threshold).sum()
+    p_exceeds = min(1.0, 2 * inside / b) if estimate != 0 else 1.0
+    p_equivalent = max((reps <= -threshold).sum() / b, (reps >= threshold).sum() / b)
+    return float(p_exceeds), float(p_equivalent)

@@ -14,6 +14,9 @@ lowest-to-highest differences of the key metrics are one Holm family; the adjace
 metric are another.  Each change gets one of ``findings.judge``'s three verdicts against the metric's
 threshold: it matters (its interval past the threshold), practically unchanged (inside it, by the
 equivalence test TOST) or not established, each kind of claim Holm-corrected over its family.
+
+With ``sweep --skill`` every grid value is a skill study: the page adds each skill and luck measure at
+every value and its change from the lowest value to the highest (``analysis.skill.compare_fits``).
 """
 from __future__ import annotations
 
@@ -48,6 +51,8 @@ class Sweep:
     paired: bool  # differences from per-game differences
     default: object = None  # the profile's value of the parameter (marked in the table and figure)
     common_deals: bool = False  # every run was made with --paired (the same cards whatever the deal pattern)
+    skill: dict | None = None  # grid value -> skill.Fit, when every value was played as a skill study
+    skill_differences: pd.DataFrame | None = None  # skill.compare_fits of the highest value against the lowest
 
     @cached_property
     def summary(self) -> pd.DataFrame:
@@ -59,9 +64,12 @@ class Sweep:
         return f"{self.param}={value}"
 
 
-def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False) -> Sweep:
+def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False, skill: dict | None = None,
+               thresholds=None) -> Sweep:
     """`runs` maps each grid value to its run (one profile each, the same in every run); the values are
-    sorted.  Per-game sums are kept when every run was dealt from the same seeds as the lowest value's."""
+    sorted.  Per-game sums are kept when every run was dealt from the same seeds as the lowest value's.
+    `skill` maps each value to its skill study (``analysis.skill.Fit``): the skill and luck measures of
+    the highest value are then compared with the lowest's, judged against `thresholds`."""
     values = sorted(runs)
     manifests = {v: load.read_manifest(runs[v]) for v in values}
     names = {v: list(m["profiles"]) for v, m in manifests.items()}
@@ -75,7 +83,13 @@ def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False
     paired = len(values) > 1 and all(paired_design(low, manifests[v], profile, profile) for v in values[1:])
     results = {v: metrics.compute(report.load_verified(runs[v], allow_partial, [profile], paired)) for v in values}
     common_deals = all(bool(m.get("paired")) for m in manifests.values())
-    return Sweep(profile, param, values, results, paired, default, common_deals)
+    skill_differences = None
+    if skill:
+        from . import skill as skill_fit
+        thresholds = findings.default_thresholds() if thresholds is None else thresholds
+        skill_differences = skill_fit.compare_fits([(skill[values[0]], profile, skill[values[-1]], profile)],
+                                                   thresholds)
+    return Sweep(profile, param, values, results, paired, default, common_deals, skill, skill_differences)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,12 +377,58 @@ def build_sweep(sweep: Sweep, provenance: list[str], thresholds=None) -> tuple[D
                    + (f"; dashed line: the profile's default ({sweep.default})" if sweep.default is not None else "")
                    + (f". Not drawn (not applicable): {', '.join(left_out)}." if left_out else "."),
                    width=13.0, height=2.3 * rows + 0.6, panels=panels, share="x")
+    if sweep.skill_differences is not None:
+        skill_section(doc, sweep)
     doc.heading("Methods and provenance")
     doc.open("details", "How each number was made, and how the runs were made")
-    doc.bullets(SWEEP_NOTES + [design_text(sweep, ends)] + METHOD_NOTES[:2])
+    doc.bullets(SWEEP_NOTES + [design_text(sweep, ends)] + METHOD_NOTES[:2]
+                + ([skill_notes()] if sweep.skill_differences is not None else []))
     doc.bullets(provenance)
     doc.close("details")
     return doc, ends
+
+
+def skill_notes() -> str:
+    from .skill import DIFFERENCE_NOTE
+    return DIFFERENCE_NOTE
+
+
+def skill_section(doc: Document, sweep: Sweep) -> None:
+    """The skill and luck measures at every grid value (estimate and 95% bootstrap interval), then the
+    change from the lowest value to the highest, each measure with its verdict."""
+    from .skill import MEASURES, fmt_change, fmt_estimate
+    diffs = sweep.skill_differences
+    lo, hi = sweep.values[0], sweep.values[-1]
+    players = ", ".join(sweep.skill[lo].players)
+    doc.heading("Skill and luck")
+    doc.text(f"Each value played as a skill study among {players} (duplicate games; the measures in the glossary). "
+             f"From {sweep.label(lo)} to {sweep.label(hi)}: {diffs['design'].iloc[0]}, "
+             f"{diffs['replicates'].iloc[0]} bootstrap replicates over deals; verdicts against each measure's "
+             f"practical threshold, {diffs['correction'].iloc[0]}. Less luck, a larger spread or a higher adjacent "
+             "win: skill decides more.")
+    verdict = {r.measure: r for r in diffs.itertuples(index=False)}
+    header = [Cell("Measure", "unit")] + [Cell(sweep.label(v), "profile default" if v == sweep.default else "")
+                                          for v in sweep.values] + [Cell(f"{hi} − {lo}", "95% CI, verdict")]
+    rows = []
+    for name in diffs["measure"]:
+        r = verdict[name]
+        row = [Cell(name, MEASURES[name][0])]
+        for v in sweep.values:
+            m = sweep.skill[v].measures
+            m = m[(m["profile"] == sweep.profile) & (m["measure"] == name)]
+            if m.empty:
+                row.append(Cell("", cls="na"))
+                continue
+            e = m.iloc[0]
+            row.append(Cell(fmt_estimate(name, e["estimate"], e["ci_low"], e["ci_high"])))
+        stated = r.verdict in findings.STATED
+        row.append(Cell(fmt_change(name, r.difference, r.diff_ci_low, r.diff_ci_high), r.verdict,
+                        r.verdict if stated else "equivalent" if r.verdict == findings.EQUIVALENT else "",
+                        inline=True))
+        rows.append(row)
+    doc.grid(header, rows, f"Estimate (95% bootstrap interval over deals) at each value of {sweep.param}; the last "
+             f"column the change from {lo} to {hi} with its interval and verdict.")
+    doc.attach("skill_differences", diffs, f"Every skill and luck measure's change from {lo} to {hi}, judged")
 
 
 def write_sweep(sweep: Sweep, out_dir, provenance: list[str], thresholds=None) -> tuple[pd.DataFrame, object]:

@@ -15,7 +15,7 @@ from .errors import UserError, is_interrupt
 INTERRUPTED = 130  # the shell's status for a command ended by SIGINT (128 + 2)
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
-            "report", "compare", "sweep", "skill"]
+            "report", "compare", "sweep", "skill", "frontier"]
 
 
 def version_text() -> str:

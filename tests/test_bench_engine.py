@@ -71,7 +71,7 @@ def test_by_turns_times_two_trees_on_the_same_hands_and_names_why_it_cannot(tmp_
 
 def test_tables_by_turns_sets_each_table_against_its_goal(monkeypatch):
     speed = {"greedy x4": 1.0, "random x4": 1.2, "patient x4": 0.9, "expert x4": 0.5, "lookahead x4": 0.1,
-             "expert,greedy,greedy,greedy": 0.7, "patient,greedy,greedy,greedy": 0.85}
+             "search x4": 0.004, "expert,greedy,greedy,greedy": 0.7, "patient,greedy,greedy,greedy": 0.85}
     asked = []
 
     def fake(trees, hands, pairs):
@@ -83,6 +83,9 @@ def test_tables_by_turns_sets_each_table_against_its_goal(monkeypatch):
     assert set(rows) == set(speed) - {"greedy x4"}
     assert rows["expert x4"]["against"] == "greedy x4" and rows["expert x4"]["goal"] == 1 / 3
     assert rows["expert x4"]["met"] and not rows["lookahead x4"]["met"]  # 1/10 against a goal of 1/8
+    # the search's table: its goal 1/300 of the greedy loop, timed in fewer and smaller pairs
+    search = rows["search x4"]
+    assert (search["goal"], search["met"], search["hands"], search["pairs"]) == (1 / 300, True, 4, 12)
     # a mixed table is timed against its slowest bot's table, and must be at least as fast
     assert rows["expert,greedy,greedy,greedy"]["against"] == "expert x4" and rows["expert,greedy,greedy,greedy"]["met"]
     patient = rows["patient,greedy,greedy,greedy"]

@@ -71,7 +71,9 @@ def test_unseen_cards_are_the_stock_and_the_other_hands():
 
 def test_lookahead_is_configurable_and_uses_no_random_numbers():
     bot = make_bot("lookahead", np.random.default_rng(0), {"out_bonus": 5})
-    assert isinstance(bot, LookaheadBot) and bot.out_bonus == 5 and bot.take_margin == 2
+    assert isinstance(bot, LookaheadBot) and bot.out_bonus == 5 and bot.take_margin == 5
+    plain = LookaheadBot(np.random.default_rng(0))  # the class's own defaults are the shipped file's
+    assert (plain.take_margin, plain.partial_weight, plain.out_bonus) == (bot.take_margin, bot.partial_weight, 20)
     # the same hands whatever its own generator: only the deal's randomness matters
     logs = []
     for bot_seed in (1, 2):

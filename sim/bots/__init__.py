@@ -7,7 +7,7 @@ the table, the discard pile, hand sizes and the public record of pickups and dis
 
 The package holds one strategy per module (``greedy`` and ``patient``, whose compiled decisions are in
 ``sim.bots.greedy_core``, ``random_bot``, ``expert`` and ``lookahead``, whose draws and discards are in
-``expert_core``), the compiled play they share (``table_play``: harvests, lay-offs, splits, openings
+``expert_core``, and ``search``, whose searches are in ``search_core``), the compiled play they share (``table_play``: harvests, lay-offs, splits, openings
 with the table's help; ``outlook``: the look-ahead), the compiled hand loop of their tables
 (``hand_loop``), and here the registry: ``BOTS`` (name -> class), the loader of their parameters
 (``configs/bots.toml``, overridden per run), ``make_bot`` and ``compiled_hand_loop``, through which a
@@ -32,13 +32,14 @@ from .lookahead import LookaheadBot
 from .moves import forbidden_discard
 from .patient import PatientBot
 from .random_bot import RandomBot
+from .search import SearchBot
 from .table_play import table_opening
 
 __all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot",
-           "bot_name_error", "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more", "make_bot",
-           "table_opening", "tunables"]
+           "SearchBot", "bot_name_error", "check_params", "compiled_hand_loop", "forbidden_discard", "kalooki_pays_more",
+           "make_bot", "table_opening", "tunables"]
 
-BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot)}
+BOTS = {cls.name: cls for cls in (GreedyBot, RandomBot, PatientBot, ExpertBot, LookaheadBot, SearchBot)}
 
 
 BOT_CONFIG = config_file("bots.toml")  # configs/bots.toml, shipped as package data (sim.resources)

@@ -1,6 +1,8 @@
 """The compiled hand loop: a whole hand played in one numba call by a table of bots that decide in
-compiled code (greedy, patient, expert, lookahead and random, mixed at will;
-``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).
+compiled code (greedy, patient, expert, lookahead, random and search, mixed at will;
+``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).  The turns themselves are
+``sim.bots.turn_loop.run_turns``, which stops where a search seat has a choice: the kernel asks the
+search (``sim.bots.search_core``, which plays its rollouts with the same turns) and resumes.
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
 turn) to its end, a bot kind (``TABLE_KINDS``) and parameter row per seat, and writes the outcome
@@ -36,80 +38,23 @@ from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
 from ..engine import turn as TU
-from ..engine.core import R_TURN_CAP
 from ..melds import Meld
 from ..meldsearch import OUT_W
 from ..jit import cache as numba_cache
 from ..jit.cache import drop_stale
 from . import expert_core as XC
 from . import greedy_core as FG
-from . import random_bot as RB
 from . import table_play as EP
-from .greedy_core import (
-    DISCARD, H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS, H_TURN_NO,
-    H_VOID, H_W, H_WINNER, H_WIN_TYPE, KINDS, K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_END,
-    O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK, S_JOKERS_TAKEN,
-    S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
-    S_W, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _rules,
-    _table_rows, _undo_layoff)
+from . import search_core as SC
+from . import turn_loop as TL
+from .greedy_core import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
+                          H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, MAXT, S_JOKERS_TAKEN, S_LAYOFFS,
+                          S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD,
+                          S_TURNS, S_W, WIN_KALOOKI, _rules, _table_rows)
 from .outlook import unseen_kernel
+from .turn_loop import K_RANDOM, K_SEARCH, TABLE_KINDS
 
-K_EXPERT, K_LOOKAHEAD, K_RANDOM = 2, 3, 4  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
-TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM}
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
-
-@njit(cache=True)
-def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
-    """HandState.check_invariants: every card of the pack exactly once in a hand, on the table, in the
-    stock or in the discard pile (two of each natural, the pack's jokers), no negative count, and
-    every table meld valid."""
-    counts = np.zeros(N_KINDS, np.int64)
-    for s in range(hands.shape[0]):
-        for c in range(N_KINDS):
-            if hands[s, c] < 0:
-                return False
-            counts[c] += hands[s, c]
-    for i in range(nt):
-        if core.check_row(tab[i], crules) != core.OK:
-            return False
-        for k in range(tab[i, 2]):
-            counts[tab[i, core.CARDS + k]] += 1
-    for j in range(sp, ns):
-        counts[stock[j]] += 1
-    for j in range(nd):
-        counts[discard[j]] += 1
-    for c in range(N_KINDS - 1):
-        if counts[c] != 2:
-            return False
-    return counts[N_KINDS - 1] == jokers
-
-
-@njit(cache=True)
-def _as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
-    """greedy_core's play (operation rows ops[:nops], the engine's own row format, and the working table
-    wtab[:nw]) as the engine's operation rows, each new meld as it was laid; returns their number."""
-    if nops == 0:
-        return 0
-    _as_laid(tab, nt, wtab, nw, ops, nops, laid)
-    for o in range(nops):
-        xops[o, :TU.X_W] = ops[o, :TU.X_W]
-        if ops[o, O_KIND] == TU.X_NEW:
-            xmrows[o] = laid[ops[o, O_TARGET]]
-    return nops
-
-
-@njit(cache=True)
-def _as_laid(tab, nt, wtab, nw, ops, nops, out):
-    """out: the table before the play and the play's new melds as they were laid (lay-offs onto them
-    later in the play undone), as ``ExpertBot._discard_smartly`` reads it; returns its rows."""
-    w2 = wtab[:nw].copy()
-    for o in range(nops - 1, -1, -1):
-        if ops[o, O_KIND] == TU.X_LAYOFF:
-            _undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
-    out[:nt] = tab[:nt]
-    out[nt:nw] = w2[nt:nw]
-    return nw
-
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
@@ -142,6 +87,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     for s in range(n):
         stats[s, S_OPEN_ROUND] = -1
         stats[s, S_OPEN_VALUE] = -1
+        stats[s, S_TURNS] = turns0[s]
     res = np.zeros(H_W, np.int64)
     res[H_WINNER] = -1
     res[H_DRAWN_CARD] = -1
@@ -150,10 +96,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     stock = np.empty(deck, np.int64)
     ns = stock0.shape[0]
     stock[:ns] = stock0
-    sp = 0
-    keyed = draw_keys.size > 0
     ids = np.zeros(deck, np.int64)
-    if keyed:
+    if draw_keys.size > 0:
         ids[:ns] = ids0
     discard = np.empty(deck, np.int64)
     nd = discard0.shape[0]
@@ -163,211 +107,58 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     tab[:nt] = table0
     opened = opened0.copy()
     turns = turns0.copy()
-    for s in range(n):
-        stats[s, S_TURNS] = turns[s]
-    # scratch
-    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    hh2 = np.empty(N_KINDS, np.int8)
-    # the expert's and lookahead's play
     pick = pick0.copy()
     discby = discby0.copy()
-    unseen = np.zeros(N_KINDS, np.int64)
-    xops = np.full((EP.MAX_X, TU.X_W), -1, np.int64)
-    xmrows = np.full((EP.MAX_X, OUT_W), -1, np.int64)
-    xctx = np.zeros(4, np.int64)
-    ftab = np.full((MAXT, OUT_W), -1, np.int64)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    turn_no = turn_no0
-    reshuffles = reshuffles0
-    cur = current
+    sc = np.zeros(TL.SC_W, np.int64)
+    sc[TL.SC_NS] = ns
+    sc[TL.SC_ND] = nd
+    sc[TL.SC_NT] = nt
+    sc[TL.SC_TURN_NO] = turn_no0
+    sc[TL.SC_RESHUFFLES] = reshuffles0
+    sc[TL.SC_CUR] = current
+    xops, xmrows, xctx, whand = TL.mid_scratch()
+    start = TL.START_DRAW
+    force_src = TL.NO_FORCE
+    force_disc = -1
     while True:
-        # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
-        if sp == ns:
-            if TU.stock_renewed(crules, reshuffles, nd):
-                pile = discard[:nd][TU.reshuffle_order(keys, nd)]
-                discard[0] = pile[0]
-                ns = nd - 1
-                stock[:ns] = pile[1:]
-                for j in range(ns):  # HandState: places 0.. from the bottom of the new stock
-                    ids[j] = ns - 1 - j
-                sp = 0
-                nd = 1
-                reshuffles += 1
-            else:
-                res[H_VOID] = 1
-                break
-        me = cur
-        kind = kinds[me]
-        xp = bp[me]
-        if eps[me] > 0.0:  # a graded player: the random bot's turn on heads (the coin is read first)
-            if spos[me] >= slen[me]:
-                res[H_STATUS] = 13
-                res[H_ERR_SEAT] = me
-                break
-            if streams[me, spos[me]] < eps[me]:
-                kind = K_RANDOM
-            spos[me] += 1
-        if kind == K_RANDOM:
-            src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]], spos[me])
-            if src == RB.OUT_OF_STREAM:
-                res[H_STATUS] = 13
-                res[H_ERR_SEAT] = me
-                break
-        elif kind >= K_EXPERT:
-            src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm, xp,
-                                  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
-            if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
-                top = discard[nd - 1]
-                hh2[:] = hands[me]
-                hh2[top] += 1
-                keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-                nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows, whand)
-                src = DISCARD if nx > 0 else STOCK
+        answer = TL.run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, jokers, check, streams,
+                              slen, spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
+                              sc, xops, xmrows, xctx, whand, start, force_src, force_disc, True, 0)
+        if answer != TL.ASK_DRAW and answer != TL.ASK_DISCARD:
+            break
+        # a search seat's choice (sim.bots.search_core), from what it can see: the stock only by its size
+        me = sc[TL.SC_CUR]
+        n_stock = sc[TL.SC_NS] - sc[TL.SC_SP]
+        if answer == TL.ASK_DRAW:
+            choice, spos[me] = SC.search_draw(me, prm, rp, values, crules, jokers, keys.shape[0], hands, n_stock,
+                                              discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick, discby,
+                                              sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], bp[me], streams[me, :slen[me]],
+                                              spos[me])
+            start = TL.START_DRAW
+            force_src = choice
         else:
-            src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
-                            mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
-        top = discard[nd - 1] if nd > 0 else 0
-        code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, _hsum(hands[me]),
-                            crules)
-        if code != TU.OK:
-            res[H_STATUS] = STATUS_TURN + code
+            choice, spos[me] = SC.search_discard(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
+                                                 discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick, discby,
+                                                 sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops, xmrows, whand,
+                                                 bp[me], streams[me, :slen[me]], spos[me])
+            start = TL.START_APPLY
+            force_src = TL.NO_FORCE
+            force_disc = choice
+        if choice == SC.OUT_OF_STREAM:
+            res[H_STATUS] = 13
             res[H_ERR_SEAT] = me
             break
-        if src == STOCK:
-            if keyed:  # the card the drawer's seat keys highest comes to the top
-                best = TU.keyed_draw(draw_keys[1 if reshuffles > 0 else 0, draw_seats[me]], ids, sp, ns)
-                c = stock[best]
-                t = ids[best]
-                for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
-                    stock[k] = stock[k - 1]
-                    ids[k] = ids[k - 1]
-                stock[sp] = c
-                ids[sp] = t
-            c = stock[sp]
-            sp += 1
-        else:
-            nd -= 1
-            c = discard[nd]
-            pick[me, c] += 1
-        hands[me, c] += 1
-        res[H_DRAWN_CARD] = c
-        res[H_DRAWN_FROM] = src
-        ctx[2] = 0
-        was_open = opened[me] != 0
-        forbid = c if src == DISCARD else -1
-        nxt = (me + 1) % n
-        if kind >= K_EXPERT:  # what it cannot see as its play starts: the stock and the other hands
-            unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-        keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-        xplay = False  # a play already in the engine's operation rows (xops), else greedy_core's (ops)
-        nops = 0
-        if kind == K_RANDOM:
-            xplay = True
-            disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
-                                             streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv, ws,
-                                             rec)
-            status = 13 if disc == RB.OUT_OF_STREAM else 0
-            if status != 0:
-                xctx[0] = 0
-        elif kind >= K_EXPERT and was_open:
-            # ExpertBot.play of an opened player: its table play, then its discard choice
-            xplay = True
-            answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
-                                           xp[XC.X_MAX_HARVESTS], ftab, xops, xmrows, whand, xctx, mv, ws, rec)
-            if answer == EP.CHOOSE:
-                disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
-                                          unseen, xp, values, prm, mv, ws, rec, outd)
-            status = 0
-        else:
-            disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt, c,
-                             src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
-                             lctx, tab1)
-            status = ctx[2]
-            if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
-                must = c if (src == DISCARD and _obligation(FG.NO, turns[me], rp) == OB_OPEN) else -1
-                nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
-                                       xmrows, whand)
-                if nx > 0:
-                    xplay = True
-                    xctx[0] = nx
-                    disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
-                else:
-                    ctx[2] = 0
-                    disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values, rp,
-                                     prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
-                    status = ctx[2]
-            if not xplay:
-                nops = ctx[1]
-            if kind >= K_EXPERT and status == 0 and _hsum(whand) >= 2:
-                # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
-                # the table with the new melds as laid)
-                if xplay:
-                    nf = nt
-                    ftab[:nt] = tab[:nt]
-                    for o in range(xctx[0]):
-                        if xops[o, TU.X_KIND] == TU.X_NEW:
-                            ftab[nf] = xmrows[o]
-                            nf += 1
-                else:
-                    nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
-                disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
-                                          xp, values, prm, mv, ws, rec, outd)
-        if status != 0:
-            res[H_STATUS] = status
-            res[H_ERR_SEAT] = me
-            break
-        # the play, validated and applied by the engine's one copy of the turn's rules
-        if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
-            xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
-        code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, xctx[0], disc, c, src, was_open, turns[me] == 0,
-                             crules, prm, wtab, whand, adds, flags, floating, work, tres, terr, notrace)
-        if code != TU.OK:
-            res[H_STATUS] = STATUS_TURN + code
-            res[H_ERR_SEAT] = me
-            break
-        # commit
-        hands[me, :] = whand
-        if xctx[0] > 0:  # the play changed the table
-            nt = tres[TU.T_ROWS]
-            tab[:nt] = wtab[:nt]
-        going_out = tres[TU.T_GOING_OUT] != 0
-        if tres[TU.T_OPENING] != 0:
-            opened[me] = 1
-            stats[me, S_OPENED] = 1
-            stats[me, S_OPEN_ROUND] = turns[me] + 1
-            stats[me, S_OPEN_VALUE] = tres[TU.T_NEW_VALUE]
-            stats[me, S_OPEN_LAYOFF_VALUE] = tres[TU.T_LAYOFF_VALUE]
-            stats[me, S_OPEN_WITH_DISCARD] = tres[TU.T_WITH_TAKEN]
-        stats[me, S_MELDS] += tres[TU.T_MELDS]
-        stats[me, S_LAYOFFS] += tres[TU.T_LAYOFFS]
-        stats[me, S_JOKERS_TAKEN] += tres[TU.T_JOKERS]
-        discard[nd] = disc
-        nd += 1
-        discby[me, disc] += 1
-        turns[me] += 1
-        stats[me, S_TURNS] = turns[me]
-        turn_no += 1
-        if check and not _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
-            res[H_STATUS] = 12
-            res[H_ERR_SEAT] = me
-            break
-        if going_out:
-            res[H_WINNER] = me
-            res[H_WIN_TYPE] = WIN_KALOOKI if tres[TU.T_KALOOKI] != 0 else WIN_CALL
-            break
-        cur = (me + 1) % n
-        res[H_DRAWN_CARD] = -1
-        res[H_DRAWN_FROM] = -1
-        if turn_no >= rp[R_TURN_CAP]:
-            res[H_STALLED] = 1
-            break
-    res[H_RESHUFFLES] = reshuffles
-    res[H_TURN_NO] = turn_no
-    res[H_CURRENT] = cur
+    res[H_RESHUFFLES] = sc[TL.SC_RESHUFFLES]
+    res[H_TURN_NO] = sc[TL.SC_TURN_NO]
+    res[H_CURRENT] = sc[TL.SC_CUR]
+    sp = sc[TL.SC_SP]
+    ns = sc[TL.SC_NS]
+    nd = sc[TL.SC_ND]
+    nt = sc[TL.SC_NT]
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, sys.modules[unseen_kernel.py_func.__module__]))
+drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, sys.modules[unseen_kernel.py_func.__module__]))
 
 _NO_TABLE = FG._NO_TABLE
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
@@ -383,14 +174,15 @@ def can_play_fast(state) -> bool:
 
 
 class TableLoop:
-    """The compiled hand loop for one table of greedy, patient, expert and lookahead bots, mixed at will
+    """The compiled hand loop for one table of bots (any of TABLE_KINDS), mixed at will
     (``sim.bots.compiled_hand_loop``)."""
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False, bots=()):
         self.kinds, self.bp, self.check = kinds, bp, check
         self.eps = np.array([getattr(b, "eps", 0.0) for b in bots] or [0.0] * len(kinds), dtype=np.float64)
-        # the seats that read a stream of uniforms: random bots and graded players
-        self.random = [(i, b) for i, b in enumerate(bots) if TABLE_KINDS[b.name] == K_RANDOM or self.eps[i] > 0]
+        # the seats that read a stream of uniforms: random bots, search bots and graded players
+        self.random = [(i, b) for i, b in enumerate(bots)
+                       if TABLE_KINDS[b.name] in (K_RANDOM, K_SEARCH) or self.eps[i] > 0]
 
     def can_play_fast(self, state) -> bool:
         return can_play_fast(state)
@@ -419,10 +211,13 @@ CHECK = False  # check the invariants after every turn of every compiled hand (m
 
 
 def table_loop(bots, check: bool | None = None) -> TableLoop:
-    """The hand loop for a table of plain greedy, patient, expert and lookahead bots, in hand-position
+    """The hand loop for a table of plain bots (any of TABLE_KINDS), in hand-position
     order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
-    return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64),
-                     np.array([XC.bot_params(b) for b in bots], dtype=np.int64).reshape(len(bots), XC.X_W),
+    bp = np.zeros((len(bots), SC.SX_W), np.int64)  # the search's words after the expert's, zero for other bots
+    for i, b in enumerate(bots):
+        row = SC.bot_params(b) if TABLE_KINDS[b.name] == K_SEARCH else XC.bot_params(b)
+        bp[i, :len(row)] = row
+    return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64), bp,
                      CHECK if check is None else check, bots)
 
 
@@ -660,15 +455,15 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 
 # warm_up's parts: "loop" (the hand loop, the greedy play, the engine's turn, the meld search over dealt
 # hands) always, and one per bot whose own entry points the Python engine asks for
-_PLAYS = ("expert", "lookahead", "random")  # bots whose plays or discards _warm_plays compiles
-_PARTS = ("loop", "expert", "lookahead", "random", "patient")
+_PLAYS = ("expert", "lookahead", "random", "search")  # bots whose plays or discards _warm_plays compiles
+_PARTS = ("loop", "expert", "lookahead", "random", "patient", "search")
 
 # CPU seconds of each part's compile from an empty cache on an idle machine, for the announcement's
 # estimate (every bot's 70 s, greedy bots' 59 s: python -m bench compile's CPU column, which moves
 # by a third either way with the machine's speed from day to day): the loop is most of it, a bot's
 # own entry points a few seconds each.  Set so that the estimate came within a factor of 1.5 of
 # each cold compile checked on the 2-core machine, idle and shared (docs/PERFORMANCE.md).
-_PART_CPU_S = {"loop": 59.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5}
+_PART_CPU_S = {"loop": 59.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5, "search": 6.0}
 _OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
 # CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
 # machine's (the cores' caches and hyperthread siblings shared)
@@ -728,6 +523,13 @@ def _warm_plays(profile_name: str, n_players: int, names) -> None:
             make_bot(name, np.random.default_rng(0)).play(st, me)
     if "lookahead" in names:
         XC.choose_discard(st, me, st.hands[me], -1, [], XC.bot_params(make_bot("lookahead", np.random.default_rng(0))))
+    if "search" in names:  # its two searches as the Python engine asks them
+        bot = make_bot("search", np.random.default_rng(0))
+        bot.ensure(2)
+        SC.decide_discard(st, me, [], st.hands[me], int(np.flatnonzero(st.hands[me])[0]), SC.bot_params(bot),
+                          bot.stream, 0)
+        st2 = _engine_turn(prof, n_players, play=False)
+        SC.decide_draw(st2, st2.current, SC.bot_params(bot), bot.stream, 0)
 
 
 def _stamp_path(part: str):

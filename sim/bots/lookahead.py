@@ -27,6 +27,6 @@ class LookaheadBot(ExpertBot):
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = XC.K_LOOKAHEAD
 
-    def __init__(self, rng=None, out_bonus=20, take_margin=2, **params):
-        super().__init__(rng, **params)
+    def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, **params):
+        super().__init__(rng, partial_weight=partial_weight, **params)
         self.out_bonus, self.take_margin = out_bonus, take_margin

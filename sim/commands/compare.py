@@ -1,12 +1,14 @@
-"""`kalooki compare RUN_A [RUN_B]`: headline metrics of two runs or two profiles, tested and corrected.
-A run is a directory or a URI (file:///..., s3://bucket/run?endpoint_override=...)."""
+"""`kalooki compare RUN_A [RUN_B]`: headline metrics of two runs or two profiles, tested and corrected,
+and their skill and luck measures when both runs hold a skill study (RUN/skill/).  A run is a
+directory or a URI (file:///..., s3://bucket/run?endpoint_override=...)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 
 def register(sub):
-    p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run")
+    p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run "
+                                       "(and their skill studies, when both hold one)")
     p.add_argument("dir_a", metavar="RUN_A", help="run A: a directory or a URI (required)")
     p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B: a directory or a URI (default: compare "
                                                               "two profiles within RUN_A)")
@@ -43,5 +45,7 @@ def run(args):
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")
     print(VERDICT_LEGEND)
+    if table.attrs.get("skill_lines"):
+        print("\n" + "\n".join(table.attrs["skill_lines"]))
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

@@ -26,8 +26,11 @@ coin_flip_share (the share of games a coin flip would have to decide in a strong
 give the same luck share: 1 - sqrt(1 - luck_share)); with money, pay_spread (units per game) and
 pay_luck_share (1 - R^2 of net payment per player-game on the player).  Intervals: 95% percentile
 bootstrap over deals (--boot replicates from --seed).  With several profiles, each profile's measures
-minus the first profile's, with intervals from the replicates' differences (* where they exclude 0).
-The measures describe this set of players: compare profiles measured with the same --players."""
+minus the first profile's, paired by deal (every profile deals deal d from the same seed), with
+intervals from the replicates' differences (* where they exclude 0).  `kalooki compare` judges such
+differences against practical thresholds, between two studies or two profiles of one; `kalooki report
+RUN` shows a study kept in RUN/skill/ (--out RUN/skill).  The measures describe this set of players:
+compare profiles measured with the same --players."""
 
 
 def register(sub):

@@ -5,6 +5,7 @@ import sys
 
 from .. import profiles
 from ..errors import UserError
+from ..skill import DEFAULT_PLAYERS
 from .common import add_force_arg, add_seed_arg, positive_int, report_dir, show_progress
 
 
@@ -33,6 +34,12 @@ def register(sub):
                                                                "directory or a URI (default: runs/sweep-P-NAME, "
                                                                "P the profile's name)")
     p.add_argument("--out", default=None, metavar="DIR", help="local report folder (default: reports/sweep-P-NAME)")
+    p.add_argument("--skill", nargs="?", const=",".join(DEFAULT_PLAYERS), default=None, metavar="A,B,...",
+                   help="play each value as a skill study among these players (as `kalooki skill --players`; "
+                        "alone: %(const)s) and compare the skill and luck measures of the lowest and highest value "
+                        "(default: off, --bots or --tables play)")
+    p.add_argument("--boot", type=int, default=None, metavar="B",
+                   help="with --skill: bootstrap replicates over deals (default: 200)")
     p.add_argument("--local", action="store_true", help="play in this process, without Ray (default: off)")
     add_force_arg(p, "sweep")
     p.set_defaults(func=run)
@@ -65,29 +72,58 @@ def parse_grid(text: str, base: profiles.Profile) -> tuple[str, list]:
     return name, grid
 
 
+def skill_players(args) -> list[str] | None:
+    """--skill's players, checked with the options a skill study replaces; None without --skill."""
+    from ..bots import bot_name_error
+    if args.skill is None:
+        if args.boot is not None:
+            raise UserError("--boot: the bootstrap is --skill's; add --skill to measure skill at each value")
+        return None
+    for flag, value in (("--bots", args.bots), ("--tables", args.tables), ("--players", args.players)):
+        if value is not None:
+            raise UserError(f"{flag} with --skill: a skill study seats its players itself (4 seats, every subset of "
+                            "them); give the players to --skill")
+    if args.paired:
+        raise UserError("--paired with --skill: a skill study already deals deal d of every value from the same "
+                        "seed; drop --paired")
+    if args.boot is not None and args.boot < 0:
+        raise UserError(f"--boot {args.boot}: must be 0 or a positive integer")
+    players = [b.strip() for b in args.skill.split(",") if b.strip()]
+    for b in players:
+        if bot_name_error(b):
+            raise UserError(f"--skill: {bot_name_error(b)}")
+    return players
+
+
 def run(args):
-    from .. import runformat, runner
+    from .. import runformat, runner, skill
     base = profiles.resolve(args.profile, args.sets)
     name, grid = parse_grid(args.param, base)
+    players = skill_players(args)
     runs_dir = args.runs or f"runs/sweep-{base.name}-{name}"
     out_dir = args.out or f"reports/sweep-{base.name}-{name}"
     configs = {}
     for v in grid:
+        out, sets = runformat.join_uri(runs_dir, f"{name}={v}"), list(args.sets) + [f"{name}={v}"]
+        if players is not None:
+            configs[v] = skill.study_config([args.profile], players, args.games, args.seed, out, workers=args.workers,
+                                            shard_games=args.shard_games, sets=sets)
+            continue
         configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
-                                        out=runformat.join_uri(runs_dir, f"{name}={v}"), bots=args.bots, players=args.players,
+                                        out=out, bots=args.bots, players=args.players,
                                         workers=args.workers, shard_games=args.shard_games,
-                                        sets=list(args.sets) + [f"{name}={v}"], tables=args.tables,
-                                        paired=args.paired or None)
+                                        sets=sets, tables=args.tables, paired=args.paired or None)
     plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
     if args.paired:  # the grid values must be dealt alike, as the profiles of a paired run
         runner.check_pairing({f"{name}={v}": plan.profiles[base.name] for v, plan in plans.items()})
     with report_dir(out_dir, "sweep", [plan.run_id for plan in plans.values()], args.force):
-        return _run_sweep(args, base, name, grid, configs, runs_dir, out_dir)
+        return _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players)
 
 
-def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir):
-    """Play (or resume) every grid value's run, then write the sweep's report to ``out_dir``."""
-    from .. import runner
+def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None):
+    """Play (or resume) every grid value's run (a skill study each with ``players``), then write the
+    sweep's report to ``out_dir``."""
+    from .. import runner, skill
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     started = False
     try:
@@ -96,21 +132,35 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir):
             started, _ = runner._start_ray(args.workers, None)
         for v, cfg in configs.items():
             log(f"sweep {name}={v}")
-            runner.run(cfg, local=args.local, progress=show_progress(args), log=log)
+            if players is None:
+                runner.run(cfg, local=args.local, progress=show_progress(args), log=log)
+            else:
+                skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log)
     finally:
         if started:
             import ray
             ray.shutdown()
     from analysis.sweep import load_sweep, terminal_lines, write_sweep
-    sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name))
+    command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
+               + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")
+               + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else "")
+               + (f" --skill {','.join(players)}" if players is not None else "")
+               + (f" --boot {args.boot}" if args.boot is not None else ""))
+    studies = None
+    if players is not None:
+        from analysis import skill as fit
+        boot = fit.BOOT if args.boot is None else args.boot
+        for v, cfg in configs.items():
+            fit.fit_run(cfg.out, [base.name], players, boot=boot, seed=args.seed,
+                        command=f"{command} ({name}={v})",
+                        run_id=runner.make_plan(cfg).run_id)
+        studies = {v: fit.find_fit(cfg.out) for v, cfg in configs.items()}
+    sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name), skill=studies)
     first = configs[grid[0]]
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})" for t in first.tables)
              if first.tables else f"bots {','.join(runner.make_plan(first).profiles[base.name].bots)}")
     facts = f"profile {base.name}, {args.games} games per value, seed {args.seed}"
     design = "paired by game" if sweep.paired else "independent samples"
-    command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
-               + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")
-               + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else ""))
     ends, page = write_sweep(sweep, out_dir, [
         facts, f"{seats}; seats rotated game by game",
         "common deals across the values (--paired): game g of every value dealt the same cards" if args.paired
@@ -119,5 +169,9 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir):
         f"differences: {design}", f"runs in {runs_dir}", f"command: {command}"])
     print(f"{facts}, {design}{' (--paired)' if args.paired else ''}"[:100])
     print("\n".join(terminal_lines(sweep, ends)))
+    if sweep.skill_differences is not None:
+        from analysis.skill import difference_lines
+        print("\n".join(difference_lines(sweep.skill_differences,
+                                          labels=(sweep.label(sweep.values[0]), sweep.label(sweep.values[-1])))))
     print(f"report: {page}")
     return 0

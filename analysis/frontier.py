@@ -1,0 +1,388 @@
+"""The strength frontier read back: each headline metric by rung of the bot ladder, the steps between
+rungs, whether each metric has converged, and what that says about the balance report's findings.
+
+A frontier (written by `kalooki frontier`) is one run per rung, every seat the rung's bot, game g
+starting from the same deal at every rung (``frontier.json`` names the rungs in ladder order, weakest
+first, and their runs).
+The metrics are the report's headline metrics (:mod:`analysis.metrics`, same definitions, units,
+denominators and cluster-robust intervals).  A *step* is a metric at one rung minus the rung below,
+estimated from per-game differences (game g at one rung against game g at the other: the same first
+deal) with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
+(:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
+
+A metric has **converged** for a profile when the last step (the top rung minus the one below) is
+practically equivalent (inside the threshold by the equivalence test) and smaller than the step before
+(its estimate smaller in size, or the step before practically equivalent as well); **not converged**
+when the last step is a clear difference (past the threshold); **not established** otherwise (the
+last step cannot be told from the threshold, it is inside it but larger than the step before, or
+there is no step before it: two rungs).
+
+For the report: a difference from the baseline that holds at the top two rungs (the same clear
+verdict, or practically equivalent at both) is stated *for strong play*; and the report's table
+composition whose estimates lie closest to the top rung's is the one to read for good players.
+
+This module reads the runs' files and their manifests; it never imports the engine or the bots.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.errors import UserError
+
+from . import findings, load, metrics
+
+FRONTIER_FORMAT = "kalooki-lab frontier"  # sim.frontier writes it
+FRONTIER_FILE = "frontier.json"
+FRONTIER_DIR = "frontier"
+CONVERGED = "converged"
+NOT_CONVERGED = "not converged"
+STATUSES = (CONVERGED, NOT_CONVERGED, findings.NOT_ESTABLISHED)
+STRONG = findings.STRONG_PLAY
+CONVERGENCE_NOTE = (
+    "Strength frontier: each profile played at tables of four of the same bot, once per rung of the bot ladder "
+    "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game "
+    "number). Each headline metric per rung is the report's estimate with its cluster-robust 95% interval "
+    "(unit and denominator as in the headline table). A step is a rung minus the rung below, from per-game differences (game g against game "
+    "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
+    "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
+    "the one below) is practically equivalent and smaller than the step before (in size, or both practically "
+    "equivalent); not converged: the last step is a clear difference; not established: otherwise (the last "
+    "step cannot be told from its threshold, it is inside it but larger than the step before, or there are two "
+    "rungs only). Stated for strong play: a difference from the baseline with the same verdict at the top two "
+    "rungs (both higher, both lower, or both practically equivalent). The composition to read for good players: "
+    "the report's table composition whose estimates lie within one practical threshold of the top rung's for "
+    "the largest share of (profile, metric) pairs.")
+FIGURE_KINDS = ("proportion", "mean", "difference")
+
+
+@dataclass
+class FrontierData:
+    path: Path
+    document: dict
+    rungs: list[str]
+    results: dict  # rung -> metrics.Results (per-game sums kept)
+
+    @property
+    def profiles(self) -> list[str]:
+        return list(self.document.get("profiles") or self.results[self.rungs[0]].run.profiles)
+
+    @property
+    def top_two(self) -> list[str]:
+        return self.rungs[-2:]
+
+
+def find(run_dir) -> Path | None:
+    """The run's frontier folder (RUN/frontier with a frontier.json), or None: a local run only."""
+    text = str(run_dir)
+    if "://" in text:
+        return None
+    path = Path(text) / FRONTIER_DIR
+    return path if (path / FRONTIER_FILE).is_file() else None
+
+
+def read_document(path) -> dict:
+    where = Path(path) / FRONTIER_FILE
+    try:
+        doc = json.loads(where.read_text())
+    except OSError as e:
+        raise UserError(f"{where}: cannot read the frontier: {e.strerror}") from None
+    except ValueError as e:
+        raise UserError(f"{where} is not readable JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FRONTIER_FORMAT:
+        raise UserError(f"{where} is not a kalooki-lab frontier (no \"format\": {FRONTIER_FORMAT!r})")
+    rungs = doc.get("rungs")
+    if not isinstance(rungs, list) or len(rungs) < 2 or not isinstance(doc.get("runs"), dict):
+        raise UserError(f"{where}: a frontier lists two rungs or more and the run of each")
+    if doc.get("complete") is not True:
+        raise UserError(f"frontier {path} is not complete (stopped early); run its command again to finish it: "
+                        f"{doc.get('command', 'kalooki frontier ...')}")
+    return doc
+
+
+def load_frontier(path) -> FrontierData:
+    """Every rung's run, verified, with per-game sums kept (the steps are paired by game)."""
+    path = Path(str(path))
+    doc = read_document(path)
+    results = {}
+    for rung in doc["rungs"]:
+        run_dir = path / str(doc["runs"].get(rung, rung))
+        problems = load.verify_run(run_dir)
+        if problems:
+            raise UserError(f"frontier rung {rung} ({run_dir}) fails verification: {problems[0]}"
+                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        results[rung] = metrics.compute(metrics.load_run(run_dir, keep_games=True))
+    return FrontierData(path, doc, list(doc["rungs"]), results)
+
+
+# ---------------------------------------------------------------------------------------------
+# the numbers
+
+
+BY_RUNG_COLUMNS = ["profile", "rung", "metric", "kind", "estimate", "ci_low", "ci_high", "n", "games", "method",
+                   "unit", "denominator", "applicable"]
+
+
+def by_rung(fr: FrontierData) -> pd.DataFrame:
+    """Every headline metric per profile and rung (long; the report's summary columns plus `rung`)."""
+    parts = [res.summary.assign(rung=rung) for rung, res in fr.results.items()]
+    return pd.concat(parts, ignore_index=True)[BY_RUNG_COLUMNS]
+
+
+def steps(fr: FrontierData, thresholds) -> pd.DataFrame:
+    """Every step (a rung minus the rung below) per profile and metric, paired by game and judged
+    against the metric's threshold: compare's and judge's columns plus `step`, `lower` and `upper`."""
+    from .compare import compare_results
+    parts = []
+    for lower, upper in zip(fr.rungs, fr.rungs[1:]):
+        a, b = fr.results[lower], fr.results[upper]
+        pairs = [(p, p) for p in fr.profiles if p in a.run.profiles and p in b.run.profiles]
+        table = compare_results(a, b, pairs, {pair: True for pair in pairs})
+        judged = findings.judge(table, thresholds)
+        judged.insert(0, "step", f"{lower} → {upper}")
+        judged.insert(1, "lower", lower)
+        judged.insert(2, "upper", upper)
+        parts.append(judged)
+    out = pd.concat(parts, ignore_index=True)
+    return out.rename(columns={"profile_a": "profile"}).drop(columns=["profile_b"])
+
+
+def convergence_status(last: dict, before: dict | None) -> tuple[str, str]:
+    """(status, reason) of one metric from its last step and the step before (None: two rungs), each a
+    dict with `verdict` and `difference` (findings.judge's)."""
+    verdict = last["verdict"]
+    if verdict in (findings.NOT_APPLICABLE, findings.NOT_TESTED, findings.NO_THRESHOLD):
+        return verdict, f"the last step is {verdict}"
+    if verdict in findings.STATED:
+        return NOT_CONVERGED, f"the last step is a clear difference ({verdict}), past the practical threshold"
+    if verdict != findings.EQUIVALENT:
+        return findings.NOT_ESTABLISHED, "the last step cannot be told from the practical threshold"
+    if before is None:
+        return findings.NOT_ESTABLISHED, "the last step is inside the threshold, but there is no step before it " \
+                                         "(two rungs)"
+    if before["verdict"] == findings.EQUIVALENT:
+        return CONVERGED, "both steps are inside the practical threshold"
+    if abs(last["difference"]) < abs(before["difference"]):
+        return CONVERGED, "the last step is inside the threshold and smaller than the step before"
+    return findings.NOT_ESTABLISHED, "the last step is inside the threshold but not smaller than the step before"
+
+
+CONVERGENCE_COLUMNS = ["profile", "metric", "kind", "status", "reason", "last_step", "last_difference",
+                       "last_ci_low", "last_ci_high", "last_verdict", "previous_difference", "previous_verdict",
+                       "threshold", "unit"]
+
+
+def convergence(step_table: pd.DataFrame, rungs: list[str]) -> pd.DataFrame:
+    """Per profile and metric: whether it has converged (``convergence_status``), with the last step and
+    the step before."""
+    rows = []
+    last_step = f"{rungs[-2]} → {rungs[-1]}"
+    before_step = f"{rungs[-3]} → {rungs[-2]}" if len(rungs) > 2 else None
+    keyed = {(r["step"], r["profile"], r["metric"]): r for r in step_table.to_dict("records")}
+    for profile in dict.fromkeys(step_table["profile"]):
+        for metric, _, _ in metrics.HEADLINE:
+            last = keyed.get((last_step, profile, metric))
+            if last is None:
+                continue
+            before = keyed.get((before_step, profile, metric)) if before_step else None
+            status, reason = convergence_status(last, before)
+            rows.append({"profile": profile, "metric": metric, "kind": last["kind"], "status": status,
+                         "reason": reason, "last_step": last_step, "last_difference": last["difference"],
+                         "last_ci_low": last["diff_ci_low"], "last_ci_high": last["diff_ci_high"],
+                         "last_verdict": last["verdict"],
+                         "previous_difference": before["difference"] if before else np.nan,
+                         "previous_verdict": before["verdict"] if before else "",
+                         "threshold": last["threshold"], "unit": last["unit"]})
+    return pd.DataFrame(rows, columns=CONVERGENCE_COLUMNS)
+
+
+def strong_play(fr: FrontierData, baseline: str, thresholds) -> pd.DataFrame:
+    """Each profile's difference from the baseline judged at each of the top two rungs (within the
+    rung's run, as the report judges it), and `strong_play`: "higher/lower for strong play" when both
+    rungs find the same clear difference, "practically equivalent for strong play" when both find it
+    equivalent, "" otherwise.  Empty when the frontier lacks the baseline."""
+    from .compare import compare_results
+    cols = ["profile_b", "metric", "strong_play"]
+    if baseline not in fr.profiles:
+        return pd.DataFrame(columns=cols)
+    judged = {}
+    for rung in fr.top_two:
+        res = fr.results[rung]
+        pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
+        if not pairs:
+            return pd.DataFrame(columns=cols)
+        paired = bool(res.run.manifest.get("paired"))
+        judged[rung] = findings.judge(compare_results(res, res, pairs, {pair: paired for pair in pairs}),
+                                      thresholds).set_index(["profile_b", "metric"])
+    low, high = (judged[r] for r in fr.top_two)
+    rows = []
+    for key in high.index:
+        if key not in low.index:
+            continue
+        a, b = low.loc[key], high.loc[key]
+        mark = ""
+        if a["verdict"] == b["verdict"] and a["verdict"] in findings.STATED + (findings.EQUIVALENT,):
+            mark = f"{a['verdict']} {STRONG}"
+        rows.append({"profile_b": key[0], "metric": key[1], "strong_play": mark,
+                     **{f"difference_{r}": j.loc[key, "difference"] for r, j in judged.items()},
+                     **{f"verdict_{r}": j.loc[key, "verdict"] for r, j in judged.items()}})
+    return pd.DataFrame(rows)
+
+
+def closest_composition(by_table: pd.DataFrame, fr: FrontierData, thresholds) -> pd.DataFrame:
+    """Per table composition of the report's run: for how many (profile, metric) pairs its estimate lies
+    within one practical threshold of the frontier's top rung, and the median distance in thresholds;
+    the closest first (the composition to read for good players)."""
+    top = fr.results[fr.rungs[-1]].summary.set_index(["profile", "metric"])
+    rows = []
+    for table, mine in by_table.groupby("table", sort=False):
+        distances = []
+        for r in mine.itertuples(index=False):
+            t = thresholds.get(r.metric)
+            if t is None or t.threshold <= 0 or (r.profile, r.metric) not in top.index:
+                continue
+            other = top.loc[(r.profile, r.metric), "estimate"]
+            if pd.isna(r.estimate) or pd.isna(other) or r.kind not in FIGURE_KINDS:
+                continue
+            distances.append(abs(float(r.estimate) - float(other)) / t.threshold)
+        if distances:
+            d = np.asarray(distances)
+            rows.append({"table": table, "pairs": len(d), "within_one_threshold": float((d <= 1).mean()),
+                         "median_distance": float(np.median(d))})
+    out = pd.DataFrame(rows, columns=["table", "pairs", "within_one_threshold", "median_distance"])
+    return out.sort_values(["within_one_threshold", "median_distance"], ascending=[False, True],
+                           kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# words, tables, figure
+
+
+def figure_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """The figure's rows: metrics that can move with play (tested kinds, in compare's family), applicable."""
+    keep = [m for m, _, _ in metrics.HEADLINE if metrics.METRIC_INFO[m][3] and metrics.METRIC_INFO[m][0] in FIGURE_KINDS]
+    rows = table[table["metric"].isin(keep) & table["estimate"].notna()].copy()
+    rows["order"] = rows["metric"].map({m: i for i, m in enumerate(keep)})
+    rows = rows.sort_values("order", kind="stable")
+    rows["label"] = [findings.show(m, k).label + (" (%)" if findings.show(m, k).unit == "%" else "")
+                     for m, k in zip(rows["metric"], rows["kind"])]
+    rows["scale"] = [findings.show(m, k).scale for m, k in zip(rows["metric"], rows["kind"])]
+    profiles = list(dict.fromkeys(table["profile"]))
+    rows["profile"] = pd.Categorical(rows["profile"], categories=profiles)
+    return rows
+
+
+def convergence_grid(conv: pd.DataFrame, profiles: list[str]):
+    from .document import Cell
+    header = [Cell("Metric")] + [Cell(p, "last step; status") for p in profiles]
+    rows = []
+    keyed = conv.set_index(["profile", "metric"])
+    for metric in dict.fromkeys(conv["metric"]):
+        kind = conv.loc[conv["metric"] == metric, "kind"].iloc[0]
+        s = findings.show(metric, kind)
+        row = [Cell(s.label, metric)]
+        for p in profiles:
+            if (p, metric) not in keyed.index:
+                row.append(Cell(""))
+                continue
+            r = keyed.loc[(p, metric)]
+            cls = {CONVERGED: findings.EQUIVALENT, NOT_CONVERGED: findings.HIGHER}.get(r["status"], "")
+            diff = findings.fmt_difference(metric, r["last_difference"], np.nan, np.nan, kind)
+            row.append(Cell(diff if r["status"] != findings.NOT_APPLICABLE else "", r["status"], cls))
+        rows.append(row)
+    return header, rows
+
+
+def counts_text(conv: pd.DataFrame) -> str:
+    judged = conv[conv["status"].isin(STATUSES)]
+    n = {s: int((judged["status"] == s).sum()) for s in STATUSES}
+    return (f"{n[CONVERGED]} converged, {n[NOT_CONVERGED]} not converged and {n[findings.NOT_ESTABLISHED]} not "
+            f"established of {len(judged)} (profile, metric) pairs judged")
+
+
+def composition_text(closest: pd.DataFrame, top: str) -> str:
+    if closest.empty:
+        return ""
+    best = closest.iloc[0]
+    others = "; ".join(f"{r.table} {r.within_one_threshold:.0%}" for r in closest.iloc[1:].itertuples(index=False))
+    return (f"For good players read the {best['table']} table composition: its estimates lie within one practical "
+            f"threshold of the frontier's top rung ({top} at every seat) for {best['within_one_threshold']:.0%} of "
+            f"{int(best['pairs'])} (profile, metric) pairs (median distance {best['median_distance']:.2f} "
+            "thresholds)" + (f"; {others}" if others else "") + ".")
+
+
+def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[str]:
+    """Per profile: each tested headline metric at every rung, the last step and its status."""
+    thresholds = findings.default_thresholds() if thresholds is None else thresholds
+    table = by_rung(fr)
+    conv = convergence(steps(fr, thresholds), fr.rungs).set_index(["profile", "metric"])
+    doc = fr.document
+    lines = [f"{len(fr.profiles)} profile(s), {doc.get('games')} games per profile and rung, seed {doc.get('seed')}, "
+             f"rungs {' < '.join(fr.rungs)}"[:width]]
+    cols = fr.rungs + ["last step", "status"]
+    for profile in fr.profiles:
+        lines.append("")
+        lines.append(profile)
+        cells = [["metric"] + cols]
+        mine = figure_frame(table[table["profile"] == profile])
+        for metric in dict.fromkeys(mine["metric"]):
+            kind = metrics.METRIC_INFO[metric][0]
+            est = mine[mine["metric"] == metric].set_index("rung")["estimate"]
+            c = conv.loc[(profile, metric)] if (profile, metric) in conv.index else None
+            cells.append([metric[:30]] + [findings.fmt_value(metric, est.get(r), kind) for r in fr.rungs]
+                         + ([findings.fmt_difference(metric, c["last_difference"], np.nan, np.nan, kind),
+                             c["status"]] if c is not None else ["", ""]))
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+        for row in cells:
+            line = "  ".join([row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, len(row) - 1)]
+                             + [row[-1]])
+            lines.append(line[:width])
+    lines.append("")
+    lines.append(f"Converged: {counts_text(conv.reset_index())}."[:width])
+    return lines
+
+
+def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = None,
+            strong: pd.DataFrame | None = None) -> None:
+    """The report's "Strength frontier": what was played, the figure, the convergence table, the
+    composition to read for good players and the data as CSV."""
+    from . import plots
+    table = by_rung(fr)
+    step_table = steps(fr, thresholds)
+    conv = convergence(step_table, fr.rungs)
+    d = fr.document
+    doc.heading("Strength frontier")
+    doc.text(f"Every profile played again at tables of {d.get('players', 4)} of the same bot, once per rung of the "
+             f"bot ladder ({' < '.join(fr.rungs)}), {d.get('games'):,} games per profile and rung, seed "
+             f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
+             "converged when the last step (the top rung minus the one below) is inside its practical threshold "
+             "and smaller than the step before (Methods). " + counts_text(conv) + ".")
+    if by_table is not None and len(by_table):
+        text = composition_text(closest_composition(by_table, fr, thresholds), fr.rungs[-1])
+        if text:
+            doc.text(text)
+    if strong is not None and len(strong):
+        held = strong[strong["strong_play"] != ""]
+        doc.text(f"Of the {len(strong)} differences from the baseline, {len(held)} "
+                 f"{'holds' if len(held) == 1 else 'hold'} at the top two rungs "
+                 f"({' and '.join(fr.top_two)}): the same verdict at both, stated for strong play in the findings "
+                 "and marked ★ in the headline table.")
+    frame = figure_frame(table)
+    n = frame["label"].nunique()
+    rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
+    doc.open("figs")
+    doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
+               f"Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile (colours), with its 95% "
+               f"interval (cluster-robust by game; units as in the headline table). Reproduce: {d.get('command')}",
+               width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
+    doc.close("figs")
+    doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
+             f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
+             "converged, unmarked: not established (or not judged).")
+    doc.attach("frontier_by_rung", table, "Every headline metric per profile and rung")
+    doc.attach("frontier_steps", step_table, "Every step between rungs, paired by game, tested and judged")
+    doc.attach("frontier_convergence", conv, "Convergence per profile and metric")

@@ -1,0 +1,83 @@
+"""The search bot."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import DRAW_DISCARD, DRAW_STOCK, Play
+from . import expert_core as XC
+from . import search_core as SC
+from .lookahead import LookaheadBot
+
+STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
+
+
+class SearchBot(LookaheadBot):
+    """Search: the lookahead, with its free draws and its discards chosen by playing the hand forward.
+
+    At a free draw (the discard is there to take and nothing obliges it to open or meld with it) and at
+    every discard it chooses among loose cards, it deals ``samples`` hands of the cards it cannot see,
+    consistent with what it has seen (its hand, the table, the discard pile, the cards each opponent
+    took from the pile and has not thrown since, each hand's size), and plays each candidate forward
+    on every deal, with every seat played by its ``rollout`` bot (``greedy``, ``expert`` or
+    ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
+    ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
+    its least deadwood when the hand is cut short; the candidate with the best total is played when it
+    beats the lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its
+    discard candidates are the lookahead's choice and the other loose cards the expert ranks next,
+    ``candidates`` in all.  Everything else
+    (the draws it must make, table play, holding for a Kalooki, buy-ins) is the lookahead's.
+
+    Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
+    compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)
+    play the same turns; the compiled search is ``sim.bots.search_core``.
+    """
+
+    name = "search"
+    hand_loop = "sim.bots.hand_loop"
+    core_kind = XC.K_LOOKAHEAD  # its table play and its candidates' order are the lookahead's
+
+    def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
+                 **params):
+        super().__init__(rng, **params)
+        from ..errors import UserError
+        if rollout not in SC.ROLLOUT_KINDS:
+            raise UserError(f"search.rollout = {rollout!r}: expected one of {', '.join(SC.ROLLOUT_KINDS)}")
+        for pname, value, least in (("samples", samples, 1), ("candidates", candidates, 1), ("horizon", horizon, 0)):
+            if value < least:
+                raise UserError(f"search.{pname} = {value}: must be at least {least}")
+        self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
+        self.rollout, self.margin = rollout, margin
+        self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
+        self.stream = np.empty(0, np.float64)
+        self.pos = 0
+        self._choice = None
+
+    def ensure(self, k: int) -> None:
+        """At least k uniforms ahead in the stream (more blocks drawn from the generator)."""
+        while len(self.stream) - self.pos < k:
+            self.stream = np.concatenate([self.stream[self.pos:], self.rng.random(STREAM_BLOCK)])
+            self.pos = 0
+
+    def draw(self, state, me) -> int:
+        self.ensure(1)
+        src, self.pos = SC.decide_draw(state, me, SC.bot_params(self), self.stream, self.pos)
+        if src == SC.OWN_DRAW:
+            return super().draw(state, me)
+        return DRAW_DISCARD if src == SC.DISCARD else DRAW_STOCK
+
+    def play(self, state, me) -> Play:
+        self._choice = None
+        play = super().play(state, me)  # the lookahead's; _choose_discard notes a discard to search
+        if self._choice is None:
+            return play
+        hand, default = self._choice
+        self._choice = None
+        self.ensure(1)
+        disc, self.pos = SC.decide_discard(state, me, play.ops, hand, default, SC.bot_params(self), self.stream,
+                                           self.pos)
+        return Play(play.ops, disc)
+
+    def _choose_discard(self, state, me, hand, forbid, table) -> int:
+        default = super()._choose_discard(state, me, hand, forbid, table)
+        self._choice = (np.asarray(hand, dtype=np.int8).copy(), default)
+        return default

@@ -1,0 +1,365 @@
+"""The search bot's decisions, compiled: perfect-information Monte Carlo over the cards it cannot see.
+
+At a choice (a free draw: stock or discard; a discard among its loose cards) the search seat takes
+its candidates, deals ``samples`` determinizations of the unseen cards and plays every candidate
+forward on every determinization (the same deals for every candidate: common random numbers) with
+the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat played by the rollout
+policy, to the end of the hand or a ``horizon`` of turns.  It picks the candidate with the best total
+score for its seat.
+
+- **Candidates.**  A discard: the lookahead's choice first, then the other loose cards of the hand
+  left after its table play (a joker only when nothing else is loose, never the card just taken from
+  the pile), ranked by the expert's keep score (penalty thrown, partial melds kept: the points
+  ``expert_core`` weighs), at most ``candidates`` in all.  A draw: the lookahead's draw first, then
+  the other pile, only when the discard is free to take (no obligation to open or meld with it).  One
+  candidate: no search.
+- **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
+  dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
+  thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
+  reads one uniform of the seat's stream (its seeded generator, as the random bot's) and seeds a
+  splitmix64 generator with it, so the same seed gives the same choices whoever runs the hand.
+- **Score.**  A rollout that ends the hand scores ``win_points`` for a win by the seat and minus the
+  penalty of the cards it holds when another player goes out; a void or stalled hand, or one stopped
+  at the horizon, scores minus the seat's least deadwood.  A candidate the engine refuses scores
+  ``REFUSED``.  Another candidate replaces the lookahead's choice only when its total is higher by
+  more than ``margin`` points a deal; ties go to the earlier candidate.
+
+The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
+runs inside another.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import JOKER, N_KINDS
+from ..engine import turn as TU
+from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from . import expert_core as XC
+from . import greedy_core as FG
+from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, MAXT, OB_NONE, R_PICKUP_BEFORE_OPENING, STOCK, S_W,
+                          YES, _hsum, _obligation, _search)
+from .outlook import _pen, unseen_kernel
+from . import turn_loop as TL
+from .turn_loop import OWN_DRAW, SC_C, SC_CUR, SC_DISC, SC_ND, SC_NS, SC_NT, SC_RESHUFFLES, SC_SP, SC_SRC, SC_TURN_NO
+
+# the search's words after the lookahead's in its parameter row (expert_core.X_*)
+SX_SAMPLES = XC.X_W
+SX_CANDIDATES = XC.X_W + 1
+SX_HORIZON = XC.X_W + 2
+SX_ROLLOUT = XC.X_W + 3
+SX_WIN_POINTS = XC.X_W + 4
+SX_MARGIN = XC.X_W + 5
+SX_W = XC.X_W + 6
+SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin")
+
+ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
+OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
+REFUSED = -1_000_000  # the score of a candidate the engine refuses
+UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True)
+def _next(rng):
+    """splitmix64: the next 64-bit word of the generator whose state is rng[0]."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _below(rng, k):
+    """A uniform integer in 0..k-1."""
+    return np.int64(_next(rng) % np.uint64(k))
+
+
+@njit(cache=True)
+def _seeded(u):
+    """A generator seeded by the uniform u in [0, 1) (53 bits of it)."""
+    rng = np.empty(1, np.uint64)
+    rng[0] = np.uint64(np.int64(u * 9007199254740992.0))
+    return rng
+
+
+@njit(cache=True)
+def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
+    """A determinization: out_hands (the seat's own hand, each other hand dealt to its size from the
+    unseen cards, cards it took from the pile and has not thrown since kept in it) and out_stock (the
+    rest, shuffled); returns the stock's size."""
+    n = hands.shape[0]
+    avail = unseen.copy()
+    need = np.zeros(n, np.int64)
+    out_hands[:] = 0
+    out_hands[me] = hands[me]
+    for o in range(n):
+        if o != me:
+            need[o] = _hsum(hands[o])
+    for o in range(n):
+        if o == me:
+            continue
+        for c in range(N_KINDS):
+            k = min(max(pick[o, c] - discby[o, c], 0), avail[c], need[o])
+            if k > 0:
+                out_hands[o, c] += k
+                avail[c] -= k
+                need[o] -= k
+    m = 0
+    for c in range(N_KINDS):
+        for _ in range(avail[c]):
+            pool[m] = c
+            m += 1
+    for i in range(m - 1, 0, -1):  # Fisher-Yates
+        j = _below(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    p = 0
+    for o in range(n):
+        if o == me:
+            continue
+        for _ in range(need[o]):
+            out_hands[o, pool[p]] += 1
+            p += 1
+    out_stock[:m - p] = pool[p:m]
+    return m - p
+
+
+@njit(cache=True)
+def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns, discard, nd, tab, nt,
+             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc,
+             horizon, win_points, mv, ws, rec):
+    """The seat's score after playing a determinization forward from its choice (the module docstring)."""
+    n = hands_s.shape[0]
+    deck = rkeys.shape[0] + 8
+    hands = hands_s.copy()
+    stats = np.zeros((n, S_W), np.int64)
+    res = np.zeros(H_W, np.int64)
+    res[H_WINNER] = -1
+    stock = np.empty(deck, np.int64)
+    stock[:ns] = stock_s[:ns]
+    ids = np.zeros(deck, np.int64)
+    pile = np.empty(deck, np.int64)
+    pile[:nd] = discard[:nd]
+    t = np.full((MAXT, OUT_W), -1, np.int64)
+    t[:nt] = tab[:nt]
+    sc = mid.copy()
+    sc[SC_SP] = 0
+    sc[SC_NS] = ns
+    sc[SC_ND] = nd
+    sc[SC_NT] = nt
+    sc[SC_TURN_NO] = turn_no
+    sc[SC_RESHUFFLES] = reshuffles
+    sc[SC_CUR] = me
+    xo = xops.copy()
+    xm = xmrows.copy()
+    xc = np.zeros(4, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    no_streams = np.zeros((0, 0), np.float64)
+    zeros = np.zeros(n, np.int64)
+    TL.run_turns(prm, rp, values, rkeys, np.zeros((0, 0, 0), np.float64), zeros, rkinds, rbp, crules, jokers, False,
+                 no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), hands, stats, res, stock, ids, pile, t,
+                 opened.copy(), turns.copy(), pick.copy(), discby.copy(), sc, xo, xm, xc, wh, start, force_src,
+                 force_disc, False, horizon)
+    if res[H_STATUS] != 0:
+        return REFUSED
+    w = res[H_WINNER]
+    if w == me:
+        return win_points
+    if w >= 0:
+        pen = 0
+        for c in range(N_KINDS):
+            pen += hands[me, c] * values[c]
+        return -pen
+    _, dead, _ = _search(hands[me], prm, mv, ws, rec, YES)
+    return -dead
+
+
+@njit(cache=True)
+def _rollout_table(xp, n):
+    """Every seat's rollout kind and parameter row: the search's own row, judged as its rollout kind."""
+    rkind = xp[SX_ROLLOUT]
+    rkinds = np.full(n, rkind, np.int64)
+    rbp = np.empty((n, xp.shape[0]), np.int64)
+    for s in range(n):
+        rbp[s] = xp
+        rbp[s, XC.X_KIND] = XC.K_LOOKAHEAD if rkind == TL.K_LOOKAHEAD else XC.K_EXPERT
+    return rkinds, rbp
+
+
+@njit(cache=True)
+def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
+              discby, turn_no, reshuffles, mid, xops, xmrows, xp, start, cands, k, by_src, u):
+    """The index of the best of cands[:k] (draw sources when by_src, else discards) over the
+    determinizations seeded by u."""
+    n = hands.shape[0]
+    rng = _seeded(u)
+    mv, ws, rec = _workspace()
+    rkinds, rbp = _rollout_table(xp, n)
+    unseen = np.zeros(N_KINDS, np.int64)
+    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+    pool = np.empty(deck_size + 8, np.int64)
+    hands_s = np.empty_like(hands)
+    stock_s = np.empty(deck_size + 8, np.int64)
+    rkeys = np.empty(deck_size, np.float64)
+    total = np.zeros(k, np.int64)
+    for _ in range(max(xp[SX_SAMPLES], 1)):
+        ns = _deal(me, hands, unseen, pick, discby, rng, pool, hands_s, stock_s)
+        for j in range(deck_size):  # the rollout's reshuffle order, unseen too
+            rkeys[j] = (_next(rng) >> np.uint64(11)) * UNIT
+        for i in range(k):
+            fsrc = cands[i] if by_src else TL.NO_FORCE
+            fdisc = -1 if by_src else cands[i]
+            total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
+                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, xops,
+                                 xmrows, start, fsrc, fdisc, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
+    best = 0  # the lookahead's choice, unless another beats it by the margin on average
+    need = total[0] + xp[SX_MARGIN] * max(xp[SX_SAMPLES], 1)
+    for i in range(1, k):
+        if total[i] > total[best] and total[i] > need:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, discard, nd, tab, nt, opened, turns,
+                pick, discby, turn_no, reshuffles, xp, stream, pos):
+    """The search seat's draw at the start of its turn: (STOCK, DISCARD or OWN_DRAW, the stream's
+    position); OWN_DRAW where the discard is not free to take (the lookahead's draw then decides),
+    OUT_OF_STREAM when the stream ran out."""
+    if nd == 0 or n_stock == 0:
+        return OWN_DRAW, pos
+    top = discard[nd - 1]
+    was_open = opened[me] != 0
+    if not was_open and rp[R_PICKUP_BEFORE_OPENING] == 0:
+        return OWN_DRAW, pos
+    if _obligation(was_open, turns[me], rp) != OB_NONE:
+        return OWN_DRAW, pos
+    if TU.draw_code(DISCARD, n_stock, nd, was_open, hands[me, top], _hsum(hands[me]), crules) != TU.OK:
+        return OWN_DRAW, pos
+    if pos >= stream.shape[0]:
+        return OUT_OF_STREAM, pos
+    cands = np.empty(2, np.int64)
+    mv, ws, rec = _workspace()
+    own = XC._expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+                          rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
+                          np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
+                          np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
+                          np.full((1, OUT_W), -1, np.int64))
+    cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
+    cands[1] = STOCK if own == DISCARD else DISCARD
+    mid = np.zeros(TL.SC_W, np.int64)
+    xops, xmrows, _, _ = TL.mid_scratch()
+    best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
+                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_DRAW, cands, 2, True, stream[pos])
+    return cands[best], pos + 1
+
+
+@njit(cache=True)
+def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands):
+    """The discards to search (module docstring) in cands; returns their number."""
+    mv, ws, rec = _workspace()
+    out = np.empty((MAX_OUT, OUT_W), np.int64)
+    loose = np.empty(N_KINDS, np.int64)
+    left = np.empty(N_KINDS, np.int64)
+    nl, _ = XC._candidates(whand, forbid, prm, mv, ws, rec, out, loose, left)
+    if nl > 1 and loose[nl - 1] == JOKER:
+        nl -= 1
+    cands[0] = default
+    k = 1
+    if nl < 2 or xp[SX_CANDIDATES] < 2:
+        return k
+    unseen = np.zeros(N_KINDS, np.int64)
+    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+    keep = np.empty(N_KINDS, np.int64)
+    outs = np.empty(N_KINDS, np.int64)
+    near = np.empty(N_KINDS, np.int64)
+    XC._keep_points(left, unseen, xp, prm, keep, outs, near)
+    taken = np.zeros(N_KINDS, np.bool_)
+    taken[default] = True
+    while k < xp[SX_CANDIDATES]:
+        best = -1
+        for i in range(nl):
+            c = loose[i]
+            if taken[c]:
+                continue
+            if best < 0 or XC._first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c,
+                                     keep[best] - _pen(prm, best), _pen(prm, best), outs[best], near[best], best):
+                best = c
+        if best < 0:
+            break
+        taken[best] = True
+        cands[k] = best
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def search_discard(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
+                   discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
+    """The search seat's discard, its draw and table play made (``mid``: run_turns' sc words of the turn
+    stopped at ASK_DISCARD, its operations in xops/xmrows, whand the hand they leave): (the discard,
+    the stream's position); OUT_OF_STREAM when the stream ran out."""
+    default = mid[SC_DISC]
+    forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
+    cands = np.empty(N_KINDS, np.int64)
+    k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
+    if k < 2:
+        return default, pos
+    if pos >= stream.shape[0]:
+        return OUT_OF_STREAM, pos
+    best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
+                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_APPLY, cands, k, False, stream[pos])
+    return cands[best], pos + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Python entry
+# ---------------------------------------------------------------------------------------------
+
+def bot_params(bot) -> np.ndarray:
+    """A search bot's parameters as the compiled decisions read them (SX_*)."""
+    return np.array([getattr(bot, name, 0) for name in SX_NAMES], dtype=np.int64)
+
+
+def _seen(state):
+    """What every decision reads of the state: (rules, values, meld parameters, rules core, pack's
+    jokers, deck size, discard pile, table rows, opened, turns, pickups and discards counted)."""
+    from ..engine import core
+    from .hand_loop import _counts
+    rp, values, prm = FG._rules(state)
+    opened, turns, tab = FG._turn_arrays(state)
+    return (rp, values, prm, core.rules_for(state.profile), state.profile.jokers, len(state.reshuffle_keys),
+            np.array(state.discard, dtype=np.int64), tab, opened, turns, _counts(state.pickups),
+            _counts(state.discards_by))
+
+
+def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) -> tuple[int, int]:
+    """(STOCK, DISCARD or OWN_DRAW, the stream's position after it): ``search_draw`` on ``state``."""
+    rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
+    src, pos = search_draw(me, prm, rp, values, crules, jokers, deck, state.hands, len(state.stock), pile, len(pile),
+                           tab, len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, xp, stream, pos)
+    return int(src), int(pos)
+
+
+def decide_discard(state, me: int, ops, hand, default: int, xp: np.ndarray, stream: np.ndarray,
+                   pos: int) -> tuple[int, int]:
+    """(the discard, the stream's position after it): ``search_discard`` for the play ``ops`` (engine
+    operations) that leaves ``hand``, whose bot would discard ``default``."""
+    from ..engine.table import encode
+    rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
+    xops, xmrows, _, _ = TL.mid_scratch()
+    rows, mrows = encode(ops)
+    xops[:len(rows)] = rows
+    xmrows[:len(rows), :mrows.shape[1]] = mrows
+    mid = np.zeros(TL.SC_W, np.int64)
+    mid[SC_C] = state.drawn_card
+    mid[SC_SRC] = DISCARD if state.drawn_from == DISCARD else STOCK
+    mid[TL.SC_WAS_OPEN] = int(bool(state.opened[me]))
+    mid[TL.SC_NX] = len(rows)
+    mid[SC_DISC] = default
+    disc, pos = search_discard(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab, len(tab),
+                               opened, turns, pick, discby, state.turn_no, state.reshuffles, mid, xops, xmrows,
+                               np.asarray(hand, dtype=np.int8), xp, stream, pos)
+    return int(disc), int(pos)

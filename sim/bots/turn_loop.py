@@ -1,0 +1,359 @@
+"""The turns of a hand, compiled: the loop the hand loop (``sim.bots.hand_loop``) plays a hand with
+and the search bot (``sim.bots.search_core``) plays its rollouts with, written once.
+
+``run_turns`` plays turns from the start of a turn (or from a search seat's chosen discard) until the
+hand ends, a ``horizon`` of turns has passed, or a search seat has a choice to make (``ask``): it
+then returns ``ASK_DRAW`` (at the start of that seat's turn, nothing drawn) or ``ASK_DISCARD`` (the
+card drawn, the seat's table play made and held in the operation rows, the discard not yet chosen),
+and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with
+``force_disc``).  So the search, which itself plays hands forward with ``run_turns``, never runs
+inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import N_KINDS
+from ..engine import core
+from ..engine import turn as TU
+from ..meldsearch import OUT_W
+from . import expert_core as XC
+from . import greedy_core as FG
+from . import random_bot as RB
+from . import table_play as EP
+from .greedy_core import (
+    DISCARD, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER, H_WIN_TYPE, KINDS,
+    K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK,
+    S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE,
+    S_OPEN_WITH_DISCARD, S_TURNS, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard,
+    _hsum, _obligation, _undo_layoff)
+from .outlook import unseen_kernel
+from ..engine.core import R_TURN_CAP
+
+K_EXPERT, K_LOOKAHEAD, K_RANDOM, K_SEARCH = 2, 3, 4, 5  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
+TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM, "search": K_SEARCH}
+
+# run_turns' answers
+DONE, ASK_DRAW, ASK_DISCARD, HORIZON = 0, 1, 2, 3
+# where run_turns starts: a turn's draw, or the discard of a turn whose draw and table play are made
+START_DRAW, START_APPLY = 0, 1
+NO_FORCE = -1  # force_src: ask a search seat (when ask is set)
+OWN_DRAW = -2  # force_src: the seat's bot draws as it would, unasked (a search that kept the lookahead's draw)
+
+# sc words: the loop's scalars, and a turn stopped at ASK_DISCARD (its drawn card and source, whether the
+# seat had opened, its operations' number and the discard its bot would make)
+SC_SP, SC_NS, SC_ND, SC_NT, SC_TURN_NO, SC_RESHUFFLES, SC_CUR = 0, 1, 2, 3, 4, 5, 6
+SC_C, SC_SRC, SC_WAS_OPEN, SC_NX, SC_DISC = 7, 8, 9, 10, 11
+SC_W = 12
+
+
+@njit(cache=True)
+def mid_scratch():
+    """The arrays a turn stopped at ASK_DISCARD holds its play in: (xops, xmrows, xctx, whand)."""
+    return (np.full((EP.MAX_X, TU.X_W), -1, np.int64), np.full((EP.MAX_X, OUT_W), -1, np.int64),
+            np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
+
+
+@njit(cache=True)
+def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
+    """HandState.check_invariants: every card of the pack exactly once in a hand, on the table, in the
+    stock or in the discard pile (two of each natural, the pack's jokers), no negative count, and
+    every table meld valid."""
+    counts = np.zeros(N_KINDS, np.int64)
+    for s in range(hands.shape[0]):
+        for c in range(N_KINDS):
+            if hands[s, c] < 0:
+                return False
+            counts[c] += hands[s, c]
+    for i in range(nt):
+        if core.check_row(tab[i], crules) != core.OK:
+            return False
+        for k in range(tab[i, 2]):
+            counts[tab[i, core.CARDS + k]] += 1
+    for j in range(sp, ns):
+        counts[stock[j]] += 1
+    for j in range(nd):
+        counts[discard[j]] += 1
+    for c in range(N_KINDS - 1):
+        if counts[c] != 2:
+            return False
+    return counts[N_KINDS - 1] == jokers
+
+
+@njit(cache=True)
+def _as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
+    """greedy_core's play (operation rows ops[:nops], the engine's own row format, and the working table
+    wtab[:nw]) as the engine's operation rows, each new meld as it was laid; returns their number."""
+    if nops == 0:
+        return 0
+    _as_laid(tab, nt, wtab, nw, ops, nops, laid)
+    for o in range(nops):
+        xops[o, :TU.X_W] = ops[o, :TU.X_W]
+        if ops[o, O_KIND] == TU.X_NEW:
+            xmrows[o] = laid[ops[o, O_TARGET]]
+    return nops
+
+
+@njit(cache=True)
+def _as_laid(tab, nt, wtab, nw, ops, nops, out):
+    """out: the table before the play and the play's new melds as they were laid (lay-offs onto them
+    later in the play undone), as ``ExpertBot._discard_smartly`` reads it; returns its rows."""
+    w2 = wtab[:nw].copy()
+    for o in range(nops - 1, -1, -1):
+        if ops[o, O_KIND] == TU.X_LAYOFF:
+            _undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
+    out[:nt] = tab[:nt]
+    out[nt:nw] = w2[nt:nw]
+    return nw
+
+
+@njit(cache=True)
+def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, jokers, check, streams, slen, spos,
+              eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows, xctx,
+              whand, start, force_src, force_disc, ask, horizon):
+    """Play turns of a hand (``sim.bots.hand_loop.play_hand_kernel`` states the arguments up to eps;
+    the hand's state follows, changed in place: hands, stats, res, the stock and its places, the
+    discard pile, the table, opened, turns, the pickups and discards counted, sc) until it ends (DONE;
+    res says how, res[H_STATUS] != 0 when a play broke a rule), ``horizon`` turns have been played
+    (HORIZON; 0: no horizon) or, with ``ask``, a search seat has a choice (ASK_DRAW, ASK_DISCARD; the
+    module docstring).  The first turn's draw is ``force_src`` (NO_FORCE: the bot's, asked; OWN_DRAW:
+    the bot's, unasked); from START_APPLY the first turn is the one stopped at ASK_DISCARD, its play in
+    xops/xmrows/sc, and ``force_disc`` its discard."""
+    n = hands.shape[0]
+    sp = sc[SC_SP]
+    ns = sc[SC_NS]
+    nd = sc[SC_ND]
+    nt = sc[SC_NT]
+    turn_no = sc[SC_TURN_NO]
+    reshuffles = sc[SC_RESHUFFLES]
+    cur = sc[SC_CUR]
+    keyed = draw_keys.size > 0
+    stop = turn_no + horizon if horizon > 0 else -1
+    mv, ws, rec, hh, _, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
+    hh2 = np.empty(N_KINDS, np.int8)
+    unseen = np.zeros(N_KINDS, np.int64)
+    ftab = np.full((MAXT, OUT_W), -1, np.int64)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    answer_code = DONE
+    first = True
+    while True:
+        me = cur
+        kind = kinds[me]
+        xp = bp[me]
+        if first and start == START_APPLY:  # the turn stopped at ASK_DISCARD: its play, with the chosen discard
+            c = sc[SC_C]
+            src = sc[SC_SRC]
+            was_open = sc[SC_WAS_OPEN] != 0
+            xctx[0] = sc[SC_NX]
+            disc = force_disc
+        else:
+            if stop >= 0 and turn_no >= stop:
+                answer_code = HORIZON
+                break
+            # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
+            if sp == ns:
+                if TU.stock_renewed(crules, reshuffles, nd):
+                    pile = discard[:nd][TU.reshuffle_order(keys, nd)]
+                    discard[0] = pile[0]
+                    ns = nd - 1
+                    stock[:ns] = pile[1:]
+                    for j in range(ns):  # HandState: places 0.. from the bottom of the new stock
+                        ids[j] = ns - 1 - j
+                    sp = 0
+                    nd = 1
+                    reshuffles += 1
+                else:
+                    res[H_VOID] = 1
+                    break
+            # a graded player: the random bot's turn on heads (the coin is read first, once a turn)
+            if eps[me] > 0.0 and not (first and force_src != NO_FORCE):
+                if spos[me] >= slen[me]:
+                    res[H_STATUS] = 13
+                    res[H_ERR_SEAT] = me
+                    break
+                if streams[me, spos[me]] < eps[me]:
+                    kind = K_RANDOM
+                spos[me] += 1
+            if ask and kind == K_SEARCH and not (first and force_src != NO_FORCE):
+                answer_code = ASK_DRAW  # the caller resumes with OWN_DRAW or a source
+                break
+            if first and force_src >= 0:
+                src = force_src
+            elif kind == K_RANDOM:
+                src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]],
+                                                spos[me])
+                if src == RB.OUT_OF_STREAM:
+                    res[H_STATUS] = 13
+                    res[H_ERR_SEAT] = me
+                    break
+            elif kind >= K_EXPERT:
+                src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
+                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
+                    top = discard[nd - 1]
+                    hh2[:] = hands[me]
+                    hh2[top] += 1
+                    keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+                    nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows,
+                                           whand)
+                    src = DISCARD if nx > 0 else STOCK
+            else:
+                src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
+                                mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+            top = discard[nd - 1] if nd > 0 else 0
+            code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, _hsum(hands[me]),
+                                crules)
+            if code != TU.OK:
+                res[H_STATUS] = STATUS_TURN + code
+                res[H_ERR_SEAT] = me
+                break
+            if src == STOCK:
+                if keyed:  # the card the drawer's seat keys highest comes to the top
+                    best = TU.keyed_draw(draw_keys[1 if reshuffles > 0 else 0, draw_seats[me]], ids, sp, ns)
+                    c = stock[best]
+                    t = ids[best]
+                    for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
+                        stock[k] = stock[k - 1]
+                        ids[k] = ids[k - 1]
+                    stock[sp] = c
+                    ids[sp] = t
+                c = stock[sp]
+                sp += 1
+            else:
+                nd -= 1
+                c = discard[nd]
+                pick[me, c] += 1
+            hands[me, c] += 1
+            res[H_DRAWN_CARD] = c
+            res[H_DRAWN_FROM] = src
+            ctx[2] = 0
+            was_open = opened[me] != 0
+            forbid = c if src == DISCARD else -1
+            nxt = (me + 1) % n
+            if kind >= K_EXPERT:  # what it cannot see as its play starts: the stock and the other hands
+                unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+            keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
+            chose = False  # the bot chose its discard among loose cards (a search seat's choice to make)
+            xplay = False  # a play already in the engine's operation rows (xops), else greedy_core's (ops)
+            nops = 0
+            if kind == K_RANDOM:
+                xplay = True
+                disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
+                                                 streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv,
+                                                 ws, rec)
+                status = 13 if disc == RB.OUT_OF_STREAM else 0
+                if status != 0:
+                    xctx[0] = 0
+            elif kind >= K_EXPERT and was_open:
+                # ExpertBot.play of an opened player: its table play, then its discard choice
+                xplay = True
+                answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
+                                               xp[XC.X_MAX_HARVESTS], ftab, xops, xmrows, whand, xctx, mv, ws, rec)
+                if answer == EP.CHOOSE:
+                    chose = True
+                    disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
+                                              unseen, xp, values, prm, mv, ws, rec, outd)
+                status = 0
+            else:
+                disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt,
+                                 c, src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
+                                 lops, lctx, tab1)
+                status = ctx[2]
+                if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
+                    must = c if (src == DISCARD and _obligation(FG.NO, turns[me], rp) == OB_OPEN) else -1
+                    nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
+                                           xmrows, whand)
+                    if nx > 0:
+                        xplay = True
+                        xctx[0] = nx
+                        disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
+                    else:
+                        ctx[2] = 0
+                        disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
+                                         rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
+                                         lctx, tab1)
+                        status = ctx[2]
+                if not xplay:
+                    nops = ctx[1]
+                if kind >= K_EXPERT and status == 0 and _hsum(whand) >= 2:
+                    # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
+                    # the table with the new melds as laid)
+                    if xplay:
+                        nf = nt
+                        ftab[:nt] = tab[:nt]
+                        for o in range(xctx[0]):
+                            if xops[o, TU.X_KIND] == TU.X_NEW:
+                                ftab[nf] = xmrows[o]
+                                nf += 1
+                    else:
+                        nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
+                    chose = True
+                    disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
+                                              xp, values, prm, mv, ws, rec, outd)
+            if status != 0:
+                res[H_STATUS] = status
+                res[H_ERR_SEAT] = me
+                break
+            if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
+                xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
+            if ask and chose and kind == K_SEARCH:  # the caller chooses the discard and resumes at START_APPLY
+                sc[SC_C] = c
+                sc[SC_SRC] = src
+                sc[SC_WAS_OPEN] = 1 if was_open else 0
+                sc[SC_NX] = xctx[0]
+                sc[SC_DISC] = disc
+                answer_code = ASK_DISCARD
+                break
+        # the play, validated and applied by the engine's one copy of the turn's rules
+        code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, xctx[0], disc, c, src, was_open, turns[me] == 0,
+                             crules, prm, wtab, whand, adds, flags, floating, work, tres, terr, notrace)
+        if code != TU.OK:
+            res[H_STATUS] = STATUS_TURN + code
+            res[H_ERR_SEAT] = me
+            break
+        # commit
+        hands[me, :] = whand
+        if xctx[0] > 0:  # the play changed the table
+            nt = tres[TU.T_ROWS]
+            tab[:nt] = wtab[:nt]
+        going_out = tres[TU.T_GOING_OUT] != 0
+        if tres[TU.T_OPENING] != 0:
+            opened[me] = 1
+            stats[me, S_OPENED] = 1
+            stats[me, S_OPEN_ROUND] = turns[me] + 1
+            stats[me, S_OPEN_VALUE] = tres[TU.T_NEW_VALUE]
+            stats[me, S_OPEN_LAYOFF_VALUE] = tres[TU.T_LAYOFF_VALUE]
+            stats[me, S_OPEN_WITH_DISCARD] = tres[TU.T_WITH_TAKEN]
+        stats[me, S_MELDS] += tres[TU.T_MELDS]
+        stats[me, S_LAYOFFS] += tres[TU.T_LAYOFFS]
+        stats[me, S_JOKERS_TAKEN] += tres[TU.T_JOKERS]
+        discard[nd] = disc
+        nd += 1
+        discby[me, disc] += 1
+        turns[me] += 1
+        stats[me, S_TURNS] = turns[me]
+        turn_no += 1
+        if check and not _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
+            res[H_STATUS] = 12
+            res[H_ERR_SEAT] = me
+            break
+        if going_out:
+            res[H_WINNER] = me
+            res[H_WIN_TYPE] = WIN_KALOOKI if tres[TU.T_KALOOKI] != 0 else WIN_CALL
+            break
+        cur = (me + 1) % n
+        res[H_DRAWN_CARD] = -1
+        res[H_DRAWN_FROM] = -1
+        if turn_no >= rp[R_TURN_CAP]:
+            res[H_STALLED] = 1
+            break
+        first = False
+    sc[SC_SP] = sp
+    sc[SC_NS] = ns
+    sc[SC_ND] = nd
+    sc[SC_NT] = nt
+    sc[SC_TURN_NO] = turn_no
+    sc[SC_RESHUFFLES] = reshuffles
+    sc[SC_CUR] = cur
+    return answer_code

@@ -1,0 +1,84 @@
+"""`kalooki frontier`: play each profile at tables of one bot per rung of the bot ladder (game g starts
+from the same deal at every rung) and print how each headline metric moves from rung to rung and
+whether it has converged."""
+from __future__ import annotations
+
+import shlex
+import sys
+
+from .common import add_seed_arg, positive_int, show_progress
+from .simulate import config_path
+
+
+def register(sub):
+    p = sub.add_parser("frontier", help="play every profile at one-bot tables per rung of the bot ladder and say "
+                                        "where the metrics stop moving",
+                       description="Plays --games games of each --profile at tables of four of the same bot, once "
+                                   "per rung of the bot ladder (greedy, expert, lookahead, search: those "
+                                   "registered), game g starting from the same deal at every rung, into DIR/RUNG (one run each, "
+                                   "resumable as in simulate) and DIR/frontier.json.  Given a run's folder as "
+                                   "--out (or a run config without --out) it writes into RUN/frontier, which "
+                                   "`kalooki report RUN` then shows.  Prints each headline metric by rung and "
+                                   "whether it has converged.")
+    p.add_argument("--profile", action="append", dest="profiles", metavar="P",
+                   help="rule profile, repeatable (default: the run config's profiles)")
+    p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE",
+                   help="override a profile parameter, repeatable (default: none)")
+    p.add_argument("--config", metavar="FILE",
+                   help="run config TOML, a path or a shipped name (default, paired, smoke): its profiles, games, "
+                        "seed, players, rule overrides and bot parameters; its tables are replaced by the rungs "
+                        "(default: none)")
+    p.add_argument("--games", type=positive_int, metavar="N", help="games per profile and rung (default: the run "
+                                                                    "config's)")
+    add_seed_arg(p, default=None, what="run seed, the same at every rung", default_text="the run config's")
+    p.add_argument("--rungs", metavar="A,B,...",
+                   help="the ladder's rungs to play, two or more (default: every registered bot of greedy, expert, "
+                        "lookahead, search)")
+    p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
+    p.add_argument("--out", metavar="DIR", help="the frontier's directory, or a run's folder (then RUN/frontier) "
+                                                "(default: the run config's out/frontier)")
+    p.add_argument("--workers", type=positive_int, metavar="W", help="Ray workers (default: every core)")
+    p.add_argument("--address", metavar="ADDR",
+                   help="join this Ray cluster (default: $RAY_ADDRESS if set, else a private local Ray)")
+    p.add_argument("--shard-games", type=positive_int, dest="shard_games", metavar="M",
+                   help="games per shard (default: the run config's, else 500)")
+    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
+    p.set_defaults(func=run)
+
+
+def _command(args) -> str:
+    parts = ["kalooki", "frontier"]
+    if args.config:
+        parts += ["--config", args.config]
+    for prof in args.profiles or []:
+        parts += ["--profile", prof]
+    for s in args.sets or []:
+        parts += ["--set", s]
+    for flag, value in (("--games", args.games), ("--seed", args.seed), ("--rungs", args.rungs),
+                        ("--players", args.players), ("--out", args.out), ("--shard-games", args.shard_games)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.local:
+        parts.append("--local")
+    return shlex.join(parts)
+
+
+def run(args):
+    from .. import frontier, runner
+    rungs = frontier.parse_rungs(args.rungs)
+    file_values = runner.read_run_config(config_path(args.config)) if args.config else None
+    study = frontier.plan(file_values, args.config, profiles=args.profiles, games=args.games, seed=args.seed,
+                          out=args.out, rungs=rungs, players=args.players, workers=args.workers,
+                          shard_games=args.shard_games, sets=args.sets)
+    quiet = args.quiet
+
+    def log(msg):  # each rung's progress and closing line (stdout keeps the frontier's table)
+        if not quiet:
+            print(msg, file=sys.stderr)
+
+    frontier.run(study, command=_command(args), local=args.local, address=args.address,
+                 progress=show_progress(args), log=log)
+    from analysis.frontier import load_frontier, terminal_lines
+    print("\n".join(terminal_lines(load_frontier(study.out))))
+    print(f"frontier: {study.out}")
+    return 0
