@@ -199,9 +199,9 @@ def test_the_compile_estimate_grows_with_the_bots_and_with_other_work_on_the_cor
     assert busier == pytest.approx(cpu * HL._SHARED_CPU / (2 * 3 / (7 + 3)))  # 3 processes' fair share
     monkeypatch.setattr(HL, "_others_running", lambda: 0.2)
     assert HL._announcement(("greedy", "expert"), ["loop", "expert"]) == (
-        "compiling the simulation kernels for greedy, expert tables (first run only, about 40 s on 2 cores)")
+        "compiling the simulation kernels for greedy, expert tables (first run only, about 50 s on 2 cores)")
     monkeypatch.setattr(HL, "_others_running", lambda: 7.0)
-    assert HL._announcement(("greedy",), ["loop"]).endswith("about 3 min on 2 cores, shared with other work)")
+    assert HL._announcement(("greedy",), ["loop"]).endswith("about 4 min on 2 cores, shared with other work)")
     monkeypatch.setattr(HL.os, "cpu_count", lambda: 1)
     assert HL._compile_estimate(every) == pytest.approx(cpu)
 

@@ -459,11 +459,11 @@ _PLAYS = ("expert", "lookahead", "random", "search")  # bots whose plays or disc
 _PARTS = ("loop", "expert", "lookahead", "random", "patient", "search")
 
 # CPU seconds of each part's compile from an empty cache on an idle machine, for the announcement's
-# estimate (every bot's 70 s, greedy bots' 59 s: python -m bench compile's CPU column, which moves
+# estimate (every bot's 89 s, greedy bots' 70 s: python -m bench compile's CPU column, which moves
 # by a third either way with the machine's speed from day to day): the loop is most of it, a bot's
 # own entry points a few seconds each.  Set so that the estimate came within a factor of 1.5 of
-# each cold compile checked on the 2-core machine, idle and shared (docs/PERFORMANCE.md).
-_PART_CPU_S = {"loop": 59.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5, "search": 6.0}
+# each cold compile checked on the 2-core machine (docs/PERFORMANCE.md).
+_PART_CPU_S = {"loop": 70.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5, "search": 8.0}
 _OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
 # CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
 # machine's (the cores' caches and hyperthread siblings shared)
