@@ -51,8 +51,7 @@ _FIRST_HAND = ("import sys, time; t=[time.perf_counter()]; import numpy, numba; 
 
 # the patches whose saving is in the compile from an empty cache (--each-patch); warm-loading's is in the
 # warm start, which each run also times
-SPEED_PATCHES = ("link", "large-callees", "compile-lock", "plain-types", "warm-loading", "lock-timing",
-                 "shape-error", "lock-timing,shape-error")
+SPEED_PATCHES = ("link", "compile-lock", "plain-types", "shape-error", "warm-loading")
 
 
 def _first_hand(cache: str, bots: str = "all", off: str = "") -> dict | str:

@@ -3,7 +3,7 @@ is kept, under its own key, with its own data, as warm_up's compiling processes 
 two processes come to at once compiled by one of them only, one specialization of this package's
 kernels per argument types, whatever constants they are called with; the cache read to tell whether
 a compile is needed, and warm_up compiling and announcing only what a run's bots need; and
-sim.jit.trim's two cuts."""
+sim.jit.trim's cut."""
 import multiprocessing as mp
 import os
 import subprocess
@@ -122,14 +122,11 @@ def test_two_processes_coming_to_one_function_at_once_compile_it_once(tmp_path):
     assert sorted((misses, hits) for _, misses, hits in results) == [(0, 1), (1, 0)]
 
 
-def test_compiles_do_without_the_lock_timing_and_the_formatted_shape_error():
-    """sim.jit.trim: numba's callbacks on every call into LLVM are gone, and a slice assigned from
-    an array of another size still raises numba's ValueError, with the generic target's message."""
-    from llvmlite.binding import ffi
-    from numba.core import base
+def test_compiles_do_without_the_formatted_shape_error():
+    """sim.jit.trim: a slice assigned from an array of another size still raises numba's ValueError,
+    with the generic target's message."""
     from sim.jit import trim as numba_trim
     assert numba_trim.SHAPE_ERROR_PLAIN >= 1
-    assert not [acq for acq, _ in ffi.lib._lock._cblist if getattr(acq, "__module__", None) == base.__name__]
 
     @njit
     def assign(a, b):
@@ -147,7 +144,8 @@ def test_the_cache_lookup_reads_what_a_fresh_process_would_load(tmp_path):
     (tmp_path / "mod").mkdir()
     (tmp_path / "mod" / "lookup_kernel.py").write_text(
         "from numba import njit\n\n\n@njit(cache=True)\ndef kernel(a):\n    return a[0] + a.shape[0]\n")
-    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); from sim.jit import cache; import lookup_kernel as m\n"
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); from sim.jit import cache\n"
+            "import lookup_kernel as m\n"
             "print(repr(cache.cached_state(m.kernel)), len(m.kernel.signatures))\n"
             "m.kernel(np.arange(3, dtype=np.int64)) if sys.argv[2] == 'int' else m.kernel(np.arange(3.0))\n"
             "print(repr(cache.cached_state(m.kernel)))\n")
@@ -185,6 +183,27 @@ def test_warm_up_compiles_and_announces_only_the_parts_the_cache_lacks(tmp_path,
     assert capsys.readouterr().err == ""
     (tmp_path / "expert.stamp").write_text("what the cache held before an edit")
     assert HL._cold_parts(("greedy", "expert")) == ["expert"]
+
+
+def test_the_compile_estimate_grows_with_the_bots_and_with_other_work_on_the_cores(monkeypatch):
+    """On an idle machine the estimate is the parts' CPU seconds over the overlap of warm_up's
+    processes (one process on one core); other work runnable beside it makes it longer, and the
+    announcement says the cores are shared."""
+    from sim.bots import hand_loop as HL
+    monkeypatch.setattr(HL.os, "cpu_count", lambda: 2)
+    every, cpu = list(HL._PARTS), sum(HL._PART_CPU_S.values())
+    assert HL._compile_estimate(every) == pytest.approx(cpu / HL._OVERLAP)
+    assert HL._compile_estimate(["loop"]) < HL._compile_estimate(every)
+    idle, busy, busier = (HL._compile_estimate(every, others) for others in (0.0, 2.0, 7.0))
+    assert idle < busy < busier
+    assert busier == pytest.approx(cpu * HL._SHARED_CPU / (2 * 3 / (7 + 3)))  # 3 processes' fair share
+    monkeypatch.setattr(HL, "_others_running", lambda: 0.2)
+    assert HL._announcement(("greedy", "expert"), ["loop", "expert"]) == (
+        "compiling the simulation kernels for greedy, expert tables (first run only, about 50 s on 2 cores)")
+    monkeypatch.setattr(HL, "_others_running", lambda: 7.0)
+    assert HL._announcement(("greedy",), ["loop"]).endswith("about 4 min on 2 cores, shared with other work)")
+    monkeypatch.setattr(HL.os, "cpu_count", lambda: 1)
+    assert HL._compile_estimate(every) == pytest.approx(cpu)
 
 
 def test_warm_up_takes_bot_names_and_refuses_an_unknown_one():

@@ -132,3 +132,16 @@ def test_make_bench_runs_the_benchmarks_folder_the_performance_page_names():
     assert len(commands) >= 5
     for command in commands:
         parse_args(shlex.split(command))  # an unknown section or option exits: the test fails
+
+
+def test_the_performance_page_gives_every_numba_patch_and_each_speed_patch_its_saving():
+    """Every patch sim.jit applies is in the numba layer's tables, each one for speed with the share
+    of the time it saves, and no patch that is gone."""
+    from bench.__main__ import SPEED_PATCHES
+    from sim.jit import internals
+    text = (DOCS / "PERFORMANCE.md").read_text()
+    section = text[text.index("## The numba layer"):]
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \|(.*)$", section, flags=re.M))
+    assert set(rows) == set(internals.PATCHES), set(rows) ^ set(internals.PATCHES)
+    for patch in SPEED_PATCHES:
+        assert re.search(r"\d+%", rows[patch]), f"docs/PERFORMANCE.md gives no saving for {patch}"

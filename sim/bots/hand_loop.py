@@ -397,13 +397,13 @@ def _cold() -> bool:
 
 def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40", n_players: int = 4) -> float:
     """Compile (or load from the on-disk cache) what a run whose tables seat ``bots`` needs (bot
-    names, any iterable, or one name; None: every bot); seconds taken.  Always the hand loop (one kernel that seats any bot, so compiling it
-    compiles every bot's compiled decisions) and, where the cache did not hold them, what the Python
-    engine asks turn by turn (a hand the hand loop hands back, a bot with parameters of its own, a
-    watched hand): the engine's turn, the greedy play, the meld search over dealt hands that hand
-    records use and each seated bot's own entry points (the expert's and the random bot's plays,
-    the look-ahead's discard, the patient bot's waiting).  From a warm cache those load when first
-    asked (milliseconds each).
+    names, any iterable, or one name; None: every bot); seconds taken.  Always the hand loop (one
+    kernel that seats any bot, so compiling it compiles every bot's compiled decisions) and, where
+    the cache did not hold them, what the Python engine asks turn by turn (a hand the hand loop
+    hands back, a bot with parameters of its own, a watched hand): the engine's turn, the greedy
+    play, the meld search over dealt hands that hand records use and each seated bot's own entry
+    points (the expert's and the random bot's plays, the look-ahead's discard, the patient bot's
+    waiting).  From a warm cache those load when first asked (milliseconds each).
 
     ``announce``: when the cache does not hold all of that (a fresh install, another numba, an edit
     of the package), say on stderr what is compiled and about how long it takes; silent when warm.
@@ -420,8 +420,7 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
     names = _warm_bots(bots)
     cold = _cold_parts(names)
     if cold and announce:
-        print(f"compiling the simulation kernels for {', '.join(names)} tables (first run only, about "
-              f"{_minutes(_compile_estimate(cold))} on {os.cpu_count() or 1} cores)", file=sys.stderr, flush=True)
+        print(_announcement(names, cold), file=sys.stderr, flush=True)
     children = []
     if cold and (os.cpu_count() or 1) > 1 and numba_cache.LOCKED:
         root = str(Path(__file__).resolve().parents[2])  # the directory holding the sim package
@@ -441,7 +440,8 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
             from . import make_bot
             st, me = _opened_turn(prof, n_players)
             make_bot("greedy", np.random.default_rng(0)).play(st, me)
-        table_loop(_bots_table(names, n_players)).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
+        table = _bots_table(names, n_players)
+        table_loop(table).play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
         play_hand_fast(HandState(prof, n_players, 0, np.random.default_rng(0)))
     finally:
         for child in children:
@@ -458,9 +458,16 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 _PLAYS = ("expert", "lookahead", "random", "search")  # bots whose plays or discards _warm_plays compiles
 _PARTS = ("loop", "expert", "lookahead", "random", "patient", "search")
 
-# CPU seconds of each part's compile from an empty cache (python -m bench compile: 2 cores), for the
-# announcement's estimate: the loop is most of it, a bot's own entry points a few seconds each
-_PART_CPU_S = {"loop": 80.0, "expert": 8.0, "lookahead": 4.0, "random": 4.0, "patient": 1.0, "search": 8.0}
+# CPU seconds of each part's compile from an empty cache on an idle machine, for the announcement's
+# estimate (every bot's 89 s, greedy bots' 70 s: python -m bench compile's CPU column, which moves
+# by a third either way with the machine's speed from day to day): the loop is most of it, a bot's
+# own entry points a few seconds each.  Set so that the estimate came within a factor of 1.5 of
+# each cold compile checked on the 2-core machine (docs/PERFORMANCE.md).
+_PART_CPU_S = {"loop": 70.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5, "search": 8.0}
+_OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
+# CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
+# machine's (the cores' caches and hyperthread siblings shared)
+_SHARED_CPU = 1.8
 
 
 def _warm_bots(bots) -> tuple:
@@ -570,11 +577,36 @@ def _stamp_parts(parts) -> None:
                 pass
 
 
-def _compile_estimate(parts) -> float:
-    """Seconds a warm-up of ``parts`` takes from an empty cache here: their CPU seconds over the
-    processes compiling at once (at most three, one per core)."""
-    return sum(_PART_CPU_S[p] for p in parts) / max(1, min(os.cpu_count() or 1, 3 if numba_cache.LOCKED else 1))
+def _others_running() -> float:
+    """Processes of other work runnable here over the last minute (the load average); 0 where the
+    platform does not say."""
+    try:
+        return max(0.0, os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return 0.0
+
+
+def _compile_estimate(parts, others: float = 0.0) -> float:
+    """Seconds a warm-up of ``parts`` takes from an empty cache here, ``others`` processes of other
+    work runnable beside it: their CPU seconds over the cores its processes get, which is their
+    overlap on an idle machine of two cores or more, and a fair share of the cores where other work
+    holds them (each CPU second then doing less)."""
+    cores = os.cpu_count() or 1
+    mine = 3 if cores > 1 and numba_cache.LOCKED else 1  # this process and, at most, its two children
+    share = cores * mine / max(cores, others + mine)  # cores its processes get, each a fair share
+    busy = min(1.0, others / cores)  # how much of the cores other work holds
+    cpu = sum(_PART_CPU_S[p] for p in parts) * (1 + (_SHARED_CPU - 1) * busy)
+    return cpu / min(_OVERLAP if mine > 1 else 1.0, share)
+
+
+def _announcement(names, cold) -> str:
+    """What warm_up says before compiling the parts ``cold`` for tables seating ``names``."""
+    others = _others_running()
+    shared = ", shared with other work" if others >= 1 else ""
+    return (f"compiling the simulation kernels for {', '.join(names)} tables (first run only, about "
+            f"{_minutes(_compile_estimate(cold, others))} on {os.cpu_count() or 1} cores{shared})")
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 50 else f"{max(1, round(seconds / 60))} min"
+    """A rough duration: to 10 s under a minute, in whole minutes above."""
+    return f"{max(10, round(seconds, -1)):.0f} s" if seconds < 55 else f"{round(seconds / 60)} min"

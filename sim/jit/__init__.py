@@ -1,5 +1,5 @@
 """The compiler plumbing: numba's on-disk cache made safe between processes (``cache``), each compiled
-function's machine code made once (``link``) and two costs of numba's compiles that compute nothing
+function's machine code made once (``link``) and a cost of numba's compiles that computes nothing
 (``trim``).  Nothing here knows a card or a rule.
 
 Each of them patches private internals of numba or llvmlite, and checks first that what it relies on

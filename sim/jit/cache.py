@@ -114,9 +114,10 @@ if LOCKED and not hasattr(caching.IndexDataCacheFile.save, "__wrapped__"):
     caching.IndexDataCacheFile.load = _locked(caching.IndexDataCacheFile.load)
 
 
-# Two processes compiling into one empty cache (warm_up's, two test workers') each compiled the
-# same function whenever both came to it before either had saved it: the warm-up's two processes
-# compiled three of the largest bots' functions twice, 15 s of their 131 s of work.  So one process
+# Two processes compiling into one empty cache (warm_up's, two test workers') each compile the
+# same function whenever both come to it before either has saved it, and warm_up's processes come
+# to the largest bots' functions together.  This saves a fifth of the CPU seconds of warm_up's
+# compile from an empty cache (``python -m bench compile --each-patch 2``).  So one process
 # at a time compiles, or loads, a function: it holds an exclusive lock on a file beside the
 # function's index from before it looks in the cache until it has saved the compiled code, and
 # another process coming to the function waits, then loads what the first saved.  Compiles nest
@@ -160,11 +161,10 @@ _PACKAGE = __name__.split(".")[0]  # this package, whose kernels are compiled fo
 
 # A kernel called from another with a constant argument (``_push(buf, 0, 2, ...)``) is compiled by
 # numba for that constant's literal type, so a function can be compiled, optimised and linked into
-# its callers once per constant it is called with: the warm-up compiled 189 specializations of this
-# package's functions, 137 now.  This package's kernels are compiled for the arguments' plain types
-# instead; LLVM still folds the constants where it inlines.  The same numbers are computed: only
-# the types a kernel is compiled for change, never its code.  The whole warm-up from an empty cache
-# in one process took about a sixth less (129 s -> 108 s).
+# its callers once per constant it is called with.  This package's kernels are compiled for the
+# arguments' plain types instead; LLVM still folds the constants where it inlines.  The same numbers
+# are computed: only the types a kernel is compiled for change, never its code.  It saves 13% of
+# the CPU seconds of warm_up's compile from an empty cache (``python -m bench compile --each-patch 2``).
 def _plain_types(get_call_template):
     @functools.wraps(get_call_template)
     def plain(self, args, kws):

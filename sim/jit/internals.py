@@ -21,14 +21,12 @@ import warnings
 # every patch, by the name KALOOKI_NUMBA_OFF and the warning use
 PATCHES = {
     "link": "each compiled function's machine code made once (sim.jit.link)",
-    "large-callees": "a callee too large to inline not linked into its callers (sim.jit.link)",
     "warm-loading": "a cached function loaded without numba's lowering registries (sim.jit.link)",
     "entry-lock": "numba's cache entries saved and loaded under a lock (sim.jit.cache)",
     "compile-lock": "one process at a time compiling a function (sim.jit.cache)",
     "plain-types": "this package's kernels compiled once per argument types (sim.jit.cache)",
     "stale-drop": "a kernel's cache dropped when a module it calls changes (sim.jit.cache)",
     "cache-lookup": "the cache's index read to tell whether a compile is needed (sim.jit.cache)",
-    "lock-timing": "numba's timing of every call into LLVM dropped (sim.jit.trim)",
     "shape-error": "the slice-shape error's formatted message dropped (sim.jit.trim)",
 }
 OFF_ENV = "KALOOKI_NUMBA_OFF"

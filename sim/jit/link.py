@@ -11,15 +11,19 @@ Importing this module changes that for every library compiled after it:
 * the functions a library takes from the libraries it calls are linked in ``available_externally``:
   the optimiser may inline them where they are called, as before, but they are not compiled again
   (a call left is a call to the callee's own machine code, resolved by the JIT in this process), and
-  the module no longer carries the callees' callees; a callee too large ever to be inlined is not
-  linked in at all;
+  the module no longer carries the callees' callees;
 * a library's own functions are ``weak_odr``, so that the same function loaded twice (one cache
   entry bundles the code of another) is one symbol, as numba's copies of callees always were;
 * a cached function's entry bundles the object code of every library it calls, deepest first, and
   loading it loads those the process does not have yet, so a function loaded from the cache runs
   whatever else the process has compiled or loaded.
 * loading from the cache does not first load numba's lowering registries, which only a compile uses
-  (and loads itself): a warm start is a third shorter.
+  (and loads itself).
+
+Saved (``python -m bench compile --each-patch 2``, docs/PERFORMANCE.md): the link 57-62% of the
+compile from an empty cache, which with numba's own linking takes 2.3-2.6 times as long; the
+loading without registries (``warm-loading``) 40% of the warm start, the first hand from a warm
+cache in 0.62 s where it took 1.04 s.
 
 The code computed is the same: the optimiser sees the same direct callees it inlines from; only
 where the machine code of a function lives changes.  ``KALOOKI_NUMBA_LINK=copy`` keeps numba's own
@@ -58,7 +62,7 @@ def _differences() -> list[str]:
     methods = ("finalize", "_get_module_for_linking", "_optimize_final_module", "_verify_declare_only_symbols",
                "serialize_using_object_code", "_unserialize", "enable_object_caching", "_finalize_final_module")
     d += has(_Lib, *methods) + has(cache, "_load_overload")
-    d += has(codegen.JITCPUCodegen, "magic_tuple", "_create_empty_module", "_init")
+    d += has(codegen.JITCPUCodegen, "magic_tuple", "_init")
     d += has(engine, "is_symbol_defined", "finalize_object")
     if d:
         return d
@@ -184,44 +188,6 @@ def _bundle(lib) -> list:
     return out
 
 
-# A callee too large for the optimiser ever to inline it is linked into its callers as nothing at
-# all: a caller's own module declares it already, and the call goes to the callee's machine code as
-# any call left does.  Linked in, its body was optimised again in every caller only to be dropped
-# (the optimiser inlined no function of more than 665 instructions in the warm-up's compile from
-# an empty cache, and kept a call to every one of more); left out, the compile took a twentieth
-# less.  Size: lines of IR of the library's largest function other than numba's wrappers for
-# Python and C callers, which callers never call.
-LARGE_LINES = 1000
-_WRAPPERS = ("_ZN7cpython", "cfunc.")
-LARGE_CALLEES_APART = ENABLED and checked("large-callees", lambda: [])  # what it relies on is the link's
-
-
-class _Linking:
-    caller = None  # the library whose finalize is linking its callees in, while it does
-
-
-def _large(lib) -> bool:
-    large = getattr(lib, "_kalooki_large", None)
-    if large is None:
-        module = _orig_module_for_linking(lib)
-        large = lib._kalooki_large = any(
-            str(fn).count("\n") > LARGE_LINES for fn in module.functions
-            if not fn.is_declaration and fn.linkage in _KEEP and not fn.name.startswith(_WRAPPERS))
-    return large
-
-
-def _module_for_linking(self):
-    module = _orig_module_for_linking(self)
-    caller = _Linking.caller
-    if LARGE_CALLEES_APART and caller is not None and self in caller._linking_libraries and _large(self):
-        empty = getattr(self, "_kalooki_nothing", None)
-        if empty is None:
-            empty = self._kalooki_nothing = ll.parse_assembly(
-                str(self._codegen._create_empty_module(self.name + ".nothing")))
-        return empty
-    return module
-
-
 # numba's own methods, where they are (the check above has found them before any is called)
 _orig_module_for_linking = getattr(_Lib, "_get_module_for_linking", None)
 _orig_finalize = getattr(_Lib, "finalize", None)
@@ -243,11 +209,7 @@ def _finalize(self):
         if _object(dep) is not None:
             external.update(_exports(dep))
     self._kalooki_external = external - own
-    outer, _Linking.caller = _Linking.caller, self
-    try:
-        return _orig_finalize(self)
-    finally:
-        _Linking.caller = outer
+    return _orig_finalize(self)
 
 
 def _optimize_hook(optimize):
@@ -350,7 +312,6 @@ if ENABLED and not getattr(_Lib, "_kalooki_link", False):
     _Lib._kalooki_link = True
     codegen.JITCPUCodegen.magic_tuple = _magic_tuple
     _Lib.finalize = _finalize
-    _Lib._get_module_for_linking = _module_for_linking
     _Lib._optimize_final_module = _optimize_hook(_Lib._optimize_final_module)
     _Lib._verify_declare_only_symbols = _verify
     _Lib.serialize_using_object_code = _serialize

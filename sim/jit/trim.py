@@ -1,51 +1,21 @@
-"""numba's compiles less two costs that compute nothing the kernels use.
+"""numba's compiles less a cost that computes nothing the kernels use: the message of a slice
+assignment's shape error.
 
-Importing this module, before the first compile, removes them for the life of the process:
-
-* **Timing the LLVM lock.**  numba has llvmlite call it back on every one of its calls into LLVM
-  (about 380,000 in the hand loop's compile from an empty cache) to broadcast an event that every
-  compile in progress times, only to record those seconds in the compile's metadata.  Each call into
-  LLVM cost 9.5-24 us with it and 4.2 us without; the compile from an empty cache in one process
-  took about 3.5% less.  Only numba's own callbacks are removed; the seconds it records read 0.
-* **The message of a slice assignment's shape error.**  numba's CPU target raises it with both
-  shapes formatted into the text, a function of string formatting compiled anew in every process
-  for every pair of dimensions (2.4 s of the compile in one process, again in each of warm_up's).
-  The generic target's message is used instead: the same ``ValueError`` ("cannot assign slice from
-  input of different size"), without the shapes; the kernels raise it only on a bug.
-
-Neither changes a compiled function's code other than that error's text, nor any computed value.
+numba's CPU target raises that error with both shapes formatted into the text, a function of string
+formatting compiled anew in every process for every pair of dimensions, in many small calls into
+LLVM that numba's callbacks on llvmlite's lock each time.  Importing this module, before the first
+compile, has the CPU target use the generic target's implementation instead: the same
+``ValueError`` ("cannot assign slice from input of different size"), without the shapes; the
+kernels raise it only on a bug.  No other code and no computed value changes.  It saves 11% of the
+CPU seconds of warm_up's compile of every bot's kernels from an empty cache (``python -m bench
+compile --each-patch 2``, docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
-from .internals import checked, has, imported, params, unimportable, uses
+from .internals import checked, has, imported, unimportable
 
-ffi = imported("llvmlite.binding.ffi")
-base = imported("numba.core.base")  # registers numba's LLVM-lock callbacks, removed below
 templates = imported("numba.core.typing.templates")
 arrayobj = imported("numba.np.arrayobj")
-
-
-def _lock_timing_differences() -> list[str]:
-    """llvmlite's lock, its callbacks and how one is unregistered; numba's registered from its base."""
-    d = unimportable({"llvmlite.binding.ffi": ffi, "numba.core.base": base})
-    if d:
-        return d
-    d = has(ffi, "lib", "unregister_lock_callback") + has(getattr(ffi, "lib", None), "_lock")
-    if d:
-        return d
-    d = has(ffi.lib._lock, "_cblist") + params(ffi.unregister_lock_callback, "acq_fn", "rel_fn")
-    if not d and not [acq for acq, _ in ffi.lib._lock._cblist if getattr(acq, "__module__", None) == base.__name__]:
-        d.append("numba.core.base registers no lock callback")
-    return d
-
-
-def _drop_lock_timing() -> int:
-    """Unregister numba's callbacks on llvmlite's lock; how many were removed."""
-    found = [(acq, rel) for acq, rel in list(ffi.lib._lock._cblist)
-             if getattr(acq, "__module__", None) == base.__name__]
-    for acq, rel in found:
-        ffi.unregister_lock_callback(acq, rel)
-    return len(found)
 
 
 def _shape_error_differences() -> list[str]:
@@ -79,5 +49,4 @@ def _plain_shape_error() -> int:
     return len(found)
 
 
-LOCK_TIMING_DROPPED = _drop_lock_timing() if checked("lock-timing", _lock_timing_differences) else 0
 SHAPE_ERROR_PLAIN = _plain_shape_error() if checked("shape-error", _shape_error_differences) else 0
