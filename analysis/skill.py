@@ -222,23 +222,6 @@ def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed: int = 0, 
             "deals": D, "money": money, "counts": counts, "order": order}
 
 
-def difference(rep_a: pd.DataFrame, rep_b: pd.DataFrame, point_a: dict, point_b: dict, level: float = LEVEL):
-    """Per measure: a minus b, with the percentile interval of the differences of independent replicates
-    (the profiles' deals are resampled apart); ``separated``: the interval excludes 0."""
-    rows = []
-    n = min(len(rep_a), len(rep_b))
-    for name in MEASURES:
-        if name not in point_a or name not in point_b:
-            continue
-        d = rep_a[name].to_numpy()[:n] - rep_b[name].to_numpy()[:n]
-        d = d[np.isfinite(d)]
-        lo, hi = (np.quantile(d, (1 - level) / 2), np.quantile(d, 1 - (1 - level) / 2)) if d.size else (math.nan,) * 2
-        est = point_a[name] - point_b[name]
-        rows.append(dict(measure=name, difference=est, ci_low=float(lo), ci_high=float(hi),
-                         separated=bool(lo > 0 or hi < 0), unit=MEASURES[name][0]))
-    return pd.DataFrame(rows)
-
-
 SKILL_DIR = "skill"
 FILES = ("players", "measures", "replicates")
 

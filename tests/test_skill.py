@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from analysis import skill as S
+from analysis import findings, skill as S
 from sim.cli import main
 from sim.errors import UserError
 from sim.skill import tables_for
@@ -88,10 +88,11 @@ def test_aa_two_seeds_agree_within_their_intervals(tmp_path, capsys):
     for seed in ("1", "2"):
         assert _skill(tmp_path, *args, "--seed", seed, out=f"seed{seed}") == 0
         runs.append(_measures(capsys)["kalooki40"])
-    reps = [pd.read_parquet(tmp_path / f"seed{s}" / "skill" / "replicates.parquet") for s in ("1", "2")]
-    points = [{k: v["estimate"] for k, v in r.items()} for r in runs]
-    diff = S.difference(reps[0], reps[1], points[0], points[1]).set_index("measure")
+    fits = [S.find_fit(tmp_path / f"seed{s}") for s in ("1", "2")]
+    pair = [(fits[0], "kalooki40", fits[1], "kalooki40")]
+    diff = S.compare_fits(pair, findings.default_thresholds()).set_index("measure")
+    assert (diff["design"] == "independent").all()
     for name in ("spread", "adjacent_win", "luck_share", "coin_flip_share"):
         a, b = runs[0][name], runs[1][name]
         assert a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"], name
-        assert not diff.loc[name, "separated"], name
+        assert diff.loc[name, "diff_ci_low"] <= 0 <= diff.loc[name, "diff_ci_high"], name

@@ -106,11 +106,12 @@ def test_difference_separates_only_distinct_games():
     lucky = S.measure(_diluted(2000, 0.8, rng), boot=200, seed=1)
     skilled = S.measure(_diluted(2000, 0.2, rng), boot=200, seed=2)
     same = S.measure(_diluted(2000, 0.8, rng), boot=200, seed=3)
-    point = lambda r: dict(zip(r["measures"]["measure"], r["measures"]["estimate"]))  # noqa: E731
-    d = S.difference(lucky["replicates"], skilled["replicates"], point(lucky), point(skilled)).set_index("measure")
-    assert d.loc["coin_flip_share", "separated"] and d.loc["coin_flip_share", "difference"] > 0.4
-    d2 = S.difference(lucky["replicates"], same["replicates"], point(lucky), point(same)).set_index("measure")
-    assert not d2.loc["coin_flip_share", "separated"]
+    def separated(a, b):  # b minus a, the two sides' deals resampled apart
+        d = S.measure_difference(a, b, paired=False, boot=200, seed=4)[0].set_index("measure").loc["coin_flip_share"]
+        return d["difference"], d["diff_ci_low"] > 0 or d["diff_ci_high"] < 0
+    change, apart = separated(skilled, lucky)
+    assert apart and change > 0.4
+    assert not separated(same, lucky)[1]
 
 
 def test_ratings_fit_matches_a_logistic_regression():
