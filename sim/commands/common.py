@@ -1,10 +1,12 @@
 """Arguments shared by subcommands: --profile with --set overrides, --seed, positive counts, progress
-bars, and the guard that keeps a report directory from being replaced by another run's report."""
+bars, the command line a run records, and the guard that keeps a report directory from being
+replaced by another run's report."""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -118,3 +120,21 @@ def report_dir(out, kind: str, run_ids: list[str], force: bool = False):
             if not existed and not any(out.iterdir()):
                 out.rmdir()
         raise
+
+
+def command_line(name: str, args, options=(), switches=()) -> str:
+    """The command as typed, for manifests and reproduce lines: ``kalooki NAME``, then ``--config``,
+    each ``--profile`` and ``--set`` given, each of ``options`` ((flag, value) pairs) that is set and
+    each of ``switches`` ((flag, on) pairs) that is on."""
+    parts = ["kalooki", name]
+    if getattr(args, "config", None):
+        parts += ["--config", args.config]
+    for prof in args.profiles or []:
+        parts += ["--profile", prof]
+    for s in args.sets or []:
+        parts += ["--set", s]
+    for flag, value in options:
+        if value is not None:
+            parts += [flag, str(value)]
+    parts += [flag for flag, on in switches if on]
+    return shlex.join(parts)

@@ -3,10 +3,9 @@ from the same deal at every rung) and print how each headline metric moves from 
 whether it has converged."""
 from __future__ import annotations
 
-import shlex
 import sys
 
-from .common import add_seed_arg, positive_int, show_progress
+from .common import add_seed_arg, command_line, positive_int, show_progress
 from .simulate import config_path
 
 
@@ -47,20 +46,9 @@ def register(sub):
 
 
 def _command(args) -> str:
-    parts = ["kalooki", "frontier"]
-    if args.config:
-        parts += ["--config", args.config]
-    for prof in args.profiles or []:
-        parts += ["--profile", prof]
-    for s in args.sets or []:
-        parts += ["--set", s]
-    for flag, value in (("--games", args.games), ("--seed", args.seed), ("--rungs", args.rungs),
-                        ("--players", args.players), ("--out", args.out), ("--shard-games", args.shard_games)):
-        if value is not None:
-            parts += [flag, str(value)]
-    if args.local:
-        parts.append("--local")
-    return shlex.join(parts)
+    return command_line("frontier", args, (("--games", args.games), ("--seed", args.seed), ("--rungs", args.rungs),
+                                           ("--players", args.players), ("--out", args.out),
+                                           ("--shard-games", args.shard_games)), (("--local", args.local),))
 
 
 def run(args):

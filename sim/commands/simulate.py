@@ -1,12 +1,11 @@
 """`kalooki simulate`: play many games over Ray workers (or in-process) into a resumable Parquet run."""
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 
 from .. import resources
-from .common import add_profile_args, add_seed_arg, show_progress
+from .common import add_profile_args, add_seed_arg, command_line, show_progress
 
 
 def register(sub):
@@ -49,24 +48,12 @@ def register(sub):
 
 
 def _command(args) -> str:
-    parts = ["kalooki", "simulate"]
-    if args.config:
-        parts += ["--config", args.config]
-    for prof in args.profiles or []:
-        parts += ["--profile", prof]
-    for s in args.sets or []:
-        parts += ["--set", s]
-    for flag, value in (("--games", args.games), ("--seed", args.seed), ("--out", args.out),
-                        ("--bots", args.bots), ("--players", args.players), ("--workers", args.workers),
-                        ("--address", args.address), ("--shard-games", args.shard_games),
-                        ("--events", args.events), ("--tables", args.tables)):
-        if value is not None:
-            parts += [flag, str(value)]
-    if args.paired:
-        parts.append("--paired")
-    if args.local:
-        parts.append("--local")
-    return shlex.join(parts)
+    return command_line("simulate", args, (("--games", args.games), ("--seed", args.seed), ("--out", args.out),
+                                           ("--bots", args.bots), ("--players", args.players),
+                                           ("--workers", args.workers), ("--address", args.address),
+                                           ("--shard-games", args.shard_games), ("--events", args.events),
+                                           ("--tables", args.tables)),
+                        (("--paired", args.paired), ("--local", args.local)))
 
 
 def config_path(text: str):

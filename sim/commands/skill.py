@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 
 from ..errors import UserError
-from .common import add_seed_arg, show_progress
+from .common import add_seed_arg, command_line, show_progress
 
 HELP = """\
 Plays --games games per --profile among --players (bots, and bots weakened as NAME@EPS: each turn the
@@ -59,20 +58,10 @@ def register(sub):
 
 
 def _command(args) -> str:
-    parts = ["kalooki", "skill"]
-    for prof in args.profiles or []:
-        parts += ["--profile", prof]
-    for s in args.sets:
-        parts += ["--set", s]
-    parts += ["--players", args.players, "--games", str(args.games), "--seed", str(args.seed), "--out", args.out,
-              "--boot", str(args.boot)]
-    for flag, value in (("--workers", args.workers), ("--address", args.address),
-                        ("--shard-games", args.shard_games)):
-        if value is not None:
-            parts += [flag, str(value)]
-    if args.local:
-        parts.append("--local")
-    return shlex.join(parts)
+    return command_line("skill", args, (("--players", args.players), ("--games", args.games), ("--seed", args.seed),
+                                        ("--out", args.out), ("--boot", args.boot), ("--workers", args.workers),
+                                        ("--address", args.address), ("--shard-games", args.shard_games)),
+                        (("--local", args.local),))
 
 
 def run(args):
