@@ -41,7 +41,7 @@ from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, MAXT, OB_NONE, R_PIC
                           YES, _hsum, _obligation, _search)
 from .outlook import _pen, unseen_kernel
 from . import turn_loop as TL
-from .turn_loop import OWN_DRAW, SC_C, SC_CUR, SC_DISC, SC_ND, SC_NS, SC_NT, SC_RESHUFFLES, SC_SP, SC_SRC, SC_TURN_NO
+from .turn_loop import OWN_DRAW, SC_C, SC_DISC, SC_SRC
 
 # the search's words after the lookahead's in its parameter row (expert_core.X_*)
 SX_SAMPLES = XC.X_W
@@ -145,13 +145,7 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
     t = np.full((MAXT, OUT_W), -1, np.int64)
     t[:nt] = tab[:nt]
     sc = mid.copy()
-    sc[SC_SP] = 0
-    sc[SC_NS] = ns
-    sc[SC_ND] = nd
-    sc[SC_NT] = nt
-    sc[SC_TURN_NO] = turn_no
-    sc[SC_RESHUFFLES] = reshuffles
-    sc[SC_CUR] = me
+    TL.set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, me)
     xo = xops.copy()
     xm = xmrows.copy()
     xc = np.zeros(4, np.int64)

@@ -109,6 +109,19 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 
 
 @njit(cache=True)
+def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
+    """Write where a hand stands into its scalar row ``sc``: the stock's pointer and size, the pile's and
+    the table's sizes, the turn number, the reshuffles so far and the seat to play."""
+    sc[SC_SP] = sp
+    sc[SC_NS] = ns
+    sc[SC_ND] = nd
+    sc[SC_NT] = nt
+    sc[SC_TURN_NO] = turn_no
+    sc[SC_RESHUFFLES] = reshuffles
+    sc[SC_CUR] = cur
+
+
+@njit(cache=True)
 def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, jokers, check, streams, slen, spos,
               eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows, xctx,
               whand, start, force_src, force_disc, ask, horizon):
@@ -349,11 +362,5 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
             res[H_STALLED] = 1
             break
         first = False
-    sc[SC_SP] = sp
-    sc[SC_NS] = ns
-    sc[SC_ND] = nd
-    sc[SC_NT] = nt
-    sc[SC_TURN_NO] = turn_no
-    sc[SC_RESHUFFLES] = reshuffles
-    sc[SC_CUR] = cur
+    set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur)
     return answer_code
