@@ -138,3 +138,13 @@ def command_line(name: str, args, options=(), switches=()) -> str:
             parts += [flag, str(value)]
     parts += [flag for flag, on in switches if on]
     return shlex.join(parts)
+
+
+def add_ray_args(p, shard_help: str, count=int):
+    """--workers, --address, --shard-games and --local: where a run's shards are played (``count``
+    parses the two counts)."""
+    p.add_argument("--workers", type=count, metavar="W", help="Ray workers (default: every core)")
+    p.add_argument("--address", metavar="ADDR",
+                   help="join this Ray cluster (default: $RAY_ADDRESS if set, else a private local Ray)")
+    p.add_argument("--shard-games", type=count, dest="shard_games", metavar="M", help=shard_help)
+    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import add_seed_arg, command_line, positive_int, show_progress
+from .common import add_ray_args, add_seed_arg, command_line, positive_int, show_progress
 from .simulate import config_path
 
 
@@ -36,12 +36,7 @@ def register(sub):
     p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
     p.add_argument("--out", metavar="DIR", help="the frontier's directory, or a run's folder (then RUN/frontier) "
                                                 "(default: the run config's out/frontier)")
-    p.add_argument("--workers", type=positive_int, metavar="W", help="Ray workers (default: every core)")
-    p.add_argument("--address", metavar="ADDR",
-                   help="join this Ray cluster (default: $RAY_ADDRESS if set, else a private local Ray)")
-    p.add_argument("--shard-games", type=positive_int, dest="shard_games", metavar="M",
-                   help="games per shard (default: the run config's, else 500)")
-    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
+    add_ray_args(p, "games per shard (default: the run config's, else 500)", count=positive_int)
     p.set_defaults(func=run)
 
 

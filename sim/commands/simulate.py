@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from .. import resources
-from .common import add_profile_args, add_seed_arg, command_line, show_progress
+from .common import add_profile_args, add_ray_args, add_seed_arg, command_line, show_progress
 
 
 def register(sub):
@@ -35,14 +35,9 @@ def register(sub):
                    help="common deals: game g of every profile is dealt from the same shuffled pack "
                         "(profiles must share the pack, players, hand size) (default: off)")
     p.add_argument("--players", type=int, metavar="K", help="players per game (default: the profile's)")
-    p.add_argument("--workers", type=int, metavar="W", help="Ray workers (default: every core)")
-    p.add_argument("--address", metavar="ADDR",
-                   help="join this Ray cluster (default: $RAY_ADDRESS if set, else a private local Ray)")
-    p.add_argument("--shard-games", type=int, dest="shard_games", metavar="M",
-                   help="games per shard (default: 500)")
+    add_ray_args(p, "games per shard (default: 500)")
     p.add_argument("--events", metavar="turns",
                    help="'turns' also records every turn, for `kalooki replay` (default: none)")
-    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar; --quiet also drops the messages on stderr (default: off)")
     p.set_defaults(func=run)
 

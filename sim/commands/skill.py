@@ -7,7 +7,7 @@ import json
 import sys
 
 from ..errors import UserError
-from .common import add_seed_arg, command_line, show_progress
+from .common import add_ray_args, add_seed_arg, command_line, show_progress
 
 HELP = """\
 Plays --games games per --profile among --players (bots, and bots weakened as NAME@EPS: each turn the
@@ -48,11 +48,7 @@ def register(sub):
     p.add_argument("--out", default="runs/skill", metavar="DIR", help="output directory (default: %(default)s)")
     p.add_argument("--boot", type=int, default=200, metavar="B",
                    help="bootstrap replicates over deals, 0 for none (default: %(default)s)")
-    p.add_argument("--workers", type=int, metavar="W", help="Ray workers (default: every core)")
-    p.add_argument("--address", metavar="ADDR", help="join this Ray cluster (default: a private local Ray)")
-    p.add_argument("--shard-games", type=int, dest="shard_games", metavar="M",
-                   help="games per shard, a multiple of the 4 seats (default: 100, or --games if fewer)")
-    p.add_argument("--local", action="store_true", help="play every shard in this process, without Ray (default: off)")
+    add_ray_args(p, "games per shard, a multiple of the 4 seats (default: 100, or --games if fewer)")
     p.add_argument("--json", action="store_true", help="print the measures as one JSON object (default: tables)")
     p.set_defaults(func=run)
 
