@@ -136,7 +136,8 @@ def write_document(frontier: Frontier, command: str, complete: bool) -> None:
             raise UserError(f"--out {frontier.out!r}: {FRONTIER_FILE} is not a kalooki-lab frontier; move it away "
                             "to start the frontier there") from None
         mine = frontier.document(command, complete)
-        diffs = [f"{key} {found.get(key)!r} there, {mine[key]!r} now" for key in IDENTITY if found.get(key) != mine[key]]
+        diffs = [f"{key}: {json.dumps(found.get(key))} there, {json.dumps(mine[key])} now" for key in IDENTITY
+                 if found.get(key) != mine[key]]
         if diffs:
             raise UserError(f"--out {frontier.out!r} already holds another frontier; settings that differ: "
                             f"{'; '.join(diffs)}. Re-run with that frontier's settings to resume it, or choose "
