@@ -49,12 +49,13 @@ CONVERGENCE_NOTE = (
     "Strength frontier: each profile played at tables of four of the same bot, once per rung of the bot ladder "
     "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game "
     "number). Each headline metric per rung is the report's estimate (unit and denominator as in the "
-    "headline table) with a 95% interval: a share's the report's cluster-robust Wilson interval; a mean's (every "
-    f"one a mean of a non-negative count or value) the {BOOT:,}-replicate percentile bootstrap over games, the same "
-    "resampled games at every rung, seeded from the frontier's seed and the profile, so that it stays within "
-    "the per-game values (never below 0, as a t interval can reach); the figure and frontier_by_rung.csv show "
-    "these intervals. The figure leaves out a metric that is the same at every rung for every profile (a flat "
-    "line says nothing about play strength) and says which under it. A step is a rung minus the rung below, from per-game differences (game g against game "
+    "headline table) with a 95% interval: for a share the report's cluster-robust Wilson interval, for a "
+    "difference of shares its cluster-robust t interval, for a mean (each a mean of a non-negative count or value) "
+    f"the {BOOT:,}-replicate percentile bootstrap over games, the same resampled games at every rung, seeded from "
+    "the frontier's seed and the profile, so that it stays within the per-game values (never below 0, where a t "
+    "interval can reach); the figure and frontier_by_rung.csv show these intervals. The figure leaves out a "
+    "metric that is the same at every rung for every profile (a flat line says nothing about play strength) and "
+    "says which under it. A step is a rung minus the rung below, from per-game differences (game g against game "
     "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
     "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
     "the one below) is practically equivalent and smaller than the step before (in size, or both practically "
@@ -452,9 +453,9 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
     doc.open("figs")
     doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
                "Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile "
-               "(colours), with its 95% interval (units as in the headline table): a share's cluster-robust Wilson "
-               f"interval, a mean's percentile bootstrap over games ({BOOT:,} replicates; Methods). Reproduce: "
-               f"{d.get('command')}",
+               "(colours), with its 95% interval (units as in the headline table): shares cluster-robust Wilson, "
+               f"differences of shares cluster-robust t, means percentile bootstrap over games ({BOOT:,} "
+               f"replicates; Methods). Reproduce: {d.get('command')}",
                width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
     doc.close("figs")
     if flat:

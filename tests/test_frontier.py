@@ -350,7 +350,8 @@ def test_the_by_rung_table_and_figure_show_the_bootstrap_intervals_of_means(run_
     means = csv[(csv["kind"] == "mean") & csv["estimate"].notna()]
     assert len(means) and means["method"].str.startswith("percentile bootstrap 95% interval over games").all()
     assert (means["ci_low"] >= 0).all()
-    assert (means["ci_low"] <= means["estimate"] + 1e-12).all() and (means["estimate"] <= means["ci_high"] + 1e-12).all()
+    assert (means["ci_low"] <= means["estimate"] + 1e-12).all()
+    assert (means["estimate"] <= means["ci_high"] + 1e-12).all()
     shares = csv[csv["kind"] == "proportion"]
     assert not shares["method"].str.contains("bootstrap").any()  # shares keep the report's Wilson intervals
     fr = F.load_frontier(root / "run" / "frontier")
@@ -385,5 +386,6 @@ def test_the_figure_leaves_out_a_metric_flat_at_every_rung_and_says_so(run_with_
     assert flat, "the small frontier has a metric flat at every rung (no void deal, no stopped game)"
     left_out = html[html.index("Left out of the figure"):].split("</p>")[0]
     for metric in dict.fromkeys(shown["metric"]):
-        label = findings.sentence_label(findings.show(metric, shown.loc[shown["metric"] == metric, "kind"].iloc[0]).label)
+        kind = shown.loc[shown["metric"] == metric, "kind"].iloc[0]
+        label = findings.sentence_label(findings.show(metric, kind).label)
         assert (label in left_out) == (metric in flat), metric
