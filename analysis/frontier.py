@@ -3,9 +3,13 @@ rungs, whether each metric has converged, and what that says about the balance r
 
 A frontier (written by `kalooki frontier`) is one run per rung, every seat the rung's bot, game g
 starting from the same deal at every rung (``frontier.json`` names the rungs in ladder order, weakest
-first, and their runs).
+first, and their runs), under a local folder or any URI a run can live at (read through
+``sim.runformat``).
 The metrics are the report's headline metrics (:mod:`analysis.metrics`, same definitions, units,
-denominators and cluster-robust intervals).  A *step* is a metric at one rung minus the rung below,
+denominators, and the same cluster-robust intervals for shares), a mean's interval the seeded
+percentile bootstrap over games (``bootstrap_means``: a mean count's never falls below 0).  The
+figure leaves out the metrics that are the same at every rung for every profile (``flat_metrics``)
+and the report names them under it.  A *step* is a metric at one rung minus the rung below,
 estimated from per-game differences (game g at one rung against game g at the other: the same first
 deal) with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
 (:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
