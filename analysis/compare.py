@@ -111,7 +111,7 @@ def paired_design(manifest_a: dict, manifest_b: dict, profile_a: str, profile_b:
     return profile_a == profile_b or bool(manifest_a.get("paired") and manifest_b.get("paired"))
 
 
-def _per_game(res: metrics.Results, profile: str, metric: str) -> pd.DataFrame:
+def per_game(res: metrics.Results, profile: str, metric: str) -> pd.DataFrame:
     """Per-game (y, x) of a headline metric's cell, indexed by game_id, over every game of the profile."""
     table = res.run.summary.games_table()
     mine = table[table["profile"] == profile]
@@ -134,7 +134,7 @@ def _scale(res: metrics.Results, profile: str, metric: str) -> float:
 
 def _paired_difference(res_a, res_b, profile_a, profile_b, metric) -> dict | None:
     """Difference B - A from per-game differences; None when the two sides hold different games."""
-    a, b = _per_game(res_a, profile_a, metric), _per_game(res_b, profile_b, metric)
+    a, b = per_game(res_a, profile_a, metric), per_game(res_b, profile_b, metric)
     if len(a) < 2 or not a.index.equals(b.index):
         return None
     z = []

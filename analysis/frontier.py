@@ -3,9 +3,13 @@ rungs, whether each metric has converged, and what that says about the balance r
 
 A frontier (written by `kalooki frontier`) is one run per rung, every seat the rung's bot, game g
 starting from the same deal at every rung (``frontier.json`` names the rungs in ladder order, weakest
-first, and their runs).
+first, and their runs), under a local folder or any URI a run can live at (read through
+``sim.runformat``).
 The metrics are the report's headline metrics (:mod:`analysis.metrics`, same definitions, units,
-denominators and cluster-robust intervals).  A *step* is a metric at one rung minus the rung below,
+denominators, and the same cluster-robust intervals for shares), a mean's interval the seeded
+percentile bootstrap over games (``bootstrap_means``: a mean count's never falls below 0).  The
+figure leaves out the metrics that are the same at every rung for every profile (``flat_metrics``)
+and the report names them under it.  A *step* is a metric at one rung minus the rung below,
 estimated from per-game differences (game g at one rung against game g at the other: the same first
 deal) with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
 (:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
@@ -26,15 +30,16 @@ This module reads the runs' files and their manifests; it never imports the engi
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim import runformat
 from sim.errors import UserError
 
-from . import findings, load, metrics
+from . import findings, load, metrics, stats
 
 FRONTIER_FORMAT = "kalooki-lab frontier"  # sim.frontier writes it
 FRONTIER_FILE = "frontier.json"
@@ -43,11 +48,18 @@ CONVERGED = "converged"
 NOT_CONVERGED = "not converged"
 STATUSES = (CONVERGED, NOT_CONVERGED, findings.NOT_ESTABLISHED)
 STRONG = findings.STRONG_PLAY
+BOOT = 2000  # bootstrap replicates of a mean's interval per profile (cheap: one matrix product a metric)
 CONVERGENCE_NOTE = (
     "Strength frontier: each profile played at tables of four of the same bot, once per rung of the bot ladder "
     "(weakest first), game g starting from the same deal at every rung (the same seed, profile and game "
-    "number). Each headline metric per rung is the report's estimate with its cluster-robust 95% interval "
-    "(unit and denominator as in the headline table). A step is a rung minus the rung below, from per-game differences (game g against game "
+    "number). Each headline metric per rung is the report's estimate (unit and denominator as in the "
+    "headline table) with a 95% interval: for a share the report's cluster-robust Wilson interval, for a "
+    "difference of shares its cluster-robust t interval, for a mean (each a mean of a non-negative count or value) "
+    f"the {BOOT:,}-replicate percentile bootstrap over games, the same resampled games at every rung, seeded from "
+    "the frontier's seed and the profile, so that it stays within the per-game values (never below 0, where a t "
+    "interval can reach); the figure and frontier_by_rung.csv show these intervals. The figure leaves out a "
+    "metric that is the same at every rung for every profile (a flat line says nothing about play strength) and "
+    "says which under it. A step is a rung minus the rung below, from per-game differences (game g against game "
     "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
     "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
     "the one below) is practically equivalent and smaller than the step before (in size, or both practically "
@@ -58,11 +70,13 @@ CONVERGENCE_NOTE = (
     "the report's table composition whose estimates lie within one practical threshold of the top rung's for "
     "the largest share of (profile, metric) pairs.")
 FIGURE_KINDS = ("proportion", "mean", "difference")
+MEAN_METHOD = (stats.PERCENTILE_BOOTSTRAP.format(boot=BOOT) + ", the same resampled games at every rung, seeded "
+               "from the frontier's seed and the profile")
 
 
 @dataclass
 class FrontierData:
-    path: Path
+    path: str  # a local path or a URI
     document: dict
     rungs: list[str]
     results: dict  # rung -> metrics.Results (per-game sums kept)
@@ -76,21 +90,30 @@ class FrontierData:
         return self.rungs[-2:]
 
 
-def find(run_dir) -> Path | None:
-    """The run's frontier folder (RUN/frontier with a frontier.json), or None: a local run only."""
-    text = str(run_dir)
-    if "://" in text:
+def find(run_dir) -> str | None:
+    """The run's frontier (RUN/frontier holding a frontier.json), as a path or URI like ``run_dir``;
+    None when it has none."""
+    where = runformat.join_uri(run_dir, FRONTIER_DIR)
+    loc = runformat.locate(where, "run")
+    try:
+        found = runformat.read_bytes(loc.fs, loc.path(FRONTIER_FILE))
+    except OSError:  # an unreachable run is the run's readers' to say
         return None
-    path = Path(text) / FRONTIER_DIR
-    return path if (path / FRONTIER_FILE).is_file() else None
+    return where if found is not None else None
 
 
 def read_document(path) -> dict:
-    where = Path(path) / FRONTIER_FILE
+    """The frontier.json at ``path`` (a path or URI), checked; UserError naming what is wrong."""
+    loc = runformat.locate(path, "run")
+    where = loc.file(FRONTIER_FILE)
     try:
-        doc = json.loads(where.read_text())
+        data = runformat.read_bytes(loc.fs, where.path)
     except OSError as e:
-        raise UserError(f"{where}: cannot read the frontier: {e.strerror}") from None
+        raise UserError(f"{where}: cannot read the frontier: {e}") from None
+    if data is None:
+        raise UserError(f"{where}: cannot read the frontier: no such file")
+    try:
+        doc = json.loads(data)
     except ValueError as e:
         raise UserError(f"{where} is not readable JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("format") != FRONTIER_FORMAT:
@@ -106,11 +129,11 @@ def read_document(path) -> dict:
 
 def load_frontier(path) -> FrontierData:
     """Every rung's run, verified, with per-game sums kept (the steps are paired by game)."""
-    path = Path(str(path))
+    path = str(path)
     doc = read_document(path)
     results = {}
     for rung in doc["rungs"]:
-        run_dir = path / str(doc["runs"].get(rung, rung))
+        run_dir = runformat.join_uri(path, str(doc["runs"].get(rung, rung)))
         problems = load.verify_run(run_dir)
         if problems:
             raise UserError(f"frontier rung {rung} ({run_dir}) fails verification: {problems[0]}"
@@ -128,9 +151,38 @@ BY_RUNG_COLUMNS = ["profile", "rung", "metric", "kind", "estimate", "ci_low", "c
 
 
 def by_rung(fr: FrontierData) -> pd.DataFrame:
-    """Every headline metric per profile and rung (long; the report's summary columns plus `rung`)."""
+    """Every headline metric per profile and rung (long; the report's summary columns plus `rung`), a
+    mean's interval the percentile bootstrap over games (``bootstrap_means``)."""
     parts = [res.summary.assign(rung=rung) for rung, res in fr.results.items()]
-    return pd.concat(parts, ignore_index=True)[BY_RUNG_COLUMNS]
+    return bootstrap_means(fr, pd.concat(parts, ignore_index=True)[BY_RUNG_COLUMNS])
+
+
+def _bootstrap_stream(seed, profile: str) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(int(seed or 0), spawn_key=(zlib.crc32(b"frontier"),
+                                                                                    zlib.crc32(profile.encode()))))
+
+
+def bootstrap_means(fr: FrontierData, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every applicable mean's interval replaced by the percentile bootstrap over games
+    (``BOOT`` replicates): every mean here is a mean of a non-negative count or value, and its t
+    interval can reach below 0 where the bootstrap's stays within the per-game values.  The replicates
+    of a profile come from one stream of the frontier's seed and the profile, and resample the same
+    games at every rung and for every metric (game g is the same deal at every rung)."""
+    from .compare import per_game
+    out = table.copy()
+    weights = {}
+    for i in out.index[(out["kind"] == "mean") & out["applicable"].astype(bool) & out["estimate"].notna()]:
+        profile, rung, metric = out.at[i, "profile"], out.at[i, "rung"], out.at[i, "metric"]
+        games = per_game(fr.results[rung], profile, metric)
+        if len(games) < 2:
+            continue
+        key = (profile, len(games))
+        if key not in weights:
+            rng = _bootstrap_stream(fr.document.get("seed"), profile)
+            weights[key] = np.array([stats.bootstrap_weights(rng, len(games)) for _ in range(BOOT)])
+        found = stats.bootstrap_ratio(games["y"].to_numpy(), games["x"].to_numpy(), weights[key]).iloc[0]
+        out.loc[i, ["ci_low", "ci_high", "method"]] = [found["ci_low"], found["ci_high"], MEAN_METHOD]
+    return out
 
 
 def steps(fr: FrontierData, thresholds) -> pd.DataFrame:
@@ -276,6 +328,31 @@ def figure_frame(table: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+def flat_metrics(frame: pd.DataFrame) -> dict:
+    """The figure's metrics whose estimate is the same at every rung for every profile: {metric: {profile:
+    value}} (the figure leaves them out: a flat line tells nothing about play strength)."""
+    flat = {}
+    for metric, mine in frame.groupby("metric", sort=False):
+        spread = mine.groupby("profile", observed=True)["estimate"].agg(["min", "max"])
+        if (spread["min"] == spread["max"]).all():
+            flat[metric] = {str(p): float(v) for p, v in spread["min"].items()}
+    return flat
+
+
+def flat_text(flat: dict, kinds: dict) -> str:
+    """Under the figure: which metrics it leaves out and why."""
+    def values(metric):
+        found = {findings.fmt_value(metric, v, kinds[metric]) for v in flat[metric].values()}
+        if len(found) == 1:
+            return found.pop() if len(flat[metric]) == 1 else f"{found.pop()} for every profile"
+        return ", ".join(f"{p} {findings.fmt_value(metric, v, kinds[metric])}" for p, v in flat[metric].items())
+    names = "; ".join(f"{findings.sentence_label(findings.show(m, kinds[m]).label)} ({values(m)})" for m in flat)
+    profiles = list(dict.fromkeys(p for values_ in flat.values() for p in values_))
+    who = "every profile" if len(profiles) > 1 else profiles[0]
+    return (f"Left out of the figure, the same at every rung for {who}, so a panel would show only flat "
+            f"lines: {names}. Their rows are in the convergence table and frontier_by_rung.csv.")
+
+
 def convergence_grid(conv: pd.DataFrame, profiles: list[str]):
     from .document import Cell
     header = [Cell("Metric")] + [Cell(p, "last step; status") for p in profiles]
@@ -372,14 +449,21 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
                  f"({' and '.join(fr.top_two)}): the same verdict at both, stated for strong play in the findings "
                  "and marked ★ in the headline table.")
     frame = figure_frame(table)
+    flat = flat_metrics(frame)
+    kinds = dict(zip(frame["metric"], frame["kind"]))
+    frame = frame[~frame["metric"].isin(list(flat))]
     n = frame["label"].nunique()
     rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
     doc.open("figs")
     doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
-               f"Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile (colours), with its 95% "
-               f"interval (cluster-robust by game; units as in the headline table). Reproduce: {d.get('command')}",
+               "Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile "
+               "(colours), with its 95% interval (units as in the headline table): shares cluster-robust Wilson, "
+               f"differences of shares cluster-robust t, means percentile bootstrap over games ({BOOT:,} "
+               f"replicates; Methods). Reproduce: {d.get('command')}",
                width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
     doc.close("figs")
+    if flat:
+        doc.text(flat_text(flat, kinds))
     doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
              f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
              "converged, unmarked: not established (or not judged).")

@@ -51,6 +51,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from . import stats
+
 PRIOR_SD = 10.0  # log-odds; a normal prior on every rating
 BOOT = 200
 LEVEL = 0.95
@@ -187,22 +189,16 @@ def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed: int = 0, 
     D = len(counts.deals)
     reps, rep_r = [], []
     for b in range(boot):
-        k = rng.multinomial(D, np.full(D, 1.0 / D)).astype(np.float64)
+        k = stats.bootstrap_weights(rng, D)
         rb, mb = measures_of(np.tensordot(k, counts.wins, axes=1), np.tensordot(k, counts.pay, axes=1), order, money)
         rep_r.append(rb)
         reps.append({"replicate": b, **mb})
     rep = pd.DataFrame(reps)
     rep_r = np.array(rep_r).reshape(boot, len(r))
-    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
-
-    def interval(values):
-        values = np.asarray(values, np.float64)
-        values = values[np.isfinite(values)]
-        return (float(np.quantile(values, lo_q)), float(np.quantile(values, hi_q))) if values.size else (math.nan,) * 2
 
     mrows = []
     for name, est in point.items():
-        lo, hi = interval(rep[name]) if boot else (math.nan, math.nan)
+        lo, hi = stats.percentile_interval(rep[name], level) if boot else (math.nan, math.nan)
         unit, denom = MEASURES[name]
         mrows.append(dict(measure=name, estimate=est, ci_low=lo, ci_high=hi, unit=unit, denominator=denom))
     g = games.assign(bot=games["bot"].astype(str))
@@ -211,7 +207,7 @@ def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed: int = 0, 
     prows = []
     for k in order:
         name = counts.players[k]
-        lo, hi = interval(rep_r[:, k]) if boot else (math.nan, math.nan)
+        lo, hi = stats.percentile_interval(rep_r[:, k], level) if boot else (math.nan, math.nan)
         row = per.loc[name] if name in per.index else None
         prows.append(dict(player=name, strength_rank=len(prows) + 1, rating=float(r[k]), rating_lo=lo, rating_hi=hi,
                           elo=float(r[k] * ELO_PER_LOGIT), games=int(row["games"]) if row is not None else 0,
@@ -403,14 +399,6 @@ def find_fit(run_dir) -> Fit | None:
     return None
 
 
-def _quantiles(values, level: float = LEVEL) -> tuple[float, float]:
-    values = np.asarray(values, np.float64)
-    values = values[np.isfinite(values)]
-    if not values.size:
-        return math.nan, math.nan
-    return float(np.quantile(values, (1 - level) / 2)), float(np.quantile(values, 1 - (1 - level) / 2))
-
-
 def _pair_seed(seed: int, a: str, b: str) -> np.random.SeedSequence:
     import zlib
     return np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(a.encode()), zlib.crc32(b.encode()), 1))
@@ -432,8 +420,8 @@ def measure_difference(res_a: dict, res_b: dict, paired: bool, boot: int, seed, 
     reps_a, reps_b = {m: [] for m in names}, {m: [] for m in names}
     Da, Db = len(ca.deals), len(cb.deals)
     for _ in range(boot):
-        ka = rng.multinomial(Da, np.full(Da, 1.0 / Da)).astype(np.float64)
-        kb = ka if paired else rng.multinomial(Db, np.full(Db, 1.0 / Db)).astype(np.float64)
+        ka = stats.bootstrap_weights(rng, Da)
+        kb = ka if paired else stats.bootstrap_weights(rng, Db)
         for c, k, r, reps in ((ca, ka, res_a, reps_a), (cb, kb, res_b, reps_b)):
             _, m = measures_of(np.tensordot(k, c.wins, axes=1), np.tensordot(k, c.pay, axes=1), r["order"], r["money"])
             for name in names:
@@ -442,7 +430,7 @@ def measure_difference(res_a: dict, res_b: dict, paired: bool, boot: int, seed, 
     for name in names:
         a, b = np.asarray(reps_a[name]), np.asarray(reps_b[name])
         diffs[name] = b - a
-        (la, ha), (lb, hb), (ld, hd) = _quantiles(a, level), _quantiles(b, level), _quantiles(b - a, level)
+        (la, ha), (lb, hb), (ld, hd) = (stats.percentile_interval(v, level) for v in (a, b, b - a))
         rows.append(dict(measure=name, metric=THRESHOLD_KEYS.get(name, name), kind="skill", unit=MEASURES[name][0],
                          estimate_a=pa_[name], ci_low_a=la, ci_high_a=ha, estimate_b=pb_[name], ci_low_b=lb,
                          ci_high_b=hb, difference=pb_[name] - pa_[name], diff_ci_low=ld, diff_ci_high=hd,

@@ -363,3 +363,38 @@ def bootstrap_threshold_tests(estimate, replicates, threshold) -> tuple[float, f
     p_exceeds = min(1.0, 2 * inside / b) if estimate != 0 else 1.0
     p_equivalent = max((reps <= -threshold).sum() / b, (reps >= threshold).sum() / b)
     return float(p_exceeds), float(p_equivalent)
+
+
+# ---------------------------------------------------------------------------------------------
+# the percentile bootstrap over clusters (deals or games)
+
+PERCENTILE_BOOTSTRAP = "percentile bootstrap 95% interval over games ({boot:,} replicates)"
+
+
+def bootstrap_weights(rng: np.random.Generator, n: int) -> np.ndarray:
+    """One bootstrap replicate of n clusters: how often each is drawn in n draws with replacement."""
+    return rng.multinomial(n, np.full(n, 1.0 / n)).astype(np.float64)
+
+
+def percentile_interval(replicates, level: float = CONFIDENCE) -> tuple[float, float]:
+    """The percentile bootstrap interval: the (1 - level) / 2 and 1 - (1 - level) / 2 quantiles of the
+    finite replicates; NaN, NaN without any."""
+    values = np.asarray(replicates, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return np.nan, np.nan
+    return float(np.quantile(values, (1 - level) / 2)), float(np.quantile(values, 1 - (1 - level) / 2))
+
+
+def bootstrap_ratio(y, x, weights: np.ndarray) -> pd.DataFrame:
+    """sum y / sum x over clusters (games) with its percentile bootstrap 95% interval, the clusters
+    resampled by ``weights`` (replicates x clusters, rows of ``bootstrap_weights``).  A ratio of
+    non-negative sums stays within the range of the per-cluster values, so its interval never leaves
+    it (a mean count's never falls below 0, as a t interval can).  Columns estimate, ci_low, ci_high."""
+    y, x = np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64)
+    total = x.sum()
+    estimate = y.sum() / total if total != 0 else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = (weights @ y) / (weights @ x)
+    low, high = percentile_interval(reps) if np.isfinite(estimate) else (np.nan, np.nan)
+    return pd.DataFrame({"estimate": [estimate], "ci_low": [low], "ci_high": [high]})

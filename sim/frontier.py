@@ -1,6 +1,7 @@
 """The strength frontier: every profile played at tables of one bot, once per rung of the bot ladder.
 
-A frontier is one run per rung, each a plain run of the runner (``sim.runner``) at ``DIR/RUNG`` with
+A frontier is one run per rung, each a plain run of the runner (``sim.runner``) at ``DIR/RUNG`` (DIR a
+local folder or any URI a run can live at, ``sim.runformat``; every file goes through it) with
 every seat the rung's bot, all with the same profiles, games and seed.  A game's random stream depends
 only on (seed, profile, game number) (``sim.records``), so game g of a profile starts from the same
 deal at every rung: the rungs differ by play, and the analysis pairs them game by game (later hands
@@ -8,13 +9,14 @@ of a game follow from the same stream, so they stay alike until play has used it
 a stock reshuffle for one).  ``DIR/frontier.json``
 says which rungs, in ladder order, and where their runs are; it is written before any rung is played,
 so the same command resumes a stopped frontier rung by rung (each rung run resumes as ``simulate``
-does).  ``analysis.frontier`` reads it.
+does, and refuses a rung that holds another run); a frontier.json of another study (``IDENTITY``) is
+never replaced.  ``analysis.frontier`` reads it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import runformat, runner
 from .errors import UserError
@@ -25,6 +27,8 @@ FRONTIER_DIR = "frontier"  # a run's frontier lives in RUN/frontier (what `kaloo
 # The bot ladder, weakest first: each rung a player that should beat the one below it.
 LADDER = ("greedy", "expert", "lookahead", "search")
 PLAYERS = 4
+# What makes two frontiers the same study (their rungs may differ: a rung can be added to a frontier).
+IDENTITY = ("profiles", "games", "seed", "players", "paired_profiles")
 
 
 def available_rungs() -> list[str]:
@@ -101,8 +105,8 @@ def plan(file_values: dict | None, config_path, *, profiles, games, seed, out, r
     else:
         out = frontier_dir(out)
     file_values.pop("out", None)
-    n = players if players is not None else file_values.get("players", PLAYERS)
-    runner._int(n, "players", "--players" if players is not None else runner._where("players", config_path), 2, 6)
+    n = runner.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed, out=out,
+                           players=players, workers=workers, shard_games=shard_games, sets=sets).players or PLAYERS
     configs, plans = {}, {}
     for rung in rungs:
         cfg = runner.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed,
@@ -131,6 +135,13 @@ def write_document(frontier: Frontier, command: str, complete: bool) -> None:
         except (ValueError, AssertionError):
             raise UserError(f"--out {frontier.out!r}: {FRONTIER_FILE} is not a kalooki-lab frontier; move it away "
                             "to start the frontier there") from None
+        mine = frontier.document(command, complete)
+        diffs = [f"{key}: {json.dumps(found.get(key))} there, {json.dumps(mine[key])} now" for key in IDENTITY
+                 if found.get(key) != mine[key]]
+        if diffs:
+            raise UserError(f"--out {frontier.out!r} already holds another frontier; settings that differ: "
+                            f"{'; '.join(diffs)}. Re-run with that frontier's settings to resume it, or choose "
+                            "another --out")
     runformat.write_bytes_atomic(loc.fs, loc.path(FRONTIER_FILE),
                                  (json.dumps(frontier.document(command, complete), indent=1) + "\n").encode())
 
@@ -149,22 +160,12 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
                             f"{old.get('run_id')}); settings that differ: {'; '.join(diffs)}. Re-run with that "
                             "frontier's settings to resume it, or choose another --out")
     write_document(frontier, command, complete=False)
-    started = False
-    try:
-        runner.warm_up(frontier.rungs, announce=progress)
-        if not local:
-            started, _ = runner._start_ray(frontier.configs[frontier.rungs[0]].workers, address, frontier.out)
+    runner.warm_up(frontier.rungs, announce=progress)
+    with contextlib.nullcontext() if local else runner.ray_session(frontier.configs[frontier.rungs[0]].workers,
+                                                                  address, frontier.out):
         for rung in frontier.rungs:
             log(f"frontier rung {rung}: {','.join([rung] * frontier.players)} at every table")
             runner.run(frontier.configs[rung], local=local, progress=progress, log=log,
                        command=f"{command}  # rung {rung}")
-    finally:
-        if started:
-            import ray
-            ray.shutdown()
     write_document(frontier, command, complete=True)
     return frontier.document(command, True)
-
-
-def is_frontier(path) -> bool:
-    return (Path(path) / FRONTIER_FILE).is_file()

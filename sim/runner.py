@@ -16,6 +16,7 @@ and returns a small summary); ``run_local`` executes the same ``execute_shard`` 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -773,8 +774,9 @@ def _check_reachable(address: str) -> None:
                         f"there ({e}); leave both unset to run on a private local Ray") from None
 
 
-def _start_ray(workers: int | None, address: str | None, out: str = "") -> tuple[bool, int]:
-    """Start (or join) Ray; (whether we started it, workers to keep busy).
+def start_ray(workers: int | None, address: str | None, out: str = "") -> tuple[bool, int]:
+    """Start (or join) Ray for a driver that plays runs (simulate, skill, frontier, sweep); (whether
+    this call started it, workers to keep busy).  Ray already started in this process is kept as it is.
 
     Only ``address`` (--address) or ``RAY_ADDRESS`` joins a cluster.  Otherwise Ray starts a private
     local instance (``address="local"``), whatever cluster another program has registered on this
@@ -803,6 +805,19 @@ def _start_ray(workers: int | None, address: str | None, out: str = "") -> tuple
         print(f"warning: --out {out!r} is a local path but the Ray cluster has several nodes; each worker writes "
               "its shards on its own node. Use a shared filesystem or a URI (s3://..., gs://...)", file=sys.stderr)
     return started, workers
+
+
+@contextlib.contextmanager
+def ray_session(workers: int | None, address: str | None = None, out: str = ""):
+    """Ray started or joined (``start_ray``) for the block, so that several runs share one start;
+    shut down after it when this call started it.  Yields the workers to keep busy."""
+    started, workers = start_ray(workers, address, out)
+    try:
+        yield workers
+    finally:
+        if started:
+            import ray
+            ray.shutdown()
 
 
 def _progress(total: int, initial: int, enabled: bool):
@@ -900,7 +915,7 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
         ray_started, ray_workers, ray_seconds = False, 1, 0.0
         if not local:
             t = time.perf_counter()
-            ray_started, ray_workers = _start_ray(config.workers, address, config.out)
+            ray_started, ray_workers = start_ray(config.workers, address, config.out)
             ray_seconds = time.perf_counter() - t
         try:
             storage.ensure_writable(loc)

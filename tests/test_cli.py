@@ -123,7 +123,7 @@ def test_simulate_of_a_complete_run_starts_no_ray(tmp_path, capsys, monkeypatch)
 
     def no_ray(*args, **kwargs):
         raise AssertionError("Ray started for a run with nothing to play")
-    monkeypatch.setattr(runner, "_start_ray", no_ray)
+    monkeypatch.setattr(runner, "start_ray", no_ray)
     rc, out, err = run_cli(capsys, "simulate", "--profile", "kalooki40", "--games", "2", "--seed", "1",
                            "--out", tmp_path / "run")
     assert rc == 0 and out.startswith("nothing to do: all 1 shard(s)"), err

@@ -1,5 +1,8 @@
 """`kalooki frontier` and its analysis: refusals, a small frontier end to end (same deals at every rung,
-resumed as a run is), the convergence rule on constructed steps, and the report with and without one."""
+resumed as a run is), one in an S3 bucket (moto's server on loopback, as in test_cluster.py) resumed,
+refused where another study is and reported, Ray started once through the runner, the convergence rule
+on constructed steps, the report with and without one, and what its figure shows: a mean's bootstrap
+interval over games, and the metrics flat at every rung left out and named."""
 import contextlib
 import io
 import json
@@ -12,6 +15,7 @@ import pytest
 from analysis import findings
 from analysis import frontier as F
 from sim.cli import main
+from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's S3 server)
 
 RUNGS = ("greedy", "expert", "lookahead")
 
@@ -226,3 +230,162 @@ def test_a_registered_search_bot_becomes_the_top_rung(monkeypatch):
     monkeypatch.setitem(bots.BOTS, "search", bots.BOTS["lookahead"])
     assert frontier.parse_rungs(None)[-2:] == ["lookahead", "search"]
     assert frontier.parse_rungs("search,greedy,expert") == ["greedy", "expert", "search"]  # ladder order
+
+
+# ---------------------------------------------------------------------------------------------
+# where a frontier lives: any URI a run can live at, refused where another study is
+
+
+def _objects(uri: str) -> dict:
+    """Every file under `uri` with its bytes (the bucket's objects), by path."""
+    import pyarrow.fs as pafs
+    from sim import runformat
+    loc = runformat.locate(uri)
+    infos = loc.fs.get_file_info(pafs.FileSelector(loc.root, recursive=True, allow_not_found=True))
+    return {i.path: runformat.read_bytes(loc.fs, i.path) for i in infos if i.type == pafs.FileType.File}
+
+
+def test_a_frontier_in_a_bucket_resumes_refuses_other_studies_and_is_reported(s3, tmp_path):  # noqa: F811
+    from sim import runformat
+    from test_run_shapes import _copy_of_kalooki40
+    mine = _copy_of_kalooki40(tmp_path / "mine.toml", opening_min=51)
+    run = f"s3://{BUCKET}/with-frontier/run?{s3}"
+    common = ("--games", "4", "--shard-games", "2", "--local", "-q")
+    rc, _, err = _kalooki("simulate", "--profile", str(mine), "--seed", "3", "--out", run, *common)
+    assert rc == 0, err
+    rc, printed, err = _kalooki("frontier", "--profile", str(mine), "--seed", "3", "--rungs", "greedy,expert",
+                                "--out", run, *common)
+    assert rc == 0, err
+    where = runformat.join_uri(run, "frontier")
+    assert printed.rstrip().endswith(f"frontier: {where}")
+    loc = runformat.locate(where)
+    doc = json.loads(runformat.read_bytes(loc.fs, loc.path("frontier.json")))
+    assert doc["complete"] is True and doc["rungs"] == ["greedy", "expert"] and doc["profiles"] == ["mine"]
+    played = _objects(where)
+    assert any("/greedy/hands/profile=mine/" in p for p in played) and any("/expert/games/" in p for p in played)
+
+    rc, _, err = _kalooki("frontier", "--profile", str(mine), "--seed", "3", "--rungs", "greedy,expert",
+                          "--out", run, *common)
+    assert rc == 0, err
+    after = _objects(where)
+    assert {p: b for p, b in after.items() if not p.endswith(".json")} == \
+        {p: b for p, b in played.items() if not p.endswith(".json")}  # nothing played again
+
+    (tmp_path / "edited").mkdir()
+    edited = _copy_of_kalooki40(tmp_path / "edited" / "mine.toml", opening_min=55)
+    for argv, said in ((("--profile", str(mine), "--seed", "4"), "seed: 3 there, 4 now"),
+                       (("--profile", str(edited), "--seed", "3"), "profile mine's rules")):
+        rc, _, err = _kalooki("frontier", "--rungs", "greedy,expert", "--out", run, *argv, *common)
+        assert rc == 2 and "already holds a different run" in err and said in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert _objects(where) == after  # not a shard, not frontier.json touched
+
+    rc, _, err = _kalooki("report", run, "--out", str(tmp_path / "report"), "-q")
+    assert rc == 0, err
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert 'id="strength-frontier"' in html and "could not be read" not in html
+    assert (tmp_path / "report" / "figures" / "frontier.png").is_file()
+    by_rung = pd.read_csv(tmp_path / "report" / "data" / "frontier_by_rung.csv")
+    assert list(dict.fromkeys(by_rung["rung"])) == ["greedy", "expert"] and set(by_rung["profile"]) == {"mine"}
+
+
+def test_a_frontier_of_another_study_is_not_replaced(tmp_path):
+    where = tmp_path / "fr"
+    where.mkdir()
+    other = {"format": F.FRONTIER_FORMAT, "rungs": ["lookahead", "search"],
+             "runs": {"lookahead": "lookahead", "search": "search"}, "profiles": ["kalooki40"], "games": 6,
+             "seed": 9, "players": 4, "paired_profiles": False, "complete": True}
+    (where / "frontier.json").write_text(json.dumps(other))
+    rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "6", "--seed", "5", "--rungs",
+                          "greedy,expert", "--out", str(where), "--local", "-q")
+    assert rc == 2 and "already holds another frontier" in err and "seed: 9 there, 5 now" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in where.iterdir()) == ["frontier.json"]
+    assert json.loads((where / "frontier.json").read_text()) == other
+
+
+def test_frontier_starts_ray_once_through_the_runner_for_every_rung(tmp_path, monkeypatch):
+    import ray
+
+    from sim import runner
+    starts, shutdowns = [], []
+
+    def start_ray(workers, address, out=""):
+        starts.append(out)
+        return len(starts) == 1, 1  # the frontier's call starts Ray; each rung's run finds it started
+
+    monkeypatch.setattr(runner, "start_ray", start_ray)
+    monkeypatch.setattr(runner, "_execute_ray", lambda jobs, fn, on_done, workers:
+                        runner._execute_local(jobs, fn, on_done))
+    monkeypatch.setattr(ray, "shutdown", lambda: shutdowns.append(True))
+    out = tmp_path / "fr"
+    rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "2", "--seed", "1", "--rungs",
+                          "greedy,expert", "--out", str(out), "-q")
+    assert rc == 0, err
+    assert starts == [str(out), str(out / "greedy"), str(out / "expert")] and shutdowns == [True]
+
+
+# ---------------------------------------------------------------------------------------------
+# what the figure and its intervals can say
+
+
+def test_a_mean_counts_interval_is_the_bootstrap_over_games_and_never_below_zero():
+    from analysis import stats
+    y = np.array([0.0] * 9 + [3.0])  # reshuffles in each of 10 games of one deal each
+    x = np.ones(10)
+    t = stats.cluster_mean(10, x.sum(), y.sum(), (y * y).sum(), (x * x).sum(), (x * y).sum()).iloc[0]
+    assert t["ci_low"] < 0  # what the t interval says of a count
+    rng = np.random.default_rng(7)
+    weights = np.array([stats.bootstrap_weights(rng, 10) for _ in range(1000)])
+    found = stats.bootstrap_ratio(y, x, weights).iloc[0]
+    assert found["estimate"] == pytest.approx(0.3)
+    assert 0.0 == found["ci_low"] < found["estimate"] < found["ci_high"] <= 3.0
+    again = stats.bootstrap_ratio(y, x, weights).iloc[0]
+    assert (again["ci_low"], again["ci_high"]) == (found["ci_low"], found["ci_high"])
+
+
+def test_the_by_rung_table_and_figure_show_the_bootstrap_intervals_of_means(run_with_frontier):
+    root, _ = run_with_frontier
+    csv = pd.read_csv(root / "with" / "data" / "frontier_by_rung.csv")
+    means = csv[(csv["kind"] == "mean") & csv["estimate"].notna()]
+    assert len(means) and means["method"].str.startswith("percentile bootstrap 95% interval over games").all()
+    assert (means["ci_low"] >= 0).all()
+    assert (means["ci_low"] <= means["estimate"] + 1e-12).all()
+    assert (means["estimate"] <= means["ci_high"] + 1e-12).all()
+    shares = csv[csv["kind"] == "proportion"]
+    assert not shares["method"].str.contains("bootstrap").any()  # shares keep the report's Wilson intervals
+    fr = F.load_frontier(root / "run" / "frontier")
+    table = F.by_rung(fr)  # the same seeded replicates: the report's CSV again, and the figure's rows
+    pd.testing.assert_frame_equal(table[["ci_low", "ci_high"]].reset_index(drop=True),
+                                  csv[["ci_low", "ci_high"]].astype(float), check_dtype=False)
+    frame = F.figure_frame(table).set_index(["profile", "rung", "metric"])
+    keyed = table.set_index(["profile", "rung", "metric"])
+    for key, row in frame.iterrows():
+        assert (row["ci_low"], row["ci_high"]) == (keyed.loc[key, "ci_low"], keyed.loc[key, "ci_high"])
+    html = (root / "with" / "report.html").read_text()
+    assert "percentile bootstrap over games" in html  # the Methods note and the figure's caption say how
+
+
+def test_the_figure_leaves_out_a_metric_flat_at_every_rung_and_says_so(run_with_frontier):
+    frame = pd.DataFrame({
+        "metric": ["void_hand_share"] * 4 + ["hands_per_game"] * 4 + ["stalled_game_share"] * 4,
+        "kind": ["proportion"] * 4 + ["mean"] * 4 + ["proportion"] * 4,
+        "profile": ["a", "a", "b", "b"] * 3, "rung": ["greedy", "expert"] * 6,
+        "estimate": [0.0, 0.0, 0.0, 0.0, 10.0, 12.0, 11.0, 11.0, 0.0, 0.0, 0.01, 0.02]})
+    flat = F.flat_metrics(frame)
+    assert flat == {"void_hand_share": {"a": 0.0, "b": 0.0}}  # one profile flat is not enough
+    text = F.flat_text(flat, {"void_hand_share": "proportion"})
+    assert text.startswith("Left out of the figure, the same at every rung for every profile")
+    assert "void deals (re-dealt) (0.0% for every profile)" in text
+
+    root, _ = run_with_frontier
+    csv = pd.read_csv(root / "with" / "data" / "frontier_by_rung.csv")
+    shown = F.figure_frame(csv)
+    flat = F.flat_metrics(shown)
+    html = (root / "with" / "report.html").read_text()
+    assert flat, "the small frontier has a metric flat at every rung (no void deal, no stopped game)"
+    left_out = html[html.index("Left out of the figure"):].split("</p>")[0]
+    for metric in dict.fromkeys(shown["metric"]):
+        kind = shown.loc[shown["metric"] == metric, "kind"].iloc[0]
+        label = findings.sentence_label(findings.show(metric, kind).label)
+        assert (label in left_out) == (metric in flat), metric

@@ -153,7 +153,7 @@ def test_the_kernels_are_compiled_before_ray_starts_and_timed_apart(tmp_path, mo
     def execute(jobs, shard_fn, on_done, workers):
         runner._execute_local(jobs, shard_fn, on_done)
     monkeypatch.setattr(runner, "warm_up", warm_up)
-    monkeypatch.setattr(runner, "_start_ray", start_ray)
+    monkeypatch.setattr(runner, "start_ray", start_ray)
     monkeypatch.setattr(runner, "_execute_ray", execute)
     said = []
     result = runner.run(config(tmp_path / "run", profiles=["kalooki40"], games=2, shard_games=1), progress=False,

@@ -34,8 +34,9 @@ def register(sub):
                    help="the ladder's rungs to play, two or more (default: every registered bot of greedy, expert, "
                         "lookahead, search)")
     p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
-    p.add_argument("--out", metavar="DIR", help="the frontier's directory, or a run's folder (then RUN/frontier) "
-                                                "(default: the run config's out/frontier)")
+    p.add_argument("--out", metavar="DIR", help="the frontier's directory, or a run's folder (then RUN/frontier): a "
+                                                "path or a URI (file:///..., s3://...) (default: the run config's "
+                                                "out/frontier)")
     add_ray_args(p, "games per shard (default: the run config's, else 500)", count=positive_int)
     p.set_defaults(func=run)
 

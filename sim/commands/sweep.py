@@ -1,6 +1,7 @@
 """`kalooki sweep`: run a grid of values of one profile parameter through the runner and plot key metrics."""
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from .. import profiles
@@ -125,21 +126,14 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
     sweep's report to ``out_dir``."""
     from .. import runner, skill
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
-    started = False
-    try:
-        runner.warm_up(announce=not args.quiet)  # before Ray, as simulate does, so that neither is timed as the other
-        if not args.local:
-            started, _ = runner._start_ray(args.workers, None)
+    runner.warm_up(announce=not args.quiet)  # before Ray, as simulate does, so that neither is timed as the other
+    with contextlib.nullcontext() if args.local else runner.ray_session(args.workers):
         for v, cfg in configs.items():
             log(f"sweep {name}={v}")
             if players is None:
                 runner.run(cfg, local=args.local, progress=show_progress(args), log=log)
             else:
                 skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log)
-    finally:
-        if started:
-            import ray
-            ray.shutdown()
     from analysis.sweep import load_sweep, terminal_lines, write_sweep
     command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
                + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")
