@@ -47,19 +47,21 @@ def test_search_from_midhand_states_matches_python(name):
     assert reshuffled > 0
 
 
-def test_held_table_plays_match_python(monkeypatch):
-    # turns where the search lays nothing though the lookahead would lay something, played alike both ways
-    held = []
+def test_searched_table_plays_match_python(monkeypatch):
+    # turns where the search lays nothing though the lookahead would lay something, or opens though the
+    # lookahead would wait, played alike both ways
+    held, opened = [], []
     decide = SC.decide_play
 
     def watch(state, me, ops, *args):
         out = decide(state, me, ops, *args)
-        held.append(bool(ops) and out[1])
+        held.append(bool(ops) and not out[1])
+        opened.append(not ops and bool(out[1]))
         return out
 
     monkeypatch.setattr(SC, "decide_play", watch)
-    compare_dealt(profiles.load("kalooki40"), 4, 3, 41, ["search"] * 4)
-    assert sum(held) > 0
+    compare_dealt(profiles.load("scala40"), 4, 4, 2, ["search"] * 4)
+    assert sum(held) > 0 and sum(opened) > 0
 
 
 def test_a_graded_search_matches_python():

@@ -137,15 +137,14 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             start = TL.START_DRAW
             force_src = choice
         else:
-            choice, hold, spos[me] = SC.search_play(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
-                                                    discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick,
-                                                    discby, sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops, xmrows,
-                                                    whand, bp[me], streams[me, :slen[me]], spos[me])
+            choice, _, nx, spos[me] = SC.search_play(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
+                                                     discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick,
+                                                     discby, sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops,
+                                                     xmrows, whand, bp[me], streams[me, :slen[me]], spos[me])
             start = TL.START_APPLY
             force_src = TL.NO_FORCE
             force_disc = choice
-            if hold:
-                sc[TL.SC_NX] = 0  # the turn resumes laying nothing
+            sc[TL.SC_NX] = nx  # the play chosen: the lookahead's, nothing laid, or an opening now (in xops)
         if choice == SC.OUT_OF_STREAM:
             res[H_STATUS] = 13
             res[H_ERR_SEAT] = me

@@ -30,7 +30,8 @@ class SearchBot(LookaheadBot):
     ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
-    holding for one.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is
+    holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
+    now.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is
     the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
@@ -82,9 +83,9 @@ class SearchBot(LookaheadBot):
         hand, default = self._choice if chose else (state.hands[me], play.discard)
         self._choice = None
         self.ensure(1)
-        disc, hold, self.pos = SC.decide_play(state, me, play.ops, hand, default, chose, SC.bot_params(self),
-                                              self.stream, self.pos)
-        return Play([] if hold else play.ops, disc)
+        disc, ops, self.pos = SC.decide_play(state, me, play.ops, hand, default, chose, SC.bot_params(self),
+                                             self.stream, self.pos)
+        return Play(ops, disc)
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         default = super()._choose_discard(state, me, hand, forbid, table)

@@ -18,7 +18,9 @@ score for its seat.
   is a candidate only where the engine takes it (a discard taken to open or meld with must be used)
   and, against a play that goes out, only where the seat has not opened, the going out is no
   Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
-  out is never worse.  A draw: the lookahead's draw first, then the other pile, only when the
+  out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
+  hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
+  with the lookahead's discard for the hand it leaves.  A draw: the lookahead's draw first, then the other pile, only when the
   discard is free to take (no obligation to open or meld with it).  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
@@ -71,6 +73,7 @@ SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "wi
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
 REFUSED = -1_000_000  # the score of a candidate the engine refuses
+PLAY_OWN, PLAY_HOLD, PLAY_OPEN = 0, 1, 2  # a table-play candidate: the lookahead's, nothing laid, opening now
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
@@ -143,10 +146,10 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
 
 @njit(cache=True)
 def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns, discard, nd, tab, nt,
-             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc, hold,
+             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc, nx,
              horizon, win_points, mv, ws, rec):
     """The seat's score after playing a determinization forward from its choice (the module docstring);
-    ``hold``: the turn stopped at ASK_DISCARD lays nothing."""
+    from START_APPLY the turn stopped at ASK_DISCARD lays the first ``nx`` operations of xops/xmrows."""
     n = hands_s.shape[0]
     deck = rkeys.shape[0] + 8
     hands = hands_s.copy()
@@ -162,8 +165,8 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
     t[:nt] = tab[:nt]
     sc = mid.copy()
     TL.set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, me)
-    if hold:
-        sc[SC_NX] = 0
+    if start == TL.START_APPLY:
+        sc[SC_NX] = nx
     xo = xops.copy()
     xm = xmrows.copy()
     xc = np.zeros(4, np.int64)
@@ -227,9 +230,11 @@ def _rollout_table(xp, n):
 
 @njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-              discby, turn_no, reshuffles, mid, xops, xmrows, xp, start, cands, holds, k, by_src, u):
-    """The index of the best of cands[:k] (draw sources when by_src, else discards, holds[i]: with
-    nothing laid) over the determinizations seeded by u."""
+              discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, start, cands, plays, k, by_src,
+              u):
+    """The index of the best of cands[:k] over the determinizations seeded by u: draw sources when
+    by_src, else discards, each with its table play (plays[i]: the lookahead's in xops/xmrows, nothing,
+    or the opening of anx operations in axops/axmrows)."""
     n = hands.shape[0]
     rng = _seeded(u)
     mv, ws, rec = _workspace()
@@ -248,10 +253,13 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
         for i in range(k):
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
+            if plays[i] == PLAY_OPEN:
+                px, pm, nx = axops, axmrows, anx
+            else:
+                px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
             total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
-                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, xops,
-                                 xmrows, start, fsrc, fdisc, holds[i], xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws,
-                                 rec)
+                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
+                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
     best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * max(xp[SX_SAMPLES], 1)
     for i in range(1, k):
@@ -290,8 +298,8 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     mid = np.zeros(TL.SC_W, np.int64)
     xops, xmrows, _, _ = TL.mid_scratch()
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_DRAW, cands, np.zeros(2, np.bool_),
-                     2, True, stream[pos])
+                     discby, turn_no, reshuffles, mid, xops, xmrows, xops, xmrows, 0, xp, TL.START_DRAW, cands,
+                     np.zeros(2, np.int64), 2, True, stream[pos])
     return cands[best], pos + 1
 
 
@@ -366,10 +374,42 @@ def _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, 
 
 
 @njit(cache=True)
+def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid, xp,
+              axops, axmrows):
+    """Where the lookahead waits though the seat could open: greedy's opening in axops/axmrows and the
+    lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
+    greedy lays nothing or the engine refuses the play."""
+    c = mid[SC_C]
+    src = mid[SC_SRC]
+    forbid = c if src == DISCARD else -1
+    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
+    disc = FG._greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh, outv, outd, tmp,
+                           wtab, ctx, ops, whand, lops, lctx, tab1, FG.NO)
+    if ctx[2] != 0 or ctx[1] == 0:
+        return -1, 0
+    laid = np.full((MAXT, OUT_W), -1, np.int64)
+    nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
+    if _hsum(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
+        nxt = (me + 1) % hands.shape[0]
+        unseen = np.zeros(N_KINDS, np.int64)
+        unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+        disc = XC._choose_discard(whand, forbid, laid, ctx[0], pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
+                                  values, prm, mv, ws, rec, outd)
+    wt = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    if disc < 0 or TU.apply_turn(tab, nt, hands[me], axops, axmrows, nx, disc, c, src, False, turns[me] == 0, crules,
+                                 prm, wt, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+        return -1, 0
+    return disc, nx
+
+
+@njit(cache=True)
 def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                    xops, xmrows, whand, xp, cands, holds):
-    """The table plays and discards to search (module docstring) in cands and holds (True: nothing
-    laid); returns their number, the lookahead's own first."""
+                    xops, xmrows, whand, xp, cands, plays, axops, axmrows):
+    """The table plays and discards to search (module docstring): discards in cands, their plays in
+    plays (PLAY_*; an opening's operations in axops/axmrows); returns (their number, the opening's
+    operations' number), the lookahead's own first."""
     default = mid[SC_DISC]
     if mid[SC_CHOSE] != 0:
         forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
@@ -377,15 +417,23 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
     else:
         cands[0] = default
         k = 1
-    holds[:] = False
-    if mid[SC_NX] > 0 and xp[SX_HOLD] != 0:
+    plays[:] = PLAY_OWN
+    anx = 0
+    if xp[SX_HOLD] != 0 and mid[SC_NX] > 0:
         hd = _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
                            discby, mid, xops, xmrows, xp)
         if hd >= 0:
             cands[k] = hd
-            holds[k] = True
+            plays[k] = PLAY_HOLD
             k += 1
-    return k
+    elif xp[SX_HOLD] != 0 and mid[SC_WAS_OPEN] == 0:
+        od, anx = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                            discby, mid, xp, axops, axmrows)
+        if od >= 0:
+            cands[k] = od
+            plays[k] = PLAY_OPEN
+            k += 1
+    return k, anx
 
 
 @njit(cache=True)
@@ -393,21 +441,28 @@ def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, 
                 discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
     """The search seat's table play and discard, its draw made (``mid``: run_turns' sc words of the
     turn stopped at ASK_DISCARD, the lookahead's play in xops/xmrows, whand the hand it leaves): (the
-    discard, whether to lay nothing this turn, the stream's position); OUT_OF_STREAM when the stream
-    ran out."""
+    discard, the play (PLAY_*), its operations' number, the stream's position), an opening chosen
+    written over xops/xmrows; OUT_OF_STREAM when the stream ran out."""
     default = mid[SC_DISC]
     cands = np.empty(N_KINDS + 1, np.int64)
-    holds = np.zeros(N_KINDS + 1, np.bool_)
-    k = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
-                        mid, xops, xmrows, whand, xp, cands, holds)
+    plays = np.zeros(N_KINDS + 1, np.int64)
+    axops = np.full_like(xops, -1)
+    axmrows = np.full_like(xmrows, -1)
+    k, anx = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                             discby, mid, xops, xmrows, whand, xp, cands, plays, axops, axmrows)
     if k < 2:
-        return default, False, pos
+        return default, PLAY_OWN, mid[SC_NX], pos
     if pos >= stream.shape[0]:
-        return OUT_OF_STREAM, False, pos
+        return OUT_OF_STREAM, PLAY_OWN, mid[SC_NX], pos
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_APPLY, cands, holds, k, False,
-                     stream[pos])
-    return cands[best], holds[best], pos + 1
+                     discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, TL.START_APPLY, cands,
+                     plays, k, False, stream[pos])
+    play = plays[best]
+    if play == PLAY_OPEN:
+        xops[:anx] = axops[:anx]
+        xmrows[:anx] = axmrows[:anx]
+        return cands[best], play, anx, pos + 1
+    return cands[best], play, (0 if play == PLAY_HOLD else mid[SC_NX]), pos + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,11 +495,11 @@ def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) ->
 
 
 def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.ndarray, stream: np.ndarray,
-                pos: int) -> tuple[int, bool, int]:
-    """(the discard, whether to lay nothing this turn, the stream's position after it): ``search_play``
+                pos: int) -> tuple[int, list, int]:
+    """(the discard, the table play (engine operations), the stream's position after it): ``search_play``
     for the play ``ops`` (engine operations) that leaves ``hand``, whose bot would discard ``default``
     (``chose``: choosing it among loose cards)."""
-    from ..engine.table import encode
+    from ..engine.table import decode, encode
     rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
     xops, xmrows, _, _ = TL.mid_scratch()
     rows, mrows = encode(ops)
@@ -457,7 +512,9 @@ def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.nda
     mid[SC_NX] = len(rows)
     mid[SC_DISC] = default
     mid[SC_CHOSE] = int(chose)
-    disc, hold, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
-                                  len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid, xops,
-                                  xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos)
-    return int(disc), bool(hold), int(pos)
+    disc, play, nx, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
+                                      len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid,
+                                      xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos)
+    if play == PLAY_OPEN:
+        return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
+    return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)
