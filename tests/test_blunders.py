@@ -256,8 +256,8 @@ def scan(profile: str, seed: int, names: list[str]) -> list[str]:
     return missed
 
 
-# a table of each bot alone, the search aside (its table play is the lookahead's: one seat of it, in
-# the mixed table, keeps the scan to seconds)
+# a table of each bot alone, the search aside (one seat of it, in the mixed table, keeps the scan to
+# seconds)
 TABLES = [[b] * 4 for b in BOTS if b != "search"] + [["patient", "expert", "lookahead", "search"]]
 
 
