@@ -167,9 +167,9 @@ def losing_position(p) -> HandState:
 
 def test_a_single_hand_game_is_searched_for_its_money():
     # Seat 1 goes out next turn whatever seat 0 does.  In east_coast's money each card left costs one
-    # unit, whichever card it is: seat 0 pays 2 units however it discards, so it keeps the pair of
-    # kings (the lookahead's discard, 2C) for the hands where seat 1 draws badly.  Scored in penalty
-    # points (the same rules, a target game), a king kept costs 10 against 2C's 2: it throws a king.
+    # unit, whichever card it is: seat 0 pays 2 units however it discards, so nothing beats the
+    # lookahead's discard (2C, keeping the pair of kings).  Scored in penalty points (the same rules,
+    # a target game), a king kept costs 10 against 2C's 2: the same search throws a king.
     two_clubs, kings = parse_cards("2C")[0], parse_cards("KH KD")
     assert make_bot("lookahead", np.random.default_rng(0)).play(losing_position(EAST), 0).discard == two_clubs
     points = dataclasses.replace(EAST, game_end="target")

@@ -1,11 +1,11 @@
 """The search bot's decisions, compiled: perfect-information Monte Carlo over the cards it cannot see.
 
 At a choice (a free draw: stock or discard; its turn's table play and discard, once it has drawn)
-the search seat takes its candidates, deals ``samples`` determinizations of the unseen cards and plays every candidate
-forward on every determinization (the same deals for every candidate: common random numbers) with
-the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat played by the rollout
-policy, to the end of the hand or a ``horizon`` of turns.  It picks the candidate with the best total
-score for its seat.
+the search seat takes its candidates, deals ``samples`` determinizations of the unseen cards and
+plays every candidate forward on every determinization (the same deals for every candidate: common
+random numbers) with the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat
+played by the rollout policy, to the end of the hand or a ``horizon`` of turns.  It picks the
+candidate with the best total score for its seat.
 
 - **Candidates.**  A discard: the lookahead's choice first, then the other loose cards of the hand
   left after its table play (a joker only when nothing else is loose, never the card just taken from
@@ -20,8 +20,9 @@ score for its seat.
   Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
   out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
   hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
-  with the lookahead's discard for the hand it leaves.  A draw: the lookahead's draw first, then the other pile, only when the
-  discard is free to take (no obligation to open or meld with it).  One candidate: no search.
+  with the lookahead's discard for the hand it leaves.  A draw: the lookahead's draw first, then
+  the other pile, only when the discard is free to take (no obligation to open or meld with it).
+  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -32,11 +33,12 @@ score for its seat.
   what the losers pay it when it goes out, minus what it pays when another player does (per card and
   per joker held, doubled after a Kalooki where the profile says so); a void or stalled hand, or one
   stopped at the horizon, scores minus what it would pay for the cards its best melds leave loose.
-  Everywhere else (kalooki40, british, swedish, scala40: elimination; kalooki51: a target score) a
-  rollout that ends scores ``win_points`` for a win by the seat and minus the penalty of the cards it
-  holds when another player goes out; one cut short scores minus the seat's least deadwood.  A
-  candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's choice only when its total is higher by
-  more than ``margin`` points a deal; ties go to the earlier candidate.
+  Everywhere else (kalooki40, british, swedish and scala40 play by elimination, kalooki51 to a target
+  score) a rollout that ends scores ``win_points`` for a win by the seat and minus the penalty of the
+  cards it holds when another player goes out; one cut short scores minus the seat's least deadwood.
+  A candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's
+  choice only when its total is higher by more than ``margin`` (points, or money units in a
+  single_hand game) a deal; ties go to the earlier candidate.
 
 The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
 runs inside another.  Buy-ins are the lookahead's (the expert's rule on the pool).

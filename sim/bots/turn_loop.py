@@ -7,8 +7,9 @@ then returns ``ASK_DRAW`` (at the start of that seat's turn, nothing drawn) or `
 card drawn, the seat's table play made and held in the operation rows but not applied, the discard
 not yet chosen: asked when its bot chose the discard among loose cards or its play lays something),
 and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with ``force_disc``
-and the play's first ``sc[SC_NX]`` operations, 0 to lay nothing this turn).  So the search, which itself plays hands forward with ``run_turns``, never runs
-inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
+and the play the first ``sc[SC_NX]`` rows of the operation rows hold: the seat's own, none to lay
+nothing this turn, or another play the caller wrote there).  So the search, which itself plays
+hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
 """
 from __future__ import annotations
 
