@@ -17,11 +17,11 @@ class SearchBot(LookaheadBot):
 
     At a free draw (the discard is there to take and nothing obliges it to open or meld with it), at
     every discard it chooses among loose cards and at every turn whose play lays something, it deals
-    ``samples`` hands of the cards it cannot see,
-    consistent with what it has seen (its hand, the table, the discard pile, the cards each opponent
-    took from the pile and has not thrown since, each hand's size), and plays each candidate forward
-    on every deal, with every seat played by its ``rollout`` bot (``greedy``, ``expert`` or
-    ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
+    ``samples`` hands of the cards it cannot see, consistent with what it has seen (its hand, the
+    table, the discard pile, the cards each opponent took from the pile and has not thrown since,
+    each hand's size), and plays each candidate forward on every deal, with every seat played by its
+    ``rollout`` bot (``greedy``, ``expert`` or ``lookahead``), to the end of the hand or ``horizon``
+    turns (0: the end).  A rollout scores
     ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
     its least deadwood when the hand is cut short (in a ``single_hand`` game, the money it receives or
     pays, ``sim.bots.search_core``); the candidate with the best total is played when it beats the
@@ -31,8 +31,8 @@ class SearchBot(LookaheadBot):
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
-    now.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is
-    the lookahead's.
+    now.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is the
+    lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
     compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)
@@ -41,7 +41,7 @@ class SearchBot(LookaheadBot):
 
     name = "search"
     hand_loop = "sim.bots.hand_loop"
-    core_kind = XC.K_LOOKAHEAD  # its table play and its candidates' order are the lookahead's
+    core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
                  hold=1, **params):
