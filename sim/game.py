@@ -10,9 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from .engine import HandResult, HandState
 from .engine.loop import play_hand
+from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
+
+
+@njit(cache=True)
+def loser_pays(naturals, jokers, kalooki, pay_per_card, pay_per_joker, double_on_kalooki):
+    """What a loser of a ``single_hand`` game pays the winner: ``pay_per_card`` a natural and
+    ``pay_per_joker`` a joker left in hand, doubled after a Kalooki under ``pay_double_on_kalooki``.
+    Compiled, so the ledger and the search bot's rollouts (sim.bots.search_core) pay by the one rule."""
+    mult = 2 if (kalooki and double_on_kalooki) else 1
+    return mult * (pay_per_card * naturals + pay_per_joker * jokers)
 
 
 @dataclass
@@ -112,11 +123,12 @@ class Ledger:
                 if self.totals[w] >= p.target_score:
                     self._end(w)
             else:  # single_hand
-                mult = 2 if (result.win_type == "kalooki" and p.pay_double_on_kalooki) else 1
+                kalooki = result.win_type == "kalooki"
                 for s in range(self.n):
                     if s != w:
                         naturals = result.cards_left[s] - result.jokers_left[s]
-                        amount = mult * (p.pay_per_card * naturals + p.pay_per_joker * result.jokers_left[s])
+                        amount = int(loser_pays(naturals, result.jokers_left[s], kalooki, p.pay_per_card,
+                                                p.pay_per_joker, bool(p.pay_double_on_kalooki)))
                         self._transfer(s, w, amount)
                         self.totals[s] += result.penalties[s]
                 self._end(w)

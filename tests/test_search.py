@@ -1,17 +1,22 @@
 """The search bot (sim.bots.search, sim.bots.search_core): legal, seeded turns that the Python engine
 and the compiled hand loop play alike, hands that do not depend on how a run is cut into shards,
-and a position where playing the hand forward finds a better discard than the expert's rule."""
+positions where playing the hand forward finds a better discard than the expert's rule and a better
+table play than the lookahead's (holding a meld), and one where a single_hand game's money score
+changes its choice."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 from sim import profiles
 from sim.bots import make_bot
+from sim.bots import search_core as SC
 from sim.cards import parse_cards
 from sim.engine import DRAW_STOCK, HandState
 from sim.records import ShardSpec, play_shard
 
 from test_hand_loop import _copy, assert_same, compare_dealt, play_fast, play_python, random_midhand
-from test_table_play import G, K40
+from test_table_play import G, K40, R
 
 PROFILES = profiles.available()
 
@@ -40,6 +45,23 @@ def test_search_from_midhand_states_matches_python(name):
         assert_same(a, b, f"{name} mid-hand state {i}")
         reshuffled += a.reshuffles
     assert reshuffled > 0
+
+
+def test_searched_table_plays_match_python(monkeypatch):
+    # turns where the search lays nothing though the lookahead would lay something, or opens though the
+    # lookahead would wait, played alike both ways
+    held, opened = [], []
+    decide = SC.decide_play
+
+    def watch(state, me, ops, *args):
+        out = decide(state, me, ops, *args)
+        held.append(bool(ops) and not out[1])
+        opened.append(not ops and bool(out[1]))
+        return out
+
+    monkeypatch.setattr(SC, "decide_play", watch)
+    compare_dealt(profiles.load("scala40"), 4, 4, 2, ["search"] * 4)
+    assert sum(held) > 0 and sum(opened) > 0
 
 
 def test_a_graded_search_matches_python():
@@ -98,6 +120,80 @@ def test_search_keeps_the_card_that_would_let_the_next_player_go_out():
         assert st.result is None
 
 
+def feeding_position() -> HandState:
+    """Seat 0 (opened) after drawing KH: 5S 6S 7S QD KH.  Seat 1 (opened) holds 4S 8S, both taken from the
+    discard pile (seen), which lay off only onto a spade run through 5-7: nothing on the table takes them."""
+    st = HandState.scripted(K40, ["5S 6S 7S QD", "4S 8S"], stock="KH 2C 3C 4C", discard="6D", current=0,
+                            opened=[True, True],
+                            table=[R("3H 4H 5H"), R("8C 9C 10C"), G("9D 9C 9H"), R("JS QS KS"), R("2D 3D 4D")])
+    st.pickups[1] = parse_cards("4S 8S")
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_search_holds_the_meld_that_would_let_the_next_player_go_out():
+    # The lookahead lays 5S 6S 7S; seat 1 then lays off 4S and 8S and goes out, whatever it draws.  Played
+    # forward, holding the run keeps seat 1 stuck and leaves seat 0 its next draws to go out with the
+    # table's many lay-off places; the search holds.  With hold off it lays the run as the lookahead does.
+    lookahead = make_bot("lookahead", np.random.default_rng(0)).play(feeding_position(), 0)
+    assert lookahead.ops
+    st = feeding_position()
+    st.apply_play(lookahead)
+    st.apply_draw(make_bot("expert", np.random.default_rng(0)).draw(st, 1))
+    st.apply_play(make_bot("expert", np.random.default_rng(0)).play(st, 1))
+    assert st.result is not None and st.result.winner == 1
+    for seed in range(3):
+        st = feeding_position()
+        play = make_bot("search", np.random.default_rng(seed)).play(st, 0)
+        assert play.ops == []
+        st.apply_play(play)  # the engine takes it
+        assert st.result is None
+        kept = make_bot("search", np.random.default_rng(seed), {"hold": 0}).play(feeding_position(), 0)
+        assert kept.ops == lookahead.ops
+
+
+EAST = profiles.load("east_coast")
+
+
+def losing_position(p) -> HandState:
+    """Seat 0 (opened) after drawing 9S: KH KD 2C 9S, the 9S to lay off on the group of nines.  Seat 1
+    (opened) holds 4H 8H, both seen taken from the pile, which lay off at the two ends of 5H 6H 7H."""
+    st = HandState.scripted(p, ["KH KD 2C", "4H 8H"], stock="9S 2S 3S 4S", discard="6D", current=0,
+                            opened=[True, True], table=[R("5H 6H 7H", p), G("9D 9C 9H", p)])
+    st.pickups[1] = parse_cards("4H 8H")
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_a_single_hand_game_is_searched_for_its_money():
+    # Seat 1 goes out next turn whatever seat 0 does.  In east_coast's money each card left costs one
+    # unit, whichever card it is: seat 0 pays 2 units however it discards, so nothing beats the
+    # lookahead's discard (2C, keeping the pair of kings).  Scored in penalty points (the same rules,
+    # a target game), a king kept costs 10 against 2C's 2: the same search throws a king.
+    two_clubs, kings = parse_cards("2C")[0], parse_cards("KH KD")
+    assert make_bot("lookahead", np.random.default_rng(0)).play(losing_position(EAST), 0).discard == two_clubs
+    points = dataclasses.replace(EAST, game_end="target")
+    for seed in range(3):
+        money = make_bot("search", np.random.default_rng(seed)).play(losing_position(EAST), 0)
+        assert money.discard == two_clubs
+        assert make_bot("search", np.random.default_rng(seed)).play(losing_position(points), 0).discard in kings
+
+
+def test_the_ledger_and_the_search_pay_by_one_rule():
+    from sim.bots.greedy_core import rules_array
+    from sim.game import Ledger
+    from sim.engine import HandResult
+    ledger = Ledger(EAST, 3)
+    ledger.record_hand(HandResult(winner=0, win_type="kalooki", penalties=[0, 30, 40], cards_left=[0, 4, 6],
+                                  jokers_left=[0, 1, 0]))
+    assert ledger.balances == [2 * (3 + 2) + 2 * 6, -2 * (3 + 2), -2 * 6]
+    rp = rules_array(EAST)
+    hand = np.zeros(53, np.int8)
+    hand[:3] = 1
+    hand[52] = 1
+    assert SC._pays(hand, True, rp) == -ledger.balances[1]
+
+
 def test_same_seed_same_choices_and_the_stream_is_its_own():
     st = HandState(K40, 4, 0, np.random.default_rng(3))
     a = make_bot("search", np.random.default_rng(9))
@@ -116,3 +212,5 @@ def test_budget_is_checked():
         make_bot("search", np.random.default_rng(0), {"rollout": "search"})
     with pytest.raises(UserError, match="samples"):
         make_bot("search", np.random.default_rng(0), {"samples": 0})
+    with pytest.raises(UserError, match="hold"):
+        make_bot("search", np.random.default_rng(0), {"hold": 2})

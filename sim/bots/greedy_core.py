@@ -50,7 +50,11 @@ from ..jit.cache import drop_stale
 # its R_* words) and, after them, what the bots derive from the profile
 R_KALOOKI_PAYS_MORE = core.R_SIZE  # kalooki_pays_more(profile)
 R_TABLE_OPENING = core.R_SIZE + 1  # joker_take_at_opening or layoffs_count_for_opening: table_opening applies
-R_SIZE = core.R_SIZE + 4
+R_MONEY_PER_HAND = core.R_SIZE + 2  # game_end == "single_hand": every hand is paid in money (sim.game.loser_pays)
+R_PAY_PER_CARD = core.R_SIZE + 3
+R_PAY_PER_JOKER = core.R_SIZE + 4
+R_PAY_DOUBLE = core.R_SIZE + 5  # pay_double_on_kalooki
+R_SIZE = core.R_SIZE + 6
 
 # the bots this loop plays (a kind per seat) and their parameters (a row per seat)
 K_GREEDY, K_PATIENT = 0, 1
@@ -1475,6 +1479,10 @@ def rules_array(profile) -> np.ndarray:
     r[:core.R_SIZE] = core.rules_array(profile)
     r[R_KALOOKI_PAYS_MORE] = int(kalooki_pays_more(profile))
     r[R_TABLE_OPENING] = int(bool(profile.joker_take_at_opening or profile.layoffs_count_for_opening))
+    r[R_MONEY_PER_HAND] = int(profile.game_end == "single_hand")
+    r[R_PAY_PER_CARD] = profile.pay_per_card
+    r[R_PAY_PER_JOKER] = profile.pay_per_joker
+    r[R_PAY_DOUBLE] = int(bool(profile.pay_double_on_kalooki))
     return r
 
 

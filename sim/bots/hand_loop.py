@@ -137,13 +137,14 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             start = TL.START_DRAW
             force_src = choice
         else:
-            choice, spos[me] = SC.search_discard(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
-                                                 discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick, discby,
-                                                 sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops, xmrows, whand,
-                                                 bp[me], streams[me, :slen[me]], spos[me])
+            choice, _, nx, spos[me] = SC.search_play(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
+                                                     discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick,
+                                                     discby, sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops,
+                                                     xmrows, whand, bp[me], streams[me, :slen[me]], spos[me])
             start = TL.START_APPLY
             force_src = TL.NO_FORCE
             force_disc = choice
+            sc[TL.SC_NX] = nx  # the play chosen: the lookahead's, nothing laid, or an opening now (in xops)
         if choice == SC.OUT_OF_STREAM:
             res[H_STATUS] = 13
             res[H_ERR_SEAT] = me
@@ -158,7 +159,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, sys.modules[unseen_kernel.py_func.__module__]))
+drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, sys.modules[unseen_kernel.py_func.__module__],
+                              sys.modules[SC.loser_pays.py_func.__module__]))
 
 _NO_TABLE = FG._NO_TABLE
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
@@ -526,8 +528,8 @@ def _warm_plays(profile_name: str, n_players: int, names) -> None:
     if "search" in names:  # its two searches as the Python engine asks them
         bot = make_bot("search", np.random.default_rng(0))
         bot.ensure(2)
-        SC.decide_discard(st, me, [], st.hands[me], int(np.flatnonzero(st.hands[me])[0]), SC.bot_params(bot),
-                          bot.stream, 0)
+        SC.decide_play(st, me, [], st.hands[me], int(np.flatnonzero(st.hands[me])[0]), True, SC.bot_params(bot),
+                       bot.stream, 0)
         st2 = _engine_turn(prof, n_players, play=False)
         SC.decide_draw(st2, st2.current, SC.bot_params(bot), bot.stream, 0)
 

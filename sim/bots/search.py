@@ -12,20 +12,27 @@ STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
 
 
 class SearchBot(LookaheadBot):
-    """Search: the lookahead, with its free draws and its discards chosen by playing the hand forward.
+    """Search: the lookahead, with its free draws, its table play and its discards chosen by playing
+    the hand forward.
 
-    At a free draw (the discard is there to take and nothing obliges it to open or meld with it) and at
-    every discard it chooses among loose cards, it deals ``samples`` hands of the cards it cannot see,
-    consistent with what it has seen (its hand, the table, the discard pile, the cards each opponent
-    took from the pile and has not thrown since, each hand's size), and plays each candidate forward
-    on every deal, with every seat played by its ``rollout`` bot (``greedy``, ``expert`` or
-    ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
+    At a free draw (the discard is there to take and nothing obliges it to open or meld with it), at
+    every discard it chooses among loose cards and at every turn whose play lays something, it deals
+    ``samples`` hands of the cards it cannot see, consistent with what it has seen (its hand, the
+    table, the discard pile, the cards each opponent took from the pile and has not thrown since,
+    each hand's size), and plays each candidate forward on every deal, with every seat played by its
+    ``rollout`` bot (``greedy``, ``expert`` or ``lookahead``), to the end of the hand or ``horizon``
+    turns (0: the end).  A rollout scores
     ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
-    its least deadwood when the hand is cut short; the candidate with the best total is played when it
-    beats the lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its
-    discard candidates are the lookahead's choice and the other loose cards the expert ranks next,
-    ``candidates`` in all.  Everything else
-    (the draws it must make, table play, holding for a Kalooki, buy-ins) is the lookahead's.
+    its least deadwood when the hand is cut short (in a ``single_hand`` game, the money it receives or
+    pays, ``sim.bots.search_core``); the candidate with the best total is played when it beats the
+    lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its discard
+    candidates are the lookahead's choice and the other loose cards the expert ranks next,
+    ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
+    turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
+    lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
+    holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
+    now.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is the
+    lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
     compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)
@@ -34,10 +41,10 @@ class SearchBot(LookaheadBot):
 
     name = "search"
     hand_loop = "sim.bots.hand_loop"
-    core_kind = XC.K_LOOKAHEAD  # its table play and its candidates' order are the lookahead's
+    core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 **params):
+                 hold=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -45,8 +52,10 @@ class SearchBot(LookaheadBot):
         for pname, value, least in (("samples", samples, 1), ("candidates", candidates, 1), ("horizon", horizon, 0)):
             if value < least:
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
+        if hold not in (0, 1):
+            raise UserError(f"search.hold = {hold}: expected 1 (also play forward laying nothing) or 0")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
-        self.rollout, self.margin = rollout, margin
+        self.rollout, self.margin, self.hold = rollout, margin, hold
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.stream = np.empty(0, np.float64)
         self.pos = 0
@@ -68,14 +77,15 @@ class SearchBot(LookaheadBot):
     def play(self, state, me) -> Play:
         self._choice = None
         play = super().play(state, me)  # the lookahead's; _choose_discard notes a discard to search
-        if self._choice is None:
+        chose = self._choice is not None
+        if not chose and not play.ops:
             return play
-        hand, default = self._choice
+        hand, default = self._choice if chose else (state.hands[me], play.discard)
         self._choice = None
         self.ensure(1)
-        disc, self.pos = SC.decide_discard(state, me, play.ops, hand, default, SC.bot_params(self), self.stream,
-                                           self.pos)
-        return Play(play.ops, disc)
+        disc, ops, self.pos = SC.decide_play(state, me, play.ops, hand, default, chose, SC.bot_params(self),
+                                             self.stream, self.pos)
+        return Play(ops, disc)
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         default = super()._choose_discard(state, me, hand, forbid, table)

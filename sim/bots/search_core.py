@@ -1,31 +1,47 @@
 """The search bot's decisions, compiled: perfect-information Monte Carlo over the cards it cannot see.
 
-At a choice (a free draw: stock or discard; a discard among its loose cards) the search seat takes
-its candidates, deals ``samples`` determinizations of the unseen cards and plays every candidate
-forward on every determinization (the same deals for every candidate: common random numbers) with
-the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat played by the rollout
-policy, to the end of the hand or a ``horizon`` of turns.  It picks the candidate with the best total
-score for its seat.
+At a choice (a free draw: stock or discard; its turn's table play and discard, once it has drawn)
+the search seat takes its candidates, deals ``samples`` determinizations of the unseen cards and
+plays every candidate forward on every determinization (the same deals for every candidate: common
+random numbers) with the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat
+played by the rollout policy, to the end of the hand or a ``horizon`` of turns.  It picks the
+candidate with the best total score for its seat.
 
 - **Candidates.**  A discard: the lookahead's choice first, then the other loose cards of the hand
   left after its table play (a joker only when nothing else is loose, never the card just taken from
   the pile), ranked by the expert's keep score (penalty thrown, partial melds kept: the points
-  ``expert_core`` weighs), at most ``candidates`` in all.  A draw: the lookahead's draw first, then
-  the other pile, only when the discard is free to take (no obligation to open or meld with it).  One
-  candidate: no search.
+  ``expert_core`` weighs), at most ``candidates`` in all.  A table play: where the lookahead's play
+  lays something (opens, melds, lays off, or goes out), the play with each of those discards, then
+  holding (``hold``): laying nothing this turn and throwing the lookahead's discard for the whole
+  hand, so opening now is weighed against waiting to open with more (or for a Kalooki), and a meld
+  or lay-off against keeping the cards (a meld laid gives the others somewhere to lay off).  Holding
+  is a candidate only where the engine takes it (a discard taken to open or meld with must be used)
+  and, against a play that goes out, only where the seat has not opened, the going out is no
+  Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
+  out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
+  hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
+  with the lookahead's discard for the hand it leaves.  A draw: the lookahead's draw first, then
+  the other pile, only when the discard is free to take (no obligation to open or meld with it).
+  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
   reads one uniform of the seat's stream (its seeded generator, as the random bot's) and seeds a
   splitmix64 generator with it, so the same seed gives the same choices whoever runs the hand.
-- **Score.**  A rollout that ends the hand scores ``win_points`` for a win by the seat and minus the
-  penalty of the cards it holds when another player goes out; a void or stalled hand, or one stopped
-  at the horizon, scores minus the seat's least deadwood.  A candidate the engine refuses scores
-  ``REFUSED``.  Another candidate replaces the lookahead's choice only when its total is higher by
-  more than ``margin`` points a deal; ties go to the earlier candidate.
+- **Score.**  Where the profile's game is ``single_hand`` (east_coast: each hand paid in money), a
+  rollout that ends the hand scores the seat's payment by the ledger's rule (``sim.game.loser_pays``):
+  what the losers pay it when it goes out, minus what it pays when another player does (per card and
+  per joker held, doubled after a Kalooki where the profile says so); a void or stalled hand, or one
+  stopped at the horizon, scores minus what it would pay for the cards its best melds leave loose.
+  Everywhere else (kalooki40, british, swedish and scala40 play by elimination, kalooki51 to a target
+  score) a rollout that ends scores ``win_points`` for a win by the seat and minus the penalty of the
+  cards it holds when another player goes out; one cut short scores minus the seat's least deadwood.
+  A candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's
+  choice only when its total is higher by more than ``margin`` (points, or money units in a
+  single_hand game) a deal; ties go to the earlier candidate.
 
 The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
-runs inside another.
+runs inside another.  Buy-ins are the lookahead's (the expert's rule on the pool).
 """
 from __future__ import annotations
 
@@ -37,11 +53,13 @@ from ..engine import turn as TU
 from ..meldsearch import MAX_OUT, OUT_W, _workspace
 from . import expert_core as XC
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, MAXT, OB_NONE, R_PICKUP_BEFORE_OPENING, STOCK, S_W,
-                          YES, _hsum, _obligation, _search)
+from ..game import loser_pays
+from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, H_WIN_TYPE, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
+                          R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
+                          STOCK, S_W, WIN_KALOOKI, YES, _hsum, _obligation, _search)
 from .outlook import _pen, unseen_kernel
 from . import turn_loop as TL
-from .turn_loop import OWN_DRAW, SC_C, SC_DISC, SC_SRC
+from .turn_loop import OWN_DRAW, SC_C, SC_CHOSE, SC_DISC, SC_NX, SC_SRC, SC_WAS_OPEN
 
 # the search's words after the lookahead's in its parameter row (expert_core.X_*)
 SX_SAMPLES = XC.X_W
@@ -50,12 +68,14 @@ SX_HORIZON = XC.X_W + 2
 SX_ROLLOUT = XC.X_W + 3
 SX_WIN_POINTS = XC.X_W + 4
 SX_MARGIN = XC.X_W + 5
-SX_W = XC.X_W + 6
-SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin")
+SX_HOLD = XC.X_W + 6
+SX_W = XC.X_W + 7
+SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
 REFUSED = -1_000_000  # the score of a candidate the engine refuses
+PLAY_OWN, PLAY_HOLD, PLAY_OPEN = 0, 1, 2  # a table-play candidate: the lookahead's, nothing laid, opening now
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
@@ -128,9 +148,10 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
 
 @njit(cache=True)
 def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns, discard, nd, tab, nt,
-             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc,
+             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc, nx,
              horizon, win_points, mv, ws, rec):
-    """The seat's score after playing a determinization forward from its choice (the module docstring)."""
+    """The seat's score after playing a determinization forward from its choice (the module docstring);
+    from START_APPLY the turn stopped at ASK_DISCARD lays the first ``nx`` operations of xops/xmrows."""
     n = hands_s.shape[0]
     deck = rkeys.shape[0] + 8
     hands = hands_s.copy()
@@ -146,6 +167,8 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
     t[:nt] = tab[:nt]
     sc = mid.copy()
     TL.set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, me)
+    if start == TL.START_APPLY:
+        sc[SC_NX] = nx
     xo = xops.copy()
     xm = xmrows.copy()
     xc = np.zeros(4, np.int64)
@@ -156,17 +179,42 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
                  no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), hands, stats, res, stock, ids, pile, t,
                  opened.copy(), turns.copy(), pick.copy(), discby.copy(), sc, xo, xm, xc, wh, start, force_src,
                  force_disc, False, horizon)
+    return _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec)
+
+
+@njit(cache=True)
+def _pays(hand, kalooki, rp):
+    """What a loser holding ``hand`` pays in a single_hand game (``sim.game.loser_pays``)."""
+    jk = np.int64(hand[JOKER])
+    return loser_pays(_hsum(hand) - jk, jk, kalooki, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
+
+
+@njit(cache=True)
+def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec):
+    """The seat's score for a rollout that stopped with ``res`` and ``hands`` (the module docstring)."""
     if res[H_STATUS] != 0:
         return REFUSED
+    money = rp[R_MONEY_PER_HAND] != 0
     w = res[H_WINNER]
-    if w == me:
-        return win_points
     if w >= 0:
+        kalooki = res[H_WIN_TYPE] == WIN_KALOOKI
+        if w == me:
+            if not money:
+                return win_points
+            got = 0
+            for s in range(hands.shape[0]):
+                if s != me:
+                    got += _pays(hands[s], kalooki, rp)
+            return got
+        if money:
+            return -_pays(hands[me], kalooki, rp)
         pen = 0
         for c in range(N_KINDS):
             pen += hands[me, c] * values[c]
         return -pen
-    _, dead, _ = _search(hands[me], prm, mv, ws, rec, YES)
+    _, dead, loose = _search(hands[me], prm, mv, ws, rec, YES)
+    if money:
+        return -loser_pays(loose, 0, False, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
     return -dead
 
 
@@ -184,9 +232,11 @@ def _rollout_table(xp, n):
 
 @njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-              discby, turn_no, reshuffles, mid, xops, xmrows, xp, start, cands, k, by_src, u):
-    """The index of the best of cands[:k] (draw sources when by_src, else discards) over the
-    determinizations seeded by u."""
+              discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, start, cands, plays, k, by_src,
+              u):
+    """The index of the best of cands[:k] over the determinizations seeded by u: draw sources when
+    by_src, else discards, each with its table play (plays[i]: the lookahead's in xops/xmrows, nothing,
+    or the opening of anx operations in axops/axmrows)."""
     n = hands.shape[0]
     rng = _seeded(u)
     mv, ws, rec = _workspace()
@@ -205,9 +255,13 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
         for i in range(k):
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
+            if plays[i] == PLAY_OPEN:
+                px, pm, nx = axops, axmrows, anx
+            else:
+                px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
             total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
-                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, xops,
-                                 xmrows, start, fsrc, fdisc, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
+                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
+                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
     best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * max(xp[SX_SAMPLES], 1)
     for i in range(1, k):
@@ -246,7 +300,8 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     mid = np.zeros(TL.SC_W, np.int64)
     xops, xmrows, _, _ = TL.mid_scratch()
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_DRAW, cands, 2, True, stream[pos])
+                     discby, turn_no, reshuffles, mid, xops, xmrows, xops, xmrows, 0, xp, TL.START_DRAW, cands,
+                     np.zeros(2, np.int64), 2, True, stream[pos])
     return cands[best], pos + 1
 
 
@@ -290,22 +345,126 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
 
 
 @njit(cache=True)
-def search_discard(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                   discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
-    """The search seat's discard, its draw and table play made (``mid``: run_turns' sc words of the turn
-    stopped at ASK_DISCARD, its operations in xops/xmrows, whand the hand they leave): (the discard,
-    the stream's position); OUT_OF_STREAM when the stream ran out."""
+def _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
+                  xops, xmrows, xp):
+    """The discard of the hold candidate (the lookahead's for the whole hand, nothing laid), or -1
+    where holding is no candidate (the module docstring; the engine's turn says what it takes)."""
+    n = hands.shape[0]
+    nxt = (me + 1) % n
+    c = mid[SC_C]
+    src = mid[SC_SRC]
+    was_open = mid[SC_WAS_OPEN] != 0
+    forbid = c if src == DISCARD else -1
+    mv, ws, rec = _workspace()
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, mid[SC_NX], mid[SC_DISC], c, src, was_open, turns[me] == 0,
+                         crules, prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace)
+    if code == TU.OK and tres[TU.T_GOING_OUT] != 0 and (was_open or tres[TU.T_KALOOKI] != 0
+                                                          or rp[R_KALOOKI_PAYS_MORE] == 0):
+        return -1
+    unseen = np.zeros(N_KINDS, np.int64)
+    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+    held = hands[me].copy()
+    hd = XC._choose_discard(held, forbid, tab, nt, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp, values,
+                            prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
+    if hd < 0 or TU.apply_turn(tab, nt, hands[me], xops, xmrows, 0, hd, c, src, was_open, turns[me] == 0, crules,
+                               prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+        return -1
+    return hd
+
+
+@njit(cache=True)
+def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid, xp,
+              axops, axmrows):
+    """Where the lookahead waits though the seat could open: greedy's opening in axops/axmrows and the
+    lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
+    greedy lays nothing or the engine refuses the play."""
+    c = mid[SC_C]
+    src = mid[SC_SRC]
+    forbid = c if src == DISCARD else -1
+    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
+    disc = FG._greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh, outv, outd, tmp,
+                           wtab, ctx, ops, whand, lops, lctx, tab1, FG.NO)
+    if ctx[2] != 0 or ctx[1] == 0:
+        return -1, 0
+    laid = np.full((MAXT, OUT_W), -1, np.int64)
+    nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
+    if _hsum(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
+        nxt = (me + 1) % hands.shape[0]
+        unseen = np.zeros(N_KINDS, np.int64)
+        unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+        disc = XC._choose_discard(whand, forbid, laid, ctx[0], pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
+                                  values, prm, mv, ws, rec, outd)
+    wt = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    if disc < 0 or TU.apply_turn(tab, nt, hands[me], axops, axmrows, nx, disc, c, src, False, turns[me] == 0, crules,
+                                 prm, wt, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+        return -1, 0
+    return disc, nx
+
+
+@njit(cache=True)
+def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
+                    xops, xmrows, whand, xp, cands, plays, axops, axmrows):
+    """The table plays and discards to search (module docstring): discards in cands, their plays in
+    plays (PLAY_*; an opening's operations in axops/axmrows); returns (their number, the opening's
+    operations' number), the lookahead's own first."""
     default = mid[SC_DISC]
-    forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
-    cands = np.empty(N_KINDS, np.int64)
-    k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
+    if mid[SC_CHOSE] != 0:
+        forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
+        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
+    else:
+        cands[0] = default
+        k = 1
+    plays[:] = PLAY_OWN
+    anx = 0
+    if xp[SX_HOLD] != 0 and mid[SC_NX] > 0:
+        hd = _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                           discby, mid, xops, xmrows, xp)
+        if hd >= 0:
+            cands[k] = hd
+            plays[k] = PLAY_HOLD
+            k += 1
+    elif xp[SX_HOLD] != 0 and mid[SC_WAS_OPEN] == 0:
+        od, anx = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                            discby, mid, xp, axops, axmrows)
+        if od >= 0:
+            cands[k] = od
+            plays[k] = PLAY_OPEN
+            k += 1
+    return k, anx
+
+
+@njit(cache=True)
+def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
+                discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
+    """The search seat's table play and discard, its draw made (``mid``: run_turns' sc words of the
+    turn stopped at ASK_DISCARD, the lookahead's play in xops/xmrows, whand the hand it leaves): (the
+    discard, the play (PLAY_*), its operations' number, the stream's position), an opening chosen
+    written over xops/xmrows; OUT_OF_STREAM when the stream ran out."""
+    default = mid[SC_DISC]
+    cands = np.empty(N_KINDS + 1, np.int64)
+    plays = np.zeros(N_KINDS + 1, np.int64)
+    axops = np.full_like(xops, -1)
+    axmrows = np.full_like(xmrows, -1)
+    k, anx = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                             discby, mid, xops, xmrows, whand, xp, cands, plays, axops, axmrows)
     if k < 2:
-        return default, pos
+        return default, PLAY_OWN, mid[SC_NX], pos
     if pos >= stream.shape[0]:
-        return OUT_OF_STREAM, pos
+        return OUT_OF_STREAM, PLAY_OWN, mid[SC_NX], pos
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xp, TL.START_APPLY, cands, k, False, stream[pos])
-    return cands[best], pos + 1
+                     discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, TL.START_APPLY, cands,
+                     plays, k, False, stream[pos])
+    play = plays[best]
+    if play == PLAY_OPEN:
+        xops[:anx] = axops[:anx]
+        xmrows[:anx] = axmrows[:anx]
+        return cands[best], play, anx, pos + 1
+    return cands[best], play, (0 if play == PLAY_HOLD else mid[SC_NX]), pos + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,11 +496,12 @@ def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) ->
     return int(src), int(pos)
 
 
-def decide_discard(state, me: int, ops, hand, default: int, xp: np.ndarray, stream: np.ndarray,
-                   pos: int) -> tuple[int, int]:
-    """(the discard, the stream's position after it): ``search_discard`` for the play ``ops`` (engine
-    operations) that leaves ``hand``, whose bot would discard ``default``."""
-    from ..engine.table import encode
+def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.ndarray, stream: np.ndarray,
+                pos: int) -> tuple[int, list, int]:
+    """(the discard, the table play (engine operations), the stream's position after it): ``search_play``
+    for the play ``ops`` (engine operations) that leaves ``hand``, whose bot would discard ``default``
+    (``chose``: choosing it among loose cards)."""
+    from ..engine.table import decode, encode
     rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
     xops, xmrows, _, _ = TL.mid_scratch()
     rows, mrows = encode(ops)
@@ -350,10 +510,13 @@ def decide_discard(state, me: int, ops, hand, default: int, xp: np.ndarray, stre
     mid = np.zeros(TL.SC_W, np.int64)
     mid[SC_C] = state.drawn_card
     mid[SC_SRC] = DISCARD if state.drawn_from == DISCARD else STOCK
-    mid[TL.SC_WAS_OPEN] = int(bool(state.opened[me]))
-    mid[TL.SC_NX] = len(rows)
+    mid[SC_WAS_OPEN] = int(bool(state.opened[me]))
+    mid[SC_NX] = len(rows)
     mid[SC_DISC] = default
-    disc, pos = search_discard(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab, len(tab),
-                               opened, turns, pick, discby, state.turn_no, state.reshuffles, mid, xops, xmrows,
-                               np.asarray(hand, dtype=np.int8), xp, stream, pos)
-    return int(disc), int(pos)
+    mid[SC_CHOSE] = int(chose)
+    disc, play, nx, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
+                                      len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid,
+                                      xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos)
+    if play == PLAY_OPEN:
+        return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
+    return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)

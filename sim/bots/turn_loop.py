@@ -4,10 +4,12 @@ and the search bot (``sim.bots.search_core``) plays its rollouts with, written o
 ``run_turns`` plays turns from the start of a turn (or from a search seat's chosen discard) until the
 hand ends, a ``horizon`` of turns has passed, or a search seat has a choice to make (``ask``): it
 then returns ``ASK_DRAW`` (at the start of that seat's turn, nothing drawn) or ``ASK_DISCARD`` (the
-card drawn, the seat's table play made and held in the operation rows, the discard not yet chosen),
-and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with
-``force_disc``).  So the search, which itself plays hands forward with ``run_turns``, never runs
-inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
+card drawn, the seat's table play made and held in the operation rows but not applied, the discard
+not yet chosen: asked when its bot chose the discard among loose cards or its play lays something),
+and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with ``force_disc``
+and the play the first ``sc[SC_NX]`` rows of the operation rows hold: the seat's own, none to lay
+nothing this turn, or another play the caller wrote there).  So the search, which itself plays
+hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
 """
 from __future__ import annotations
 
@@ -42,10 +44,11 @@ NO_FORCE = -1  # force_src: ask a search seat (when ask is set)
 OWN_DRAW = -2  # force_src: the seat's bot draws as it would, unasked (a search that kept the lookahead's draw)
 
 # sc words: the loop's scalars, and a turn stopped at ASK_DISCARD (its drawn card and source, whether the
-# seat had opened, its operations' number and the discard its bot would make)
+# seat had opened, its operations' number, the discard its bot would make and whether the bot chose it
+# among loose cards)
 SC_SP, SC_NS, SC_ND, SC_NT, SC_TURN_NO, SC_RESHUFFLES, SC_CUR = 0, 1, 2, 3, 4, 5, 6
-SC_C, SC_SRC, SC_WAS_OPEN, SC_NX, SC_DISC = 7, 8, 9, 10, 11
-SC_W = 12
+SC_C, SC_SRC, SC_WAS_OPEN, SC_NX, SC_DISC, SC_CHOSE = 7, 8, 9, 10, 11, 12
+SC_W = 13
 
 
 @njit(cache=True)
@@ -131,8 +134,8 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
     res says how, res[H_STATUS] != 0 when a play broke a rule), ``horizon`` turns have been played
     (HORIZON; 0: no horizon) or, with ``ask``, a search seat has a choice (ASK_DRAW, ASK_DISCARD; the
     module docstring).  The first turn's draw is ``force_src`` (NO_FORCE: the bot's, asked; OWN_DRAW:
-    the bot's, unasked); from START_APPLY the first turn is the one stopped at ASK_DISCARD, its play in
-    xops/xmrows/sc, and ``force_disc`` its discard."""
+    the bot's, unasked); from START_APPLY the first turn is the one stopped at ASK_DISCARD, its play the
+    first sc[SC_NX] rows of xops/xmrows, and ``force_disc`` its discard."""
     n = hands.shape[0]
     sp = sc[SC_SP]
     ns = sc[SC_NS]
@@ -310,12 +313,14 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                 break
             if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
                 xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
-            if ask and chose and kind == K_SEARCH:  # the caller chooses the discard and resumes at START_APPLY
+            if ask and kind == K_SEARCH and (chose or xctx[0] > 0):
+                # the caller chooses the discard and whether to lay the play, and resumes at START_APPLY
                 sc[SC_C] = c
                 sc[SC_SRC] = src
                 sc[SC_WAS_OPEN] = 1 if was_open else 0
                 sc[SC_NX] = xctx[0]
                 sc[SC_DISC] = disc
+                sc[SC_CHOSE] = 1 if chose else 0
                 answer_code = ASK_DISCARD
                 break
         # the play, validated and applied by the engine's one copy of the turn's rules
