@@ -55,3 +55,56 @@ def test_tournament_intervals_are_clustered_by_game():
     assert width < 0.7 * binomial_width  # one winner a game: the greedy seats' results are not independent
     assert rows.loc["greedy", "hand_win"] == tables["hands"].to_pandas().query(
         "bot == 'greedy' and not void and not stalled")["won"].mean()
+
+
+def _json_run(capsys, argv):
+    rc = main(argv + ["--json", "-q"])
+    out = capsys.readouterr().out
+    return rc, (json.loads(out) if rc == 0 else None)
+
+
+def test_versus_pairs_the_two_tables_by_deal(capsys):
+    import numpy as np
+    import scipy.stats as st
+    from sim.tournament import deal_level
+    base = ["tournament", "--profile", "kalooki40", "--games", "24", "--seed", "5", "--duplicate"]
+    rc, both = _json_run(capsys, base + ["--bots", "expert,greedy,greedy,greedy", "--versus", "patient"])
+    assert rc == 0
+    rc, alone = _json_run(capsys, base + ["--bots", "patient,greedy,greedy,greedy"])
+    assert rc == 0
+    first = {r["bot"]: r for r in both["bots"]}["expert"]
+    other = {r["bot"]: r for r in alone}["patient"]
+    paired = both["paired"]
+    assert paired["deals"] == 6 and paired["first"] == "expert" and paired["versus"] == "patient"
+    for metric in ("hand_win", "hand_win_edge"):
+        assert abs(paired[metric] - (first[metric] - other[metric])) < 1e-12
+    # the interval is over the per-deal differences (deal d against deal d), not the two tables apart
+    prof = profiles.load("kalooki40")
+    a = deal_level(play_tournament(prof, ["expert", "greedy", "greedy", "greedy"], 24, 5, duplicate=True), 4)
+    b = deal_level(play_tournament(prof, ["patient", "greedy", "greedy", "greedy"], 24, 5, duplicate=True), 4)
+    d = (a[a["bot"] == "expert"].set_index("deal")["hand_win_edge"]
+         - b[b["bot"] == "patient"].set_index("deal")["hand_win_edge"]).to_numpy()
+    lo, hi = st.t.interval(0.95, d.size - 1, loc=d.mean(), scale=d.std(ddof=1) / np.sqrt(d.size))
+    assert abs(paired["hand_win_edge_lo"] - lo) < 1e-9 and abs(paired["hand_win_edge_hi"] - hi) < 1e-9
+
+
+def test_versus_the_same_bot_differs_by_nothing(capsys):
+    rc, both = _json_run(capsys, ["tournament", "--profile", "kalooki51", "--games", "12", "--seed", "8",
+                                  "--duplicate", "--bots", "expert,greedy,greedy", "--versus", "expert"])
+    assert rc == 0
+    p = both["paired"]
+    for metric in ("hand_win", "hand_win_edge", "game_win_edge"):
+        assert p[metric] == p[f"{metric}_lo"] == p[f"{metric}_hi"] == 0
+
+
+def test_versus_refuses_what_it_cannot_pair(capsys):
+    base = ["tournament", "--profile", "kalooki40", "--games", "8", "--seed", "1", "-q"]
+    cases = [(["--bots", "expert,greedy,greedy,greedy", "--versus", "patient"], "needs --duplicate"),
+             (["--bots", "expert,greedy,greedy,greedy", "--duplicate", "--versus", "greedy"], "one seat only"),
+             (["--bots", "expert,expert,greedy,greedy", "--duplicate", "--versus", "patient"], "one seat only"),
+             (["--bots", "expert,greedy,greedy,greedy", "--duplicate", "--versus", "pat"], "unknown bot"),
+             (["--bots", "expert,greedy,greedy,greedy", "--duplicate", "--versus", "patient,random"], "one bot")]
+    for argv, said in cases:
+        assert main(base + argv) == 2
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err

@@ -27,7 +27,13 @@ def register(sub):
     p.add_argument("--duplicate", action="store_true",
                    help="play each deal once per rotation of the bots (the same cards to the same seats); "
                         "--games must be a multiple of the seats; intervals over deals (default: off)")
-    p.add_argument("--json", action="store_true", help="print one JSON list of per-bot rows (default: a table)")
+    p.add_argument("--versus", metavar="BOT",
+                   help="with --duplicate: play the same deals again with BOT in the first bot's place and print "
+                        "the first bot's hands won, edge and games won minus BOT's, paired by deal; the first bot "
+                        "and BOT must each hold one seat only (default: off)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON list of per-bot rows; with --versus, an object of those rows and the "
+                        "paired differences (default: a table)")
     p.set_defaults(func=run)
 
 
@@ -115,12 +121,16 @@ def run(args):
     if args.duplicate and args.games % len(bots):
         raise UserError(f"--games {args.games} with --duplicate: each deal is played once per rotation of the "
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
+    versus = _versus_bots(args, bots)
     bot_params = read_bot_params(args.bot_params)
-    with tqdm(total=args.games, unit="game", disable=not show_progress(args), leave=False) as bar:
+    total = args.games * (2 if versus else 1)
+    with tqdm(total=total, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
                                  workers=args.workers, bot_params=bot_params, duplicate=args.duplicate)
+        other = play_tournament(prof, versus, args.games, args.seed, progress=bar.update, workers=args.workers,
+                                bot_params=bot_params, duplicate=True) if versus else None
     if args.duplicate:
-        return _print_duplicate(args, prof, bots, tables)
+        return _print_duplicate(args, prof, bots, tables, other)
     df = summarise(tables)
     if args.json:
         print(json.dumps(df.to_dict(orient="records")))
@@ -142,10 +152,47 @@ def run(args):
     return 0
 
 
-def _print_duplicate(args, prof, bots, tables):
+def _versus_bots(args, bots):
+    """The second table's bots for --versus (BOT in the first bot's seat), or None without it."""
+    if args.versus is None:
+        return None
+    if not args.duplicate:
+        raise UserError("--versus compares two bots on the same deals: it needs --duplicate")
+    from ..bots import bot_name_error
+    versus = [args.versus.strip()]
+    if "," in args.versus:
+        raise UserError(f"--versus {args.versus}: give one bot, e.g. --versus lookahead")
+    if bot_name_error(versus[0]):
+        raise UserError(f"--versus: {bot_name_error(versus[0])}")
+    first = bots[0]
+    if first in bots[1:] or versus[0] in bots[1:]:
+        raise UserError(f"--versus {args.versus}: the first bot ({first}) and the bot compared with it must each "
+                        f"hold one seat only, so that each deal's difference is one seat's; bots: {','.join(bots)}")
+    return versus + bots[1:]
+
+
+def paired_difference(tables, other, n_seats: int, first: str, versus: str) -> dict:
+    """The first bot's per-deal hands won, edge in hands won and edge in games won minus ``versus``'s at the
+    other table (the same deals), each a mean over deals with a t 95% interval over deals."""
+    from analysis.stats import mean
+
+    from ..tournament import deal_level
+    a = deal_level(tables, n_seats).set_index(["deal", "bot"]).xs(first, level="bot")
+    b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
+    out = dict(first=first, versus=versus, deals=int(len(a)))
+    for metric in ("hand_win", "hand_win_edge", "game_win_edge"):
+        m = mean((a[metric] - b[metric]).to_numpy()).iloc[0]
+        out[metric] = m.estimate
+        out[f"{metric}_lo"], out[f"{metric}_hi"] = m.ci_low, m.ci_high
+    return out
+
+
+def _print_duplicate(args, prof, bots, tables, other=None):
     df = summarise_duplicate(tables, len(bots))
+    paired = paired_difference(tables, other, len(bots), bots[0], args.versus) if other is not None else None
     if args.json:
-        print(json.dumps(df.to_dict(orient="records")))
+        rows = df.to_dict(orient="records")
+        print(json.dumps(rows if paired is None else {"bots": rows, "paired": paired}))
         return 0
     deals = args.games // len(bots)
     print(f"Duplicate tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
@@ -161,4 +208,11 @@ def _print_duplicate(args, prof, bots, tables):
     for r in df.itertuples():
         print(f"{r.bot:<10}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(38)
               + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
+    if paired is not None:
+        p = paired
+        print(f"{p['first']} minus {p['versus']} in its seat, the same {p['deals']} deals (paired by deal; t 95% "
+              "intervals over deals):")
+        print(f"hands won {p['hand_win']:+.3f} [{p['hand_win_lo']:+.3f}, {p['hand_win_hi']:+.3f}]; "
+              f"edge in hands won {p['hand_win_edge']:+.3f} [{p['hand_win_edge_lo']:+.3f}, {p['hand_win_edge_hi']:+.3f}]; "
+              f"edge in games won {p['game_win_edge']:+.3f} [{p['game_win_edge_lo']:+.3f}, {p['game_win_edge_hi']:+.3f}]")
     return 0
