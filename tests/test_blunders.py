@@ -11,7 +11,8 @@ with a joker laid off (docs/RULES.md sections 3-5).
   the bot must go out.  The random bot is not held to it: it plays "a legal turn chosen at random"
   (its docstring); nor is the search where it lays nothing before it has opened in a profile that
   pays a Kalooki more and counts lay-offs for the opening: it may hold a plain going out (one that
-  needs a lay-off) for a Kalooki (sim.bots.search_core).  A larger scan is marked slow (``KALOOKI_BLUNDER_SEEDS`` seeds per table).
+  needs a lay-off) for a Kalooki (sim.bots.search_core).  A larger scan is marked slow
+  (``KALOOKI_BLUNDER_SEEDS`` seeds per table).
 """
 import os
 

@@ -212,7 +212,7 @@ def _print_duplicate(args, prof, bots, tables, other=None):
         p = paired
         print(f"{p['first']} minus {p['versus']} in its seat, the same {p['deals']} deals (paired by deal; t 95% "
               "intervals over deals):")
-        print(f"hands won {p['hand_win']:+.3f} [{p['hand_win_lo']:+.3f}, {p['hand_win_hi']:+.3f}]; "
-              f"edge in hands won {p['hand_win_edge']:+.3f} [{p['hand_win_edge_lo']:+.3f}, {p['hand_win_edge_hi']:+.3f}]; "
-              f"edge in games won {p['game_win_edge']:+.3f} [{p['game_win_edge_lo']:+.3f}, {p['game_win_edge_hi']:+.3f}]")
+        print("; ".join(f"{label} {p[m]:+.3f} [{p[m + '_lo']:+.3f}, {p[m + '_hi']:+.3f}]" for label, m in
+                        (("hands won", "hand_win"), ("edge in hands won", "hand_win_edge"),
+                         ("edge in games won", "game_win_edge"))))
     return 0
