@@ -141,6 +141,8 @@ def _profile_and_bot(run: RunData, metric: str, kind: str = "proportion", bots: 
         parts.append(cells[cells["bot"] != ALL].sort_values(["profile", "bot"], key=lambda c: c.map(order)
                                                              if c.name == "profile" else c))
     frame = _estimates(pd.concat(parts, ignore_index=True), kind).drop(columns=["n_players", "seat", "value"])
+    if kind == "mean":  # every headline mean counts turns, points, buy-ins, hands, rounds or reshuffles
+        frame = stats.at_least_zero(frame)
     return _tidy(metric, frame, ["profile", "bot"])
 
 

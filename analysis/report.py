@@ -24,8 +24,9 @@ SUMMARY_COLUMNS = ["profile", "metric", "description", "n", "estimate", "ci_low"
 METHOD_NOTES = [
     "Every estimate is a ratio of sums over games, with an interval clustered by game (cluster-robust "
     "linearisation variance from per-game sums): proportions a Wilson 95% interval at the effective n "
-    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom. The "
-    "summary states each metric's unit, denominator and interval method.",
+    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom (a "
+    "mean's lower end cut at 0 where it would fall below, as no headline mean can be negative; the cut "
+    "keeps the coverage). The summary states each metric's unit, denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
     "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
     "void and stalled shares count every deal.",

@@ -19,6 +19,7 @@ CORRECTION = "holm"
 CORRECTION_NAME = "Holm (step-down Bonferroni), family-wise error 5%"
 CLUSTER_WILSON = "Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game)"
 CLUSTER_T = "t 95% interval, cluster-robust (by game) standard error, df = games - 1"
+CLUSTER_T_AT_0 = CLUSTER_T + ", its lower end cut at 0 (a mean that cannot be negative)"
 
 
 def proportion(k, n) -> pd.DataFrame:
@@ -230,6 +231,17 @@ def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
                          "estimate": r, "se": se, "ci_low": np.where(ok, np.minimum(low, r), np.nan),
                          "ci_high": np.where(ok, np.maximum(high, r), np.nan), "design_effect": deff,
                          "games": np.atleast_1d(games).astype(np.int64), "method": CLUSTER_WILSON})
+
+
+def at_least_zero(est: pd.DataFrame) -> pd.DataFrame:
+    """Intervals of means that cannot be negative with their lower end cut at 0: the interval met with
+    the range a true value lies in, so it covers as often as before (a small run's t interval of a count
+    near 0 otherwise reaches below it).  The method names the cut where it is made."""
+    est = est.copy()
+    cut = est["ci_low"] < 0
+    est.loc[cut, "ci_low"] = 0.0
+    est.loc[cut, "method"] = CLUSTER_T_AT_0
+    return est
 
 
 def cluster_mean(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:

@@ -378,6 +378,20 @@ def test_game_shape(results):
     assert results.hands_per_game[["hands_played", "games"]].values.tolist() == [[2, 2], [3, 1]]
 
 
+def test_a_mean_that_cannot_be_negative_keeps_its_interval_at_or_above_0(results, alpha_run):
+    # three games: the t interval of reshuffles per deal (df = 2) reaches below 0, and is cut there
+    hands = load.load_table(alpha_run, "hands", columns=["game_id", "hand_no", "redeal_no", "stock_reshuffles"])
+    deals = hands.drop_duplicates(["game_id", "hand_no", "redeal_no"])
+    r, se, g = _cluster(deals["game_id"], deals["stock_reshuffles"], np.ones(len(deals)))
+    half = sps.t.ppf(0.975, g - 1) * se
+    assert r - half < 0  # what the cut is for
+    row = _row(results.shape, metric="reshuffles_per_hand")
+    assert row["estimate"] == pytest.approx(r) and row["ci_high"] == pytest.approx(r + half)
+    assert row["ci_low"] == 0 and "cut at 0" in row["method"]
+    wide = _row(results.shape, metric="hands_per_game")  # an interval above 0 is left as it is
+    assert wide["ci_low"] > 0 and "cut" not in wide["method"]
+
+
 def test_seat_fairness(results):
     rates = results.seat_rates
     hand = rates[rates["level"] == "hand"]
