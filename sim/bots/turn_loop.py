@@ -9,7 +9,8 @@ not yet chosen: asked when its bot chose the discard among loose cards or its pl
 and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with ``force_disc``
 and the play the first ``sc[SC_NX]`` rows of the operation rows hold: the seat's own, none to lay
 nothing this turn, or another play the caller wrote there).  So the search, which itself plays
-hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's scalars travel in ``sc`` (``SC_*`` words).
+hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's
+scalars travel in ``sc`` (``SC_*`` words).
 """
 from __future__ import annotations
 
