@@ -124,12 +124,13 @@ def report_dir(out, kind: str, run_ids: list[str], force: bool = False):
 
 def command_line(name: str, args, options=(), switches=()) -> str:
     """The command as typed, for manifests and reproduce lines: ``kalooki NAME``, then ``--config``,
-    each ``--profile`` and ``--set`` given, each of ``options`` ((flag, value) pairs) that is set and
+    each ``--profile`` (or the one ``profile`` of a one-profile command) and ``--set`` given, each of ``options`` ((flag, value) pairs) that is set and
     each of ``switches`` ((flag, on) pairs) that is on."""
     parts = ["kalooki", name]
     if getattr(args, "config", None):
         parts += ["--config", args.config]
-    for prof in args.profiles or []:
+    profiles = getattr(args, "profiles", None) or ([args.profile] if getattr(args, "profile", None) else [])
+    for prof in profiles:
         parts += ["--profile", prof]
     for s in args.sets or []:
         parts += ["--set", s]

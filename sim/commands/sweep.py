@@ -7,7 +7,7 @@ import sys
 from .. import profiles
 from ..errors import UserError
 from ..skill import DEFAULT_PLAYERS
-from .common import add_force_arg, add_seed_arg, positive_int, report_dir, show_progress
+from .common import add_force_arg, add_seed_arg, command_line, positive_int, report_dir, show_progress
 
 
 def register(sub):
@@ -135,11 +135,10 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
             else:
                 skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log)
     from analysis.sweep import load_sweep, terminal_lines, write_sweep
-    command = (f"kalooki sweep --profile {args.profile} --param {args.param} --games {args.games} --seed {args.seed}"
-               + "".join(f" --set {s}" for s in args.sets) + (f" --tables {args.tables!r}" if args.tables else "")
-               + (f" --bots {args.bots}" if args.bots else "") + (" --paired" if args.paired else "")
-               + (f" --skill {','.join(players)}" if players is not None else "")
-               + (f" --boot {args.boot}" if args.boot is not None else ""))
+    command = command_line("sweep", args, (("--param", args.param), ("--games", args.games), ("--seed", args.seed),
+                                           ("--tables", args.tables), ("--bots", args.bots),
+                                           ("--skill", ",".join(players) if players is not None else None),
+                                           ("--boot", args.boot)), (("--paired", args.paired),))
     studies = None
     if players is not None:
         from analysis import skill as fit
