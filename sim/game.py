@@ -61,6 +61,9 @@ class Ledger:
         self.stalled = False
         self.sheet: list[SheetRow] = []
         self.pending_payments = [0] * n_players
+        self.dealer = -1  # the seat that dealt the hand being recorded
+        self._offers: list[int] = []  # eliminated by the hand being recorded, not yet offered a buy-in
+        self._bought = [False] * n_players
         if profile.game_end == "elimination" and profile.stake_initial:
             for s in range(n_players):
                 self._pay_pool(s, profile.stake_initial)
@@ -84,8 +87,10 @@ class Ledger:
         """Apply one finished hand.  ``buy_in_decider(seat, ledger) -> bool`` is asked in turn."""
         p = self.p
         self.hands_played += 1
-        eliminated_now = [False] * self.n
-        bought = [False] * self.n
+        self._hand = result
+        self._eliminated_now = eliminated_now = [False] * self.n
+        self._bought = [False] * self.n
+        self._offers = []
         w = result.winner
         if w >= 0:
             if result.win_type == "kalooki":
@@ -101,23 +106,8 @@ class Ledger:
                     self.in_game[s] = False
                     self.eliminations[s] += 1
                     eliminated_now[s] = True
-                order = [(w + 1 + k) % self.n for k in range(self.n)]
-                for s in order:
-                    if not eliminated_now[s]:
-                        continue
-                    still_in = self.players_in()
-                    if (self.buy_ins[s] < p.max_buy_ins and len(still_in) >= 2 and buy_in_decider is not None
-                            and buy_in_decider(s, self)):
-                        self._pay_pool(s, p.stake_buy_in)
-                        self.buy_ins[s] += 1
-                        self.totals[s] = max(self.totals[x] for x in still_in)
-                        self.in_game[s] = True
-                        bought[s] = True
-                for s in order[::-1]:
-                    if eliminated_now[s] and not self.in_game[s]:
-                        self.out_order.append(s)
-                if len(self.players_in()) <= 1:
-                    self._end(self.players_in()[0] if self.players_in() else w)
+                self._order = [(w + 1 + k) % self.n for k in range(self.n)]
+                self._offers = [s for s in self._order if eliminated_now[s]]
             elif p.game_end == "target":
                 self.totals[w] += sum(result.penalties)
                 if self.totals[w] >= p.target_score:
@@ -132,16 +122,57 @@ class Ledger:
                         self._transfer(s, w, amount)
                         self.totals[s] += result.penalties[s]
                 self._end(w)
+        return self.finish_hand(buy_in_decider)
+
+    def may_buy_in(self, seat: int) -> bool:
+        """Whether a player eliminated by this hand may buy back in now (buy-ins left, two still in)."""
+        return self.buy_ins[seat] < self.p.max_buy_ins and len(self.players_in()) >= 2
+
+    def re_enter(self, seat: int) -> None:
+        """A buy-in: the stake into the pool, back in at the highest total of those still in."""
+        self._pay_pool(seat, self.p.stake_buy_in)
+        self.buy_ins[seat] += 1
+        self.totals[seat] = max(self.totals[x] for x in self.players_in())
+        self.in_game[seat] = True
+        self._bought[seat] = True
+
+    def finish_hand(self, buy_in_decider=None) -> SheetRow:
+        """The rest of ``record_hand``: offer the buy-ins not yet offered, in turn from the winner's left,
+        then close the hand (who left for good, the game's end, the hand cap) and write its sheet row.
+        A copy taken while a player decides (``copy``) finishes the hand with its own deciders."""
+        p = self.p
+        while self._offers:
+            s = self._offers.pop(0)
+            if self.may_buy_in(s) and buy_in_decider is not None and buy_in_decider(s, self):
+                self.re_enter(s)
+        result, eliminated_now = self._hand, self._eliminated_now
+        w = result.winner
+        if w >= 0 and p.game_end == "elimination":
+            for s in self._order[::-1]:
+                if eliminated_now[s] and not self.in_game[s]:
+                    self.out_order.append(s)
+            if len(self.players_in()) <= 1:
+                self._end(self.players_in()[0] if self.players_in() else w)
         if not self.over and self.hands_played >= p.hand_cap:
             self.stalled = True
             best = min(self.players_in(), key=lambda s: (self.totals[s], s)) if p.game_end != "target" else \
                 max(range(self.n), key=lambda s: (self.totals[s], -s))
             self._end(best)
         row = SheetRow(self.hands_played, w, result.win_type, list(result.penalties), list(self.totals),
-                       list(self.balances), self.pool, list(self.pending_payments), eliminated_now, bought)
+                       list(self.balances), self.pool, list(self.pending_payments), eliminated_now,
+                       list(self._bought))
         self.sheet.append(row)
         self.pending_payments = [0] * self.n
         return row
+
+    def copy(self) -> "Ledger":
+        """The sheet as it stands, without its rows: a game played on from here (``play_on``) leaves
+        this one as it is."""
+        other = Ledger.__new__(Ledger)
+        for k, v in self.__dict__.items():
+            setattr(other, k, list(v) if isinstance(v, list) else v)
+        other.sheet = []
+        return other
 
     def _end(self, winner: int):
         self.over = True
@@ -243,11 +274,28 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
     """Play one whole game.  ``bots`` has one bot per seat; every random choice comes from ``rng``.
     ``canonical_deal``: deal as if one card at a time whatever the deal pattern (``CanonicalDeal``).
     ``seat_keyed``: every hand draws from a seat-keyed stock keyed by game seat (sim.engine)."""
+    game = GameRecord(ledger=Ledger(profile, len(bots)))
+    dealer = int(rng.integers(len(bots)))
+    play_on(game, profile, bots, rng, dealer, record, on_turn, on_hand, hand_ctx, canonical_deal, seat_keyed)
+    return game
+
+
+def next_dealer(profile, ledger: Ledger) -> int:
+    """The deal passes clockwise from the hand's dealer (``ledger.dealer``) to the next seat still in."""
+    n = ledger.n
+    nxt = (ledger.dealer + 1) % n
+    while profile.game_end == "elimination" and not ledger.in_game[nxt] and not ledger.over:
+        nxt = (nxt + 1) % n
+    return nxt
+
+
+def play_on(game: GameRecord, profile, bots, rng, dealer: int, record: bool = False, on_turn=None, on_hand=None,
+            hand_ctx: dict | None = None, canonical_deal: bool = False, seat_keyed: bool = False) -> None:
+    """Play ``game`` on from its ledger, ``dealer`` dealing the next hand, until the game ends
+    (``play_game``'s arguments; a search bot plays a copied ledger on to weigh a buy-in)."""
     n = len(bots)
-    ledger = Ledger(profile, n)
-    game = GameRecord(ledger=ledger)
-    dealer = int(rng.integers(n))
-    hand_no = 0
+    ledger = game.ledger
+    hand_no = ledger.hands_played
     while not ledger.over:
         hand_no += 1
         redeal = 0
@@ -282,13 +330,9 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
             full.penalties[s] = result.penalties[i]
             full.cards_left[s] = result.cards_left[i]
             full.jokers_left[s] = result.jokers_left[i]
+        ledger.dealer = seats[pos_dealer]
         rec.sheet = ledger.record_hand(full, lambda s, lg: bots[s].buy_in(lg, s))
         game.hands.append(rec)
         if on_hand:
             on_hand(rec)
-        # the deal passes clockwise to the next seat still in
-        nxt = (seats[pos_dealer] + 1) % n
-        while profile.game_end == "elimination" and not ledger.in_game[nxt] and not ledger.over:
-            nxt = (nxt + 1) % n
-        dealer = nxt
-    return game
+        dealer = next_dealer(profile, ledger)

@@ -31,8 +31,8 @@ class SearchBot(LookaheadBot):
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
-    now.  Everything else (the draws it must make, what it lays when it lays, buy-ins) is the
-    lookahead's.
+    now.  A buy-in it weighs by playing the rest of the game on (``buy_in``).  Everything else (the
+    draws it must make, what it lays when it lays) is the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
     compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)
@@ -86,6 +86,41 @@ class SearchBot(LookaheadBot):
         disc, ops, self.pos = SC.decide_play(state, me, play.ops, hand, default, chose, SC.bot_params(self),
                                              self.stream, self.pos)
         return Play(ops, disc)
+
+    def buy_in(self, ledger, seat) -> bool:
+        """Buy back in when the money it expects from the rest of the game, stake paid, is above 0
+        (``buy_in_gain``).  Where no money changes hands a buy-in costs nothing and can only keep its
+        chance of winning the game, so it buys in."""
+        p = ledger.p
+        if not (p.stake_initial or p.stake_call or p.stake_kalooki or p.stake_buy_in):
+            return True
+        return self.buy_in_gain(ledger, seat) > 0
+
+    def buy_in_gain(self, ledger, seat) -> float:
+        """The mean change in its balance, in stake units, over ``samples`` games played on bought in.
+
+        Out of the game its money is settled, so staying out is worth exactly 0.  Each game is played on
+        from the sheet as it stands (``sim.game.play_on``), the stake paid, every seat played by its
+        ``rollout`` bot (which also decides the later buy-ins), each from its own stream seeded by one
+        uniform of the bot's."""
+        from ..game import GameRecord, next_dealer, play_on
+        from . import make_bot
+        p = ledger.p
+        self.ensure(1)
+        root = np.random.SeedSequence(int(self.stream[self.pos] * 2 ** 53))
+        self.pos += 1
+        before = ledger.balances[seat]
+        gain = 0
+        for child in root.spawn(self.samples):
+            rng = np.random.default_rng(child)
+            bots = [make_bot(self.rollout, rng) for _ in range(ledger.n)]
+            lg = ledger.copy()
+            lg.re_enter(seat)
+            lg.finish_hand(lambda s, other: bots[s].buy_in(other, s))
+            if not lg.over:
+                play_on(GameRecord(ledger=lg), p, bots, rng, next_dealer(p, lg))
+            gain += lg.balances[seat] - before
+        return gain / self.samples
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         default = super()._choose_discard(state, me, hand, forbid, table)

@@ -1,0 +1,103 @@
+"""The search bot's buy-in: the rest of the game played on from a copy of the score sheet."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from sim import profiles
+from sim.bots import make_bot
+from sim.engine import HandResult
+from sim.game import GameRecord, Ledger, next_dealer, play_on
+
+K40 = profiles.load("kalooki40")  # elimination above 150, stakes 5 in, 1 a hand, 2 a Kalooki, 5 a buy-in
+
+
+def _eliminating_hand(totals, pool=None):
+    """Three players with ``totals``; seat 1 wins the next hand and seat 0, with 20 more, goes out."""
+    lg = Ledger(K40, 3)
+    lg.totals = list(totals)
+    if pool is not None:
+        lg.pool = lg.pool_collected = pool
+    lg.dealer = 2
+    return lg, HandResult(winner=1, win_type="call", penalties=[20, 0, 5], cards_left=[4, 0, 2],
+                          jokers_left=[0, 0, 0])
+
+
+def _offer(totals, bot, pool=None, again=True):
+    """Record the hand, asking ``bot`` at seat 0; returns (its answer, its mean gain, the ledger); the
+    search's gain is estimated ``again`` from the same point of its stream."""
+    lg, result = _eliminating_hand(totals, pool)
+    seen = {}
+
+    def decide(s, ledger):
+        assert s == 0
+        state = (list(ledger.balances), list(ledger.totals), ledger.pool, list(ledger.in_game))
+        seen["answer"] = bot.buy_in(ledger, s)
+        if bot.name == "search" and again:  # the same estimate again: the bot's stream stands where it stood
+            bot.pos -= 1
+            seen["gain"] = bot.buy_in_gain(ledger, s)
+            assert seen["answer"] == (seen["gain"] > 0)
+        # weighing the buy-in plays copies on: the sheet itself is as it was
+        assert (list(ledger.balances), list(ledger.totals), ledger.pool, list(ledger.in_game)) == state
+        return seen["answer"]
+
+    lg.record_hand(result, decide)
+    return seen["answer"], seen.get("gain"), lg
+
+
+def test_search_buys_in_level_with_the_field_where_the_expert_declines():
+    # back in at 5 against 0 and 5, pool 20 after the stake: about a third of the pool (more after
+    # later buy-ins) for 5 paid; the expert gives a re-entrant 3/4 of an equal share: 20 * 0.25 = 5, not above 5
+    expert, _, _ = _offer([140, 0, 0], make_bot("expert", np.random.default_rng(1)))
+    assert expert is False
+    answer, gain, lg = _offer([140, 0, 0], make_bot("search", np.random.default_rng(2), {"samples": 400}), again=False)
+    assert answer is True
+    assert lg.in_game == [True, True, True] and lg.buy_ins == [1, 0, 0] and lg.totals[0] == 5
+    assert lg.pool == 20 and lg.sheet[-1].bought_in == [True, False, False]
+
+
+def test_search_declines_a_buy_in_one_penalty_from_elimination_where_the_expert_buys():
+    # back in at 150 (out again at any penalty) against a player at 0: the pool of 45 is seldom won
+    expert, _, _ = _offer([140, 0, 145], make_bot("expert", np.random.default_rng(1)), pool=40)
+    assert expert is True  # 45 * 0.25 > 5
+    for seed in (3, 4):  # at the default budget
+        answer, gain, lg = _offer([140, 0, 145], make_bot("search", np.random.default_rng(seed)), pool=40)
+        assert answer is False and gain < -2
+        assert lg.in_game == [False, True, True] and lg.out_order == [0] and lg.buy_ins == [0, 0, 0]
+
+
+def test_search_buys_in_for_nothing_where_no_money_changes_hands():
+    free = dataclasses.replace(K40, stake_initial=0, stake_call=0, stake_kalooki=0, stake_buy_in=0)
+    lg = Ledger(free, 3)
+    lg.totals = [140, 0, 145]
+    lg.dealer = 2
+    bot = make_bot("search", np.random.default_rng(4))
+    lg.record_hand(HandResult(winner=1, win_type="call", penalties=[20, 0, 5], cards_left=[4, 0, 2],
+                              jokers_left=[0, 0, 0]), lambda s, ledger: bot.buy_in(ledger, s))
+    assert lg.buy_ins == [1, 0, 0] and len(bot.stream) == 0  # decided without playing anything on
+
+
+def test_a_copied_sheet_played_on_leaves_the_original_as_it_was():
+    lg, result = _eliminating_hand([140, 0, 0])
+    lg.record_hand(result, lambda s, ledger: True)
+    before = {k: (list(v) if isinstance(v, list) else v) for k, v in lg.__dict__.items()}
+    copy = lg.copy()
+    rng = np.random.default_rng(5)
+    bots = [make_bot("greedy", rng) for _ in range(3)]
+    play_on(GameRecord(ledger=copy), K40, bots, rng, next_dealer(K40, copy))
+    assert copy.over and copy.hands_played > lg.hands_played and len(copy.sheet) == copy.hands_played - 1
+    assert sum(copy.balances) + copy.pool == 0  # payments and the pool still sum to zero
+    after = {k: (list(v) if isinstance(v, list) else v) for k, v in lg.__dict__.items()}
+    assert after == before
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_games_with_search_seats_replay_identically(seed):
+    from sim.game import play_game
+
+    def play():
+        bots = [make_bot(b, np.random.default_rng([seed, i])) for i, b in enumerate(["search", "expert", "expert"])]
+        g = play_game(K40, bots, np.random.default_rng(seed))
+        return [(r.winner, r.totals, r.balances, r.bought_in) for r in g.ledger.sheet]
+
+    assert play() == play()
