@@ -64,6 +64,15 @@ def test_search_declines_a_buy_in_one_penalty_from_elimination_where_the_expert_
         answer, gain, lg = _offer([140, 0, 145], make_bot("search", np.random.default_rng(seed)), pool=40)
         assert answer is False and gain < -2
         assert lg.in_game == [False, True, True] and lg.out_order == [0] and lg.buy_ins == [0, 0, 0]
+    rule = make_bot("search", np.random.default_rng(3), {"buy_in": 0})
+    answer, _, lg = _offer([140, 0, 145], rule, pool=40, again=False)
+    assert answer is True and lg.buy_ins == [1, 0, 0] and len(rule.stream) == 0  # the expert's rule, no games
+
+
+def test_a_buy_in_setting_other_than_0_or_1_is_refused():
+    from sim.errors import UserError
+    with pytest.raises(UserError, match="search.buy_in = 2: expected 1"):
+        make_bot("search", np.random.default_rng(0), {"buy_in": 2})
 
 
 def test_search_buys_in_for_nothing_where_no_money_changes_hands():

@@ -44,7 +44,7 @@ class SearchBot(LookaheadBot):
     core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 hold=1, **params):
+                 hold=1, buy_in=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -54,8 +54,11 @@ class SearchBot(LookaheadBot):
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
         if hold not in (0, 1):
             raise UserError(f"search.hold = {hold}: expected 1 (also play forward laying nothing) or 0")
+        if buy_in not in (0, 1):
+            raise UserError(f"search.buy_in = {buy_in}: expected 1 (play the game on to weigh a buy-in) or 0 "
+                            f"(the expert's pool rule)")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
-        self.rollout, self.margin, self.hold = rollout, margin, hold
+        self.rollout, self.margin, self.hold, self.search_buy_in = rollout, margin, hold, buy_in
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.stream = np.empty(0, np.float64)
         self.pos = 0
@@ -90,7 +93,9 @@ class SearchBot(LookaheadBot):
     def buy_in(self, ledger, seat) -> bool:
         """Buy back in when the money it expects from the rest of the game, stake paid, is above 0
         (``buy_in_gain``).  Where no money changes hands a buy-in costs nothing and can only keep its
-        chance of winning the game, so it buys in."""
+        chance of winning the game, so it buys in.  With ``buy_in = 0``, the expert's pool rule."""
+        if not self.search_buy_in:
+            return super().buy_in(ledger, seat)
         p = ledger.p
         if not (p.stake_initial or p.stake_call or p.stake_kalooki or p.stake_buy_in):
             return True
