@@ -2,7 +2,8 @@
 
 ``Ledger`` is the score sheet and owns every game-level rule (who pays whom, who is eliminated, who
 may buy back in, when the game ends); it takes hand results and buy-in decisions and knows nothing
-of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger.
+of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger;
+``play_on`` plays a game on from a ledger as it stands (a copy, for a bot weighing a buy-in).
 Payments and the pool always sum to zero.
 """
 from __future__ import annotations

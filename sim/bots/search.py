@@ -105,9 +105,10 @@ class SearchBot(LookaheadBot):
         """The mean change in its balance, in stake units, over ``samples`` games played on bought in.
 
         Out of the game its money is settled, so staying out is worth exactly 0.  Each game is played on
-        from the sheet as it stands (``sim.game.play_on``), the stake paid, every seat played by its
-        ``rollout`` bot (which also decides the later buy-ins), each from its own stream seeded by one
-        uniform of the bot's."""
+        from the sheet as it stands (``sim.game.play_on``), the stake paid, every other seat played by its
+        ``rollout`` bot and its own by the lookahead (the strongest bot quick enough to play whole games
+        for it: judged by the rollout bot's play, its chances after a buy-in would be underrated), each
+        game from its own stream seeded by one uniform of the bot's; later buy-ins are those bots'."""
         from ..game import GameRecord, next_dealer, play_on
         from . import make_bot
         p = ledger.p
@@ -118,7 +119,7 @@ class SearchBot(LookaheadBot):
         gain = 0
         for child in root.spawn(self.samples):
             rng = np.random.default_rng(child)
-            bots = [make_bot(self.rollout, rng) for _ in range(ledger.n)]
+            bots = [make_bot("lookahead" if s == seat else self.rollout, rng) for s in range(ledger.n)]
             lg = ledger.copy()
             lg.re_enter(seat)
             lg.finish_hand(lambda s, other: bots[s].buy_in(other, s))
