@@ -48,20 +48,21 @@ def test_search_from_midhand_states_matches_python(name):
 
 
 def test_searched_table_plays_match_python(monkeypatch):
-    # turns where the search lays nothing though the lookahead would lay something, or opens though the
-    # lookahead would wait, played alike both ways
-    held, opened = [], []
+    # turns where the search lays nothing though the lookahead would lay something, lays part of the
+    # lookahead's play, or opens though the lookahead would wait, played alike both ways
+    held, part, opened = [], [], []
     decide = SC.decide_play
 
     def watch(state, me, ops, *args):
         out = decide(state, me, ops, *args)
         held.append(bool(ops) and not out[1])
+        part.append(bool(ops) and bool(out[1]) and list(out[1]) != list(ops))
         opened.append(not ops and bool(out[1]))
         return out
 
     monkeypatch.setattr(SC, "decide_play", watch)
     compare_dealt(profiles.load("scala40"), 4, 4, 2, ["search"] * 4)
-    assert sum(held) > 0 and sum(opened) > 0
+    assert sum(held) > 0 and sum(part) > 0 and sum(opened) > 0
 
 
 def test_a_graded_search_matches_python():
@@ -150,6 +151,40 @@ def test_search_holds_the_meld_that_would_let_the_next_player_go_out():
         assert st.result is None
         kept = make_bot("search", np.random.default_rng(seed), {"hold": 0}).play(feeding_position(), 0)
         assert kept.ops == lookahead.ops
+
+
+def waiting_position() -> HandState:
+    """Seat 0 (not opened) after drawing 2D: KH KD KS QH QD QS 7C 8C 2D, a Kalooki two cards away with
+    twelve draws in the stock.  Seat 1 (opened) holds 3H 4H 5H 8S 9S 10S, all taken from the discard
+    pile (seen): two runs, out on its next turn whatever it draws."""
+    st = HandState.scripted(K40, ["KH KD KS QH QD QS 7C 8C", "3H 4H 5H 8S 9S 10S"],
+                            stock="2D 9D 8D 7D 6D 4D 3D 2S 3S 4S 6C JD", discard="6H", current=0,
+                            opened=[False, True], table=[G("5S 5D 5C")])
+    st.pickups[1] = parse_cards("3H 4H 5H 8S 9S 10S")
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_search_opens_where_waiting_for_a_kalooki_loses():
+    # Seat 1 has six cards, one more than the lookahead's danger count, so the lookahead waits for a
+    # Kalooki (loose 7C 8C 2D, within two cards) and seat 1 goes out next turn: seat 0 pays 75.  Played
+    # forward, opening now with the kings and queens pays 15 or less in every deal: the search opens.
+    # With hold off, opening now is no candidate and it waits as the lookahead does.
+    lookahead = make_bot("lookahead", np.random.default_rng(0)).play(waiting_position(), 0)
+    assert lookahead.ops == []
+    st = waiting_position()
+    st.apply_play(lookahead)
+    st.apply_draw(make_bot("expert", np.random.default_rng(0)).draw(st, 1))
+    st.apply_play(make_bot("expert", np.random.default_rng(0)).play(st, 1))
+    assert st.result is not None and st.result.winner == 1 and st.result.penalties[0] == 75
+    for seed in range(3):
+        st = waiting_position()
+        play = make_bot("search", np.random.default_rng(seed)).play(st, 0)
+        assert len(play.ops) == 2
+        st.apply_play(play)  # the engine takes it: an opening of 60
+        assert st.opened[0] and sum(st.hands[0]) == 2
+        waited = make_bot("search", np.random.default_rng(seed), {"hold": 0}).play(waiting_position(), 0)
+        assert waited.ops == []
 
 
 EAST = profiles.load("east_coast")

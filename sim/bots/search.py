@@ -44,7 +44,7 @@ class SearchBot(LookaheadBot):
     core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 hold=1, buy_in=1, **params):
+                 hold=1, buy_in=1, partial=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -57,8 +57,11 @@ class SearchBot(LookaheadBot):
         if buy_in not in (0, 1):
             raise UserError(f"search.buy_in = {buy_in}: expected 1 (play the game on to weigh a buy-in) or 0 "
                             f"(the expert's pool rule)")
+        if partial not in (0, 1):
+            raise UserError(f"search.partial = {partial}: expected 1 (also play forward laying part of the play) or 0")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
         self.rollout, self.margin, self.hold, self.search_buy_in = rollout, margin, hold, buy_in
+        self.partial = partial
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.stream = np.empty(0, np.float64)
         self.pos = 0

@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import JOKER, N_KINDS
+from ..engine import core
 from ..engine import turn as TU
 from ..meldsearch import MAX_OUT, OUT_W, _workspace
 from . import expert_core as XC
@@ -69,13 +70,19 @@ SX_ROLLOUT = XC.X_W + 3
 SX_WIN_POINTS = XC.X_W + 4
 SX_MARGIN = XC.X_W + 5
 SX_HOLD = XC.X_W + 6
-SX_W = XC.X_W + 7
-SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold")
+SX_PARTIAL = XC.X_W + 7
+SX_W = XC.X_W + 8
+SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold",
+                         "partial")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
 REFUSED = -1_000_000  # the score of a candidate the engine refuses
-PLAY_OWN, PLAY_HOLD, PLAY_OPEN = 0, 1, 2  # a table-play candidate: the lookahead's, nothing laid, opening now
+# a table-play candidate: the lookahead's play, nothing laid, opening now, the lookahead's melds without its
+# lay-offs, the fewest of its melds that open; the last three are written in a slot of their own (ALT_*)
+PLAY_OWN, PLAY_HOLD, PLAY_OPEN, PLAY_MELDS, PLAY_LEAST = 0, 1, 2, 3, 4
+ALT_SLOTS = 3  # slot plays[i] - PLAY_OPEN: opening now (only where the lookahead lays nothing) or a partial play
+MAX_LEAST_MELDS = 8  # the fewest melds that open are looked for among at most this many of the lookahead's
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
@@ -232,11 +239,11 @@ def _rollout_table(xp, n):
 
 @njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-              discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, start, cands, plays, k, by_src,
+              discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, start, cands, plays, k, by_src,
               u):
     """The index of the best of cands[:k] over the determinizations seeded by u: draw sources when
     by_src, else discards, each with its table play (plays[i]: the lookahead's in xops/xmrows, nothing,
-    or the opening of anx operations in axops/axmrows)."""
+    or the anx[j] operations of aops[j]/amrows[j], j = plays[i] - PLAY_OPEN)."""
     n = hands.shape[0]
     rng = _seeded(u)
     mv, ws, rec = _workspace()
@@ -255,8 +262,9 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
         for i in range(k):
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
-            if plays[i] == PLAY_OPEN:
-                px, pm, nx = axops, axmrows, anx
+            if plays[i] >= PLAY_OPEN:
+                j = plays[i] - PLAY_OPEN
+                px, pm, nx = aops[j], amrows[j], anx[j]
             else:
                 px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
             total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
@@ -300,7 +308,8 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     mid = np.zeros(TL.SC_W, np.int64)
     xops, xmrows, _, _ = TL.mid_scratch()
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xops, xmrows, 0, xp, TL.START_DRAW, cands,
+                     discby, turn_no, reshuffles, mid, xops, xmrows, xops.reshape((1,) + xops.shape),
+                     xmrows.reshape((1,) + xmrows.shape), np.zeros(1, np.int64), xp, TL.START_DRAW, cands,
                      np.zeros(2, np.int64), 2, True, stream[pos])
     return cands[best], pos + 1
 
@@ -407,11 +416,161 @@ def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, 
 
 
 @njit(cache=True)
+def _subset(nt, xops, xmrows, nx, keep, out_ops, out_mrows):
+    """The operations o of xops[:nx] with keep[o] (and none that builds on a meld left out) in out_ops/
+    out_mrows, their targets renumbered for the rows left out; returns their number."""
+    rowmap = np.full(MAXT + nx + 1, -1, np.int64)  # a row of the table as the whole play built it -> as the part builds it
+    for r in range(nt):
+        rowmap[r] = r
+    old_n = nt
+    new_n = nt
+    m = 0
+    for o in range(nx):
+        kind = xops[o, TU.X_KIND]
+        kept = keep[o]
+        if kind != TU.X_NEW and rowmap[xops[o, TU.X_TARGET]] < 0:
+            kept = False
+        if kept:
+            out_ops[m] = xops[o]
+            out_mrows[m] = xmrows[o]
+            if kind != TU.X_NEW:
+                out_ops[m, TU.X_TARGET] = rowmap[xops[o, TU.X_TARGET]]
+            m += 1
+        if kind == TU.X_NEW or kind == TU.X_SPLIT:  # a row added to the table
+            rowmap[old_n] = new_n if kept else -1
+            old_n += 1
+            if kept:
+                new_n += 1
+    return m
+
+
+@njit(cache=True)
+def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
+                     pops, pmrows, pn, xp):
+    """The discard for the partial play pops[:pn]/pmrows[:pn]: the lookahead's rule on the hand it leaves
+    (feeding risks read on the table with its new melds laid); -1 where the engine refuses the play."""
+    n = hands.shape[0]
+    nxt = (me + 1) % n
+    c = mid[SC_C]
+    src = mid[SC_SRC]
+    was_open = mid[SC_WAS_OPEN] != 0
+    forbid = c if src == DISCARD else -1
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, c, src, was_open, turns[me] == 0, crules, prm, wtab,
+                     wh, adds, flags, floating, work, tres, terr, notrace) != TU.U_NO_DISCARD or _hsum(wh) < 2:
+        return -1
+    ftab = np.full((MAXT, OUT_W), -1, np.int64)
+    ftab[:nt] = tab[:nt]
+    nf = nt
+    for o in range(pn):
+        if pops[o, TU.X_KIND] == TU.X_NEW:
+            ftab[nf] = pmrows[o]
+            nf += 1
+    mv, ws, rec = _workspace()
+    unseen = np.zeros(N_KINDS, np.int64)
+    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+    left = wh.copy()
+    disc = XC._choose_discard(left, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp, values,
+                              prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
+    if disc < 0 or TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, disc, c, src, was_open, turns[me] == 0, crules,
+                                 prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+        return -1
+    return disc
+
+
+@njit(cache=True)
+def _least_opening(me, prm, crules, hands, tab, nt, mid, xops, xmrows, pops, pmrows):
+    """The fewest of the lookahead's new melds (most points among as few) that reach the opening minimum
+    on their own, with its joker takes, in pops/pmrows; returns their operations' number, 0 where no
+    smaller set than the whole opens (or the play has more than MAX_LEAST_MELDS melds)."""
+    nx = mid[SC_NX]
+    melds = np.empty(nx, np.int64)
+    m = 0
+    for o in range(nx):
+        if xops[o, TU.X_KIND] == TU.X_NEW:
+            melds[m] = o
+            m += 1
+    if m < 2 or m > MAX_LEAST_MELDS:
+        return 0
+    keep = np.zeros(nx, np.bool_)
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    best_mask, best_size, best_value = -1, m, -1
+    for mask in range(1, (1 << m) - 1):
+        size = 0
+        for b in range(m):
+            if (mask >> b) & 1:
+                size += 1
+        if size > best_size:
+            continue
+        for o in range(nx):  # joker takes and swaps are kept: a freed joker is laid again in a kept meld
+            kind = xops[o, TU.X_KIND]
+            keep[o] = kind == TU.X_TAKE or kind == TU.X_SWAP
+        for b in range(m):
+            if (mask >> b) & 1:
+                keep[melds[b]] = True
+        pn = _subset(nt, xops, xmrows, nx, keep, pops, pmrows)
+        if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], False, False, crules, prm,
+                         wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.U_NO_DISCARD:
+            continue
+        value = tres[TU.T_NEW_VALUE]
+        if value < crules[core.R_OPENING_MIN]:
+            continue
+        if size < best_size or value > best_value:
+            best_mask, best_size, best_value = mask, size, value
+    if best_mask < 0:
+        return 0
+    for o in range(nx):
+        kind = xops[o, TU.X_KIND]
+        keep[o] = kind == TU.X_TAKE or kind == TU.X_SWAP
+    for b in range(m):
+        if (best_mask >> b) & 1:
+            keep[melds[b]] = True
+    return _subset(nt, xops, xmrows, nx, keep, pops, pmrows)
+
+
+@njit(cache=True)
+def _melds_only(nt, mid, xops, xmrows, pops, pmrows):
+    """The lookahead's play without its lay-offs and splits onto melds already on the table (its new
+    melds, what they grow by this turn and its joker takes kept) in pops/pmrows; returns its operations'
+    number, 0 where that lays no meld or all of the play."""
+    nx = mid[SC_NX]
+    keep = np.zeros(nx, np.bool_)
+    melds = 0
+    dropped = False
+    for o in range(nx):
+        kind = xops[o, TU.X_KIND]
+        onto_old = (kind == TU.X_LAYOFF or kind == TU.X_SPLIT) and xops[o, TU.X_TARGET] < nt
+        keep[o] = not onto_old
+        dropped = dropped or onto_old
+        if kind == TU.X_NEW:
+            melds += 1
+    if melds == 0 or not dropped:
+        return 0
+    return _subset(nt, xops, xmrows, nx, keep, pops, pmrows)
+
+
+@njit(cache=True)
+def _goes_out(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows):
+    """Does the lookahead's play, with its discard, go out?"""
+    wtab = np.full((MAXT, OUT_W), -1, np.int64)
+    wh = np.empty(N_KINDS, np.int8)
+    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, mid[SC_NX], mid[SC_DISC], mid[SC_C], mid[SC_SRC],
+                         mid[SC_WAS_OPEN] != 0, turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work,
+                         tres, terr, notrace)
+    return code == TU.OK and tres[TU.T_GOING_OUT] != 0
+
+
+@njit(cache=True)
 def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                    xops, xmrows, whand, xp, cands, plays, axops, axmrows):
+                    xops, xmrows, whand, xp, cands, plays, aops, amrows, anx):
     """The table plays and discards to search (module docstring): discards in cands, their plays in
-    plays (PLAY_*; an opening's operations in axops/axmrows); returns (their number, the opening's
-    operations' number), the lookahead's own first."""
+    plays (PLAY_*; an opening's or a partial play's operations in aops/amrows/anx, slot PLAY_* -
+    PLAY_OPEN); returns their number, the lookahead's own first."""
     default = mid[SC_DISC]
     if mid[SC_CHOSE] != 0:
         forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
@@ -420,22 +579,41 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
         cands[0] = default
         k = 1
     plays[:] = PLAY_OWN
-    anx = 0
-    if xp[SX_HOLD] != 0 and mid[SC_NX] > 0:
-        hd = _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                           discby, mid, xops, xmrows, xp)
-        if hd >= 0:
-            cands[k] = hd
-            plays[k] = PLAY_HOLD
-            k += 1
+    anx[:] = 0
+    if mid[SC_NX] > 0:
+        if xp[SX_HOLD] != 0:
+            hd = _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                               discby, mid, xops, xmrows, xp)
+            if hd >= 0:
+                cands[k] = hd
+                plays[k] = PLAY_HOLD
+                k += 1
+        if xp[SX_PARTIAL] != 0 and not _goes_out(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows):
+            for play in (PLAY_MELDS, PLAY_LEAST):
+                j = play - PLAY_OPEN
+                if play == PLAY_MELDS:
+                    pn = _melds_only(nt, mid, xops, xmrows, aops[j], amrows[j])
+                elif mid[SC_WAS_OPEN] == 0:
+                    pn = _least_opening(me, prm, crules, hands, tab, nt, mid, xops, xmrows, aops[j], amrows[j])
+                else:
+                    pn = 0
+                if pn == 0:
+                    continue
+                pd = _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns,
+                                      pick, discby, mid, aops[j], amrows[j], pn, xp)
+                if pd >= 0:
+                    cands[k] = pd
+                    plays[k] = play
+                    anx[j] = pn
+                    k += 1
     elif xp[SX_HOLD] != 0 and mid[SC_WAS_OPEN] == 0:
-        od, anx = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                            discby, mid, xp, axops, axmrows)
+        od, anx[0] = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                               discby, mid, xp, aops[0], amrows[0])
         if od >= 0:
             cands[k] = od
             plays[k] = PLAY_OPEN
             k += 1
-    return k, anx
+    return k
 
 
 @njit(cache=True)
@@ -443,27 +621,29 @@ def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, 
                 discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
     """The search seat's table play and discard, its draw made (``mid``: run_turns' sc words of the
     turn stopped at ASK_DISCARD, the lookahead's play in xops/xmrows, whand the hand it leaves): (the
-    discard, the play (PLAY_*), its operations' number, the stream's position), an opening chosen
-    written over xops/xmrows; OUT_OF_STREAM when the stream ran out."""
+    discard, the play (PLAY_*), its operations' number, the stream's position), an opening or partial
+    play chosen written over xops/xmrows; OUT_OF_STREAM when the stream ran out."""
     default = mid[SC_DISC]
-    cands = np.empty(N_KINDS + 1, np.int64)
-    plays = np.zeros(N_KINDS + 1, np.int64)
-    axops = np.full_like(xops, -1)
-    axmrows = np.full_like(xmrows, -1)
-    k, anx = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                             discby, mid, xops, xmrows, whand, xp, cands, plays, axops, axmrows)
+    cands = np.empty(N_KINDS + 4, np.int64)
+    plays = np.zeros(N_KINDS + 4, np.int64)
+    aops = np.full((ALT_SLOTS,) + xops.shape, -1, np.int64)
+    amrows = np.full((ALT_SLOTS,) + xmrows.shape, -1, np.int64)
+    anx = np.zeros(ALT_SLOTS, np.int64)
+    k = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
+                        mid, xops, xmrows, whand, xp, cands, plays, aops, amrows, anx)
     if k < 2:
         return default, PLAY_OWN, mid[SC_NX], pos
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, PLAY_OWN, mid[SC_NX], pos
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, axops, axmrows, anx, xp, TL.START_APPLY, cands,
+                     discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, TL.START_APPLY, cands,
                      plays, k, False, stream[pos])
     play = plays[best]
-    if play == PLAY_OPEN:
-        xops[:anx] = axops[:anx]
-        xmrows[:anx] = axmrows[:anx]
-        return cands[best], play, anx, pos + 1
+    if play >= PLAY_OPEN:
+        j = play - PLAY_OPEN
+        xops[:anx[j]] = aops[j, :anx[j]]
+        xmrows[:anx[j]] = amrows[j, :anx[j]]
+        return cands[best], play, anx[j], pos + 1
     return cands[best], play, (0 if play == PLAY_HOLD else mid[SC_NX]), pos + 1
 
 
@@ -517,6 +697,6 @@ def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.nda
     disc, play, nx, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
                                       len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid,
                                       xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos)
-    if play == PLAY_OPEN:
+    if play >= PLAY_OPEN:
         return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
     return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)
