@@ -187,6 +187,44 @@ def test_search_opens_where_waiting_for_a_kalooki_loses():
         assert waited.ops == []
 
 
+def opening_position() -> HandState:
+    """Seat 0 (not opened) after drawing AH: KH KD KS QH QD QS 5S 6S 7S 10D AH.  Seat 1 (opened) holds 4S JC,
+    both taken from the discard pile (seen): JC lays off on 8C 9C 10C, 4S only onto a spade run through
+    5-7; the table's ten melds leave many other cards a place."""
+    table = [R("8C 9C 10C"), G("9D 9C 9H"), R("3H 4H 5H"), R("6D 7D 8D"), G("JD JS JH"), R("2D 3D 4D"),
+             R("4C 5C 6C"), R("10H JH QH"), R("8S 9S 10S"), G("3C 3D 3S")]
+    st = HandState.scripted(K40, ["KH KD KS QH QD QS 5S 6S 7S 10D", "4S JC"], stock="AH 2S 7H", discard="6H",
+                            current=0, opened=[False, True], table=table)
+    st.pickups[1] = parse_cards("4S JC")
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_search_opens_with_fewer_melds_where_the_last_would_let_the_next_player_go_out():
+    # Seat 1 is two cards from going out, so the lookahead opens with all it holds: kings, queens and
+    # 5S 6S 7S, and seat 1 then lays off 4S and JC and goes out whatever it draws.  Laying nothing keeps
+    # 78 points in hand against the chance that seat 1's draw finds a place on the table.  The fewest
+    # melds that open (kings and queens, 60) keep the run out of seat 1's reach and the penalty held
+    # low: played forward, that beats both, and the search lays two melds.  Without the partial
+    # candidates it can only lay all three or none.
+    lookahead = make_bot("lookahead", np.random.default_rng(0)).play(opening_position(), 0)
+    assert len(lookahead.ops) == 3
+    st = opening_position()
+    st.apply_play(lookahead)
+    st.apply_draw(make_bot("expert", np.random.default_rng(0)).draw(st, 1))
+    st.apply_play(make_bot("expert", np.random.default_rng(0)).play(st, 1))
+    assert st.result is not None and st.result.winner == 1
+    run = parse_cards("5S 6S 7S")
+    for seed in range(3):
+        st = opening_position()
+        play = make_bot("search", np.random.default_rng(seed)).play(st, 0)
+        assert len(play.ops) == 2 and all(c not in op.meld.cards for op in play.ops for c in run)
+        st.apply_play(play)  # the engine takes it: an opening of 60
+        assert st.opened[0] and st.result is None
+        whole_or_none = make_bot("search", np.random.default_rng(seed), {"partial": 0}).play(opening_position(), 0)
+        assert len(whole_or_none.ops) in (0, 3)
+
+
 EAST = profiles.load("east_coast")
 
 
@@ -249,3 +287,5 @@ def test_budget_is_checked():
         make_bot("search", np.random.default_rng(0), {"samples": 0})
     with pytest.raises(UserError, match="hold"):
         make_bot("search", np.random.default_rng(0), {"hold": 2})
+    with pytest.raises(UserError, match="partial"):
+        make_bot("search", np.random.default_rng(0), {"partial": -1})
