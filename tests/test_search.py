@@ -1,8 +1,8 @@
 """The search bot (sim.bots.search, sim.bots.search_core): legal, seeded turns that the Python engine
 and the compiled hand loop play alike, hands that do not depend on how a run is cut into shards,
 positions where playing the hand forward finds a better discard than the expert's rule and a better
-table play than the lookahead's (holding a meld), and one where a single_hand game's money score
-changes its choice."""
+table play than the lookahead's (holding a meld, opening now rather than waiting for a Kalooki,
+laying part of its play), and one where a single_hand game's money score changes its choice."""
 import dataclasses
 
 import numpy as np
@@ -223,6 +223,42 @@ def test_search_opens_with_fewer_melds_where_the_last_would_let_the_next_player_
         assert st.opened[0] and st.result is None
         whole_or_none = make_bot("search", np.random.default_rng(seed), {"partial": 0}).play(opening_position(), 0)
         assert len(whole_or_none.ops) in (0, 3)
+
+
+def layoff_position() -> HandState:
+    """Seat 0 (opened) after drawing AH: QD QC QH QS 8H 10D AH.  Seat 1 (opened) holds 9H JC, both taken
+    from the discard pile (seen): JC lays off on 8C 9C 10C, 9H only onto 5H 6H 7H once 8H extends it;
+    the table's ten melds leave many other cards a place."""
+    table = [R("8C 9C 10C"), G("4H 4S 4D"), R("5H 6H 7H"), R("6D 7D 8D"), G("JD JS JH"), R("2D 3D 4D"),
+             R("4C 5C 6C"), R("8S 9S 10S"), G("3C 3D 3S"), G("KC KD KS")]
+    st = HandState.scripted(K40, ["QD QC QH QS 8H 10D", "9H JC"], stock="AH 2S 7H", discard="6H", current=0,
+                            opened=[True, True], table=table)
+    st.pickups[1] = parse_cards("9H JC")
+    st.apply_draw(DRAW_STOCK)
+    return st
+
+
+def test_search_keeps_the_lay_off_that_would_let_the_next_player_go_out():
+    # The lookahead lays the four queens and lays 8H off on 5H 6H 7H; seat 1 then lays off 9H and JC
+    # and goes out whatever it draws.  Laying nothing keeps the queens' 40 points in hand against the
+    # chance that seat 1's draw finds a place on the table.  The melds without the lay-off keep 9H
+    # stuck and the penalty held low: played forward, that beats both, and the search lays the queens
+    # alone.  Without the partial candidates it can only lay both or nothing.
+    lookahead = make_bot("lookahead", np.random.default_rng(0)).play(layoff_position(), 0)
+    assert [type(op).__name__ for op in lookahead.ops] == ["NewMeld", "LayOff"]
+    st = layoff_position()
+    st.apply_play(lookahead)
+    st.apply_draw(make_bot("expert", np.random.default_rng(0)).draw(st, 1))
+    st.apply_play(make_bot("expert", np.random.default_rng(0)).play(st, 1))
+    assert st.result is not None and st.result.winner == 1
+    for seed in range(3):
+        st = layoff_position()
+        play = make_bot("search", np.random.default_rng(seed)).play(st, 0)
+        assert play.ops == lookahead.ops[:1]
+        st.apply_play(play)  # the engine takes it
+        assert st.result is None and st.hands[0, parse_cards("8H")[0]] == 1
+        whole_or_none = make_bot("search", np.random.default_rng(seed), {"partial": 0}).play(layoff_position(), 0)
+        assert len(whole_or_none.ops) in (0, 2)
 
 
 EAST = profiles.load("east_coast")

@@ -144,7 +144,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             start = TL.START_APPLY
             force_src = TL.NO_FORCE
             force_disc = choice
-            sc[TL.SC_NX] = nx  # the play chosen: the lookahead's, nothing laid, or an opening now (in xops)
+            sc[TL.SC_NX] = nx  # the play chosen: the lookahead's, nothing laid, or another written over xops
         if choice == SC.OUT_OF_STREAM:
             res[H_STATUS] = 13
             res[H_ERR_SEAT] = me

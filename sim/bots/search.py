@@ -31,8 +31,10 @@ class SearchBot(LookaheadBot):
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
-    now.  A buy-in it weighs by playing the rest of the game on (``buy_in``).  Everything else (the
-    draws it must make, what it lays when it lays) is the lookahead's.
+    now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds
+    laying part of it: its melds without its lay-offs onto the table, and, before opening, only the
+    fewest of its melds that open.  A buy-in it weighs by playing the rest of the game on
+    (``buy_in``).  Everything else (the draws it must make) is the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
     compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)

@@ -20,9 +20,14 @@ candidate with the best total score for its seat.
   Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
   out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
   hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
-  with the lookahead's discard for the hand it leaves.  A draw: the lookahead's draw first, then
-  the other pile, only when the discard is free to take (no obligation to open or meld with it).
-  One candidate: no search.
+  with the lookahead's discard for the hand it leaves.  Where the lookahead's play lays several
+  things and does not go out, ``partial`` adds at most two parts of it, each with the lookahead's
+  discard for the hand it leaves: its melds without its lay-offs and splits onto melds already on
+  the table (a lay-off kept can feed the next player or go out later), and, before opening, the
+  fewest of its new melds that reach the opening minimum on their own (most points among as few;
+  the rest kept out of the others' reach); a part the engine refuses, or one that is the whole
+  play, is no candidate.  A draw: the lookahead's draw first, then the other pile, only when the
+  discard is free to take (no obligation to open or meld with it).  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -419,7 +424,7 @@ def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, 
 def _subset(nt, xops, xmrows, nx, keep, out_ops, out_mrows):
     """The operations o of xops[:nx] with keep[o] (and none that builds on a meld left out) in out_ops/
     out_mrows, their targets renumbered for the rows left out; returns their number."""
-    rowmap = np.full(MAXT + nx + 1, -1, np.int64)  # a row of the table as the whole play built it -> as the part builds it
+    rowmap = np.full(MAXT + nx + 1, -1, np.int64)  # a row as the whole play numbers it -> as the part does
     for r in range(nt):
         rowmap[r] = r
     old_n = nt
