@@ -261,6 +261,24 @@ def test_search_keeps_the_lay_off_that_would_let_the_next_player_go_out():
         assert len(whole_or_none.ops) in (0, 2)
 
 
+def test_a_part_of_a_play_renumbers_the_rows_it_builds_on():
+    # A play of 3 table rows: a split of row 0 (adding row 3), a new meld (row 4), a lay-off onto it and
+    # a lay-off onto the split's new part.  Without the split the meld is row 3, its lay-off follows it,
+    # and the lay-off onto the part left out goes too.
+    from sim.engine import turn as TU
+    ops = np.full((4, TU.X_W), -1, np.int64)
+    ops[:, TU.X_KIND] = [TU.X_SPLIT, TU.X_NEW, TU.X_LAYOFF, TU.X_LAYOFF]
+    ops[:, TU.X_TARGET] = [0, -1, 4, 3]
+    mrows = np.full((4, 8), -1, np.int64)
+    mrows[1] = 7
+    out_ops, out_mrows = np.full_like(ops, -1), np.full_like(mrows, -1)
+    keep = np.array([False, True, True, True])
+    m = SC._subset(3, ops, mrows, 4, keep, out_ops, out_mrows)
+    assert m == 2
+    assert out_ops[:m, TU.X_KIND].tolist() == [TU.X_NEW, TU.X_LAYOFF] and out_ops[1, TU.X_TARGET] == 3
+    assert (out_mrows[0] == 7).all()
+
+
 EAST = profiles.load("east_coast")
 
 
