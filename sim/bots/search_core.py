@@ -46,7 +46,8 @@ candidate with the best total score for its seat.
   single_hand game) a deal; ties go to the earlier candidate.
 
 The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
-runs inside another.  Buy-ins are the lookahead's (the expert's rule on the pool).
+runs inside another.  Buy-ins are weighed in Python, by playing the rest of the game on
+(``sim.bots.search.SearchBot.buy_in``).
 """
 from __future__ import annotations
 
