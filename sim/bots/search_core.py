@@ -85,7 +85,7 @@ ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
 REFUSED = -1_000_000  # the score of a candidate the engine refuses
 # a table-play candidate: the lookahead's play, nothing laid, opening now, the lookahead's melds without its
-# lay-offs, the fewest of its melds that open; the last three are written in a slot of their own (ALT_*)
+# lay-offs, the fewest of its melds that open; the last three are written in a slot of their own (ALT_SLOTS)
 PLAY_OWN, PLAY_HOLD, PLAY_OPEN, PLAY_MELDS, PLAY_LEAST = 0, 1, 2, 3, 4
 ALT_SLOTS = 3  # slot plays[i] - PLAY_OPEN: opening now (only where the lookahead lays nothing) or a partial play
 MAX_LEAST_MELDS = 8  # the fewest melds that open are looked for among at most this many of the lookahead's
