@@ -76,8 +76,9 @@ def test_versus_pairs_the_two_tables_by_deal(capsys):
     other = {r["bot"]: r for r in alone}["patient"]
     paired = both["paired"]
     assert paired["deals"] == 6 and paired["first"] == "expert" and paired["versus"] == "patient"
-    for metric in ("hand_win", "hand_win_edge"):
+    for metric in ("hand_win", "hand_win_edge", "game_win", "net_payment"):
         assert abs(paired[metric] - (first[metric] - other[metric])) < 1e-12
+    assert paired["money"] is True  # kalooki40 plays for stakes and a pool
     # the interval is over the per-deal differences (deal d against deal d), not the two tables apart
     prof = profiles.load("kalooki40")
     a = deal_level(play_tournament(prof, ["expert", "greedy", "greedy", "greedy"], 24, 5, duplicate=True), 4)
@@ -93,8 +94,9 @@ def test_versus_the_same_bot_differs_by_nothing(capsys):
                                   "--duplicate", "--bots", "expert,greedy,greedy", "--versus", "expert"])
     assert rc == 0
     p = both["paired"]
-    for metric in ("hand_win", "hand_win_edge", "game_win_edge"):
+    for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
         assert p[metric] == p[f"{metric}_lo"] == p[f"{metric}_hi"] == 0
+    assert p["money"] is False  # kalooki51 has no stakes
 
 
 def test_versus_refuses_what_it_cannot_pair(capsys):

@@ -29,8 +29,8 @@ def register(sub):
                         "--games must be a multiple of the seats; intervals over deals (default: off)")
     p.add_argument("--versus", metavar="BOT",
                    help="with --duplicate: play the same deals again with BOT in the first bot's place and print "
-                        "the first bot's hands won, edge and games won minus BOT's, paired by deal; the first bot "
-                        "and BOT must each hold one seat only (default: off)")
+                        "the first bot's hands won, edge, games won and net payment minus BOT's, paired by deal; the "
+                        "first bot and BOT must each hold one seat only (default: off)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON list of per-bot rows; with --versus, an object of those rows and the "
                         "paired differences (default: a table)")
@@ -172,15 +172,17 @@ def _versus_bots(args, bots):
 
 
 def paired_difference(tables, other, n_seats: int, first: str, versus: str) -> dict:
-    """The first bot's per-deal hands won, edge in hands won and edge in games won minus ``versus``'s at the
-    other table (the same deals), each a mean over deals with a t 95% interval over deals."""
+    """The first bot's per-deal hands won, edge in hands won, games won, edge in games won and net payment
+    (units a game) minus ``versus``'s at the other table (the same deals), each a mean over deals with a
+    t 95% interval over deals; ``money``: whether either table paid anything."""
     from analysis.stats import mean
 
     from ..tournament import deal_level
     a = deal_level(tables, n_seats).set_index(["deal", "bot"]).xs(first, level="bot")
     b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
     out = dict(first=first, versus=versus, deals=int(len(a)))
-    for metric in ("hand_win", "hand_win_edge", "game_win_edge"):
+    out["money"] = bool((a["net_payment"] != 0).any() or (b["net_payment"] != 0).any())
+    for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
         m = mean((a[metric] - b[metric]).to_numpy()).iloc[0]
         out[metric] = m.estimate
         out[f"{metric}_lo"], out[f"{metric}_hi"] = m.ci_low, m.ci_high
@@ -214,5 +216,8 @@ def _print_duplicate(args, prof, bots, tables, other=None):
               "intervals over deals):")
         print("; ".join(f"{label} {p[m]:+.3f} [{p[m + '_lo']:+.3f}, {p[m + '_hi']:+.3f}]" for label, m in
                         (("hands won", "hand_win"), ("edge in hands won", "hand_win_edge"),
-                         ("edge in games won", "game_win_edge"))))
+                         ("games won", "game_win"), ("edge in games won", "game_win_edge"))))
+        if p["money"]:
+            print(f"net payment per game {p['net_payment']:+.2f} [{p['net_payment_lo']:+.2f}, "
+                  f"{p['net_payment_hi']:+.2f}] units")
     return 0
