@@ -77,9 +77,10 @@ SX_WIN_POINTS = XC.X_W + 4
 SX_MARGIN = XC.X_W + 5
 SX_HOLD = XC.X_W + 6
 SX_PARTIAL = XC.X_W + 7
-SX_W = XC.X_W + 8
+SX_PRUNE = XC.X_W + 8
+SX_W = XC.X_W + 9
 SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold",
-                         "partial")
+                         "partial", "prune")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
@@ -90,6 +91,7 @@ PLAY_OWN, PLAY_HOLD, PLAY_OPEN, PLAY_MELDS, PLAY_LEAST = 0, 1, 2, 3, 4
 ALT_SLOTS = 3  # slot plays[i] - PLAY_OPEN: opening now (only where the lookahead lays nothing) or a partial play
 MAX_LEAST_MELDS = 8  # the fewest melds that open are looked for among at most this many of the lookahead's
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
+PRUNE_EVERY = 4  # deals between the checks that stop playing a candidate forward (``prune``)
 
 
 @njit(cache=True)
@@ -244,6 +246,28 @@ def _rollout_table(xp, n):
 
 
 @njit(cache=True)
+def _prune(total, scores, alive, k, played, z):
+    """Stop playing forward the candidates that trail the leader (the highest total among those still
+    played) by more than ``z`` standard errors of their deal-by-deal difference from it after the
+    ``played`` deals of ``scores`` (candidate by deal).  The candidates left play on as they would
+    have without the check, on the same deals."""
+    lead = -1
+    for i in range(k):
+        if alive[i] and (lead < 0 or total[i] > total[lead]):
+            lead = i
+    for i in range(k):
+        if not alive[i] or i == lead:
+            continue
+        m = (total[lead] - total[i]) / played
+        ss = 0.0
+        for d in range(played):
+            e = scores[lead, d] - scores[i, d] - m
+            ss += e * e
+        if m > 0 and m * m * played * (played - 1) > z * z * ss:  # m / (sd / sqrt(played)) > z
+            alive[i] = False
+
+
+@njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
               discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, start, cands, plays, k, by_src,
               u):
@@ -261,11 +285,16 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
     stock_s = np.empty(deck_size + 8, np.int64)
     rkeys = np.empty(deck_size, np.float64)
     total = np.zeros(k, np.int64)
-    for _ in range(max(xp[SX_SAMPLES], 1)):
+    samples = max(xp[SX_SAMPLES], 1)
+    scores = np.zeros((k, samples), np.float64)  # each candidate's score deal by deal
+    alive = np.ones(k, np.bool_)
+    for d in range(samples):
         ns = _deal(me, hands, unseen, pick, discby, rng, pool, hands_s, stock_s)
         for j in range(deck_size):  # the rollout's reshuffle order, unseen too
             rkeys[j] = (_next(rng) >> np.uint64(11)) * UNIT
         for i in range(k):
+            if not alive[i]:
+                continue
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
             if plays[i] >= PLAY_OPEN:
@@ -273,13 +302,21 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
                 px, pm, nx = aops[j], amrows[j], anx[j]
             else:
                 px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
-            total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
-                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
-                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
-    best = 0  # the lookahead's choice, unless another beats it by the margin on average
-    need = total[0] + xp[SX_MARGIN] * max(xp[SX_SAMPLES], 1)
-    for i in range(1, k):
-        if total[i] > total[best] and total[i] > need:
+            got = _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
+                           discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
+                           start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
+            scores[i, d] = got
+            total[i] += got
+        if xp[SX_PRUNE] > 0 and (d + 1) % PRUNE_EVERY == 0 and d + 1 < samples:
+            _prune(total, scores, alive, k, d + 1, xp[SX_PRUNE])
+    best = -1  # the lookahead's choice, unless another beats it by the margin on average
+    need = total[0] + xp[SX_MARGIN] * samples
+    for i in range(k):
+        if not alive[i]:
+            continue
+        if best < 0:
+            best = i
+        elif total[i] > total[best] and (not alive[0] or total[i] > need):
             best = i
     return best
 
@@ -360,34 +397,33 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
 
 
 @njit(cache=True)
-def _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                  xops, xmrows, xp):
-    """The discard of the hold candidate (the lookahead's for the whole hand, nothing laid), or -1
-    where holding is no candidate (the module docstring; the engine's turn says what it takes)."""
-    n = hands.shape[0]
-    nxt = (me + 1) % n
-    c = mid[SC_C]
-    src = mid[SC_SRC]
-    was_open = mid[SC_WAS_OPEN] != 0
-    forbid = c if src == DISCARD else -1
-    mv, ws, rec = _workspace()
+def _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc):
+    """The engine's word on the seat's turn laying ops[:nx]/mrows[:nx] and throwing ``disc``: (it is
+    taken, it goes out, it goes out in a Kalooki)."""
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, mid[SC_NX], mid[SC_DISC], c, src, was_open, turns[me] == 0,
-                         crules, prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace)
-    if code == TU.OK and tres[TU.T_GOING_OUT] != 0 and (was_open or tres[TU.T_KALOOKI] != 0
-                                                          or rp[R_KALOOKI_PAYS_MORE] == 0):
-        return -1
+    code = TU.apply_turn(tab, nt, hands[me], ops, mrows, nx, disc, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
+                         turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace)
+    ok = code == TU.OK
+    return ok, ok and tres[TU.T_GOING_OUT] != 0, ok and tres[TU.T_KALOOKI] != 0
+
+
+@njit(cache=True)
+def _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
+                     xp, left, ftab, nf, ops, mrows, nx):
+    """The lookahead's discard from ``left``, the hand the play ops[:nx]/mrows[:nx] leaves (feeding risks
+    read on the table ftab[:nf] it leaves), or -1 where it finds none or the engine refuses the turn."""
+    nxt = (me + 1) % hands.shape[0]
+    forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
+    mv, ws, rec = _workspace()
     unseen = np.zeros(N_KINDS, np.int64)
     unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-    held = hands[me].copy()
-    hd = XC._choose_discard(held, forbid, tab, nt, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp, values,
-                            prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
-    if hd < 0 or TU.apply_turn(tab, nt, hands[me], xops, xmrows, 0, hd, c, src, was_open, turns[me] == 0, crules,
-                               prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+    disc = XC._choose_discard(left.copy(), forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
+                              values, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
+    if disc < 0 or not _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc)[0]:
         return -1
-    return hd
+    return disc
 
 
 @njit(cache=True)
@@ -396,27 +432,19 @@ def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, 
     """Where the lookahead waits though the seat could open: greedy's opening in axops/axmrows and the
     lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
     greedy lays nothing or the engine refuses the play."""
-    c = mid[SC_C]
-    src = mid[SC_SRC]
-    forbid = c if src == DISCARD else -1
     mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    disc = FG._greedy_play(me, hands, opened, turns, tab, nt, c, src, values, rp, prm, mv, ws, rec, hh, outv, outd, tmp,
-                           wtab, ctx, ops, whand, lops, lctx, tab1, FG.NO)
+    disc = FG._greedy_play(me, hands, opened, turns, tab, nt, mid[SC_C], mid[SC_SRC], values, rp, prm, mv, ws, rec, hh,
+                           outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, FG.NO)
     if ctx[2] != 0 or ctx[1] == 0:
         return -1, 0
     laid = np.full((MAXT, OUT_W), -1, np.int64)
     nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
     if _hsum(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
-        nxt = (me + 1) % hands.shape[0]
-        unseen = np.zeros(N_KINDS, np.int64)
-        unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-        disc = XC._choose_discard(whand, forbid, laid, ctx[0], pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
-                                  values, prm, mv, ws, rec, outd)
-    wt = np.full((MAXT, OUT_W), -1, np.int64)
-    wh = np.empty(N_KINDS, np.int8)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    if disc < 0 or TU.apply_turn(tab, nt, hands[me], axops, axmrows, nx, disc, c, src, False, turns[me] == 0, crules,
-                                 prm, wt, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
+        disc = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                                discby, mid, xp, whand, laid, ctx[0], axops, axmrows, nx)
+    elif disc >= 0 and not _turn(me, prm, crules, hands, tab, nt, turns, mid, axops, axmrows, nx, disc)[0]:
+        disc = -1
+    if disc < 0:
         return -1, 0
     return disc, nx
 
@@ -455,17 +483,12 @@ def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
                      pops, pmrows, pn, xp):
     """The discard for the partial play pops[:pn]/pmrows[:pn]: the lookahead's rule on the hand it leaves
     (feeding risks read on the table with its new melds laid); -1 where the engine refuses the play."""
-    n = hands.shape[0]
-    nxt = (me + 1) % n
-    c = mid[SC_C]
-    src = mid[SC_SRC]
-    was_open = mid[SC_WAS_OPEN] != 0
-    forbid = c if src == DISCARD else -1
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, c, src, was_open, turns[me] == 0, crules, prm, wtab,
-                     wh, adds, flags, floating, work, tres, terr, notrace) != TU.U_NO_DISCARD or _hsum(wh) < 2:
+    if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
+                     turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work, tres, terr,
+                     notrace) != TU.U_NO_DISCARD or _hsum(wh) < 2:
         return -1
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
     ftab[:nt] = tab[:nt]
@@ -474,16 +497,8 @@ def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
         if pops[o, TU.X_KIND] == TU.X_NEW:
             ftab[nf] = pmrows[o]
             nf += 1
-    mv, ws, rec = _workspace()
-    unseen = np.zeros(N_KINDS, np.int64)
-    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-    left = wh.copy()
-    disc = XC._choose_discard(left, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp, values,
-                              prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
-    if disc < 0 or TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, disc, c, src, was_open, turns[me] == 0, crules,
-                                 prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.OK:
-        return -1
-    return disc
+    return _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
+                            mid, xp, wh, ftab, nf, pops, pmrows, pn)
 
 
 @njit(cache=True)
@@ -560,18 +575,6 @@ def _melds_only(nt, mid, xops, xmrows, pops, pmrows):
 
 
 @njit(cache=True)
-def _goes_out(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows):
-    """Does the lookahead's play, with its discard, go out?"""
-    wtab = np.full((MAXT, OUT_W), -1, np.int64)
-    wh = np.empty(N_KINDS, np.int8)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, mid[SC_NX], mid[SC_DISC], mid[SC_C], mid[SC_SRC],
-                         mid[SC_WAS_OPEN] != 0, turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work,
-                         tres, terr, notrace)
-    return code == TU.OK and tres[TU.T_GOING_OUT] != 0
-
-
-@njit(cache=True)
 def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
                     xops, xmrows, whand, xp, cands, plays, aops, amrows, anx):
     """The table plays and discards to search (module docstring): discards in cands, their plays in
@@ -587,14 +590,16 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
     plays[:] = PLAY_OWN
     anx[:] = 0
     if mid[SC_NX] > 0:
-        if xp[SX_HOLD] != 0:
-            hd = _hold_discard(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                               discby, mid, xops, xmrows, xp)
+        _, out, kalooki = _turn(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows, mid[SC_NX], default)
+        # holding against going out only where a Kalooki held for pays more (the module docstring)
+        if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or rp[R_KALOOKI_PAYS_MORE] == 0)):
+            hd = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
+                                  discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0)
             if hd >= 0:
                 cands[k] = hd
                 plays[k] = PLAY_HOLD
                 k += 1
-        if xp[SX_PARTIAL] != 0 and not _goes_out(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows):
+        if xp[SX_PARTIAL] != 0 and not out:
             for play in (PLAY_MELDS, PLAY_LEAST):
                 j = play - PLAY_OPEN
                 if play == PLAY_MELDS:
