@@ -97,6 +97,16 @@ class Profile:
     def deck_size(self) -> int:
         return COPIES * N_NATURAL + self.jokers
 
+    @property
+    def pays_money(self) -> bool:
+        """Whether money changes hands (``sim.game.Ledger``): stakes in an elimination game (the buy-in
+        stake only where buy-ins are allowed), or each hand's payouts in a single_hand game."""
+        if self.game_end == "single_hand":
+            return True
+        buy_ins = self.max_buy_ins > 0 and self.stake_buy_in > 0
+        return self.game_end == "elimination" and bool(self.stake_initial or self.stake_call or self.stake_kalooki
+                                                       or buy_ins)
+
     def params(self) -> dict:
         """Every rule parameter (name and description excluded), JSON-friendly."""
         out = {}

@@ -95,3 +95,28 @@ def test_east_coast_single_hand_payments_doubled_on_kalooki():
     r.win_type = "kalooki"
     lg2.record_hand(r)
     assert lg2.balances == [16, -8, -8]
+
+
+def test_a_profile_pays_money_exactly_where_the_sheet_moves_money():
+    # Profile.pays_money (read by the search's buy-ins, `play`'s sheet and `tournament`) against the
+    # ledger: every shipped profile and variants without stakes, with only a buy-in stake, without buy-ins
+    variants = [profiles.load(n) for n in profiles.available()]
+    variants += [K40.replace(stake_initial=0, stake_call=0, stake_kalooki=0, stake_buy_in=0),
+                 K40.replace(stake_initial=0, stake_call=0, stake_kalooki=0),
+                 K40.replace(stake_initial=0, stake_call=0, stake_kalooki=0, max_buy_ins=0),
+                 profiles.load("kalooki51").replace(stake_call=3)]
+    seen = set()
+    for p in variants:
+        lg = Ledger(p, 4)
+        # three losers go over the line, then a fourth hand: stakes, buy-ins and the pool all move
+        for w in range(4):
+            lost = [0 if s == w else 1 for s in range(4)]
+            lg.record_hand(HandResult(winner=w, win_type="kalooki" if w == 3 else "call",
+                                      penalties=[x * (p.eliminate_above // 2 + 1) for x in lost],
+                                      cards_left=[3 * x for x in lost], jokers_left=lost), always)
+            if lg.over:
+                break
+        moved = any(lg.balances) or lg.pool > 0
+        assert p.pays_money == moved, p
+        seen.add(moved)
+    assert seen == {True, False}

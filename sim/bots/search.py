@@ -103,8 +103,7 @@ class SearchBot(LookaheadBot):
         chance of winning the game, so it buys in.  With ``buy_in = 0``, the expert's pool rule."""
         if not self.search_buy_in:
             return super().buy_in(ledger, seat)
-        p = ledger.p
-        if not (p.stake_initial or p.stake_call or p.stake_kalooki or p.stake_buy_in):
+        if not ledger.p.pays_money:
             return True
         return self.buy_in_gain(ledger, seat) > 0
 

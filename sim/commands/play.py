@@ -61,9 +61,7 @@ def sheet_columns(prof) -> tuple[bool, bool, bool, bool]:
     eliminates = prof.game_end == "elimination"
     buy_ins = eliminates and prof.max_buy_ins > 0
     pool = eliminates and (prof.stake_initial > 0 or (buy_ins and prof.stake_buy_in > 0))
-    stakes = prof.stake_initial or prof.stake_call or prof.stake_kalooki or (buy_ins and prof.stake_buy_in)
-    payments = (eliminates and bool(stakes)) or prof.game_end == "single_hand"
-    return eliminates, buy_ins, pool, payments
+    return eliminates, buy_ins, pool, prof.pays_money
 
 
 def sheet_lines(game, prof, names: list[str]) -> list[str]:

@@ -143,7 +143,7 @@ def run(args):
     print("mean net payment per game in units; 95% intervals clustered by game (Wilson at the design-effect")
     print("sample size for shares, t on the cluster-robust standard error for the payment)")
     print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
-    no_money = not tables["games"]["net_payment"].to_numpy().any()  # a profile without stakes (kalooki51)
+    no_money = not prof.pays_money  # a profile without stakes (kalooki51)
     for r in df.itertuples():
         pay = "no money changes hands" if no_money else \
             f"{r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
@@ -171,17 +171,17 @@ def _versus_bots(args, bots):
     return versus + bots[1:]
 
 
-def paired_difference(tables, other, n_seats: int, first: str, versus: str) -> dict:
+def paired_difference(tables, other, n_seats: int, first: str, versus: str, money: bool) -> dict:
     """The first bot's per-deal hands won, edge in hands won, games won, edge in games won and net payment
     (units a game) minus ``versus``'s at the other table (the same deals), each a mean over deals with a
-    t 95% interval over deals; ``money``: whether either table paid anything."""
+    t 95% interval over deals; ``money``: whether the profile pays money (``Profile.pays_money``)."""
     from analysis.stats import mean
 
     from ..tournament import deal_level
     a = deal_level(tables, n_seats).set_index(["deal", "bot"]).xs(first, level="bot")
     b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
     out = dict(first=first, versus=versus, deals=int(len(a)))
-    out["money"] = bool((a["net_payment"] != 0).any() or (b["net_payment"] != 0).any())
+    out["money"] = money
     for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
         m = mean((a[metric] - b[metric]).to_numpy()).iloc[0]
         out[metric] = m.estimate
@@ -191,7 +191,8 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str) -> d
 
 def _print_duplicate(args, prof, bots, tables, other=None):
     df = summarise_duplicate(tables, len(bots))
-    paired = paired_difference(tables, other, len(bots), bots[0], args.versus) if other is not None else None
+    paired = (paired_difference(tables, other, len(bots), bots[0], args.versus, prof.pays_money)
+              if other is not None else None)
     if args.json:
         rows = df.to_dict(orient="records")
         print(json.dumps(rows if paired is None else {"bots": rows, "paired": paired}))
