@@ -343,32 +343,3 @@ def test_budget_is_checked():
         make_bot("search", np.random.default_rng(0), {"hold": 2})
     with pytest.raises(UserError, match="partial"):
         make_bot("search", np.random.default_rng(0), {"partial": -1})
-    with pytest.raises(UserError, match="prune"):
-        make_bot("search", np.random.default_rng(0), {"prune": -1})
-
-
-def test_pruning_stops_only_candidates_that_trail_the_leader_clearly():
-    # four deals played: candidate 1 trails the leader (2) by 10 points on every deal (no doubt), 0 by
-    # 14 points on average but only 1.6 standard errors (deals 30 points apart); 3 was stopped before
-    scores = np.array([[10.0, -10, 12, -8], [0, 10, 0, 10], [10, 20, 10, 20], [-50, 0, 0, 0]])
-    total = scores.sum(axis=1).astype(np.int64)
-    alive = np.array([True, True, True, False])
-    SC._prune(total, scores, alive, 4, 4, 2)
-    assert alive.tolist() == [True, False, True, False]
-    # a difference of 4.3 standard errors stops a candidate at z = 2 and 4, not at z = 5
-    scores = np.array([[0.0, 0, 0, 0], [-3, -7, -3, -7]])
-    total = scores.sum(axis=1).astype(np.int64)
-    for z, kept in ((2, False), (4, False), (5, True)):
-        alive = np.ones(2, np.bool_)
-        SC._prune(total, scores, alive, 2, 4, z)
-        assert alive.tolist() == [True, kept], z
-
-
-@pytest.mark.parametrize("name", ["kalooki40", "kalooki51"])
-def test_a_pruned_search_plays_the_same_hands_in_both_engines(name, monkeypatch):
-    # pruning is part of the compiled decision: the Python engine and the hand loop still agree
-    from sim.bots import search as S
-    init = S.SearchBot.__init__
-    monkeypatch.setattr(S.SearchBot, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "prune": 2}))
-    prof = profiles.load(name)
-    compare_dealt(prof, prof.players, 2, 43, ["search", "expert", "search", "lookahead"])

@@ -46,7 +46,7 @@ class SearchBot(LookaheadBot):
     core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 hold=1, buy_in=1, partial=1, prune=0, **params):
+                 hold=1, buy_in=1, partial=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -63,9 +63,7 @@ class SearchBot(LookaheadBot):
             raise UserError(f"search.partial = {partial}: expected 1 (also play forward laying part of the play) or 0")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
         self.rollout, self.margin, self.hold, self.search_buy_in = rollout, margin, hold, buy_in
-        if prune < 0:
-            raise UserError(f"search.prune = {prune}: must be at least 0 (0: play every candidate on every deal)")
-        self.partial, self.prune = partial, prune
+        self.partial = partial
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.stream = np.empty(0, np.float64)
         self.pos = 0

@@ -77,10 +77,9 @@ SX_WIN_POINTS = XC.X_W + 4
 SX_MARGIN = XC.X_W + 5
 SX_HOLD = XC.X_W + 6
 SX_PARTIAL = XC.X_W + 7
-SX_PRUNE = XC.X_W + 8
-SX_W = XC.X_W + 9
+SX_W = XC.X_W + 8
 SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold",
-                         "partial", "prune")
+                         "partial")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
@@ -91,7 +90,6 @@ PLAY_OWN, PLAY_HOLD, PLAY_OPEN, PLAY_MELDS, PLAY_LEAST = 0, 1, 2, 3, 4
 ALT_SLOTS = 3  # slot plays[i] - PLAY_OPEN: opening now (only where the lookahead lays nothing) or a partial play
 MAX_LEAST_MELDS = 8  # the fewest melds that open are looked for among at most this many of the lookahead's
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
-PRUNE_EVERY = 4  # deals between the checks that stop playing a candidate forward (``prune``)
 
 
 @njit(cache=True)
@@ -246,28 +244,6 @@ def _rollout_table(xp, n):
 
 
 @njit(cache=True)
-def _prune(total, scores, alive, k, played, z):
-    """Stop playing forward the candidates that trail the leader (the highest total among those still
-    played) by more than ``z`` standard errors of their deal-by-deal difference from it after the
-    ``played`` deals of ``scores`` (candidate by deal).  The candidates left play on as they would
-    have without the check, on the same deals."""
-    lead = -1
-    for i in range(k):
-        if alive[i] and (lead < 0 or total[i] > total[lead]):
-            lead = i
-    for i in range(k):
-        if not alive[i] or i == lead:
-            continue
-        m = (total[lead] - total[i]) / played
-        ss = 0.0
-        for d in range(played):
-            e = scores[lead, d] - scores[i, d] - m
-            ss += e * e
-        if m > 0 and m * m * played * (played - 1) > z * z * ss:  # m / (sd / sqrt(played)) > z
-            alive[i] = False
-
-
-@njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
               discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, start, cands, plays, k, by_src,
               u):
@@ -286,15 +262,11 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
     rkeys = np.empty(deck_size, np.float64)
     total = np.zeros(k, np.int64)
     samples = max(xp[SX_SAMPLES], 1)
-    scores = np.zeros((k, samples), np.float64)  # each candidate's score deal by deal
-    alive = np.ones(k, np.bool_)
-    for d in range(samples):
+    for _ in range(samples):
         ns = _deal(me, hands, unseen, pick, discby, rng, pool, hands_s, stock_s)
         for j in range(deck_size):  # the rollout's reshuffle order, unseen too
             rkeys[j] = (_next(rng) >> np.uint64(11)) * UNIT
         for i in range(k):
-            if not alive[i]:
-                continue
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
             if plays[i] >= PLAY_OPEN:
@@ -302,21 +274,13 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
                 px, pm, nx = aops[j], amrows[j], anx[j]
             else:
                 px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
-            got = _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
-                           discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
-                           start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
-            scores[i, d] = got
-            total[i] += got
-        if xp[SX_PRUNE] > 0 and (d + 1) % PRUNE_EVERY == 0 and d + 1 < samples:
-            _prune(total, scores, alive, k, d + 1, xp[SX_PRUNE])
-    best = -1  # the lookahead's choice, unless another beats it by the margin on average
+            total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
+                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
+                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
+    best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * samples
-    for i in range(k):
-        if not alive[i]:
-            continue
-        if best < 0:
-            best = i
-        elif total[i] > total[best] and (not alive[0] or total[i] > need):
+    for i in range(1, k):
+        if total[i] > total[best] and total[i] > need:
             best = i
     return best
 
