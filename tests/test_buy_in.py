@@ -50,7 +50,8 @@ def test_search_buys_in_level_with_the_field_where_the_expert_declines():
     # later buy-ins) for 5 paid; the expert gives a re-entrant 3/4 of an equal share: 20 * 0.25 = 5, not above 5
     expert, _, _ = _offer([140, 0, 0], make_bot("expert", np.random.default_rng(1)))
     assert expert is False
-    answer, gain, lg = _offer([140, 0, 0], make_bot("search", np.random.default_rng(2), {"samples": 400}), again=False)
+    answer, gain, lg = _offer([140, 0, 0], make_bot("search", np.random.default_rng(2), {"samples": 400, "buy_in": 1}),
+                              again=False)
     assert answer is True
     assert lg.in_game == [True, True, True] and lg.buy_ins == [1, 0, 0] and lg.totals[0] == 5
     assert lg.pool == 20 and lg.sheet[-1].bought_in == [True, False, False]
@@ -61,10 +62,11 @@ def test_search_declines_a_buy_in_one_penalty_from_elimination_where_the_expert_
     expert, _, _ = _offer([140, 0, 145], make_bot("expert", np.random.default_rng(1)), pool=40)
     assert expert is True  # 45 * 0.25 > 5
     for seed in (3, 4):  # at the default budget
-        answer, gain, lg = _offer([140, 0, 145], make_bot("search", np.random.default_rng(seed)), pool=40)
+        answer, gain, lg = _offer([140, 0, 145], make_bot("search", np.random.default_rng(seed), {"buy_in": 1}),
+                                  pool=40)
         assert answer is False and gain < -2
         assert lg.in_game == [False, True, True] and lg.out_order == [0] and lg.buy_ins == [0, 0, 0]
-    rule = make_bot("search", np.random.default_rng(3), {"buy_in": 0})
+    rule = make_bot("search", np.random.default_rng(3))  # the default: the expert's rule
     answer, _, lg = _offer([140, 0, 145], rule, pool=40, again=False)
     assert answer is True and lg.buy_ins == [1, 0, 0] and len(rule.stream) == 0  # the expert's rule, no games
 
@@ -80,7 +82,7 @@ def test_search_buys_in_for_nothing_where_no_money_changes_hands():
     lg = Ledger(free, 3)
     lg.totals = [140, 0, 145]
     lg.dealer = 2
-    bot = make_bot("search", np.random.default_rng(4))
+    bot = make_bot("search", np.random.default_rng(4), {"buy_in": 1})
     lg.record_hand(HandResult(winner=1, win_type="call", penalties=[20, 0, 5], cards_left=[4, 0, 2],
                               jokers_left=[0, 0, 0]), lambda s, ledger: bot.buy_in(ledger, s))
     assert lg.buy_ins == [1, 0, 0] and len(bot.stream) == 0  # decided without playing anything on

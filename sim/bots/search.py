@@ -33,8 +33,9 @@ class SearchBot(LookaheadBot):
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
     now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds
     laying part of it: its melds without its lay-offs onto the table, and, before opening, only the
-    fewest of its melds that open.  A buy-in it weighs by playing the rest of the game on
-    (``buy_in``).  Everything else (the draws it must make) is the lookahead's.
+    fewest of its melds that open.  It buys back in by the expert's pool rule, or with ``buy_in = 1``
+    weighs a buy-in by playing the rest of the game on.  Everything else (the draws it must make) is
+    the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
     compiled generator), so the Python engine and the compiled hand loop (``sim.bots.hand_loop``)
@@ -46,7 +47,7 @@ class SearchBot(LookaheadBot):
     core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 hold=1, buy_in=1, partial=1, **params):
+                 hold=1, buy_in=0, partial=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
         if rollout not in SC.ROLLOUT_KINDS:
@@ -96,9 +97,13 @@ class SearchBot(LookaheadBot):
         return Play(ops, disc)
 
     def buy_in(self, ledger, seat) -> bool:
-        """Buy back in when the money it expects from the rest of the game, stake paid, is above 0
-        (``buy_in_gain``).  Where no money changes hands a buy-in costs nothing and can only keep its
-        chance of winning the game, so it buys in.  With ``buy_in = 0``, the expert's pool rule."""
+        """With ``buy_in = 0`` (the default), the expert's pool rule.  With ``buy_in = 1``, buy back in
+        when the money it expects from the rest of the game, stake paid, is above 0 (``buy_in_gain``);
+        where no money changes hands a buy-in costs nothing and can only keep its chance of winning the
+        game, so it buys in.  Measured against the pool rule (kalooki40, three experts, 1,920 games on
+        the same deals) the searched buy-ins changed its money by +0.10 [-0.44, +0.65] units a game,
+        not established, and it won 0.034 [0.022, 0.047] fewer games: 16 games played on tell a
+        buy-in's worth only roughly, so the pool rule is the default."""
         if not self.search_buy_in:
             return super().buy_in(ledger, seat)
         if not ledger.p.pays_money:

@@ -46,8 +46,8 @@ candidate with the best total score for its seat.
   single_hand game) a deal; ties go to the earlier candidate.
 
 The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
-runs inside another.  Buy-ins are weighed in Python, by playing the rest of the game on
-(``sim.bots.search.SearchBot.buy_in``).
+runs inside another.  Buy-ins are decided in Python (``sim.bots.search.SearchBot.buy_in``: the
+expert's pool rule, or the rest of the game played on).
 """
 from __future__ import annotations
 
