@@ -553,7 +553,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
         k = 1
     plays[:] = PLAY_OWN
     anx[:] = 0
-    if mid[SC_NX] > 0:
+    if mid[SC_NX] > 0 and (xp[SX_HOLD] != 0 or xp[SX_PARTIAL] != 0):
         _, out, kalooki = _turn(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows, mid[SC_NX], default)
         # holding against going out only where a Kalooki held for pays more (the module docstring)
         if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or rp[R_KALOOKI_PAYS_MORE] == 0)):
