@@ -49,7 +49,10 @@ def test_search_from_midhand_states_matches_python(name):
 
 def test_searched_table_plays_match_python(monkeypatch):
     # turns where the search lays nothing though the lookahead would lay something, lays part of the
-    # lookahead's play, or opens though the lookahead would wait, played alike both ways
+    # lookahead's play, or opens though the lookahead would wait, played alike both ways (with experts in
+    # the other seats of its rollouts: with greedy ones it opens early in none of these hands)
+    import test_hand_loop
+    monkeypatch.setattr(test_hand_loop, "make_bot", lambda kind, rng: make_bot(kind, rng, {"others": "expert"}))
     held, part, opened = [], [], []
     decide = SC.decide_play
 
@@ -337,9 +340,43 @@ def test_budget_is_checked():
     from sim.errors import UserError
     with pytest.raises(UserError, match="rollout"):
         make_bot("search", np.random.default_rng(0), {"rollout": "search"})
+    with pytest.raises(UserError, match="others"):
+        make_bot("search", np.random.default_rng(0), {"others": "patient"})
     with pytest.raises(UserError, match="samples"):
         make_bot("search", np.random.default_rng(0), {"samples": 0})
     with pytest.raises(UserError, match="hold"):
         make_bot("search", np.random.default_rng(0), {"hold": 2})
     with pytest.raises(UserError, match="partial"):
         make_bot("search", np.random.default_rng(0), {"partial": -1})
+
+
+def test_rollouts_play_its_own_seat_by_rollout_and_the_others_by_others():
+    from sim.bots import expert_core as XC
+    from sim.bots import greedy_core as FG
+    from sim.bots import turn_loop as TL
+    bot = make_bot("search", np.random.default_rng(0), {"rollout": "lookahead", "others": "expert"})
+    kinds, rows = SC._rollout_table(SC.bot_params(bot), 4, 2)
+    assert list(kinds) == [TL.K_EXPERT, TL.K_EXPERT, TL.K_LOOKAHEAD, TL.K_EXPERT]
+    assert list(rows[:, XC.X_KIND]) == [XC.K_EXPERT, XC.K_EXPERT, XC.K_LOOKAHEAD, XC.K_EXPERT]
+    default = make_bot("search", np.random.default_rng(0))
+    assert (default.rollout, default.others) == ("expert", "greedy")
+    assert list(SC._rollout_table(SC.bot_params(default), 3, 1)[0]) == [FG.K_GREEDY, TL.K_EXPERT, FG.K_GREEDY]
+
+
+def draw_position(top: str) -> HandState:
+    """Seat 0 (opened) to draw, holding 5S 6S 7S QD 9C (19 points loose), ``top`` on the discard pile."""
+    return HandState.scripted(K40, ["5S 6S 7S QD 9C", "4H 8D 2C"], stock="KH 2D 3C 4C", discard=top, current=0,
+                              opened=[True, True], table=[G("9D 9S 9H")])
+
+
+@pytest.mark.parametrize("top, searched", [("KC", False), ("QC", True), ("JD", True), ("4S", True)])
+def test_search_weighs_no_free_discard_that_meets_nothing_and_saves_nothing(top, searched):
+    # KC makes no meld with any card held (no king, no club within two ranks) and, taken, leaves 19 points
+    # loose as before: a stock draw can only do better, so the draw is the lookahead's, unsearched (the
+    # stream is not read).  QC (a pair with QD) and JD (a near-run with QD) save nothing now but may
+    # make a meld later; 4S extends the run: each is played forward.
+    bot = make_bot("search", np.random.default_rng(0))
+    bot.ensure(1)
+    src, pos = SC.decide_draw(draw_position(top), 0, SC.bot_params(bot), bot.stream, bot.pos)
+    assert (pos == bot.pos + 1) == searched
+    assert searched or src == SC.OWN_DRAW

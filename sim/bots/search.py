@@ -15,13 +15,14 @@ class SearchBot(LookaheadBot):
     """Search: the lookahead, with its free draws, its table play and its discards chosen by playing
     the hand forward.
 
-    At a free draw (the discard is there to take and nothing obliges it to open or meld with it), at
-    every discard it chooses among loose cards and at every turn whose play lays something, it deals
-    ``samples`` hands of the cards it cannot see, consistent with what it has seen (its hand, the
-    table, the discard pile, the cards each opponent took from the pile and has not thrown since,
-    each hand's size), and plays each candidate forward on every deal, with every seat played by its
-    ``rollout`` bot (``greedy``, ``expert`` or ``lookahead``), to the end of the hand or ``horizon``
-    turns (0: the end).  A rollout scores
+    At a free draw (the discard is there to take and nothing obliges it to open or meld with it, and,
+    where the lookahead would draw from the stock, it is a joker, meets a card held or, taken, leaves
+    less deadwood), at every discard it chooses among loose cards and at every turn whose play lays
+    something, it deals ``samples`` hands of the cards it cannot see, consistent with what it has
+    seen (its hand, the table, the discard pile, the cards each opponent took from the pile and has
+    not thrown since, each hand's size), and plays each candidate forward on every deal, its own seat
+    played by its ``rollout`` bot and the others by its ``others`` bot (each ``greedy``, ``expert``
+    or ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
     ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
     its least deadwood when the hand is cut short (in a ``single_hand`` game, the money it receives or
     pays, ``sim.bots.search_core``); the candidate with the best total is played when it beats the
@@ -46,12 +47,13 @@ class SearchBot(LookaheadBot):
     hand_loop = "sim.bots.hand_loop"
     core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
-    def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", win_points=50, margin=0,
-                 hold=1, buy_in=0, partial=1, **params):
+    def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", others="greedy", win_points=50,
+                 margin=0, hold=1, buy_in=0, partial=1, **params):
         super().__init__(rng, **params)
         from ..errors import UserError
-        if rollout not in SC.ROLLOUT_KINDS:
-            raise UserError(f"search.rollout = {rollout!r}: expected one of {', '.join(SC.ROLLOUT_KINDS)}")
+        for pname, value in (("rollout", rollout), ("others", others)):
+            if value not in SC.ROLLOUT_KINDS:
+                raise UserError(f"search.{pname} = {value!r}: expected one of {', '.join(SC.ROLLOUT_KINDS)}")
         for pname, value, least in (("samples", samples, 1), ("candidates", candidates, 1), ("horizon", horizon, 0)):
             if value < least:
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
@@ -66,6 +68,7 @@ class SearchBot(LookaheadBot):
         self.rollout, self.margin, self.hold, self.search_buy_in = rollout, margin, hold, buy_in
         self.partial = partial
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
+        self.others, self.others_kind = others, SC.ROLLOUT_KINDS[others]
         self.stream = np.empty(0, np.float64)
         self.pos = 0
         self._choice = None

@@ -3,9 +3,9 @@
 At a choice (a free draw: stock or discard; its turn's table play and discard, once it has drawn)
 the search seat takes its candidates, deals ``samples`` determinizations of the unseen cards and
 plays every candidate forward on every determinization (the same deals for every candidate: common
-random numbers) with the engine's compiled turns (``sim.bots.turn_loop.run_turns``), every seat
-played by the rollout policy, to the end of the hand or a ``horizon`` of turns.  It picks the
-candidate with the best total score for its seat.
+random numbers) with the engine's compiled turns (``sim.bots.turn_loop.run_turns``), its own seat
+played by the ``rollout`` policy and the others by the ``others`` policy, to the end of the hand or a
+``horizon`` of turns.  It picks the candidate with the best total score for its seat.
 
 - **Candidates.**  A discard: the lookahead's choice first, then the other loose cards of the hand
   left after its table play (a joker only when nothing else is loose, never the card just taken from
@@ -27,7 +27,10 @@ candidate with the best total score for its seat.
   fewest of its new melds that reach the opening minimum on their own (most points among as few;
   the rest kept out of the others' reach); a part the engine refuses, or one that is the whole
   play, is no candidate.  A draw: the lookahead's draw first, then the other pile, only when the
-  discard is free to take (no obligation to open or meld with it).  One candidate: no search.
+  discard is free to take (no obligation to open or meld with it) and, where the lookahead draws from
+  the stock, the discard is a joker, could make a meld with a card held (``_connects``) or, taken,
+  leaves less deadwood: a card that meets nothing and saves nothing is never worth more than a stock
+  draw.  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -45,7 +48,7 @@ candidate with the best total score for its seat.
   choice only when its total is higher by more than ``margin`` (points, or money units in a
   single_hand game) a deal; ties go to the earlier candidate.
 
-The rollout policy is greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
+Both rollout policies are greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
 runs inside another.  Buy-ins are decided in Python (``sim.bots.search.SearchBot.buy_in``: the
 expert's pool rule, or the rest of the game played on).
 """
@@ -54,10 +57,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cards import JOKER, N_KINDS
+from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import core
 from ..engine import turn as TU
-from ..meldsearch import MAX_OUT, OUT_W, _workspace
+from ..meldsearch import MAX_OUT, OUT_W, _workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
 from ..game import loser_pays
@@ -77,9 +80,10 @@ SX_WIN_POINTS = XC.X_W + 4
 SX_MARGIN = XC.X_W + 5
 SX_HOLD = XC.X_W + 6
 SX_PARTIAL = XC.X_W + 7
-SX_W = XC.X_W + 8
+SX_OTHERS = XC.X_W + 8
+SX_W = XC.X_W + 9
 SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold",
-                         "partial")
+                         "partial", "others_kind")
 
 ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
@@ -232,14 +236,15 @@ def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec):
 
 
 @njit(cache=True)
-def _rollout_table(xp, n):
-    """Every seat's rollout kind and parameter row: the search's own row, judged as its rollout kind."""
-    rkind = xp[SX_ROLLOUT]
-    rkinds = np.full(n, rkind, np.int64)
+def _rollout_table(xp, n, me):
+    """Every seat's rollout kind (the seat's own ``rollout``, the others' ``others``) and parameter row:
+    the search's own row, judged as the seat's kind."""
+    rkinds = np.full(n, xp[SX_OTHERS], np.int64)
+    rkinds[me] = xp[SX_ROLLOUT]
     rbp = np.empty((n, xp.shape[0]), np.int64)
     for s in range(n):
         rbp[s] = xp
-        rbp[s, XC.X_KIND] = XC.K_LOOKAHEAD if rkind == TL.K_LOOKAHEAD else XC.K_EXPERT
+        rbp[s, XC.X_KIND] = XC.K_LOOKAHEAD if rkinds[s] == TL.K_LOOKAHEAD else XC.K_EXPERT
     return rkinds, rbp
 
 
@@ -253,7 +258,7 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
     n = hands.shape[0]
     rng = _seeded(u)
     mv, ws, rec = _workspace()
-    rkinds, rbp = _rollout_table(xp, n)
+    rkinds, rbp = _rollout_table(xp, n, me)
     unseen = np.zeros(N_KINDS, np.int64)
     unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
     pool = np.empty(deck_size + 8, np.int64)
@@ -286,6 +291,22 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
 
 
 @njit(cache=True)
+def _connects(hand, c):
+    """Whether the hand holds a natural that could make a meld with the natural c: one of its rank in
+    another suit, or one of its suit within two ranks (the ace beside the 2 as well as the king)."""
+    suit, rank = c // N_RANKS, c % N_RANKS
+    for r in range(N_RANKS):
+        if r != rank and hand[suit * N_RANKS + r] > 0:
+            d = abs(r - rank)
+            if min(d, N_RANKS - d) <= 2:
+                return True
+    for s in range(4):
+        if s != suit and hand[s * N_RANKS + rank] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, discard, nd, tab, nt, opened, turns,
                 pick, discby, turn_no, reshuffles, xp, stream, pos):
     """The search seat's draw at the start of its turn: (STOCK, DISCARD or OWN_DRAW, the stream's
@@ -310,6 +331,12 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
                           np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
                           np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
                           np.full((1, OUT_W), -1, np.int64))
+    # a natural that meets nothing in the hand and, taken, leaves no less deadwood is not searched
+    if own != DISCARD and top != JOKER and not _connects(hands[me], top):
+        taken = hands[me].copy()
+        taken[top] += 1
+        if best_discard_except_kernel(taken, prm, top)[1] >= _search(hands[me], prm, mv, ws, rec, YES)[1]:
+            return OWN_DRAW, pos
     cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
     cands[1] = STOCK if own == DISCARD else DISCARD
     mid = np.zeros(TL.SC_W, np.int64)
