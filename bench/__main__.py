@@ -24,7 +24,8 @@ def parse_args(argv):
                         "alternately and then by turns on one core, in subprocesses with its own numba cache "
                         "(default %(default)s: skipped)")
     p.add_argument("--discard-hands", type=int, default=200, metavar="N",
-                   help="hands per bot and profile for the discard measures (default %(default)s)")
+                   help="hands per bot and profile for the discard measures, the search a quarter "
+                        "(default %(default)s)")
     p.add_argument("--each-patch", type=int, default=0, metavar="ROUNDS",
                    help="compile: also time the compile from an empty cache with each of sim.jit's speed patches "
                         "left out in turn, alternating with all applied, ROUNDS rounds (a few minutes a round)")

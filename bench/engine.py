@@ -37,8 +37,8 @@ TABLES = (GREEDY, ("random",) * 4, ("patient",) * 4, ("expert",) * 4, ("lookahea
 # table's goal is the speed of the table of its slowest bot.
 GOALS = {"random": 1 / 2, "patient": 1 / 2, "expert": 1 / 3, "lookahead": 1 / 8, "search": 1 / 300}
 # (hands, pairs) of a table timed by turns where the default would take hours: a four-search hand takes
-# about as long as 300 greedy ones
-BY_TURNS_SIZE = {SEARCH: (4, 12)}
+# about as long as 180 greedy ones
+BY_TURNS_SIZE = {SEARCH: (4, 24)}
 NO_GOAL = dict(goal=None, goal_hands_per_s=None, slowest=None)
 ROUNDS = 3  # the compiled greedy loop (and the baseline's) is timed this many times, alternately; median kept
 

@@ -85,7 +85,7 @@ def test_tables_by_turns_sets_each_table_against_its_goal(monkeypatch):
     assert rows["expert x4"]["met"] and not rows["lookahead x4"]["met"]  # 1/10 against a goal of 1/8
     # the search's table: its goal 1/300 of the greedy loop, timed in fewer and smaller pairs
     search = rows["search x4"]
-    assert (search["goal"], search["met"], search["hands"], search["pairs"]) == (1 / 300, True, 4, 12)
+    assert (search["goal"], search["met"], search["hands"], search["pairs"]) == (1 / 300, True, 4, 24)
     # a mixed table is timed against its slowest bot's table, and must be at least as fast
     assert rows["expert,greedy,greedy,greedy"]["against"] == "expert x4" and rows["expert,greedy,greedy,greedy"]["met"]
     patient = rows["patient,greedy,greedy,greedy"]
