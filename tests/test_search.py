@@ -2,7 +2,8 @@
 and the compiled hand loop play alike, hands that do not depend on how a run is cut into shards,
 positions where playing the hand forward finds a better discard than the expert's rule and a better
 table play than the lookahead's (holding a meld, opening now rather than waiting for a Kalooki,
-laying part of its play), and one where a single_hand game's money score changes its choice."""
+laying part of its play), one where a single_hand game's money score changes its choice, and free
+draws that cannot pay left unsearched."""
 import dataclasses
 
 import numpy as np
@@ -372,7 +373,7 @@ def draw_position(top: str) -> HandState:
 @pytest.mark.parametrize("top, searched", [("KC", False), ("QC", True), ("JD", True), ("4S", True)])
 def test_search_weighs_no_free_discard_that_meets_nothing_and_saves_nothing(top, searched):
     # KC makes no meld with any card held (no king, no club within two ranks) and, taken, leaves 19 points
-    # loose as before: a stock draw can only do better, so the draw is the lookahead's, unsearched (the
+    # loose as before: a stock draw does at least as well, so the draw is the lookahead's, unsearched (the
     # stream is not read).  QC (a pair with QD) and JD (a near-run with QD) save nothing now but may
     # make a meld later; 4S extends the run: each is played forward.
     bot = make_bot("search", np.random.default_rng(0))

@@ -15,8 +15,9 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   holding (``hold``): laying nothing this turn and throwing the lookahead's discard for the whole
   hand, so opening now is weighed against waiting to open with more (or for a Kalooki), and a meld
   or lay-off against keeping the cards (a meld laid gives the others somewhere to lay off).  Holding
-  is a candidate only where the engine takes it (a discard taken to open or meld with must be used)
-  and, against a play that goes out, only where the seat has not opened, the going out is no
+  is a candidate only where the engine takes it (a discard taken to open or meld with must be used),
+  where it leaves more than jokers in the hand (every bot lays its jokers before it is left with
+  nothing else) and, against a play that goes out, only where the seat has not opened, the going out is no
   Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
   out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
   hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
@@ -586,7 +587,8 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
         if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or rp[R_KALOOKI_PAYS_MORE] == 0)):
             hd = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
                                   discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0)
-            if hd >= 0:
+            # never held: a play whose holding would leave the hand nothing but jokers (they are laid first)
+            if hd >= 0 and hands[me, JOKER] < _hsum(hands[me]) - 1:
                 cands[k] = hd
                 plays[k] = PLAY_HOLD
                 k += 1
