@@ -26,10 +26,23 @@ SHARD = 4
 PLANNED = 2 * -(-GAMES // SHARD)  # shards in the run
 
 
+# the Ctrl-C run's games: enough four-game shards that the interrupt lands before the last is written, even
+# on a loaded machine (with GAMES the whole run can finish between the first shard and the signal)
+CTRL_C_GAMES = 10 * GAMES
+CTRL_C_PLANNED = 2 * -(-CTRL_C_GAMES // SHARD)
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "run"
     runner.run_local(config(out), progress=False)
+    return read_tables(out)
+
+
+@pytest.fixture(scope="module")
+def ctrl_c_reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "run"
+    runner.run_local(config(out, games=CTRL_C_GAMES), progress=False)
     return read_tables(out)
 
 
@@ -108,10 +121,10 @@ def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     assert_same_tables(reference, tables)
 
 
-def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(reference, tmp_path):
+def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(ctrl_c_reference, tmp_path):
     """SIGINT to the command's whole process group, as a terminal's Ctrl-C sends it, once a shard is written."""
     out = tmp_path / "run"
-    argv = simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "1")
+    argv = simulate_cmd(*cli_args(out, games=CTRL_C_GAMES, shard_games=SHARD), "--workers", "1")
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
@@ -122,19 +135,19 @@ def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(reference, tmp_p
         _reap_session(proc.pid)
     m = _manifest(out)
     written = len(m["shards"])
-    assert m["complete"] is False and 1 <= written < PLANNED, "the interrupt did not land mid-run"
+    assert m["complete"] is False and 1 <= written < CTRL_C_PLANNED, "the interrupt did not land mid-run"
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.count("kalooki simulate:") == 1, err
-    assert err.splitlines()[-1] == (f"kalooki simulate: interrupted: {written} of {PLANNED} shards written to "
-                                    f"{out}; run the same command again to resume")
+    assert err.splitlines()[-1] == (f"kalooki simulate: interrupted: {written} of {CTRL_C_PLANNED} shards written "
+                                    f"to {out}; run the same command again to resume")
     assert not list(out.rglob(".tmp-*")) and not (out / ".lock").exists()
     resumed = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{written} shard(s) already done" in resumed.stderr
     assert runner_verify(out) == []
     tables = read_tables(out)
-    assert_every_game_once(tables)
-    assert_same_tables(reference, tables)
+    assert_every_game_once(tables, games=CTRL_C_GAMES)
+    assert_same_tables(ctrl_c_reference, tables)
 
 
 def test_a_second_driver_is_refused_while_another_writes(tmp_path):
