@@ -364,6 +364,17 @@ def test_rollouts_play_its_own_seat_by_rollout_and_the_others_by_others():
     assert list(SC._rollout_table(SC.bot_params(default), 3, 1)[0]) == [FG.K_GREEDY, TL.K_EXPERT, FG.K_GREEDY]
 
 
+def test_a_discard_connects_to_the_hand_as_the_expert_counts_partial_melds():
+    from sim.cards import parse_card, to_counts
+    hand = to_counts(parse_cards(["2C", "9H"]))
+    assert SC._connects(hand, parse_card("9S"), False)  # a pair
+    assert SC._connects(hand, parse_card("JH"), False)  # a one-gap run
+    assert not SC._connects(hand, parse_card("QH"), True)
+    assert not SC._connects(hand, parse_card("KC"), True)  # K-A-2 is no run in any profile
+    assert SC._connects(hand, parse_card("AC"), True)  # A-2 where the ace may be low ...
+    assert not SC._connects(hand, parse_card("AC"), False)  # ... and nothing where it may not
+
+
 def draw_position(top: str) -> HandState:
     """Seat 0 (opened) to draw, holding 5S 6S 7S QD 9C (19 points loose), ``top`` on the discard pile."""
     return HandState.scripted(K40, ["5S 6S 7S QD 9C", "4H 8D 2C"], stock="KH 2D 3C 4C", discard=top, current=0,

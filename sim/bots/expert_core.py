@@ -212,18 +212,26 @@ def _partials(left, live, prm, outs, near):
                 k += live[x]
         outs[c] = k
         k = 0
-        for t in range(4):
-            if t != s:
-                k += live[t * N_RANKS + r]
-        for x in range(s * N_RANKS, (s + 1) * N_RANKS):
-            if x != c:
-                rx = x % N_RANKS
-                gap = abs(rx - r)
-                if ace_low and (rx == ACE or r == ACE):
-                    gap = min(gap, (r if rx == ACE else rx) + 1)
-                if gap <= 2:
-                    k += live[x]
+        for x in range(JOKER):
+            if _near(c, x, ace_low):
+                k += live[x]
         near[c] = k
+
+
+@njit(cache=True)
+def _near(c, x, ace_low):
+    """Whether the naturals c and x could make a partial meld together: x is c's rank in another suit,
+    or c's suit within two ranks (the ace also below the 2 where ``ace_low``: the profile's runs)."""
+    r, s = c % N_RANKS, c // N_RANKS
+    rx, sx = x % N_RANKS, x // N_RANKS
+    if rx == r:
+        return sx != s
+    if sx != s:
+        return False
+    gap = abs(rx - r)
+    if ace_low and (rx == ACE or r == ACE):
+        gap = min(gap, (r if rx == ACE else rx) + 1)
+    return gap <= 2
 
 
 @njit(cache=True)

@@ -61,7 +61,7 @@ from numba import njit
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import core
 from ..engine import turn as TU
-from ..meldsearch import MAX_OUT, OUT_W, _workspace, best_discard_except_kernel
+from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
 from ..game import loser_pays
@@ -292,17 +292,11 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
 
 
 @njit(cache=True)
-def _connects(hand, c):
-    """Whether the hand holds a natural that could make a meld with the natural c: one of its rank in
-    another suit, or one of its suit within two ranks (the ace beside the 2 as well as the king)."""
-    suit, rank = c // N_RANKS, c % N_RANKS
-    for r in range(N_RANKS):
-        if r != rank and hand[suit * N_RANKS + r] > 0:
-            d = abs(r - rank)
-            if min(d, N_RANKS - d) <= 2:
-                return True
-    for s in range(4):
-        if s != suit and hand[s * N_RANKS + rank] > 0:
+def _connects(hand, c, ace_low):
+    """Whether the hand holds a natural that could make a meld with the natural c
+    (``expert_core._near``: the expert's partial melds)."""
+    for x in range(JOKER):
+        if hand[x] > 0 and XC._near(c, x, ace_low):
             return True
     return False
 
@@ -333,7 +327,7 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
                           np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
                           np.full((1, OUT_W), -1, np.int64))
     # a natural that meets nothing in the hand and, taken, leaves no less deadwood is not searched
-    if own != DISCARD and top != JOKER and not _connects(hands[me], top):
+    if own != DISCARD and top != JOKER and not _connects(hands[me], top, prm[P_ACE_LOW] != 0):
         taken = hands[me].copy()
         taken[top] += 1
         if best_discard_except_kernel(taken, prm, top)[1] >= _search(hands[me], prm, mv, ws, rec, YES)[1]:
