@@ -213,7 +213,7 @@ def _partials(left, live, prm, outs, near):
         outs[c] = k
         k = 0
         for x in range(JOKER):
-            if (x % N_RANKS == r or x // N_RANKS == s) and _near(c, x, ace_low):  # its rank, its suit
+            if _near(c, x, ace_low):
                 k += live[x]
         near[c] = k
 

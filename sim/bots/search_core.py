@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..cards import JOKER, N_KINDS, N_RANKS
+from ..cards import JOKER, N_KINDS
 from ..engine import core
 from ..engine import turn as TU
 from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
