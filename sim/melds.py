@@ -4,12 +4,17 @@ A meld is a kind (RUN or GROUP), its physical cards in order, and for each slot 
 that slot represents (``reps``).  Runs are ordered low to high and carry ``low``, the extended rank
 of their first slot: 0 is a low ace, 1..12 are the ranks 2..K, 13 is a high ace.  Groups carry their
 rank in ``low``; an all-joker group (``joker_melds``) has rank -1 and represents nothing (-1).
-This module is the single place where meld validity and meld value are defined.
+A meld is also a row of int64 words, as the compiled rules (``sim.engine.core``), the meld search and
+the bots hold it: ``row_of`` and ``meld_of`` convert, in the row layout ``sim.engine.core`` declares
+(kind, low, n, the cards, the declared cards).  Validity is ``sim.engine.core.check_row``, worded
+here for the player (``check``, ``check_reason``); a meld's value is ``value``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+
+import numpy as np
 
 from .cards import ACE, JOKER, N_RANKS, card_str, rank_of, rank_value, suit_of, SUIT_CHARS
 
@@ -90,22 +95,37 @@ def joker_group(n: int) -> Meld:
     return Meld(GROUP, (JOKER,) * n, (-1,) * n, -1)
 
 
+def row_of(m: Meld) -> np.ndarray:
+    """A meld as a row (at most ``core.MAX_SLOTS`` cards)."""
+    row = np.full(core.ROW_W, -1, np.int64)
+    k = len(m.cards)
+    row[0], row[1], row[2] = m.kind, m.low, k
+    row[core.CARDS:core.CARDS + k] = m.cards
+    row[core.REPS:core.REPS + k] = m.reps
+    return row
+
+
+def meld_of(row) -> Meld:
+    """The meld a row holds."""
+    r = row.tolist()
+    k = r[2]
+    return Meld(r[0], tuple(r[core.CARDS:core.CARDS + k]), tuple(r[core.REPS:core.REPS + k]), r[1])
+
+
 def check(m: Meld, profile) -> str | None:
     """None if ``m`` is a valid meld under ``profile``, else the reason (naming the rule).  The rule is
     ``sim.engine.core.check_row``; this words its answer."""
-    from .engine import core
     n = len(m.cards)
     if len(m.reps) != n:
         return "meld: one declared card per slot"
     if n > core.MAX_SLOTS:
         return f"meld: {m} has {n} cards; a run has at most {core.MAX_SLOTS}, a group at most 4"
-    code = core.check_row(core.row_of(m), core.rules_for(profile))
+    code = core.check_row(row_of(m), core.rules_for(profile))
     return None if code == core.OK else check_reason(code, m, profile)
 
 
 def check_reason(code: int, m: Meld, profile) -> str:
     """The reason, naming the rule, for a meld code of ``sim.engine.core`` (X_*)."""
-    from .engine import core
     n = len(m.cards)
     if code == core.X_MAX_JOKERS:
         return f"max_jokers_per_meld: {m.n_jokers} jokers in {m}, at most {profile.max_jokers_per_meld} allowed"
@@ -198,3 +218,8 @@ def declare(cards, profile) -> Meld | None:
 
 def suit_name(s: int) -> str:
     return SUIT_CHARS[s]
+
+
+# The compiled rules of melds and their row layout, imported below this module's definitions: importing
+# sim.engine runs its package, whose modules import Meld from here.
+from .engine import core  # noqa: E402

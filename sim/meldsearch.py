@@ -50,12 +50,13 @@ from numba import types
 
 from . import cards as C
 from . import melds as M
+from .engine import core
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 N_PAT = 3 ** 13  # base-3 count patterns of one suit
 MAX_JOKERS = 4  # the table's joker axis: 0..4 jokers
 ENTRY = 16  # int16 words per table entry: 3 objectives x 5 joker counts + a filled flag
-HDR = 64  # int32 words of parameters before the table
+HDR = core.HEADER_W  # int32 words of parameters before the table
 
 # header layout (int32 word offsets)
 P_ACE_LOW = 0
@@ -63,14 +64,14 @@ P_ACE_VALUE = 1
 P_ACE_LOW_VALUE = 2
 P_JOKER_PENALTY = 3
 P_JOKER_MELDS = 4
-P_JOKER_MELD_VALUE = 5
+P_JOKER_MELD_VALUE = core.P_JOKER_MELD_VALUE  # the meld values' words: sim.engine.core.meld_values
 P_MAX_JOKERS_PER_MELD = 6
 P_KMAX = 7  # min(max_jokers_per_meld, 4): most jokers one meld can take here
 P_OPENING_MIN = 8
 P_KALOOKI_EXEMPT = 9
 P_FORMAT = 10
-P_EXTV = 16  # 14 words: value of extended rank 0 (low ace) .. 13 (high ace) in a run
-P_HV = 32  # 13 words: value of each rank in hand and in a group (ace = ace_value)
+P_EXTV = core.P_EXTV  # 14 words: value of extended rank 0 (low ace) .. 13 (high ace) in a run
+P_HV = core.P_HV  # 13 words: value of each rank in hand and in a group (ace = ace_value)
 FORMAT = 1
 
 TAB = 2 * HDR  # int16 offset of the table inside params.view(int16)
@@ -107,22 +108,17 @@ _KEY_BY_PROFILE: dict[int, tuple] = {}  # id(profile) -> (profile, header key)
 
 
 def _header(profile) -> np.ndarray:
-    h = np.zeros(HDR, dtype=np.int32)
+    h = core.meld_values(profile)
     h[P_ACE_LOW] = int(bool(profile.ace_low))
     h[P_ACE_VALUE] = profile.ace_value
     h[P_ACE_LOW_VALUE] = profile.ace_low_value
     h[P_JOKER_PENALTY] = profile.joker_penalty
     h[P_JOKER_MELDS] = int(bool(profile.joker_melds))
-    h[P_JOKER_MELD_VALUE] = profile.joker_meld_value
     h[P_MAX_JOKERS_PER_MELD] = profile.max_jokers_per_meld
     h[P_KMAX] = min(profile.max_jokers_per_meld, MAX_JOKERS)
     h[P_OPENING_MIN] = profile.opening_min
     h[P_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
     h[P_FORMAT] = FORMAT
-    for e in range(14):
-        h[P_EXTV + e] = profile.ace_low_value if e == M.ACE_LOW_EXT else C.rank_value(M.ext_rank_to_rank(e), profile.ace_value)
-    for r in range(13):
-        h[P_HV + r] = C.rank_value(r, profile.ace_value)
     return h
 
 

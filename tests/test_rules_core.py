@@ -29,8 +29,8 @@ def test_rows_round_trip_and_values_agree():
             rng.shuffle(deck)
             counts = np.bincount(deck[:20], minlength=53).astype(np.int8)
             for m in MS.analyse(counts, p).deadwood:
-                row = core.row_of(m)
-                assert core.meld_of(row) == m
+                row = M.row_of(m)
+                assert M.meld_of(row) == m
                 assert core.check_row(row, core.rules_for(p)) == core.OK
                 assert core.meld_value(row, MS.params_of(p)) == M.value(m, p)
 
@@ -153,12 +153,12 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     c = dict(zip("7H 7S 7D 7C 9S 9H 2C KD".split(), parse_cards("7H 7S 7D 7C 9S 9H 2C KD")))
     closed = M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3])
     open_group = M.group(5, [c["7S"], c["7D"], JOKER], [3])
-    nines = core.row_of(M.group(7, [c["9S"], c["9H"], JOKER], [2]))
+    nines = M.row_of(M.group(7, [c["9S"], c["9H"], JOKER], [2]))
     scratch = T.scratch()
 
     def turn(p, group, ops, held):
         tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
-        tab[0] = core.row_of(group)
+        tab[0] = M.row_of(group)
         xops = np.array(ops + [(T.X_NEW, -1, -1, -1, -1)], np.int64)
         mrows = np.full((len(xops), core.ROW_W), -1, np.int64)
         mrows[-1] = nines
@@ -184,8 +184,8 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     assert turn(K51, open_group, [swap51, lay_back], "7H 7C 9S 9H 2C KD")[0] == T.OK
     # a card taken off the closed group in one turn: the table the turn leaves holds nothing for the next
     tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
-    tab[0] = core.row_of(closed)
-    tab[1] = core.row_of(M.declare_run(parse_cards("4H 5H 6H"), K40))
+    tab[0] = M.row_of(closed)
+    tab[1] = M.row_of(M.declare_run(parse_cards("4H 5H 6H"), K40))
     wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
     whand = np.empty(N_KINDS, np.int8)
     hand = np.zeros(N_KINDS, np.int8)
@@ -194,7 +194,7 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     assert T.apply_turn(tab, 2, hand, xops, np.full((2, core.ROW_W), -1, np.int64), 2, c["2C"], c["KD"],
                         T.DRAW_STOCK, True, False, core.rules_array(K40), MS.params_of(K40), wtab, whand,
                         *scratch) == T.OK
-    assert core.meld_of(wtab[0]) == M.group(5, [c["7S"], c["7D"], JOKER], [3])
+    assert M.meld_of(wtab[0]) == M.group(5, [c["7S"], c["7D"], JOKER], [3])
     assert (wtab[:2, core.HOLD] == core.H_NONE).all()
     # the table operations alone, as the bots weigh them (table.apply_ops, try_ops): the same rule
     ops = [Take(0, 0), SwapJoker(0, 2, c["7C"]), LayOff(0, c["7H"])]
@@ -235,7 +235,7 @@ def test_the_table_operations_hold_a_closed_group_s_jokers_for_the_turn():
 
     for p, swap_with in ((K40, (c["7H"], c["7C"])), (K51, (c["7C"], -1))):
         rules = core.rules_array(p)
-        closed = core.row_of(M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3]))
+        closed = M.row_of(M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3]))
         assert held(closed) == core.H_NONE
         assert core.take_row(closed, 0, out) == (core.OK, c["7H"]) and held(out) == core.H_HELD
         assert core.swap_joker_row(out, 2, *swap_with, rules, out2) == (core.J_CLOSED_THIS_TURN, -1)
@@ -244,7 +244,7 @@ def test_the_table_operations_hold_a_closed_group_s_jokers_for_the_turn():
         assert held(out2) == core.H_HELD
         assert core.take_row(out2, 0, out3)[0] == core.OK and held(out3) == core.H_HELD
         # a group the player closed by a lay-off this turn is open again once a card is taken from it
-        open_group = core.row_of(M.group(5, [c["7S"], c["7D"], JOKER], [3]))
+        open_group = M.row_of(M.group(5, [c["7S"], c["7D"], JOKER], [3]))
         assert core.lay_off_row(open_group, c["7H"], core.HIGH, -1, rules, prm, out)[0] == core.OK
         assert held(out) == core.H_LAID
         assert core.take_row(out, 0, out2) == (core.OK, c["7S"]) and held(out2) == core.H_NONE
@@ -252,7 +252,7 @@ def test_the_table_operations_hold_a_closed_group_s_jokers_for_the_turn():
         assert core.swap_joker_row(out2, 1, first, c["7C"] if p is K40 else -1, rules, out3) == (core.OK, -1)
     # a two-joker group that gives up one joker for both missing suits is closed and held
     rules = core.rules_array(K40)
-    two = core.row_of(M.group(5, [c["7S"], JOKER, JOKER], [1, 2]))
+    two = M.row_of(M.group(5, [c["7S"], JOKER, JOKER], [1, 2]))
     assert core.swap_joker_row(two, 1, c["7H"], c["7C"], rules, out) == (core.OK, -1) and held(out) == core.H_HELD
     assert core.take_row(out, 0, out2)[0] == core.OK
     assert core.swap_joker_row(out2, 2, c["7S"], c["7D"], rules, out3) == (core.J_CLOSED_THIS_TURN, -1)

@@ -353,15 +353,14 @@ def test_budget_is_checked():
 
 def test_rollouts_play_its_own_seat_by_rollout_and_the_others_by_others():
     from sim.bots import expert_core as XC
-    from sim.bots import greedy_core as FG
-    from sim.bots import turn_loop as TL
+    from sim.bots.kinds import K_EXPERT, K_GREEDY, K_LOOKAHEAD
     bot = make_bot("search", np.random.default_rng(0), {"rollout": "lookahead", "others": "expert"})
     kinds, rows = SC._rollout_table(SC.bot_params(bot), 4, 2)
-    assert list(kinds) == [TL.K_EXPERT, TL.K_EXPERT, TL.K_LOOKAHEAD, TL.K_EXPERT]
-    assert list(rows[:, XC.X_KIND]) == [XC.K_EXPERT, XC.K_EXPERT, XC.K_LOOKAHEAD, XC.K_EXPERT]
+    assert list(kinds) == [K_EXPERT, K_EXPERT, K_LOOKAHEAD, K_EXPERT]
+    assert list(rows[:, XC.X_KIND]) == [K_EXPERT, K_EXPERT, K_LOOKAHEAD, K_EXPERT]
     default = make_bot("search", np.random.default_rng(0))
     assert (default.rollout, default.others) == ("expert", "greedy")
-    assert list(SC._rollout_table(SC.bot_params(default), 3, 1)[0]) == [FG.K_GREEDY, TL.K_EXPERT, FG.K_GREEDY]
+    assert list(SC._rollout_table(SC.bot_params(default), 3, 1)[0]) == [K_GREEDY, K_EXPERT, K_GREEDY]
 
 
 def test_a_discard_connects_to_the_hand_as_the_expert_counts_partial_melds():

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..cards import JOKER
 from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, SwapJoker
 from . import expert_core as XC
+from .kinds import K_EXPERT
 from .table_play import expert_play, table_opening
 from .moves import forbidden_discard
 from .patient import PatientBot
@@ -45,7 +46,7 @@ class ExpertBot(PatientBot):
 
     name = "expert"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
-    core_kind = XC.K_EXPERT  # its draw and discard choice in sim.bots.expert_core
+    core_kind = K_EXPERT  # its draw and discard choice in sim.bots.expert_core
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, **params):
         super().__init__(rng, **params)

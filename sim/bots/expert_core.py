@@ -19,7 +19,8 @@ loop calls the numba functions directly:
   the play and the discard pile: the stock and the other hands).
 
 ``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
-``X_KIND`` (``K_EXPERT`` or ``K_LOOKAHEAD``), ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
+``X_KIND`` (the kind whose judgement it uses, ``sim.bots.kinds``: ``K_EXPERT`` or ``K_LOOKAHEAD``),
+``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
 ``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
@@ -63,7 +64,9 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _recon
                          best_discard_except_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
+from . import kinds
 from . import outlook
+from .kinds import K_LOOKAHEAD
 from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
                           R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
                           _obligation, _patient_draw, _search, _uses, _waiting, YES, NO)
@@ -71,8 +74,7 @@ from .outlook import _pen, outlook_kernel, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
 
-K_EXPERT, K_LOOKAHEAD = 0, 1
-X_KIND = B_W
+X_KIND = B_W  # sim.bots.kinds: K_LOOKAHEAD judges as the lookahead, any other kind as the expert
 X_DRAW_GAIN = B_W + 1
 X_FEED_WEIGHT = B_W + 2
 X_OUT_BONUS = B_W + 3
@@ -445,7 +447,7 @@ def candidates_kernel(hand, forbid, prm):
     return cands[:n].copy()
 
 
-drop_stale(draw_kernel, (MS, core, FG, outlook))
+drop_stale(draw_kernel, (MS, core, FG, kinds, outlook))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..engine import Play
 from . import greedy_core as FG
+from .kinds import K_GREEDY
 from .base import Bot
 
 
@@ -23,11 +24,11 @@ class GreedyBot(Bot):
     """
 
     name = "greedy"
-    hand_loop = "sim.bots.hand_loop"  # sim.bots.compiled_hand_loop: a table of plain greedy bots plays compiled
-    kind = FG.K_GREEDY
+    hand_loop = "sim.bots.hand_loop"  # sim.engine.loop.compiled_hand_loop: a table of plain greedy bots plays compiled
+    kind = K_GREEDY
 
     def draw(self, state, me) -> int:
         return FG.decide_draw(state, me, self.kind, FG.bot_params(self))
 
     def play(self, state, me) -> Play:
-        return FG.decide_play(state, me, FG.K_GREEDY, FG.bot_params(self))
+        return FG.decide_play(state, me, K_GREEDY, FG.bot_params(self))

@@ -45,6 +45,8 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          P_OPENING_MIN, _full_partition, _reconstruct, _search_ws, _totals, _workspace,
                          best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
+from . import kinds
+from .kinds import K_GREEDY, K_PATIENT
 
 # rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
 # its R_* words) and, after them, what the bots derive from the profile
@@ -56,9 +58,7 @@ R_PAY_PER_JOKER = core.R_SIZE + 4
 R_PAY_DOUBLE = core.R_SIZE + 5  # pay_double_on_kalooki
 R_SIZE = core.R_SIZE + 6
 
-# the bots this loop plays (a kind per seat) and their parameters (a row per seat)
-K_GREEDY, K_PATIENT = 0, 1
-KINDS = {"greedy": K_GREEDY, "patient": K_PATIENT}
+# the bots' parameters (a row per seat; the kinds in sim.bots.kinds)
 B_MAX_MISSING, B_MIN_DRAWS, B_DANGER_CARDS, B_MAX_RISK = range(4)
 B_W = 4
 B_NAMES = ("max_missing", "min_draws", "danger_cards", "max_risk")
@@ -1466,7 +1466,7 @@ def waiting_kernel(bp, me, hand, hands, opened, n_stock, rp, prm):
 # Python entry
 # ---------------------------------------------------------------------------------------------
 
-drop_stale(draw_kernel, (MS, core))
+drop_stale(draw_kernel, (MS, core, kinds))
 
 _NO_TABLE = np.zeros((0, OUT_W), np.int64)
 _RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values, meld search parameters)

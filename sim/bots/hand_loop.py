@@ -1,11 +1,11 @@
 """The compiled hand loop: a whole hand played in one numba call by a table of bots that decide in
 compiled code (greedy, patient, expert, lookahead, random and search, mixed at will;
-``sim.bots.compiled_hand_loop`` asks each bot class's ``hand_loop``).  The turns themselves are
+``sim.engine.loop.compiled_hand_loop`` asks each bot class's ``hand_loop``).  The turns themselves are
 ``sim.bots.turn_loop.run_turns``, which stops where a search seat has a choice: the kernel asks the
 search (``sim.bots.search_core``, which plays its rollouts with the same turns) and resumes.
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
-turn) to its end, a bot kind (``TABLE_KINDS``) and parameter row per seat, and writes the outcome
+turn) to its end, a bot kind (``sim.bots.kinds``) and parameter row per seat, and writes the outcome
 back into the state (hands, table, stock, discard, opened, stats, turns, result), so records and
 games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
 reshuffles, the statistics, the end of the hand) has the Python engine as its reference:
@@ -51,15 +51,15 @@ from .greedy_core import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_R
                           H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, MAXT, S_JOKERS_TAKEN, S_LAYOFFS,
                           S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD,
                           S_TURNS, S_W, WIN_KALOOKI, _rules, _table_rows)
+from . import kinds as bot_kinds
 from .outlook import unseen_kernel
-from .turn_loop import K_RANDOM, K_SEARCH, TABLE_KINDS
 
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, bp, crules, jokers, pick0, discby0,
-                     check, streams, slen, spos, eps):
+                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, ktable, bp, crules, jokers, pick0,
+                     discby0, check, streams, slen, spos, eps):
     """Play a hand from the start of a turn to its end, each seat's bot deciding in compiled code
     (HandState.start_turn / apply_draw / apply_play with the bots' draw and play).
 
@@ -68,8 +68,9 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table meld
     rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
     (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
-    draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (K_*) and parameter row
-    (expert_core.X_* words); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
+    draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (its kind number, ``sim.bots.kinds``)
+    and parameter row (expert_core.X_* words, or search_core.SX_*); ktable: the table of kinds
+    (``kinds.table()``); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
     cards each player took from and threw to the discard pile so far (counts); check: after every
     turn, check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a
     random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out); eps[i]:
@@ -121,8 +122,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     force_src = TL.NO_FORCE
     force_disc = -1
     while True:
-        answer = TL.run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, jokers, check, streams,
-                              slen, spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
+        answer = TL.run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check,
+                              streams, slen, spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
                               sc, xops, xmrows, xctx, whand, start, force_src, force_disc, True, 0)
         if answer != TL.ASK_DRAW and answer != TL.ASK_DISCARD:
             break
@@ -159,7 +160,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, sys.modules[unseen_kernel.py_func.__module__],
+drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, bot_kinds,
+                              sys.modules[unseen_kernel.py_func.__module__],
                               sys.modules[SC.loser_pays.py_func.__module__]))
 
 _NO_TABLE = FG._NO_TABLE
@@ -176,15 +178,15 @@ def can_play_fast(state) -> bool:
 
 
 class TableLoop:
-    """The compiled hand loop for one table of bots (any of TABLE_KINDS), mixed at will
-    (``sim.bots.compiled_hand_loop``)."""
+    """The compiled hand loop for one table of bots (any of the table of kinds, ``sim.bots.kinds``), mixed
+    at will (``sim.engine.loop.compiled_hand_loop``)."""
 
     def __init__(self, kinds: np.ndarray, bp: np.ndarray, check: bool = False, bots=()):
         self.kinds, self.bp, self.check = kinds, bp, check
         self.eps = np.array([getattr(b, "eps", 0.0) for b in bots] or [0.0] * len(kinds), dtype=np.float64)
-        # the seats that read a stream of uniforms: random bots, search bots and graded players
+        # the seats that read a stream of uniforms: random bots, asking (search) bots and graded players
         self.random = [(i, b) for i, b in enumerate(bots)
-                       if TABLE_KINDS[b.name] in (K_RANDOM, K_SEARCH) or self.eps[i] > 0]
+                       if self.eps[i] > 0 or _reads_stream(bot_kinds.KINDS[b.name])]
 
     def can_play_fast(self, state) -> bool:
         return can_play_fast(state)
@@ -212,35 +214,24 @@ class TableLoop:
 CHECK = False  # check the invariants after every turn of every compiled hand (make soak sets it)
 
 
+def _reads_stream(kind: bot_kinds.Kind) -> bool:
+    """Does a bot of this kind read its stream of uniforms in the compiled loop (random and asking bots)?"""
+    return kind.draw == bot_kinds.K_RANDOM or kind.play == bot_kinds.K_RANDOM or kind.asks
+
+
 def table_loop(bots, check: bool | None = None) -> TableLoop:
-    """The hand loop for a table of plain bots (any of TABLE_KINDS), in hand-position
-    order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
-    bp = np.zeros((len(bots), SC.SX_W), np.int64)  # the search's words after the expert's, zero for other bots
-    for i, b in enumerate(bots):
-        row = SC.bot_params(b) if TABLE_KINDS[b.name] == K_SEARCH else XC.bot_params(b)
+    """The hand loop for a table of plain bots (any of the table of kinds, ``sim.bots.kinds``), in
+    hand-position order; ``check``: the invariants are checked after every turn (default: ``CHECK``)."""
+    rows = [bot_kinds.KINDS[b.name] for b in bots]
+    params = [bot_kinds.resolve(k.params)(b) for k, b in zip(rows, bots)]
+    bp = np.zeros((len(bots), max(SC.SX_W, *map(len, params))), np.int64)  # zero past a bot's own words
+    for i, row in enumerate(params):
         bp[i, :len(row)] = row
-    return TableLoop(np.array([TABLE_KINDS[b.name] for b in bots], dtype=np.int64), bp,
-                     CHECK if check is None else check, bots)
+    return TableLoop(np.array([k.number for k in rows], dtype=np.int64), bp, CHECK if check is None else check, bots)
 
 
 class InvariantBroken(AssertionError):
     """A compiled hand broke an invariant of the game (cards lost or made, an invalid meld)."""
-
-
-_ZERO_COUNTS: dict[int, np.ndarray] = {}
-
-
-def _counts(lists) -> np.ndarray:
-    if not any(lists):  # a fresh hand (the kernel copies what it is given)
-        zero = _ZERO_COUNTS.get(len(lists))
-        if zero is None:
-            zero = _ZERO_COUNTS[len(lists)] = np.zeros((len(lists), N_KINDS), np.int64)
-        return zero
-    out = np.zeros((len(lists), N_KINDS), np.int64)
-    for i, cards in enumerate(lists):
-        for c in cards:
-            out[i, c] += 1
-    return out
 
 
 _NO_STREAMS = np.zeros((0, 0), np.float64)
@@ -273,8 +264,9 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
         prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
         state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
         np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
-        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bp, core.rules_for(state.profile),
-        state.profile.jokers, _counts(state.pickups), _counts(state.discards_by), bool(check),
+        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bot_kinds.table(), bp,
+        core.rules_for(state.profile),
+        state.profile.jokers, TL.card_counts(state.pickups), TL.card_counts(state.discards_by), bool(check),
         _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
         np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps)
     if res[H_STATUS] == 12:
@@ -317,55 +309,6 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
         result = HandResult(winner=r[H_WINNER], win_type="kalooki" if r[H_WIN_TYPE] == WIN_KALOOKI else "call")
     state._finish(result)
     return result
-
-
-WARM_TABLE = ("lookahead", "expert", "patient", "random", "greedy")  # every bot, so every kernel is compiled
-
-
-def _warm_table(prof, n_players: int) -> list:
-    from . import make_bot
-    return [make_bot(WARM_TABLE[i % len(WARM_TABLE)], np.random.default_rng(i)) for i in range(n_players)]
-
-
-WARM_PARTS = ("all", "plays")  # warm_python_engine's parts that warm_up's child processes run
-
-
-def warm_python_engine(profile_name: str = "kalooki40", n_players: int = 4, part: str = "all") -> None:
-    """Compile (or load) what the Python engine asks one turn at a time: every bot's decisions and
-    the engine's turn, by playing a watched hand of every bot and a turn of the patient's waiting;
-    and the meld search over dealt hands that hand records use.  ``part="plays"``: only the expert's
-    and the random bot's plays and the look-ahead's discard, in that order."""
-    from .. import profiles
-    from ..engine import HandState
-    from ..engine.loop import play_hand
-    if part not in WARM_PARTS:
-        raise ValueError(f"part {part!r}: expected one of {', '.join(WARM_PARTS)}")
-    prof = profiles.load(profile_name)
-    from . import make_bot
-    lookahead = XC.bot_params(make_bot("lookahead", np.random.default_rng(0)))
-    if part == "plays":
-        # From an empty cache the hand loop comes to these plays last, and the other child to the
-        # look-ahead's discard first: this child starts with the largest, the expert's play.
-        st, me = _opened_turn(prof, n_players)
-        for name in ("expert", "random"):
-            make_bot(name, np.random.default_rng(0)).play(st, me)
-        XC.choose_discard(st, me, st.hands[me], -1, [], lookahead)
-        return
-    # The engine's turn first (the hand loop comes to it last and the plays child never), then what
-    # the other processes may already have compiled (loaded here) or left to this one.
-    _engine_turn(prof, n_players)
-    st, me = _opened_turn(prof, n_players)
-    XC.choose_discard(st, me, st.hands[me], -1, [], lookahead)
-    for name in ("random", "expert"):
-        make_bot(name, np.random.default_rng(0)).play(st, me)
-    for k in range(2):  # a second deal reaches what the first one may not (a joker swap, a pickup)
-        st = HandState(prof, n_players, 0, np.random.default_rng(k), record=True)  # watched: the Python engine
-        play_hand(st, _warm_table(prof, n_players), list(range(n_players)))
-    st = HandState(prof, n_players, 0, np.random.default_rng(0))
-    bp = np.zeros(FG.B_W, np.int64)
-    st.start_turn()
-    FG.waiting(st, st.current, st.hands[st.current], bp)
-    MS.batch(st.hands.copy(), prof)  # the dealt hands' measures every hand record carries
 
 
 def _engine_turn(prof, n_players: int, play: bool = True):
@@ -439,7 +382,7 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
     try:
         prof = profiles.load(profile_name)
         if children:  # the greedy play first, while the children start on the engine's turn and the plays
-            from . import make_bot
+            from .registry import make_bot
             st, me = _opened_turn(prof, n_players)
             make_bot("greedy", np.random.default_rng(0)).play(st, me)
         table = _bots_table(names, n_players)
@@ -457,15 +400,19 @@ def warm_up(bots=None, *, announce: bool = False, profile_name: str = "kalooki40
 
 # warm_up's parts: "loop" (the hand loop, the greedy play, the engine's turn, the meld search over dealt
 # hands) always, and one per bot whose own entry points the Python engine asks for
-_PLAYS = ("expert", "lookahead", "random", "search")  # bots whose plays or discards _warm_plays compiles
-_PARTS = ("loop", "expert", "lookahead", "random", "patient", "search")
+# bots whose plays or discards _warm_plays compiles: those that play the expert's or the random bot's play,
+# or whose choices the search decides
+_PLAYS = tuple(k.name for k in bot_kinds.KINDS.values()
+               if k.play in (bot_kinds.K_EXPERT, bot_kinds.K_RANDOM) or k.asks)
+_PARTS = ("loop",) + tuple(k.name for k in bot_kinds.KINDS.values() if k.warm_cpu_s > 0)
 
 # CPU seconds of each part's compile from an empty cache on an idle machine, for the announcement's
 # estimate (every bot's 89 s, greedy bots' 70 s: python -m bench compile's CPU column, which moves
 # by a third either way with the machine's speed from day to day): the loop is most of it, a bot's
-# own entry points a few seconds each.  Set so that the estimate came within a factor of 1.5 of
-# each cold compile checked on the 2-core machine (docs/PERFORMANCE.md).
-_PART_CPU_S = {"loop": 70.0, "expert": 6.0, "lookahead": 2.5, "random": 2.0, "patient": 0.5, "search": 8.0}
+# own entry points a few seconds each (``warm_cpu_s`` of its row in ``sim.bots.kinds``).  Set so that
+# the estimate came within a factor of 1.5 of each cold compile checked on the 2-core machine
+# (docs/PERFORMANCE.md).
+_PART_CPU_S = {"loop": 70.0, **{k.name: k.warm_cpu_s for k in bot_kinds.KINDS.values() if k.warm_cpu_s > 0}}
 _OVERLAP = 1.6  # CPU seconds per second of wall time where warm_up's processes compile at once (2 cores)
 # CPU seconds the same compile takes where other work holds every core, as a multiple of the idle
 # machine's (the cores' caches and hyperthread siblings shared)
@@ -475,7 +422,7 @@ _SHARED_CPU = 1.8
 def _warm_bots(bots) -> tuple:
     """The bots to warm up for, each once, in the registry's order, greedy always (the hand loop's
     default); every bot for None."""
-    from . import BOTS
+    from .registry import BOTS
     if bots is None:
         return tuple(BOTS)
     names = [bots] if isinstance(bots, str) else list(bots)
@@ -487,7 +434,7 @@ def _warm_bots(bots) -> tuple:
 
 def _bots_table(names, n_players: int) -> list:
     """A table of ``n_players`` seating each of ``names`` in turn (fresh bots, seeded)."""
-    from . import make_bot
+    from .registry import make_bot
     return [make_bot(names[i % len(names)], np.random.default_rng(i)) for i in range(n_players)]
 
 
@@ -515,7 +462,7 @@ def _warm_plays(profile_name: str, n_players: int, names) -> None:
     """Compile (or load) the plays the Python engine asks of the seated expert (the largest first: from
     an empty cache the hand loop comes to them last), random bot and look-ahead (its discard)."""
     from .. import profiles
-    from . import make_bot
+    from .registry import make_bot
     if not set(names) & set(_PLAYS):
         return
     prof = profiles.load(profile_name)

@@ -1,7 +1,7 @@
 """The lookahead bot."""
 from __future__ import annotations
 
-from . import expert_core as XC
+from .kinds import K_LOOKAHEAD
 from .expert import ExpertBot
 
 
@@ -25,7 +25,7 @@ class LookaheadBot(ExpertBot):
 
     name = "lookahead"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
-    core_kind = XC.K_LOOKAHEAD
+    core_kind = K_LOOKAHEAD
 
     def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, **params):
         super().__init__(rng, partial_weight=partial_weight, **params)

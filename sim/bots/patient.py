@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import meldsearch as MS
 from ..engine import DRAW_DISCARD, Play
 from . import greedy_core as FG
+from .kinds import K_GREEDY, K_PATIENT
 from .greedy import GreedyBot
 from .moves import forbidden_discard
 from .table_play import table_opening
@@ -28,7 +29,7 @@ class PatientBot(GreedyBot):
 
     name = "patient"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy and patient bots plays whole hands compiled
-    kind = FG.K_PATIENT
+    kind = K_PATIENT
 
     def __init__(self, rng=None, max_missing=2, min_draws=3, danger_cards=5, max_risk=60, **params):
         super().__init__(rng, **params)
@@ -38,7 +39,7 @@ class PatientBot(GreedyBot):
         return FG.waiting(state, me, hand, FG.bot_params(self))
 
     def play(self, state, me) -> Play:
-        play = FG.decide_play(state, me, FG.K_PATIENT, FG.bot_params(self))
+        play = FG.decide_play(state, me, K_PATIENT, FG.bot_params(self))
         if play is not None:
             return play
         # the hand alone cannot open and the profile lets the table help
@@ -48,7 +49,7 @@ class PatientBot(GreedyBot):
         if found is not None:
             ops, rest = found
             return Play(ops, FG.deadwood_discard(state, rest, forbid))
-        return FG.decide_play(state, me, FG.K_GREEDY, FG.bot_params(self))
+        return FG.decide_play(state, me, K_GREEDY, FG.bot_params(self))
 
     def dealer_swap(self, state, me):
         """Take the upcard and discard another card when that lowers the hand's least deadwood."""

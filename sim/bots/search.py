@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play
-from . import expert_core as XC
 from . import search_core as SC
+from .kinds import K_LOOKAHEAD
 from .lookahead import LookaheadBot
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
@@ -45,7 +45,7 @@ class SearchBot(LookaheadBot):
 
     name = "search"
     hand_loop = "sim.bots.hand_loop"
-    core_kind = XC.K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
+    core_kind = K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", others="greedy", win_points=50,
                  margin=0, hold=1, buy_in=0, partial=1, **params):
@@ -121,7 +121,7 @@ class SearchBot(LookaheadBot):
         for it: judged by the rollout bot's play, its chances after a buy-in would be underrated), each
         game from its own stream seeded by one uniform of the bot's; later buy-ins are those bots'."""
         from ..game import GameRecord, next_dealer, play_on
-        from . import make_bot
+        from .registry import make_bot
         p = ledger.p
         self.ensure(1)
         root = np.random.SeedSequence(int(self.stream[self.pos] * 2 ** 53))

@@ -69,7 +69,9 @@ from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, H_WIN_TYPE, MAXT, OB
                           R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
                           STOCK, S_W, WIN_KALOOKI, YES, _hsum, _obligation, _search)
 from .outlook import _pen, unseen_kernel
+from . import kinds
 from . import turn_loop as TL
+from .kinds import K_EXPERT, K_LOOKAHEAD
 from .turn_loop import OWN_DRAW, SC_C, SC_CHOSE, SC_DISC, SC_NX, SC_SRC, SC_WAS_OPEN
 
 # the search's words after the lookahead's in its parameter row (expert_core.X_*)
@@ -86,7 +88,8 @@ SX_W = XC.X_W + 9
 SX_NAMES = XC.X_NAMES + ("samples", "candidates", "horizon", "rollout_kind", "win_points", "margin", "hold",
                          "partial", "others_kind")
 
-ROLLOUT_KINDS = {"greedy": FG.K_GREEDY, "expert": TL.K_EXPERT, "lookahead": TL.K_LOOKAHEAD}
+ROLLOUT_KINDS = kinds.ROLLOUT_KINDS  # the bots a rollout seats (rollout, others)
+ROLLOUT_TABLE = kinds.table().copy()  # the table of kinds the rollouts' turns read (its rollout rows are built in)
 OUT_OF_STREAM = -3  # an answer: the seat's stream ran out (the caller draws more and asks again)
 REFUSED = -1_000_000  # the score of a candidate the engine refuses
 # a table-play candidate: the lookahead's play, nothing laid, opening now, the lookahead's melds without its
@@ -193,8 +196,8 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
     wh = np.empty(N_KINDS, np.int8)
     no_streams = np.zeros((0, 0), np.float64)
     zeros = np.zeros(n, np.int64)
-    TL.run_turns(prm, rp, values, rkeys, np.zeros((0, 0, 0), np.float64), zeros, rkinds, rbp, crules, jokers, False,
-                 no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), hands, stats, res, stock, ids, pile, t,
+    TL.run_turns(prm, rp, values, rkeys, np.zeros((0, 0, 0), np.float64), zeros, rkinds, ROLLOUT_TABLE, rbp, crules,
+                 jokers, False, no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), hands, stats, res, stock, ids, pile, t,
                  opened.copy(), turns.copy(), pick.copy(), discby.copy(), sc, xo, xm, xc, wh, start, force_src,
                  force_disc, False, horizon)
     return _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec)
@@ -245,7 +248,7 @@ def _rollout_table(xp, n, me):
     rbp = np.empty((n, xp.shape[0]), np.int64)
     for s in range(n):
         rbp[s] = xp
-        rbp[s, XC.X_KIND] = XC.K_LOOKAHEAD if rkinds[s] == TL.K_LOOKAHEAD else XC.K_EXPERT
+        rbp[s, XC.X_KIND] = K_LOOKAHEAD if rkinds[s] == K_LOOKAHEAD else K_EXPERT
     return rkinds, rbp
 
 
@@ -658,12 +661,11 @@ def _seen(state):
     """What every decision reads of the state: (rules, values, meld parameters, rules core, pack's
     jokers, deck size, discard pile, table rows, opened, turns, pickups and discards counted)."""
     from ..engine import core
-    from .hand_loop import _counts
     rp, values, prm = FG._rules(state)
     opened, turns, tab = FG._turn_arrays(state)
     return (rp, values, prm, core.rules_for(state.profile), state.profile.jokers, len(state.reshuffle_keys),
-            np.array(state.discard, dtype=np.int64), tab, opened, turns, _counts(state.pickups),
-            _counts(state.discards_by))
+            np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
+            TL.card_counts(state.discards_by))
 
 
 def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) -> tuple[int, int]:

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from .. import meldsearch as MS
+from .. import melds as M
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import HIGH, LOW, Play
 from ..engine import core
@@ -731,7 +732,7 @@ def expert_play(state, me: int, max_harvests: int):
     out = decode(ops, mrows)
     if answer == PLAYED:
         return Play(out, int(disc)), hand, None
-    return Play(out), hand, [core.meld_of(r) for r in table]
+    return Play(out), hand, [M.meld_of(r) for r in table]
 
 
 def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):

@@ -26,16 +26,13 @@ from . import greedy_core as FG
 from . import random_bot as RB
 from . import table_play as EP
 from .greedy_core import (
-    DISCARD, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER, H_WIN_TYPE, KINDS,
-    K_GREEDY, K_PATIENT, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK,
+    DISCARD, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER, H_WIN_TYPE, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK,
     S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE,
     S_OPEN_WITH_DISCARD, S_TURNS, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard,
     _hsum, _obligation, _undo_layoff)
 from .outlook import unseen_kernel
 from ..engine.core import R_TURN_CAP
-
-K_EXPERT, K_LOOKAHEAD, K_RANDOM, K_SEARCH = 2, 3, 4, 5  # table kinds beyond greedy_core's K_GREEDY, K_PATIENT
-TABLE_KINDS = {**KINDS, "expert": K_EXPERT, "lookahead": K_LOOKAHEAD, "random": K_RANDOM, "search": K_SEARCH}
+from .kinds import K_EXPERT, K_GREEDY, K_PATIENT, K_RANDOM, KT_ASKS, KT_DRAW, KT_PLAY
 
 # run_turns' answers
 DONE, ASK_DRAW, ASK_DISCARD, HORIZON = 0, 1, 2, 3
@@ -126,11 +123,11 @@ def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
 
 
 @njit(cache=True)
-def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, jokers, check, streams, slen, spos,
-              eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows, xctx,
-              whand, start, force_src, force_disc, ask, horizon):
+def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check, streams, slen,
+              spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows,
+              xctx, whand, start, force_src, force_disc, ask, horizon):
     """Play turns of a hand (``sim.bots.hand_loop.play_hand_kernel`` states the arguments up to eps;
-    the hand's state follows, changed in place: hands, stats, res, the stock and its places, the
+    each seat's turn is made of the decisions its kind's row of ``ktable`` names; the hand's state follows, changed in place: hands, stats, res, the stock and its places, the
     discard pile, the table, opened, turns, the pickups and discards counted, sc) until it ends (DONE;
     res says how, res[H_STATUS] != 0 when a play broke a rule), ``horizon`` turns have been played
     (HORIZON; 0: no horizon) or, with ``ask``, a search seat has a choice (ASK_DRAW, ASK_DISCARD; the
@@ -158,6 +155,9 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
         me = cur
         kind = kinds[me]
         xp = bp[me]
+        draw = ktable[kind, KT_DRAW]
+        play = ktable[kind, KT_PLAY]
+        asks = ktable[kind, KT_ASKS] != 0
         if first and start == START_APPLY:  # the turn stopped at ASK_DISCARD: its play, with the chosen discard
             c = sc[SC_C]
             src = sc[SC_SRC]
@@ -190,21 +190,23 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                     res[H_ERR_SEAT] = me
                     break
                 if streams[me, spos[me]] < eps[me]:
-                    kind = K_RANDOM
+                    draw = K_RANDOM
+                    play = K_RANDOM
+                    asks = False
                 spos[me] += 1
-            if ask and kind == K_SEARCH and not (first and force_src != NO_FORCE):
+            if ask and asks and not (first and force_src != NO_FORCE):
                 answer_code = ASK_DRAW  # the caller resumes with OWN_DRAW or a source
                 break
             if first and force_src >= 0:
                 src = force_src
-            elif kind == K_RANDOM:
+            elif draw == K_RANDOM:
                 src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]],
                                                 spos[me])
                 if src == RB.OUT_OF_STREAM:
                     res[H_STATUS] = 13
                     res[H_ERR_SEAT] = me
                     break
-            elif kind >= K_EXPERT:
+            elif draw == K_EXPERT:
                 src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
                                       xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
@@ -215,8 +217,8 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                     nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows,
                                            whand)
                     src = DISCARD if nx > 0 else STOCK
-            else:
-                src = _bot_draw(kind, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
+            else:  # K_GREEDY, K_PATIENT
+                src = _bot_draw(draw, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
                                 mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
             top = discard[nd - 1] if nd > 0 else 0
             code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, _hsum(hands[me]),
@@ -248,13 +250,13 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
             was_open = opened[me] != 0
             forbid = c if src == DISCARD else -1
             nxt = (me + 1) % n
-            if kind >= K_EXPERT:  # what it cannot see as its play starts: the stock and the other hands
+            if play == K_EXPERT:  # what it cannot see as its play starts: the stock and the other hands
                 unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
             keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
             chose = False  # the bot chose its discard among loose cards (a search seat's choice to make)
             xplay = False  # a play already in the engine's operation rows (xops), else greedy_core's (ops)
             nops = 0
-            if kind == K_RANDOM:
+            if play == K_RANDOM:
                 xplay = True
                 disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
                                                  streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv,
@@ -262,7 +264,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                 status = 13 if disc == RB.OUT_OF_STREAM else 0
                 if status != 0:
                     xctx[0] = 0
-            elif kind >= K_EXPERT and was_open:
+            elif play == K_EXPERT and was_open:
                 # ExpertBot.play of an opened player: its table play, then its discard choice
                 xplay = True
                 answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
@@ -272,8 +274,8 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                     disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
                                               unseen, xp, values, prm, mv, ws, rec, outd)
                 status = 0
-            else:
-                disc = _bot_play(K_PATIENT if kind >= K_EXPERT else kind, me, hands, opened, turns, ns - sp, tab, nt,
+            else:  # K_GREEDY, K_PATIENT, or K_EXPERT before opening: the patient's play
+                disc = _bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
                                  c, src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
                                  lops, lctx, tab1)
                 status = ctx[2]
@@ -293,7 +295,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                         status = ctx[2]
                 if not xplay:
                     nops = ctx[1]
-                if kind >= K_EXPERT and status == 0 and _hsum(whand) >= 2:
+                if play == K_EXPERT and status == 0 and _hsum(whand) >= 2:
                     # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
                     # the table with the new melds as laid)
                     if xplay:
@@ -314,7 +316,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
                 break
             if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
                 xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
-            if ask and kind == K_SEARCH and (chose or xctx[0] > 0):
+            if ask and asks and (chose or xctx[0] > 0):
                 # the caller chooses the discard and whether to lay the play, and resumes at START_APPLY
                 sc[SC_C] = c
                 sc[SC_SRC] = src
@@ -370,3 +372,21 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, bp, crules, j
         first = False
     set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur)
     return answer_code
+
+
+_ZERO_COUNTS: dict[int, np.ndarray] = {}
+
+
+def card_counts(lists) -> np.ndarray:
+    """Lists of cards, one per player (the pickups or discards of a ``HandState``), as a count matrix
+    (where every list is empty, one zero matrix shared by every caller: never written, the kernels copy it)."""
+    if not any(lists):  # a fresh hand (the kernel copies what it is given)
+        zero = _ZERO_COUNTS.get(len(lists))
+        if zero is None:
+            zero = _ZERO_COUNTS[len(lists)] = np.zeros((len(lists), N_KINDS), np.int64)
+        return zero
+    out = np.zeros((len(lists), N_KINDS), np.int64)
+    for i, cards in enumerate(lists):
+        for c in cards:
+            out[i, c] += 1
+    return out

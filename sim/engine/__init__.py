@@ -20,12 +20,12 @@ into a group), ``Take`` (harvest a card from a table meld: run ends, a four-card
 At the end every harvested card must be on the table again and every table meld valid.
 
 The package: ``actions`` (what a turn is made of), ``core`` (the rules of melds and of each table
-operation, compiled, over meld rows), ``turn`` (a whole play validated and applied in one compiled
+operation, compiled, over meld rows; the profile's rules vector and meld values), ``turn`` (a whole play validated and applied in one compiled
 function: the only copy of the turn's rules, called by ``HandState.apply_play`` and by the compiled
 hand loop alike), ``table`` (a ``Play`` as rows and a refusal worded for the player), ``state``
 (``HandState``: the deal, the validated draw and play, the end) and ``loop`` (``play_hand``: a dealt
-hand played to its end by a table of bots, in the compiled loop their registry names, else turn by
-turn).
+hand played to its end by the bots handed in, in the compiled loop their classes name, else turn by
+turn).  The engine imports no bot and not the meld search.
 """
 from .actions import (DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, PHASE_DRAW, PHASE_OVER, PHASE_PLAY, SEAT_KEYS,
                       HandResult, IllegalTurn, LayOff, NewMeld, Play, Split, SwapJoker, Take)

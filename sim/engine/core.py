@@ -17,15 +17,15 @@ lay-off that turn (``H_LAID``).  Otherwise a card taken off a closed group and g
 missing suit would free its joker for one card, which the direct swap refuses (docs/RULES.md 11).
 
 ``rules`` is the int64 vector ``rules_array(profile)`` (R_* words): the profile rules the meld and
-table operations and the turn read (values come from the meld search's parameter vector, ``prm``).
+table operations and the turn read; ``prm`` holds the meld values (``meld_values``: the words the
+meld search's parameter vector holds them in, so either may be passed).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ..cards import JOKER, N_RANKS
-from ..melds import Meld
+from ..cards import JOKER, N_RANKS, rank_value
 from ..jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 RUN, GROUP = 0, 1  # sim.melds
@@ -38,8 +38,12 @@ MAX_SLOTS = 14
 HOLD = 31
 H_NONE, H_HELD, H_LAID = -1, 1, 2  # HOLD: nothing; jokers kept this turn; closed by this turn's lay-off
 
-# the meld search's parameter words these rules read (sim.meldsearch.P_*)
-P_EXTV, P_HV, P_JOKER_MELD_VALUE = 16, 32, 5
+# The profile's meld values: words of the meld search's parameter vector (``sim.meldsearch.params_array``,
+# whose first HEADER_W int32 words are the profile's, and these among them), written by ``meld_values``:
+# what a joker counts in an all-joker meld, each extended rank in a run (0 a low ace .. 13 a high ace),
+# each rank in a group and in hand.
+P_JOKER_MELD_VALUE, P_EXTV, P_HV = 5, 16, 32
+HEADER_W = 64
 
 # rules vector words
 R_ACE_LOW = 0
@@ -85,33 +89,41 @@ def rules_array(profile) -> np.ndarray:
     return r
 
 
-_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector)
+def meld_values(profile) -> np.ndarray:
+    """A parameter header (``HEADER_W`` int32 words) holding the profile's meld values (the ``P_*`` words
+    above), every other word zero: what these rules read of the meld search's parameters, and where the
+    meld search's own header takes them from."""
+    h = np.zeros(HEADER_W, np.int32)
+    h[P_JOKER_MELD_VALUE] = profile.joker_meld_value
+    for e in range(ACE_HIGH_EXT + 1):
+        h[P_EXTV + e] = (profile.ace_low_value if e == ACE_LOW_EXT
+                         else rank_value(ACE if e == ACE_HIGH_EXT else e - 1, profile.ace_value))
+    for r in range(N_RANKS):
+        h[P_HV + r] = rank_value(r, profile.ace_value)
+    return h
 
 
-def rules_for(profile) -> np.ndarray:
-    """``rules_array(profile)``, made once per profile."""
+_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, meld values)
+
+
+def _compiled(profile) -> tuple:
     hit = _RULES.get(id(profile))
     if hit is None or hit[0] is not profile:
         if len(_RULES) >= 256:
             _RULES.clear()
-        hit = _RULES[id(profile)] = (profile, rules_array(profile))  # holding the profile keeps its id
-    return hit[1]
+        # holding the profile keeps its id
+        hit = _RULES[id(profile)] = (profile, rules_array(profile), meld_values(profile))
+    return hit
 
 
-def row_of(m: Meld) -> np.ndarray:
-    """A meld as a row (at most MAX_SLOTS cards)."""
-    row = np.full(ROW_W, -1, np.int64)
-    k = len(m.cards)
-    row[0], row[1], row[2] = m.kind, m.low, k
-    row[CARDS:CARDS + k] = m.cards
-    row[REPS:REPS + k] = m.reps
-    return row
+def rules_for(profile) -> np.ndarray:
+    """``rules_array(profile)``, made once per profile."""
+    return _compiled(profile)[1]
 
 
-def meld_of(row) -> Meld:
-    r = row.tolist()
-    k = r[2]
-    return Meld(r[0], tuple(r[CARDS:CARDS + k]), tuple(r[REPS:REPS + k]), r[1])
+def meld_values_for(profile) -> np.ndarray:
+    """``meld_values(profile)``, made once per profile."""
+    return _compiled(profile)[2]
 
 
 # ---------------------------------------------------------------------------------------------------

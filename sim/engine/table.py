@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import meldsearch as MS
 from .. import melds as M
 from ..cards import N_KINDS, card_str, cards_str
 from . import core
@@ -58,7 +57,7 @@ def encode(ops) -> tuple[np.ndarray, np.ndarray]:
             for c in m.cards:
                 _card(c, "card")
             r[T.X_KIND] = T.X_NEW
-            mrows[o] = core.row_of(m)
+            mrows[o] = M.row_of(m)
         elif isinstance(op, LayOff):
             r[:] = T.X_LAYOFF, op.target, _card(op.card, "card"), op.end, op.rep
         elif isinstance(op, Take):
@@ -78,7 +77,7 @@ def decode(ops, mrows) -> list:
     for o, row in zip(ops.tolist(), mrows.tolist()):
         kind = o[T.X_KIND]
         if kind == T.X_NEW:
-            out.append(NewMeld(core.meld_of(np.asarray(row))))
+            out.append(NewMeld(M.meld_of(np.asarray(row))))
         elif kind == T.X_LAYOFF:
             out.append(LayOff(o[T.X_TARGET], o[T.X_CARD], o[T.X_POS], o[T.X_EXTRA]))
         elif kind == T.X_TAKE:
@@ -113,7 +112,7 @@ class Turn:
         self.tab = table_rows(table)
         self.nt = len(table)
         self.hand0 = hand
-        self.rules, self.prm = core.rules_for(profile), MS.params_of(profile)
+        self.rules, self.prm = core.rules_for(profile), core.meld_values_for(profile)
         self.wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
         self.hand = np.empty(N_KINDS, np.int8)
         self.adds, self.flags, self.floating, self.work, self.res, self.err, self.trace = T.scratch()
@@ -146,7 +145,7 @@ class Turn:
             return list(self.table)
         n = int(self.res[T.T_ROWS])
         touched = self.flags[1]
-        return [self.table[i] if i < self.nt and not touched[i] else core.meld_of(self.wtab[i]) for i in range(n)]
+        return [self.table[i] if i < self.nt and not touched[i] else M.meld_of(self.wtab[i]) for i in range(n)]
 
     def melds_left(self, o: int) -> tuple:
         """The (index, meld) pairs operation o left on the table (for transcripts)."""
@@ -154,9 +153,9 @@ class Turn:
         if row[T.X_KIND] == T.X_NEW:
             return ()
         t = int(row[T.X_TARGET])
-        first = (t, core.meld_of(self.trace[o, 0]))
+        first = (t, M.meld_of(self.trace[o, 0]))
         if row[T.X_KIND] == T.X_SPLIT:
-            return first, (self._index_of_part(o), core.meld_of(self.trace[o, 1]))
+            return first, (self._index_of_part(o), M.meld_of(self.trace[o, 1]))
         return (first,)
 
     def _index_of_part(self, o: int) -> int:
@@ -178,7 +177,7 @@ class Turn:
         sub = int(err[T.E_CODE])
 
         def target():
-            return core.meld_of(self.wtab[op.target])
+            return M.meld_of(self.wtab[op.target])
 
         if code == T.U_MELD:
             return IllegalTurn("meld", M.check_reason(sub, op.meld, p))
@@ -198,7 +197,7 @@ class Turn:
                 core.L_ALL_JOKER: lambda: f"only a joker joins the all-joker group {m}",
                 core.L_COMPLETE: lambda: f"{m} is already complete",
                 core.L_GROUP_SUIT: lambda: f"{card_str(c)} cannot join {m}: a group has one card of each suit",
-            }.get(sub, lambda: M.check_reason(sub, core.meld_of(self.work[T.W_BAD]), p))())
+            }.get(sub, lambda: M.check_reason(sub, M.meld_of(self.work[T.W_BAD]), p))())
         if code == T.U_TAKE:
             m, i = target(), op.position
             return IllegalTurn("take", {
@@ -206,12 +205,12 @@ class Turn:
                 core.T_JOKER: lambda: "a joker is taken only by substituting the natural card it stands for",
                 core.T_NOT_END: lambda: f"only the end cards of a run may be taken ({m})",
                 core.T_GROUP_NOT_FOUR: lambda: f"a card is taken from a group only when it has four ({m})",
-            }.get(sub, lambda: f"taking {card_str(aux)} would leave {core.meld_of(self.work[T.W_BAD])}, not a valid "
+            }.get(sub, lambda: f"taking {card_str(aux)} would leave {M.meld_of(self.work[T.W_BAD])}, not a valid "
                                "meld")())
         if code == T.U_SPLIT:
             m, i = target(), op.position
             if sub == core.S_PART:
-                return IllegalTurn("split", M.check_reason(aux, core.meld_of(self.work[T.W_BAD]), p))
+                return IllegalTurn("split", M.check_reason(aux, M.meld_of(self.work[T.W_BAD]), p))
             return IllegalTurn("split", {
                 core.S_NOT_RUN: lambda: f"only runs are split ({m})",
                 core.S_POSITION: lambda: f"splitting {m} at {i} would leave a part shorter than three",
@@ -246,7 +245,7 @@ class Turn:
             return IllegalTurn("harvest", f"{cards_str(left)} taken from the table must be played again in the "
                                "same turn, never kept in hand")
         if code == T.U_TABLE:
-            reason = M.check_reason(sub, core.meld_of(self.wtab[aux]), p)
+            reason = M.check_reason(sub, M.meld_of(self.wtab[aux]), p)
             return IllegalTurn("table", f"at the end of the turn every table meld must be valid: {reason}")
         if code == T.U_DISCARD_NOT_HELD:
             return IllegalTurn("discard", f"discard {card_str(self._disc)} is not in the hand")

@@ -1,0 +1,118 @@
+"""The package's layers point one way: no import circle across the files of ``sim/``, the engine imports
+nothing of the bots nor the meld search, and the cards and melds nothing of the engine's callers.
+
+Imports are read from the source with ``ast`` (every ``import`` and ``from ... import``, at the top of
+a module or inside a function), as an import linter reads them: ``from pkg import mod`` imports the
+module ``pkg.mod``, ``from pkg import name`` the package ``pkg``."""
+import ast
+from pathlib import Path
+
+import pytest
+
+import sim
+
+ROOT = Path(sim.__file__).resolve().parent
+
+
+def _modules() -> dict:
+    out = {}
+    for f in ROOT.rglob("*.py"):
+        parts = ["sim", *f.relative_to(ROOT).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = f
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set:
+    """The modules of ``sim`` that module ``name`` imports."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            prefix = ".".join(base + ([node.module] if node.module else []))
+            subs = [f"{prefix}.{a.name}" for a in node.names if f"{prefix}.{a.name}" in MODULES]
+            found.update(subs)
+            if len(subs) < len(node.names):
+                found.add(prefix)
+    return {m for m in found if m in MODULES and m != name}
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _circles(graph: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def _describe(comp: list) -> str:
+    return "; ".join(f"{m} -> {', '.join(sorted(GRAPH[m] & set(comp)))}" for m in comp)
+
+
+def test_the_import_reader_sees_the_imports_it_should():
+    """The reader itself: a relative import of a submodule, of a package's name, and one inside a function."""
+    assert "sim.engine.core" in GRAPH["sim.engine.turn"]  # from . import core
+    assert "sim.engine" in GRAPH["sim.bots.base"]  # from ..engine import Play
+    assert "sim.bots.registry" in GRAPH["sim.bots.search"]  # inside a method
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_across_files():
+    circles = _circles(GRAPH)
+    assert not circles, "import circles: " + " | ".join(_describe(c) for c in circles)
+
+
+@pytest.mark.parametrize("below, above", [
+    ("sim.engine", "sim.bots"),  # the rules engine knows no strategy: the bots are handed in
+    ("sim.engine", "sim.meldsearch"),  # the engine reads the meld values it needs from its own core
+    ("sim.engine", "sim.game"),
+    ("sim.melds", "sim.bots"),
+    ("sim.cards", "sim.engine"),
+    ("sim.meldsearch", "sim.bots"),
+])
+def test_lower_layers_import_nothing_above_them(below, above):
+    def within(m, pkg):
+        return m == pkg or m.startswith(pkg + ".")
+    wrong = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if within(m, below) for d in deps if within(d, above))
+    assert not wrong, f"{below} imports {above}: " + ", ".join(wrong)
