@@ -7,7 +7,9 @@ rank in ``low``; an all-joker group (``joker_melds``) has rank -1 and represents
 A meld is also a row of int64 words, as the compiled rules (``sim.engine.core``), the meld search and
 the bots hold it: ``row_of`` and ``meld_of`` convert, in the row layout ``sim.engine.core`` declares
 (kind, low, n, the cards, the declared cards).  Validity is ``sim.engine.core.check_row``, worded
-here for the player (``check``, ``check_reason``); a meld's value is ``value``.
+here for the player (``check``, ``check_reason``); a meld's value is the rules' own count
+(``sim.engine.core.meld_value``) over the profile's meld values (``sim.engine.core.meld_values``), which
+the meld search reads too.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .cards import ACE, JOKER, N_RANKS, card_str, rank_of, rank_value, suit_of, SUIT_CHARS
+from .cards import ACE, JOKER, N_RANKS, card_str, rank_of, suit_of, SUIT_CHARS
 
 RUN = 0
 GROUP = 1
@@ -34,9 +36,8 @@ def rank_to_ext(r: int) -> int:
 
 
 def ext_value(e: int, profile) -> int:
-    if e == ACE_LOW_EXT:
-        return profile.ace_low_value
-    return rank_value(ext_rank_to_rank(e), profile.ace_value)
+    """What the extended rank ``e`` counts in a run (the profile's meld values, ``core.meld_values``)."""
+    return int(core.meld_values_for(profile)[core.P_EXTV + e])
 
 
 @dataclass(frozen=True)
@@ -147,21 +148,19 @@ def check_reason(code: int, m: Meld, profile) -> str:
 
 
 def value(m: Meld, profile) -> int:
-    """Points of a meld for the opening minimum: jokers count as the card they represent."""
-    if m.kind == RUN:
-        return sum(ext_value(m.low + i, profile) for i in range(len(m.cards)))
-    if m.low < 0:
-        return profile.joker_meld_value * len(m.cards)
-    return rank_value(m.low, profile.ace_value) * len(m.cards)
+    """Points of a meld for the opening minimum: jokers count as the card they represent
+    (``sim.engine.core.meld_value``, the rules' own count, over the profile's meld values)."""
+    return int(core.meld_value(row_of(m), core.meld_values_for(profile)))
 
 
 def slot_value(m: Meld, i: int, profile) -> int:
     """Points of slot ``i`` of a meld (its share of ``value``): what the card there counts."""
+    words = core.meld_values_for(profile)
     if m.kind == RUN:
-        return ext_value(m.low + i, profile)
+        return int(words[core.P_EXTV + m.low + i])
     if m.low < 0:
-        return profile.joker_meld_value
-    return rank_value(m.low, profile.ace_value)
+        return int(words[core.P_JOKER_MELD_VALUE])
+    return int(words[core.P_HV + m.low])
 
 
 def declare_run(cards, profile) -> Meld | None:

@@ -36,6 +36,7 @@ from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import LayOff, NewMeld, Play
 from ..engine import core
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
+from ..engine.hand import STATUS_RULES
 from ..engine.table import table_rows as _table_rows
 from ..engine.turn import (A_FROM, MAXT, OB_MELD, OB_NONE, OB_OPEN, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW,
                            X_POS, X_SPLIT, X_TARGET, count_run_add, obligation, run_add_allowed,  # MAXT: table rows
@@ -46,7 +47,7 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_JOKER_PENALTY, P_KALOOKI_EXEMPT,
                          best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
 from . import kinds
-from .kinds import K_GREEDY, K_PATIENT
+from .kinds import K_PATIENT
 
 # rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
 # its R_* words) and, after them, what the bots derive from the profile
@@ -73,23 +74,6 @@ MAXOPS = 160
 # end; X_EXTRA -1), and whether a new meld holds the taken card
 O_KIND, O_TARGET, O_CARD, O_END, O_TAKEN = X_KIND, X_TARGET, X_CARD, X_POS, X_EXTRA + 1
 OP_W = O_TAKEN + 1
-
-# per-player stats columns
-(S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS,
- S_OPEN_LAYOFF_VALUE) = range(9)
-S_W = 9
-# hand result words
-(H_STATUS, H_RESHUFFLES, H_WINNER, H_WIN_TYPE, H_VOID, H_STALLED, H_TURN_NO, H_CURRENT, H_DRAWN_CARD,
- H_DRAWN_FROM, H_ERR_SEAT) = range(11)
-H_W = 16
-WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
-
-# statuses (result[H_STATUS], with the seat in result[H_ERR_SEAT]): 0 = the hand was played;
-# otherwise why not: STATUS_TURN + the engine's code (sim.engine.turn.U_*) for a play the rules refuse
-STATUS_TURN = 20
-STATUS_RULES = {9: "table or operation buffer full", 12: "an invariant broke",
-                13: "a random bot's stream ran out (the Python engine plays the hand)"}
-
 
 # numba compiles a function once per combination of argument types, and a constant passed as an
 # argument has a type of its own (its literal value): the compiled decisions pass flags and counts

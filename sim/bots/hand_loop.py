@@ -35,7 +35,6 @@ import numpy as np
 from numba import njit
 
 from .. import meldsearch as MS
-from ..cards import N_KINDS
 from ..engine import PHASE_DRAW, HandResult, core
 from ..engine import turn as TU
 from ..melds import Meld
@@ -47,10 +46,12 @@ from . import greedy_core as FG
 from . import table_play as EP
 from . import search_core as SC
 from . import turn_loop as TL
-from .greedy_core import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
-                          H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, MAXT, S_JOKERS_TAKEN, S_LAYOFFS,
-                          S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD,
-                          S_TURNS, S_W, WIN_KALOOKI, _rules, _table_rows)
+from ..engine import hand as HD
+from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
+                           H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
+                           S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS, S_W,
+                           STATUS_INVARIANT, WIN_KALOOKI)
+from .greedy_core import MAXT, _rules, _table_rows
 from . import kinds as bot_kinds
 from .outlook import unseen_kernel
 
@@ -160,7 +161,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
-drop_stale(play_hand_kernel, (FG, MS, core, TU, XC, EP, TL, SC, bot_kinds,
+drop_stale(play_hand_kernel, (FG, MS, core, TU, HD, XC, EP, TL, SC, bot_kinds,
                               sys.modules[unseen_kernel.py_func.__module__],
                               sys.modules[SC.loser_pays.py_func.__module__]))
 
@@ -269,7 +270,7 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
         state.profile.jokers, TL.card_counts(state.pickups), TL.card_counts(state.discards_by), bool(check),
         _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
         np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps)
-    if res[H_STATUS] == 12:
+    if res[H_STATUS] == STATUS_INVARIANT:
         raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
                               f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")
     if res[H_STATUS] != 0:

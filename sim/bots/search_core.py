@@ -65,9 +65,10 @@ from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_exc
 from . import expert_core as XC
 from . import greedy_core as FG
 from ..game import loser_pays
-from .greedy_core import (DISCARD, H_STATUS, H_W, H_WINNER, H_WIN_TYPE, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
+from ..engine.hand import H_STATUS, H_W, H_WINNER, H_WIN_TYPE, S_W, WIN_KALOOKI
+from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
                           R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
-                          STOCK, S_W, WIN_KALOOKI, YES, _hsum, _obligation, _search)
+                          STOCK, YES, _hsum, _obligation, _search)
 from .outlook import _pen, unseen_kernel
 from . import kinds
 from . import turn_loop as TL

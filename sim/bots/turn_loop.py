@@ -10,7 +10,10 @@ and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` 
 and the play the first ``sc[SC_NX]`` rows of the operation rows hold: the seat's own, none to lay
 nothing this turn, or another play the caller wrote there).  So the search, which itself plays
 hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's
-scalars travel in ``sc`` (``SC_*`` words).
+scalars travel in ``sc`` (``SC_*`` words).  What is the hand's and no player's (the stock renewed, a
+stock draw, a turn's counters, the invariants, the record's words) is the engine's
+(``sim.engine.hand``, which ``HandState`` uses too), and each play is validated and applied by the
+engine's turn (``sim.engine.turn.apply_turn``).
 """
 from __future__ import annotations
 
@@ -25,11 +28,11 @@ from . import expert_core as XC
 from . import greedy_core as FG
 from . import random_bot as RB
 from . import table_play as EP
-from .greedy_core import (
-    DISCARD, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER, H_WIN_TYPE, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STATUS_TURN, STOCK,
-    S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED, S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE,
-    S_OPEN_WITH_DISCARD, S_TURNS, TABLE_OPENING, WIN_CALL, WIN_KALOOKI, _bot_draw, _bot_play, _deadwood_discard,
-    _hsum, _obligation, _undo_layoff)
+from ..engine import hand as HD
+from ..engine.hand import (H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
+                           H_WIN_TYPE, STATUS_INVARIANT, STATUS_TURN, WIN_CALL, WIN_KALOOKI)
+from .greedy_core import (DISCARD, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STOCK, TABLE_OPENING,
+                          _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _undo_layoff)
 from .outlook import unseen_kernel
 from ..engine.core import R_TURN_CAP
 from .kinds import K_EXPERT, K_GREEDY, K_PATIENT, K_RANDOM, KT_ASKS, KT_DRAW, KT_PLAY
@@ -54,32 +57,6 @@ def mid_scratch():
     """The arrays a turn stopped at ASK_DISCARD holds its play in: (xops, xmrows, xctx, whand)."""
     return (np.full((EP.MAX_X, TU.X_W), -1, np.int64), np.full((EP.MAX_X, OUT_W), -1, np.int64),
             np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
-
-
-@njit(cache=True)
-def _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
-    """HandState.check_invariants: every card of the pack exactly once in a hand, on the table, in the
-    stock or in the discard pile (two of each natural, the pack's jokers), no negative count, and
-    every table meld valid."""
-    counts = np.zeros(N_KINDS, np.int64)
-    for s in range(hands.shape[0]):
-        for c in range(N_KINDS):
-            if hands[s, c] < 0:
-                return False
-            counts[c] += hands[s, c]
-    for i in range(nt):
-        if core.check_row(tab[i], crules) != core.OK:
-            return False
-        for k in range(tab[i, 2]):
-            counts[tab[i, core.CARDS + k]] += 1
-    for j in range(sp, ns):
-        counts[stock[j]] += 1
-    for j in range(nd):
-        counts[discard[j]] += 1
-    for c in range(N_KINDS - 1):
-        if counts[c] != 2:
-            return False
-    return counts[N_KINDS - 1] == jokers
 
 
 @njit(cache=True)
@@ -143,6 +120,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
     reshuffles = sc[SC_RESHUFFLES]
     cur = sc[SC_CUR]
     keyed = draw_keys.size > 0
+    no_keys = np.empty(0, np.float64)  # a stock drawn from the top
     stop = turn_no + horizon if horizon > 0 else -1
     mv, ws, rec, hh, _, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
     hh2 = np.empty(N_KINDS, np.int8)
@@ -170,19 +148,14 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                 break
             # start_turn: an exhausted stock is reshuffled once (discard order by the hand's keys) or voids
             if sp == ns:
-                if TU.stock_renewed(crules, reshuffles, nd):
-                    pile = discard[:nd][TU.reshuffle_order(keys, nd)]
-                    discard[0] = pile[0]
-                    ns = nd - 1
-                    stock[:ns] = pile[1:]
-                    for j in range(ns):  # HandState: places 0.. from the bottom of the new stock
-                        ids[j] = ns - 1 - j
-                    sp = 0
-                    nd = 1
-                    reshuffles += 1
-                else:
+                renewed = HD.renew_stock(crules, keys, reshuffles, discard, nd, stock, ids)
+                if renewed < 0:
                     res[H_VOID] = 1
                     break
+                ns = renewed
+                sp = 0
+                nd = 1
+                reshuffles += 1
             # a graded player: the random bot's turn on heads (the coin is read first, once a turn)
             if eps[me] > 0.0 and not (first and force_src != NO_FORCE):
                 if spos[me] >= slen[me]:
@@ -228,16 +201,8 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                 res[H_ERR_SEAT] = me
                 break
             if src == STOCK:
-                if keyed:  # the card the drawer's seat keys highest comes to the top
-                    best = TU.keyed_draw(draw_keys[1 if reshuffles > 0 else 0, draw_seats[me]], ids, sp, ns)
-                    c = stock[best]
-                    t = ids[best]
-                    for k in range(best, sp, -1):  # the others keep their order, as in HandState's list
-                        stock[k] = stock[k - 1]
-                        ids[k] = ids[k - 1]
-                    stock[sp] = c
-                    ids[sp] = t
-                c = stock[sp]
+                c = HD.draw_stock(draw_keys[1 if reshuffles > 0 else 0, draw_seats[me]] if keyed else no_keys, stock,
+                                  ids, sp, ns)
                 sp += 1
             else:
                 nd -= 1
@@ -338,25 +303,16 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
         if xctx[0] > 0:  # the play changed the table
             nt = tres[TU.T_ROWS]
             tab[:nt] = wtab[:nt]
-        going_out = tres[TU.T_GOING_OUT] != 0
+        going_out = HD.commit_counters(stats, me, tres, turns[me])
         if tres[TU.T_OPENING] != 0:
             opened[me] = 1
-            stats[me, S_OPENED] = 1
-            stats[me, S_OPEN_ROUND] = turns[me] + 1
-            stats[me, S_OPEN_VALUE] = tres[TU.T_NEW_VALUE]
-            stats[me, S_OPEN_LAYOFF_VALUE] = tres[TU.T_LAYOFF_VALUE]
-            stats[me, S_OPEN_WITH_DISCARD] = tres[TU.T_WITH_TAKEN]
-        stats[me, S_MELDS] += tres[TU.T_MELDS]
-        stats[me, S_LAYOFFS] += tres[TU.T_LAYOFFS]
-        stats[me, S_JOKERS_TAKEN] += tres[TU.T_JOKERS]
         discard[nd] = disc
         nd += 1
         discby[me, disc] += 1
         turns[me] += 1
-        stats[me, S_TURNS] = turns[me]
         turn_no += 1
-        if check and not _invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules):
-            res[H_STATUS] = 12
+        if check and HD.invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, crules) != core.OK:
+            res[H_STATUS] = STATUS_INVARIANT
             res[H_ERR_SEAT] = me
             break
         if going_out:

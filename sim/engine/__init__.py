@@ -22,7 +22,9 @@ At the end every harvested card must be on the table again and every table meld 
 The package: ``actions`` (what a turn is made of), ``core`` (the rules of melds and of each table
 operation, compiled, over meld rows; the profile's rules vector and meld values), ``turn`` (a whole play validated and applied in one compiled
 function: the only copy of the turn's rules, called by ``HandState.apply_play`` and by the compiled
-hand loop alike), ``table`` (a ``Play`` as rows and a refusal worded for the player), ``state``
+hand loop alike), ``hand`` (a compiled hand's record and the steps that are no player's turn: the
+stock renewed, a stock draw, a turn's counters, the invariants; ``HandState`` and the compiled hand
+loop call the same functions), ``table`` (a ``Play`` as rows and a refusal worded for the player), ``state``
 (``HandState``: the deal, the validated draw and play, the end) and ``loop`` (``play_hand``: a dealt
 hand played to its end by the bots handed in, in the compiled loop their classes name, else turn by
 turn).  The engine imports no bot and not the meld search.

@@ -7,10 +7,11 @@ from .. import melds as M
 from ..cards import JOKER, N_KINDS, card_str, from_counts, full_deck, hand_values
 from ..melds import Meld
 from . import core
+from . import hand as HD
 from . import turn as T
 from .actions import (
     DRAW_DISCARD, DRAW_STOCK, HandResult, IllegalTurn, PHASE_DRAW, PHASE_OVER, PHASE_PLAY, Play, SEAT_KEYS)
-from .table import Turn
+from .table import Turn, table_rows
 
 
 _PACKS: dict[int, np.ndarray] = {}
@@ -216,12 +217,16 @@ class HandState:
         """Handle an exhausted stock before the player chooses (reshuffle once, or void)."""
         if self.phase != PHASE_DRAW or self.stock:
             return
-        if T.stock_renewed(core.rules_for(self.profile), self.reshuffles, len(self.discard)):
-            pile = [self.discard[i] for i in T.reshuffle_order(self.reshuffle_keys, len(self.discard)).tolist()]
-            self.discard = [pile[0]]
-            self.stock = pile[1:][::-1]
+        pile = np.array(self.discard, dtype=np.int64)
+        stock = np.empty(len(pile), np.int64)
+        ids = np.empty(len(pile), np.int64)
+        ns = HD.renew_stock(core.rules_for(self.profile), self.reshuffle_keys, self.reshuffles, pile, len(pile), stock,
+                            ids)
+        if ns >= 0:
+            self.discard = [int(pile[0])]
+            self.stock = stock[ns - 1::-1].tolist() if ns else []  # the list's last card is the top
             if self.draw_keys is not None:
-                self.stock_ids = list(range(len(self.stock)))
+                self.stock_ids = ids[ns - 1::-1].tolist() if ns else []
             self.reshuffles += 1
             self._log("reshuffle", len(self.stock), self.discard[-1])
         else:
@@ -265,11 +270,13 @@ class HandState:
         """The stock card a draw takes: the top one, or on a seat-keyed stock the drawer's highest key."""
         if self.draw_keys is None:
             return self.stock.pop()
-        ids = np.array(self.stock_ids[::-1], dtype=np.int64)  # top first, as the compiled loop holds it
-        keys = self.draw_keys[min(self.reshuffles, 1), self.draw_seats[seat]]
-        j = len(ids) - 1 - T.keyed_draw(keys, ids, 0, len(ids))
-        self.stock_ids.pop(j)
-        return self.stock.pop(j)
+        stock = np.array(self.stock[::-1], dtype=np.int64)  # top first, as the compiled loop holds it
+        ids = np.array(self.stock_ids[::-1], dtype=np.int64)
+        c = int(HD.draw_stock(self.draw_keys[min(self.reshuffles, 1), self.draw_seats[seat]], stock, ids, 0,
+                              len(stock)))
+        self.stock = stock[:0:-1].tolist()
+        self.stock_ids = ids[:0:-1].tolist()
+        return c
 
     def apply_draw(self, source: int) -> int:
         self._check_draw(source)
@@ -352,18 +359,21 @@ class HandState:
 
     # ------------------------------------------------------------------ checks (tests, soak)
     def check_invariants(self):
+        """Every card of the pack exactly once in a hand, on the table, in the stock or in the discard
+        pile, no negative count, every table meld valid (``sim.engine.hand.invariants``, which the
+        compiled hand loop checks too), and a seat-keyed stock's places in step with its cards; an
+        AssertionError names what broke."""
         p = self.profile
-        deck = 2 * 52 + p.jokers
-        total = self.total_cards()
-        assert total == deck, f"card count {total} != {deck}"
-        counts = self.hands.sum(axis=0).astype(np.int32)
         if self.draw_keys is not None:
             assert len(self.stock_ids) == len(self.stock) == len(set(self.stock_ids)), "stock places out of step"
-        for c in self.stock + self.discard:
-            counts[c] += 1
-        counts += self.table_counts()
-        assert (counts[:52] == 2).all() and counts[JOKER] == p.jokers, "a card is missing or duplicated"
-        assert (self.hands >= 0).all(), "negative count in a hand"
-        for m in self.table:
-            r = M.check(m, p)
-            assert r is None, f"invalid table meld {m}: {r}"
+        rows = table_rows(self.table) if self.table else np.zeros((0, core.ROW_W), np.int64)
+        stock = np.array(self.stock, dtype=np.int64)
+        discard = np.array(self.discard, dtype=np.int64)
+        code = HD.invariants(self.hands, rows, len(rows), stock, 0, len(stock), discard, len(discard), p.jokers,
+                             core.rules_for(p))
+        if code == HD.INV_MELD:
+            bad = next(m for m in self.table if M.check(m, p) is not None)
+            raise AssertionError(f"invalid table meld {bad}: {M.check(bad, p)}")
+        assert code != HD.INV_NEGATIVE, "negative count in a hand"
+        assert code != HD.INV_CARDS, (f"a card is missing or duplicated ({self.total_cards()} cards, "
+                                      f"{2 * 52 + p.jokers} in the pack)")

@@ -1,0 +1,128 @@
+"""A hand's compiled record and the steps of a hand that are not a player's turn, compiled, written once
+(sim.engine).
+
+The record a compiled hand keeps: per player the counters ``S_*`` (a row of ``stats``), and the hand's
+result words ``H_*`` (how it ended, where it stands, and the status of a hand the loop could not
+play).  The steps: ``renew_stock`` (an exhausted stock renewed from the discard pile, ordered by the
+keys drawn at the deal, or the hand void), ``draw_stock`` (the card a stock draw takes: the top one,
+or on a seat-keyed stock the drawer's highest key), ``commit_counters`` (a validated turn's
+counters) and ``invariants`` (every card of the pack once, no negative count, every table meld
+valid).  ``HandState`` (sim.engine.state) renews its stock, draws from a seat-keyed stock and checks
+its invariants with these, and the compiled hand loop and every rollout of the search bot
+(``sim.bots.turn_loop.run_turns``) with the same functions.
+
+The stock here is an array in drawing order (``stock[sp:ns]``, the top at ``sp``) with each card's
+place in the shuffled pack beside it (``ids``, read on a seat-keyed stock); the discard pile is
+``discard[:nd]``, bottom first; the table is ``tab[:nt]``, meld rows (sim.engine.core).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import N_KINDS
+from ..jit.cache import drop_stale
+from . import core
+from . import turn as T
+
+# per-player counters (a row of stats): the opening (whether, the player's round, its value, the value of
+# lay-offs counted in it, whether it used the taken discard), melds laid, cards laid off, jokers taken,
+# turns taken
+(S_OPENED, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_MELDS, S_LAYOFFS, S_JOKERS_TAKEN, S_TURNS,
+ S_OPEN_LAYOFF_VALUE) = range(9)
+S_W = 9
+# a hand's result words
+(H_STATUS, H_RESHUFFLES, H_WINNER, H_WIN_TYPE, H_VOID, H_STALLED, H_TURN_NO, H_CURRENT, H_DRAWN_CARD,
+ H_DRAWN_FROM, H_ERR_SEAT) = range(11)
+H_W = 16
+WIN_NONE, WIN_CALL, WIN_KALOOKI = 0, 1, 2
+
+# statuses (result[H_STATUS], with the seat in result[H_ERR_SEAT]): 0 = the hand was played;
+# otherwise why not: STATUS_TURN + the engine's code (sim.engine.turn.U_*) for a play the rules refuse
+STATUS_TURN = 20
+STATUS_INVARIANT = 12
+STATUS_RULES = {9: "table or operation buffer full", STATUS_INVARIANT: "an invariant broke",
+                13: "a random bot's stream ran out (the Python engine plays the hand)"}
+
+# invariants' answers: OK, or what broke
+INV_NEGATIVE, INV_MELD, INV_CARDS = 1, 2, 3
+
+
+@njit(cache=True)
+def renew_stock(rules, keys, reshuffles, discard, nd, stock, ids):
+    """An exhausted stock at the start of a turn: renewed (``sim.engine.turn.stock_renewed``), the pile
+    ``discard[:nd]`` ordered by the hand's ``keys`` (``reshuffle_order``) gives its first card to a
+    new pile of one (``discard[0]``) and the others to the stock (``stock[:ns]``, drawing order, ``ids``
+    their places from the new stock's bottom).  Returns ns, or -1 where the hand is void."""
+    if not T.stock_renewed(rules, reshuffles, nd):
+        return -1
+    pile = discard[:nd][T.reshuffle_order(keys, nd)]
+    discard[0] = pile[0]
+    ns = nd - 1
+    stock[:ns] = pile[1:]
+    for j in range(ns):
+        ids[j] = ns - 1 - j
+    return ns
+
+
+@njit(cache=True)
+def draw_stock(keys, stock, ids, sp, ns):
+    """The card a stock draw takes from ``stock[sp:ns]``: the top one, or, where the drawer's seat has
+    keys (``keys.size > 0``: a seat-keyed stock), the one whose place has its highest key, first
+    brought to the top, the others keeping their order.  The caller moves sp past it."""
+    if keys.size > 0:
+        best = T.keyed_draw(keys, ids, sp, ns)
+        c = stock[best]
+        t = ids[best]
+        for k in range(best, sp, -1):
+            stock[k] = stock[k - 1]
+            ids[k] = ids[k - 1]
+        stock[sp] = c
+        ids[sp] = t
+    return stock[sp]
+
+
+@njit(cache=True)
+def commit_counters(stats, me, tres, turns_before):
+    """Player ``me``'s counters after a validated turn (``tres``: ``sim.engine.turn.apply_turn``'s T_*
+    words), played in its round ``turns_before`` + 1; returns whether the turn goes out."""
+    if tres[T.T_OPENING] != 0:
+        stats[me, S_OPENED] = 1
+        stats[me, S_OPEN_ROUND] = turns_before + 1
+        stats[me, S_OPEN_VALUE] = tres[T.T_NEW_VALUE]
+        stats[me, S_OPEN_LAYOFF_VALUE] = tres[T.T_LAYOFF_VALUE]
+        stats[me, S_OPEN_WITH_DISCARD] = tres[T.T_WITH_TAKEN]
+    stats[me, S_MELDS] += tres[T.T_MELDS]
+    stats[me, S_LAYOFFS] += tres[T.T_LAYOFFS]
+    stats[me, S_JOKERS_TAKEN] += tres[T.T_JOKERS]
+    stats[me, S_TURNS] = turns_before + 1
+    return tres[T.T_GOING_OUT] != 0
+
+
+@njit(cache=True)
+def invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, rules):
+    """OK, or what broke (INV_*): a negative count in a hand, an invalid table meld, a card of the pack
+    not exactly once in a hand, on the table, in the stock or in the discard pile (two of each
+    natural, the pack's jokers)."""
+    counts = np.zeros(N_KINDS, np.int64)
+    for s in range(hands.shape[0]):
+        for c in range(N_KINDS):
+            if hands[s, c] < 0:
+                return INV_NEGATIVE
+            counts[c] += hands[s, c]
+    for i in range(nt):
+        if core.check_row(tab[i], rules) != core.OK:
+            return INV_MELD
+        for k in range(tab[i, 2]):
+            counts[tab[i, core.CARDS + k]] += 1
+    for j in range(sp, ns):
+        counts[stock[j]] += 1
+    for j in range(nd):
+        counts[discard[j]] += 1
+    for c in range(N_KINDS - 1):
+        if counts[c] != 2:
+            return INV_CARDS
+    return core.OK if counts[N_KINDS - 1] == jokers else INV_CARDS
+
+
+drop_stale(invariants, (core, T))
