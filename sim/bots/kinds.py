@@ -53,17 +53,17 @@ class Kind(NamedTuple):
 _EXPERT_ROW = "sim.bots.expert_core:bot_params"
 ROWS = (
     Kind("greedy", K_GREEDY, "sim.bots.greedy:GreedyBot", _EXPERT_ROW, K_GREEDY, K_GREEDY, rollout=True),
+    Kind("random", K_RANDOM, "sim.bots.random_bot:RandomBot", _EXPERT_ROW, K_RANDOM, K_RANDOM, warm_cpu_s=2.0),
     Kind("patient", K_PATIENT, "sim.bots.patient:PatientBot", _EXPERT_ROW, K_PATIENT, K_PATIENT, warm_cpu_s=0.5),
     Kind("expert", K_EXPERT, "sim.bots.expert:ExpertBot", _EXPERT_ROW, K_EXPERT, K_EXPERT, rollout=True,
          warm_cpu_s=6.0),
     Kind("lookahead", K_LOOKAHEAD, "sim.bots.lookahead:LookaheadBot", _EXPERT_ROW, K_EXPERT, K_EXPERT, rollout=True,
          warm_cpu_s=2.5),
-    Kind("random", K_RANDOM, "sim.bots.random_bot:RandomBot", _EXPERT_ROW, K_RANDOM, K_RANDOM, warm_cpu_s=2.0),
     Kind("search", K_SEARCH, "sim.bots.search:SearchBot", "sim.bots.search_core:bot_params", K_EXPERT, K_EXPERT,
          asks=True, warm_cpu_s=8.0),
 )
 
-KINDS: dict[str, Kind] = {}  # name -> row, in the table's order
+KINDS: dict[str, Kind] = {}  # name -> row, in the table's order (the order BOTS lists the bots in)
 _TABLE: list = []  # table()'s array, made once after each change
 
 
