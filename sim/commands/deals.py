@@ -14,6 +14,7 @@ from .. import meldsearch as ms
 from .. import profiles
 from ..errors import UserError
 from .common import add_profile_args, add_seed_arg, profile_from_args
+from .meld import warm_up_meld_search
 
 MAX_N = 1_000_000_000
 BATCH = 100_000
@@ -71,6 +72,7 @@ def run(args):
     seed = args.seed
     players = profile.players if args.players is None else _int_arg("--players", args.players, 1, 1000)
     profiles.check_players(profile, players)
+    warm_up_meld_search(args)
     st = deal_stats(profile, n, seed, players)
     if args.json:
         print(json.dumps(st))

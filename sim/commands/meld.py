@@ -104,12 +104,20 @@ def _read_batch(path: str, profile) -> list[list[int]]:
     return hands
 
 
+def warm_up_meld_search(args) -> None:
+    """The meld search is compiled with the hand loop: on a cold numba cache, compile it as simulate
+    does, saying so on stderr (not with --quiet)."""
+    from .. import runner
+    runner.warm_up(["greedy"], announce=not args.quiet)
+
+
 def run(args):
     profile = profile_from_args(args)
     if args.batch is not None:
         if args.cards:
             raise UserError("give either cards or --batch FILE, not both")
         hands = _read_batch(args.batch, profile)
+        warm_up_meld_search(args)
         out = []
         for ids in hands:
             res = ms.analyse(C.to_counts(ids), profile)
@@ -123,6 +131,7 @@ def run(args):
     if not args.cards:
         raise UserError("no cards given; write a hand like `kalooki meld 7H 8H 9H KS KD KC JK` or use --batch FILE")
     ids = parse_hand(args.cards, profile)
+    warm_up_meld_search(args)
     res = ms.analyse(C.to_counts(ids), profile)
     if args.json:
         print(json.dumps(result_json(res, profile)))

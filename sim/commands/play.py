@@ -94,6 +94,8 @@ def sheet_lines(game, prof, names: list[str]) -> list[str]:
 def run(args):
     prof = profile_from_args(args)
     names = parse_bots(args.bots, prof)
+    from .. import runner
+    runner.warm_up(names, announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     ss = np.random.SeedSequence(args.seed)
     kids = ss.spawn(1 + len(names))
     rng = np.random.default_rng(kids[0])

@@ -123,6 +123,8 @@ def run(args):
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     versus = _versus_bots(args, bots)
     bot_params = read_bot_params(args.bot_params)
+    from .. import runner
+    runner.warm_up(bots + (versus or []), announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     total = args.games * (2 if versus else 1)
     with tqdm(total=total, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
