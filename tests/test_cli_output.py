@@ -123,3 +123,101 @@ def test_no_escape_code_in_output_that_is_not_a_terminal(capsys):
     rc, out, err = run_cli(capsys, "tournament", "--bots", "greedy,greedy,greedy", "--games", "3", "--seed", "4")
     assert rc == 0 and "greedy" in out
     assert "\x1b" not in out + err
+
+
+# ---------------------------------------------------------------------------------------------
+# one noun for one thing: "1 card", "1 hand", never "1 cards"
+
+ONE_PLURAL = re.compile(r"(?<![\d.,])(?<!seat )1 (cards|hands|games|deals|players|jokers|turns|seats|parameters differ\b)")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["play", "--seed", "7", "--bots", "greedy,greedy,random,greedy"], "announces 1 card left"),
+    (["play", "--profile", "east_coast", "--game", "--summary", "--seed", "1"], "Game over after 1 hand:"),
+    (["meld", "7H"], "hand (1 card, profile kalooki40)"),
+    (["deals", "--n", "1", "--seed", "1", "--players", "3"], "(3 players, 13 cards from a pack with 2 jokers), 1 hand,"),
+    (["tournament", "--bots", "greedy,greedy,greedy", "--games", "1"], "1 game, "),
+    (["tournament", "--bots", "greedy,greedy,greedy", "--games", "3", "--duplicate"], "1 deal, each played"),
+    (["profiles", "diff", "kalooki40", "kalooki40", "--set", "opening_min=51"], "1 of "),
+])
+def test_one_of_a_thing_is_said_in_the_singular(argv, says, capsys):
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    assert says in out, out[-500:]
+    assert not ONE_PLURAL.search(out), ONE_PLURAL.search(out)[0]
+    if argv[:2] == ["profiles", "diff"]:
+        assert re.search(r"^1 of \d+ parameters differs between", out, re.M), out
+
+
+# ---------------------------------------------------------------------------------------------
+# seats: the table's, from 0; places relative to the dealer by order of play; who deals each hand
+
+def _deal_block(out: str) -> tuple[int, list[tuple[int, str]]]:
+    """(dealer seat, [(seat, place)] in the printed order) of the first deal in a play transcript."""
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Dealer: "))
+    dealer = int(re.match(r"Dealer: seat (\d+) ", lines[at])[1])
+    block = [re.match(r"  seat (\d+) \(\w+\)\s+(\S.*?)\s+dealt \d+: ", line) for line in lines[at + 1:]]
+    return dealer, [(int(m[1]), m[2]) for m in block[:next(i for i, m in enumerate(block) if m is None)]]
+
+
+def test_play_says_who_deals_and_names_places_by_order_of_play(capsys):
+    rc, out, err = run_cli(capsys, "play", "--seed", "7", "--bots", "greedy,greedy,random,greedy")
+    assert rc == 0, err
+    dealer, block = _deal_block(out)
+    first = (dealer + 1) % 4
+    assert re.search(rf"^Dealer: seat {dealer} \(\w+\), drawn by the seed; seat {first} \(\w+\) is 1st to play$", out, re.M)
+    assert block == [((dealer + k) % 4, place) for k, place in
+                     enumerate(["1st to play", "2nd to play", "3rd to play", "dealer (plays last)"], 1)]
+    first_draw = next(line for line in out.splitlines() if " draws " in line)
+    assert first_draw.startswith(f"seat {first} "), "the engine's first player is not the one named 1st to play"
+    assert not re.search(r"seat [4-9]", out)
+
+
+def test_a_game_says_which_seat_deals_each_hand_and_the_deal_passes_to_the_next_seat(capsys):
+    argv = ["play", "--profile", "scala40", "--seed", "3", "--bots", "expert,patient,greedy,random", "--game"]
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 0, err
+    dealers = [int(d) for d in re.findall(r"^Dealer: seat (\d+) ", out, re.M)]
+    assert len(dealers) >= 2 and all(b == (a + 1) % 4 for a, b in zip(dealers, dealers[1:]))  # nobody out before
+    assert re.search(r"^Dealer: seat \d \(\w+\), the next seat still in; seat \d \(\w+\) is 1st to play$", out, re.M)
+    sheet = out[out.index("\nDeal: "):]
+    assert sheet.startswith(f"\nDeal: hand 1 by seat {dealers[0]} (drawn by the seed), each later hand by the next seat")
+    rows = re.findall(r"^\s+(\d+)  seat (\d)  seat \d \(", sheet, re.M)
+    assert [int(d) for _, d in rows] == dealers, "the score sheet's dealer column is not the transcript's"
+
+
+def test_tournament_says_how_seats_rotate_and_who_deals(capsys):
+    rc, out, err = run_cli(capsys, "tournament", "--bots", "expert,greedy,greedy", "--games", "2", "--seed", "1")
+    assert rc == 0, err
+    assert "Seats from 0, rotated every game: game 0 seats the bots in --bots order from seat 0" in out
+    assert "the deal passes to the next seat" in out
+
+
+@pytest.fixture(scope="module")
+def turns_run(tmp_path_factory):
+    from sim import runner
+    out = tmp_path_factory.mktemp("replay") / "run"
+    cfg = runner.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), events="turns",
+                             bots=["expert", "greedy", "lookahead", "random"])
+    runner.run_local(cfg, progress=False, log=lambda m: None)
+    return out
+
+
+def test_replay_says_which_seat_deals_and_each_seats_place_in_the_order_of_play(turns_run, capsys):
+    import pyarrow.dataset as ds
+    rows = [r for r in ds.dataset(str(turns_run / "hands"), format="parquet").to_table().to_pylist()
+            if r["game_id"] == 1 and r["hand_no"] == 2 and r["redeal_no"] == 0]
+    rc, out, err = run_cli(capsys, "replay", turns_run, "--game", "1", "--hand", "2")
+    assert rc == 0, err
+    dealer = next(r["seat"] for r in rows if r["seat_from_dealer"] == len(rows))
+    assert f"\n-- deal 0: seat {dealer} deals\n" in out
+    places = re.findall(r"^   seat (\d) (\w+)\s+(\S.*)$", out, re.M)
+    names = {1: "1st to play", 2: "2nd to play", 3: "3rd to play", 4: "dealer (plays last)"}
+    assert places == [(str(r["seat"]), r["bot"], names[r["seat_from_dealer"]])
+                      for r in sorted(rows, key=lambda r: r["seat_from_dealer"])]
+    left = {r["seat"]: r["cards_left"] for r in rows}
+    assert 1 in left.values(), "this hand no longer leaves a seat one card: choose another"
+    for seat, n in left.items():
+        assert re.search(rf"^  seat {seat} \w+\s+(won|penalty \d+, {n} {'card' if n == 1 else 'cards'} left)", out, re.M)
+    assert not ONE_PLURAL.search(out)

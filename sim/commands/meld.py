@@ -13,6 +13,7 @@ from .. import cards as C
 from .. import melds as M
 from .. import meldsearch as ms
 from ..errors import UserError
+from ..transcript import counted
 from .common import WIDTH, add_profile_args, profile_from_args
 
 MAX_HAND = 30  # the largest hand a profile can deal
@@ -76,7 +77,7 @@ def _text(ids, res: ms.MeldResult, profile) -> str:
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"
 
     can = res.max_meld_value >= profile.opening_min
-    lines = [*textwrap.wrap(f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
+    lines = [*textwrap.wrap(f"hand ({counted(len(ids), 'card')}, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
                             subsequent_indent="    "),
              f"max meld value: {res.max_meld_value} (opening minimum {profile.opening_min}: "
              f"{'can open' if can else 'cannot open'})"]
