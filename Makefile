@@ -15,7 +15,7 @@ A ?= runs/default
 B ?=
 SKILL_GAMES ?= 400
 
-.PHONY: run test soak bench simulate report compare sweep profiles clean venv
+.PHONY: run test soak bench simulate report compare sweep tune profiles clean venv
 
 venv: $(STAMP)
 
@@ -53,6 +53,9 @@ compare: $(STAMP)
 
 sweep: $(STAMP)
 	$(BIN)/kalooki sweep --profile $(PROFILE) --param opening_min=30,35,40,45,50,55,60 --games 2000 --seed $(SEED)
+
+tune: $(STAMP)
+	$(BIN)/kalooki tune --profile $(PROFILE) --param opening_min=30:60 --target share_never_opened=0.10 --games 2000 --seed $(SEED)
 
 profiles: $(STAMP)
 	$(BIN)/kalooki profiles

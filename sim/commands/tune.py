@@ -287,8 +287,10 @@ def run(args):
                      "the cards can differ)"),
                   f"study {study.study_id} in {study.out} (tune.json and one run per value and block)",
                   f"command: {command}"]
-    with report_dir(report, "tune", [study.study_id], args.force):
-        page = fitting.write_tune(f, base.name, name, stage_rows, report, provenance)
+    with report_dir(report, "tune", [study.study_id], args.force) as where:  # written whole, then moved into place
+        fitting.write_tune(f, base.name, name, stage_rows, where, provenance)
+    from pathlib import Path
+    page = Path(report) / "report.html"
     print(facts[:100])
     print(f"{spent:,} games in {len(stages)} stages ({'decided' if f.decided else 'budget spent'}) in "
           f"{runner.duration_text(seconds)}")
