@@ -393,13 +393,16 @@ def composition_text(closest: pd.DataFrame, top: str) -> str:
 
 
 def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[str]:
-    """Per profile: each tested headline metric at every rung, the last step and its status."""
+    """Per profile: each tested headline metric at every rung, the last step and its status, every line
+    at most ``width`` columns (a long metric name wrapped, never cut)."""
+    from .compare import fit_rows
     thresholds = findings.default_thresholds() if thresholds is None else thresholds
     table = by_rung(fr)
     conv = convergence(steps(fr, thresholds), fr.rungs).set_index(["profile", "metric"])
     doc = fr.document
-    lines = [f"{len(fr.profiles)} profile(s), {doc.get('games')} games per profile and rung, seed {doc.get('seed')}, "
-             f"rungs {' < '.join(fr.rungs)}"[:width]]
+    games = doc.get("games")
+    lines = [f"{len(fr.profiles)} profile(s), {games} game{'' if games == 1 else 's'} per profile and rung, seed "
+             f"{doc.get('seed')}, rungs {' < '.join(fr.rungs)}"[:width]]
     cols = fr.rungs + ["last step", "status"]
     for profile in fr.profiles:
         lines.append("")
@@ -410,11 +413,11 @@ def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[
             kind = metrics.METRIC_INFO[metric][0]
             est = mine[mine["metric"] == metric].set_index("rung")["estimate"]
             c = conv.loc[(profile, metric)] if (profile, metric) in conv.index else None
-            cells.append([metric[:30]] + [findings.fmt_value(metric, est.get(r), kind) for r in fr.rungs]
+            cells.append([metric] + [findings.fmt_value(metric, est.get(r), kind) for r in fr.rungs]
                          + ([findings.fmt_difference(metric, c["last_difference"], np.nan, np.nan, kind),
                              c["status"]] if c is not None else ["", ""]))
-        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-        for row in cells:
+        rows, widths = fit_rows(cells, width)
+        for row in rows:
             line = "  ".join([row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, len(row) - 1)]
                              + [row[-1]])
             lines.append(line[:width])

@@ -221,3 +221,69 @@ def test_replay_says_which_seat_deals_and_each_seats_place_in_the_order_of_play(
     for seat, n in left.items():
         assert re.search(rf"^  seat {seat} \w+\s+(won|penalty \d+, {n} {'card' if n == 1 else 'cards'} left)", out, re.M)
     assert not ONE_PLURAL.search(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# terminal tables: every line within 100 columns, every metric name or label whole (wrapped, never cut)
+
+def _first_column(lines: list[str], header: str, width: int | None = None, end: str = "") -> list[str]:
+    """The row labels of the table under each ``header`` line (in its first ``width`` columns, or up to
+    two spaces): a label's further lines (two columns in, nothing else on them) joined to it; a blank
+    line or one starting with ``end`` closes a table."""
+    names, inside = [], False
+    for line in lines:
+        if line.startswith(header):
+            inside = True
+        elif not line.strip() or (end and line.startswith(end)):
+            inside = False
+        elif inside and line.startswith("  ") and names:
+            names[-1] += line.strip() if names[-1].endswith("_") else " " + line.strip()
+        elif inside:
+            names.append(line[:width].strip() if width else re.split(r"\s{2,}", line)[0])
+    return names
+
+
+def test_compare_prints_every_metric_name_whole_within_100_columns(tmp_path, capsys):
+    from analysis import metrics
+    run = tmp_path / "run"
+    assert main(["simulate", "--local", "-q", "--profile", "kalooki40", "--profile", "scala40", "--games", "3",
+                 "--seed", "1", "--out", str(run)]) == 0
+    capsys.readouterr()
+    rc, out, err = run_cli(capsys, "compare", run, "--profiles", "kalooki40,scala40", "--out", tmp_path / "cmp")
+    assert rc == 0, err
+    assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 100  # a path is a path
+    names = _first_column(out.splitlines(), "metric ")
+    assert "share_players_eliminated_at_least_once" in names and set(names) <= set(metrics.METRIC_INFO), names
+
+
+def test_frontier_prints_every_metric_name_whole(tmp_path, capsys):
+    from analysis import metrics
+    rc, out, err = run_cli(capsys, "frontier", "--profile", "kalooki40", "--games", "1", "--seed", "1",
+                           "--rungs", "greedy,expert", "--local", "-q", "--out", tmp_path / "run")
+    assert rc == 0, err
+    assert out.startswith("1 profile(s), 1 game per profile and rung, seed 1, rungs greedy < expert")
+    assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 100  # a path is a path
+    names = _first_column(out.splitlines(), "metric ")
+    assert "share_players_eliminated_at_least_once" in names and set(names) <= set(metrics.METRIC_INFO), names
+
+
+def test_sweep_prints_every_label_whole(tmp_path, capsys):
+    from analysis import findings, metrics, sweep
+    rc, out, err = run_cli(capsys, "sweep", "--profile", "kalooki40", "--param", "opening_min=40,51", "--games", "1",
+                           "--seed", "1", "--local", "-q", "--runs", tmp_path / "runs", "--out", tmp_path / "sweep")
+    assert rc == 0, err
+    assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 100  # a path is a path
+    labels = {findings.show(m, metrics.METRIC_INFO[m][0]).label for m in sweep.KEY_METRICS}
+    names = _first_column(out.splitlines(), "metric ", width=30, end="verdict of the change")
+    assert "Players eliminated at least once in a game" in names and set(names) <= labels, names
+
+
+@pytest.mark.parametrize("room", [12, 20, 38])
+def test_a_wrapped_label_keeps_every_character_and_fits(room):
+    from analysis.compare import fit_rows, wrap_label
+    name = "share_players_eliminated_at_least_once"
+    lines = wrap_label(name, room)
+    assert all(len(line) <= room for line in lines) and "".join(x.strip() for x in lines) == name
+    assert len(lines) == (1 if room >= len(name) else len(lines))
+    rows, widths = fit_rows([("metric", "A", "verdict"), (name, "75.0%", "B higher")], 30)
+    assert all(len("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()) <= 30 for r in rows)
