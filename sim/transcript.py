@@ -6,6 +6,8 @@ so on round the table to the dealer, who plays last.
 """
 from __future__ import annotations
 
+import textwrap
+
 from .cards import card_str, cards_str
 from .engine import LayOff, NewMeld, Split, SwapJoker, Take
 
@@ -50,8 +52,9 @@ def op_text(op, changed=()) -> str:
     return repr(op)
 
 
-def hand_lines(log, names, how: str = "") -> list[str]:
-    """Lines for one hand; ``names[i]`` names hand position i; ``how``: how the dealer was chosen."""
+def hand_lines(log, names, how: str = "", width: int = 100) -> list[str]:
+    """Lines for one hand; ``names[i]`` names hand position i; ``how``: how the dealer was chosen; the
+    penalties' line wrapped at ``width`` columns."""
     out = []
     for ev in log:
         kind = ev[0]
@@ -85,7 +88,9 @@ def hand_lines(log, names, how: str = "") -> list[str]:
             res = ev[1]
             if res.winner >= 0:
                 out.append(f"{names[res.winner]} goes out ({res.win_type})")
-                out.append("Penalties: " + ", ".join(f"{names[i]} {p}" for i, p in enumerate(res.penalties)))
+                each = ", ".join(f"{names[i]} {p}".replace(" ", "\xa0") for i, p in enumerate(res.penalties))
+                out += [line.replace("\xa0", " ") for line in  # broken between seats only
+                        textwrap.wrap("Penalties: " + each, width, subsequent_indent="  ", break_long_words=False)]
     return out
 
 

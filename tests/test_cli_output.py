@@ -287,3 +287,12 @@ def test_a_wrapped_label_keeps_every_character_and_fits(room):
     assert len(lines) == (1 if room >= len(name) else len(lines))
     rows, widths = fit_rows([("metric", "A", "verdict"), (name, "75.0%", "B higher")], 30)
     assert all(len("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()) <= 30 for r in rows)
+
+
+def test_a_six_seat_game_transcript_fits_100_columns(capsys):
+    rc, out, err = run_cli(capsys, "play", "--profile", "kalooki40", "--seed", "3", "--game",
+                           "--bots", "greedy,random,greedy,greedy,random,greedy")
+    assert rc == 0, err
+    assert max(map(len, out.splitlines())) <= 100
+    penalties = out[out.index("\nPenalties: "):].splitlines()[1:3]
+    assert penalties[1].startswith("  seat "), "the six seats' penalties are not continued on a second line"
