@@ -339,6 +339,72 @@ def flat_metrics(frame: pd.DataFrame) -> dict:
     return flat
 
 
+def negligible_metrics(frame: pd.DataFrame, thresholds) -> dict:
+    """The figure's metrics (not flat) whose estimate lies in [0, threshold) at every rung for every
+    profile: {metric: largest estimate}.  No step between two such values can reach the practical
+    threshold, so the panel would show lines at zero in practice; the figure leaves them out."""
+    out = {}
+    for metric, mine in frame.groupby("metric", sort=False):
+        t = thresholds.get(metric)
+        if t is None or t.threshold <= 0:
+            continue
+        est = mine["estimate"].to_numpy(dtype=float)
+        if len(est) and (est >= 0).all() and (est < t.threshold).all():
+            out[metric] = float(est.max())
+    return out
+
+
+def negligible_text(negligible: dict, kinds: dict, thresholds) -> str:
+    """Under the figure: the metrics left out as zero in practice at every rung."""
+    names = "; ".join(f"{findings.sentence_label(findings.show(m, kinds[m]).label)} (at most "
+                      f"{findings.fmt_value(m, v, kinds[m])} at any rung, threshold "
+                      f"{findings.fmt_value(m, thresholds[m].threshold, kinds[m])})" for m, v in negligible.items())
+    return (f"Left out of the figure, zero in practice at every rung for every profile (below the practical "
+            f"threshold, so no step could reach it): {names}. Their rows are in frontier_by_rung.csv.")
+
+
+CLIP_FACTOR = 3.0  # a profile's intervals that widen a panel's scale this many times over are clipped
+
+
+def shared_limits(frame: pd.DataFrame) -> tuple[dict, dict]:
+    """Per panel (label): the y-limits (display units) the profiles share, and the profiles whose
+    intervals are clipped to them, with their highest interval end.  A profile's intervals are left
+    out of the shared scale when, with every estimate kept, they widen the panel more than
+    CLIP_FACTOR times (one profile's few hands per game giving a 0-300 interval must not flatten the
+    others); the estimates always set the scale."""
+    limits, clipped = {}, {}
+    for label, mine in frame.groupby("label", sort=False):
+        scale = mine["scale"].to_numpy(dtype=float)
+        est = mine["estimate"].to_numpy(dtype=float) * scale
+        low = np.where(np.isfinite(mine["ci_low"].to_numpy(dtype=float)), mine["ci_low"].to_numpy(dtype=float),
+                       mine["estimate"].to_numpy(dtype=float)) * scale
+        high = np.where(np.isfinite(mine["ci_high"].to_numpy(dtype=float)), mine["ci_high"].to_numpy(dtype=float),
+                        mine["estimate"].to_numpy(dtype=float)) * scale
+        profile = mine["profile"].astype(str).to_numpy()
+        kept = set(profile)
+        span = lambda keep: (min(np.nanmin(est), np.nanmin(low[np.isin(profile, list(keep))], initial=np.inf)),
+                             max(np.nanmax(est), np.nanmax(high[np.isin(profile, list(keep))], initial=-np.inf)))
+        while len(kept) > 1:
+            lo, hi = span(kept)
+            widest = max(kept, key=lambda p: float(np.nanmax(high[profile == p] - low[profile == p])))
+            lo2, hi2 = span(kept - {widest})
+            if (hi - lo) <= CLIP_FACTOR * max(hi2 - lo2, 1e-12) or (hi2 - lo2) <= 0:
+                break
+            kept.discard(widest)
+            clipped.setdefault(label, {})[widest] = float(np.nanmax(high[profile == widest]))
+        limits[label] = span(kept)
+    return limits, clipped
+
+
+def clipped_text(clipped: dict) -> str:
+    """Under the figure: whose intervals run past a panel's shared scale."""
+    parts = "; ".join(f"{', '.join(f'{p} (up to {v:,.3g})' for p, v in who.items())} in {label}"
+                      for label, who in clipped.items())
+    return (f"Intervals clipped at the panel's edge (a triangle marks where they go on): {parts}. They are so wide "
+            "(few hands or games behind each estimate) that on a shared scale they would flatten every other "
+            "profile; frontier_by_rung.csv holds them in full.")
+
+
 def flat_text(flat: dict, kinds: dict) -> str:
     """Under the figure: which metrics it leaves out and why."""
     def values(metric):
@@ -455,6 +521,11 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
     flat = flat_metrics(frame)
     kinds = dict(zip(frame["metric"], frame["kind"]))
     frame = frame[~frame["metric"].isin(list(flat))]
+    negligible = negligible_metrics(frame, thresholds)
+    frame = frame[~frame["metric"].isin(list(negligible))].copy()
+    limits, clipped = shared_limits(frame)
+    frame.attrs["limits"] = limits
+    frame.attrs["clipped"] = {label: list(who) for label, who in clipped.items()}
     n = frame["label"].nunique()
     rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
     doc.open("figs")
@@ -465,8 +536,12 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
                f"replicates; Methods). Reproduce: {d.get('command')}",
                width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
     doc.close("figs")
+    if clipped:
+        doc.text(clipped_text(clipped))
     if flat:
         doc.text(flat_text(flat, kinds))
+    if negligible:
+        doc.text(negligible_text(negligible, kinds, thresholds))
     doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
              f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
              "converged, unmarked: not established (or not judged).")

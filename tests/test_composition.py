@@ -142,12 +142,13 @@ def test_compositions_shown_to_disagree_depend_on_play_strength():
     # clear in opposite directions
     assert hands(("casual", 2.0, 0.3), ("strong", -2.0, 0.3)) == (
         f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower")
-    # clear at one composition, practically equivalent at the other
+    # clear at one composition, practically equivalent at the other: the size changes, not the direction
+    # (no play strength known for these compositions, so not said to follow it)
     assert hands(("casual", 2.0, 0.3), ("strong", 0.05, 0.2)) == (
-        f"{findings.DEPENDS}: at casual +2.00, higher; at strong +0.05, practically equivalent")
-    # the same verdict, but 3.0 apart with that gap clearly past the threshold: the size depends
+        f"{findings.SAME_DIRECTION}: at casual +2.00, higher; at strong +0.05, practically equivalent")
+    # the same verdict, but 3.0 apart with that gap clearly past the threshold: the size changes
     assert hands(("casual", 5.0, 0.3), ("strong", 2.0, 0.3)) == (
-        f"{findings.DEPENDS}: at casual +5.00, higher; at strong +2.00, higher")
+        f"{findings.SAME_DIRECTION}: at casual +5.00, higher; at strong +2.00, higher")
     # one contradiction among three compositions: the two named
     three = hands(("casual", 2.0, 0.3), ("mixed", 0.5, 4.0), ("strong", -2.0, 0.3))
     assert three == f"{findings.DEPENDS}: at casual +2.00, higher; at strong -2.00, lower"

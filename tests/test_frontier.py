@@ -217,11 +217,11 @@ def test_strong_play_finding_states_what_holds_at_the_top_two_rungs():
         "strong_play": [f"{findings.HIGHER} {findings.STRONG_PLAY}", f"{findings.EQUIVALENT} {findings.STRONG_PLAY}", ""]})
     found = findings.strong_play_finding(judged, ["expert", "lookahead"], "For good players read the expert one.")
     assert found.stated and "(expert and lookahead at every seat)" in found.text
-    assert "1 of the differences that depend on play strength holds at both" in found.text
+    assert "1 of the differences that vary with play strength holds at both" in found.text
     assert "kalooki51 hands per game (mean) higher" in found.text and "swedish" not in found.text
     assert found.text.endswith("For good players read the expert one.")
     quiet = findings.strong_play_finding(judged.assign(strong_play=""), ["expert", "lookahead"])
-    assert not quiet.stated and "none of the differences that depend on play strength holds at both" in quiet.text
+    assert not quiet.stated and "none of the differences that vary with play strength holds at both" in quiet.text
 
 
 def test_a_registered_search_bot_becomes_the_top_rung(monkeypatch):
