@@ -35,6 +35,9 @@ def run_cli(capsys, *argv):
     (["play", "--sed", "3"], "kalooki play", "unrecognized arguments: --sed 3 (did you mean --seed?)"),
     (["play", "--colour"], "kalooki play", "unrecognized argument: --colour (options: --bots, --game, --help,"),
     (["play", "--seed", "x"], "kalooki play", "argument --seed: 'x' is not an integer; allowed: 0.."),
+    (["replay", "runs/x", "--game", "x", "--hand", "1"], "kalooki replay",
+     "argument --game: 'x' is not an integer; allowed: 0 or more"),
+    (["replay", "runs/x", "--game", "0", "--hand", "0"], "kalooki replay", "argument --hand: 0 is not allowed; allowed: 1"),
     (["profiles", "shwo"], "kalooki profiles", "(choose from 'list', 'show', 'diff'); did you mean 'show'?"),
 ])
 def test_a_usage_error_is_one_line_naming_what_is_allowed(argv, prog, says, capsys):

@@ -4,16 +4,33 @@ Seats are the table's, from 0 (the ``seat`` column); each deal says which seat d
 seats' places by order of play (``seat_from_dealer``: "1st to play" is the dealer's left)."""
 from __future__ import annotations
 
+import argparse
+
 from ..errors import UserError
 from ..transcript import counted, play_order
+
+
+def number(lowest: int):
+    """argparse type of a game (from 0) or hand (from 1) number: a usage error naming what is allowed."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer; allowed: {lowest} or more") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {lowest} or more")
+        return value
+    return parse
 
 
 def register(sub):
     p = sub.add_parser("replay", help="print one hand of a run turn by turn (runs made with --events turns)")
     p.add_argument("dir", metavar="RUN",
                    help="run written by `kalooki simulate --events turns`: a directory or a URI (required)")
-    p.add_argument("--game", type=int, required=True, metavar="G", help="game number, from 0 as the game_id column (required)")
-    p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1 as the hand_no column (required)")
+    p.add_argument("--game", type=number(0), required=True, metavar="G",
+                   help="game number, from 0 as the game_id column (required)")
+    p.add_argument("--hand", type=number(1), required=True, metavar="H",
+                   help="hand number in the game, from 1 as the hand_no column (required)")
     p.add_argument("--profile", metavar="P", help="profile (default: the run's only profile; needed when it has several)")
     p.set_defaults(func=run)
 
