@@ -451,6 +451,46 @@ def build_tune(f: Fit, profile: str, param: str, stages: pd.DataFrame, provenanc
     return doc
 
 
+def load_study(study) -> tuple[Fit, pd.DataFrame, dict]:
+    """A tune study folder (a path or URI holding tune.json and its runs) read back: the fit of every game
+    it played (the same numbers the command printed), its stages as a table and its document."""
+    import json
+
+    from sim import runformat
+    loc = runformat.locate(str(study), "tune study")
+    raw = runformat.read_bytes(loc.fs, loc.path(TUNE_DOC))
+    try:
+        doc = json.loads(raw) if raw is not None else None
+        assert isinstance(doc, dict) and doc.get("format") == "kalooki-lab tune" and doc.get("stages")
+    except (ValueError, AssertionError):
+        raise UserError(f"{study}: no kalooki-lab tune study with a finished stage here ({TUNE_DOC})") from None
+    data = Data()
+    for stage in doc["stages"]:
+        for v in stage["values"]:
+            sums = run_sums(runformat.join_uri(str(study), f"{doc['param']}={v}/block-{stage['block']:03d}"),
+                            doc["profile"], doc["metric"])
+            data.add(v, stage["block"] * 2 ** 32 + sums.index.to_numpy(), sums["y"], sums["x"])
+    threshold = doc.get("answer", {}).get("threshold")
+    if threshold is None:
+        threshold = findings.default_thresholds()[doc["metric"]].threshold
+    f = fit(data, doc["metric"], doc["target"], threshold, doc["lo"], doc["hi"], seed=doc["seed"])
+    stages = pd.DataFrame([{"stage": s["block"], "values": " ".join(map(str, s["values"])), "games_each": s["games"],
+                            "games": s["games"] * len(s["values"])} for s in doc["stages"]])
+    return f, stages, doc
+
+
+def study_page(study, out_dir) -> object:
+    """Write a tune study's page and CSV (``write_tune``) to the local folder ``out_dir``; the HTML path.
+    For ``kalooki report STUDY``."""
+    f, stages, doc = load_study(study)
+    provenance = [f"profile {doc['profile']}, {doc['param']} {doc['lo']}..{doc['hi']}, seed {doc['seed']}; target "
+                  f"{doc['metric']} = {doc['target']:g}, practically equal within ±{f.threshold:g}",
+                  f"{doc['games']:,} games of a budget of {doc['budget']:,}, {doc['block_games']} per value in each "
+                  "stage" + ("" if doc.get("complete") else " (the study is not finished)"),
+                  f"study {doc.get('study_id')} in {study}", f"command: {doc.get('command')}"]
+    return write_tune(f, doc["profile"], doc["param"], stages, out_dir, provenance)
+
+
 def write_tune(f: Fit, profile: str, param: str, stages: pd.DataFrame, out_dir, provenance: list[str]):
     """Write out_dir/report.html, report.md, figures/tune.png and data/{values,answer,stages}.csv; the HTML path."""
     return build_tune(f, profile, param, stages, provenance).write(out_dir)

@@ -217,6 +217,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=100)
     p.add_argument("--truth-hands", type=int, default=2_000_000)
     p.add_argument("--grid-games", default="400,800,1600", help="games per value of the grid sweeps compared")
+    p.add_argument("--grid-repeats", type=int, default=20, help="seeded grid sweeps at each --grid-games")
     args = p.parse_args(argv)
     prof = profiles.load(args.profile)
     t0 = time.perf_counter()
@@ -231,14 +232,14 @@ def main(argv=None) -> int:
         spent.append(sum(s.cost for s in stages))
     ci = binomtest(covered, args.repeats).proportion_ci(method="wilson")
     print(f"tune: coverage {covered}/{args.repeats} = {covered / args.repeats:.1%} (95% Wilson {ci.low:.1%}-"
-          f"{ci.high:.1%}); width median {np.median(widths):.3f}; games spent median {np.median(spent):,.0f} "
-          f"(budget {args.games:,})")
+          f"{ci.high:.1%}); width median {np.median(widths):.3f}, mean {np.mean(widths):.3f}; games spent median "
+          f"{np.median(spent):,.0f} (budget {args.games:,})")
     grid = list(range(args.lo, args.hi + 1))
     for g in (int(x) for x in args.grid_games.split(",")):
-        fits = [deal_grid(prof, grid, g, args.target, seed=5000 + r) for r in range(min(20, args.repeats))]
+        fits = [deal_grid(prof, grid, g, args.target, seed=5000 + r) for r in range(args.grid_repeats)]
         w = [f.ci_high - f.ci_low for f in fits]
         print(f"grid of every integer {args.lo}..{args.hi}, {g} games each = {g * len(grid):,} games: width median "
-              f"{np.median(w):.3f}")
+              f"{np.median(w):.3f} over {len(w)} sweeps; {np.mean(w):.3f} mean")
     return 0
 
 

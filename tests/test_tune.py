@@ -134,6 +134,8 @@ def test_bad_input_is_one_line_and_status_2(tmp_path):
         (["--param", "opening_min=30:60", "--target", "hands_per_gme=10"], "unknown metric"),
         (["--param", "opening_min=30:60", "--target", "dealer_edge=0"], "cannot be tuned"),
         (["--param", "opening_min=30:60", "--target", "hands_per_game=ten"], "is not a number"),
+        (["--profile", "east_coast", "--param", "opening_min=30:60", "--target", "share_games_with_elimination=0.5"],
+         "has no elimination"),
     ]
     for argv, message in cases:
         rc, out, err = _cli(*argv, "--games", "100", "--local", "--out", str(tmp_path / "s"),
@@ -167,13 +169,19 @@ def test_study_writes_its_runs_answer_page_and_csv(study):
     assert values["games"].sum() == doc["games"]
     assert (root / "report" / "report.html").is_file() and (root / "report" / "figures" / "tune.png").is_file()
     assert "meets 0.2 at opening_min" in out and len(out.splitlines()) <= 30
+    again, stages, _ = fitting.load_study(root / "study")  # what `report STUDY` draws: the same answer
+    assert (again.crossing, again.ci_low, again.ci_high) == (answer["crossing"], answer["ci_low"], answer["ci_high"])
+    assert stages["games"].sum() == doc["games"]
+    page = fitting.study_page(root / "study", root / "again")
+    assert page.is_file() and (root / "again" / "data" / "values.csv").read_text() == \
+        (root / "report" / "data" / "values.csv").read_text()
 
 
 def test_study_resumes_without_playing_and_refuses_other_settings(study):
     root, argv, out = study
     before = {p: p.stat().st_mtime_ns for p in (root / "study").rglob("*.parquet")}
     rc, again, _ = _cli(*argv)
-    assert rc == 0 and again.splitlines()[2:] == out.splitlines()[2:]  # the same answer; nothing replayed
+    assert rc == 0 and again.splitlines()[3:] == out.splitlines()[3:]  # the same answer; nothing replayed
     assert {p: p.stat().st_mtime_ns for p in (root / "study").rglob("*.parquet")} == before
     other = [a if a != "p_can_open_at_deal=0.2" else "p_can_open_at_deal=0.25" for a in argv]
     rc, _, err = _cli(*other)

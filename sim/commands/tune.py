@@ -216,6 +216,10 @@ def run(args):
     base = profiles.resolve(args.profile, args.sets)
     name, lo, hi = parse_param(args.param, base)
     metric, target = parse_target(args.target)
+    from analysis.metrics import ELIMINATION_METRICS
+    if metric in ELIMINATION_METRICS and base.game_end != "elimination":
+        raise UserError(f"--target {metric}: not applicable, profile {base.name} has no elimination (game_end = "
+                        f"{base.game_end}); choose a metric of its games")
     if args.bots is not None and args.tables is not None:
         raise UserError("--bots and --tables both given: --bots is the one-composition shorthand; give one of them")
     threshold = findings.load_thresholds(args.thresholds)[metric].threshold
@@ -278,9 +282,9 @@ def run(args):
     spent = sum(s.cost for s in stages)
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})"
                                    for t in study.plan0.profiles[base.name].tables))
-    facts = (f"profile {base.name}, {name} {lo}..{hi}, target {metric} = {target:g} (practical threshold "
-             f"{threshold:g}), seed {args.seed}")
-    provenance = [facts, f"{seats}; seats rotated game by game",
+    facts = f"profile {base.name}, {name} {lo}..{hi}, seed {args.seed}"
+    wanted = f"target {metric} = {target:g}, practically equal within ±{threshold:g}"
+    provenance = [f"{facts}; {wanted}", f"{seats}; seats rotated game by game",
                   f"{spent:,} games of a budget of {args.games:,}, {block_games} per value in each stage; "
                   + ("common deals: game g of block b dealt the same cards at every value" if study.paired else
                      "game g of block b drawn from the same seed at every value (the parameter changes the deal, so "
@@ -291,7 +295,8 @@ def run(args):
         fitting.write_tune(f, base.name, name, stage_rows, where, provenance)
     from pathlib import Path
     page = Path(report) / "report.html"
-    print(facts[:100])
+    print(facts)
+    print(wanted)
     print(f"{spent:,} games in {len(stages)} stages ({'decided' if f.decided else 'budget spent'}) in "
           f"{runner.duration_text(seconds)}")
     print("\n".join(fitting.terminal_lines(f, name)))
