@@ -95,8 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         try:
             args, extra = parser.parse_known_args(argv)
-            if extra:  # named by the subcommand that was given them, not by `kalooki`
-                _subparsers(parser)[args.command].error(unrecognized(_subparsers(parser)[args.command], extra))
+            if extra:  # named by the parser that was given them: `kalooki` before the command, else the command's
+                given = list(sys.argv[1:] if argv is None else argv)
+                before = given[:given.index(args.command)] if args.command in given else []
+                owner = parser if any(e in before for e in extra) else _subparsers(parser)[args.command]
+                owner.error(unrecognized(owner, extra))
         except SystemExit as e:  # -h, --version, usage errors: status 0 or 2, message already printed
             return int(e.code or 0)
         command = args.command

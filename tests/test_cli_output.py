@@ -32,6 +32,7 @@ def run_cli(capsys, *argv):
     (["plya"], "kalooki", "'); did you mean 'play'? "),
     (["tournament", "--bots", "greedy,greedy,greedy"], "kalooki tournament",
      "the following arguments are required: --games"),
+    (["--versoin", "play"], "kalooki", "unrecognized argument: --versoin (did you mean --version?)"),
     (["play", "--sed", "3"], "kalooki play", "unrecognized arguments: --sed 3 (did you mean --seed?)"),
     (["play", "--colour"], "kalooki play", "unrecognized argument: --colour (options: --bots, --game, --help,"),
     (["play", "--seed", "x"], "kalooki play", "argument --seed: 'x' is not an integer; allowed: 0.."),
