@@ -25,12 +25,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# run: the default batch, a small strength frontier in $(OUT)/frontier/ and a small skill study of its
-# six profiles in $(OUT)/skill/ (the report's Strength frontier and Skill and luck sections), then the report.
+# run: the default batch, a small strength frontier and a small skill study of its six profiles (the
+# report's Strength frontier and Skill and luck sections: `frontier --out` and `skill --out` name the run's
+# folder, and the studies go to $(OUT)/frontier/ and $(OUT)/skill/), then the report.
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
 	$(BIN)/kalooki frontier --config $(RUN_CONFIG) --games $(FRONTIER_GAMES) --shard-games $(FRONTIER_SHARD) --out $(OUT)
-	$(BIN)/kalooki skill --games $(SKILL_GAMES) --seed 1 --out $(OUT)/skill
+	$(BIN)/kalooki skill --games $(SKILL_GAMES) --seed 1 --out $(OUT)
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 test: $(STAMP)

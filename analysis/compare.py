@@ -530,7 +530,7 @@ def skill_comparison(cmp: Comparison, dir_a, dir_b, thresholds) -> pd.DataFrame 
         return None
     if fit_a is None or fit_b is None:
         cmp.notes.append(f"Skill and luck not compared: only run {'A' if fit_b is None else 'B'} holds a skill study "
-                         "(kalooki skill --out RUN/skill).")
+                         "(kalooki skill --out RUN).")
         return None
     differ = skill.skill_players_note(fit_a, fit_b)
     if differ:

@@ -227,14 +227,29 @@ def _profile_seed(seed: int, profile: str) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.encode()),))
 
 
-def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: str = "", run_id=None) -> dict:
+def read_fit_mark(loc) -> dict | None:
+    """A fit folder's skill.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
+    from sim import runformat
+    data = runformat.read_bytes(loc.fs, loc.path("skill.json"))
+    if data is None:
+        return None
+    meta = json.loads(data)
+    return {"kind": "skill fit", "identity": {}, "about": "the skill fit",
+            "settings": {"boot": meta.get("boot"), "seed": meta.get("seed"), "players": meta.get("players"),
+                         "profiles": meta.get("profiles")}}
+
+
+def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: str = "", run_id=None, log=None,
+            force: bool = False) -> dict:
     """Fit every profile of a skill run in ``out`` and write ``OUT/skill/{players,measures,replicates}.parquet``
-    and, last, ``OUT/skill/skill.json`` (the fit's settings, the measures' definitions and the files with
-    their sha256).  Each profile's bootstrap has its own stream from (seed, profile).  Returns the study
-    (``profiles``: name -> ``measure``'s dict)."""
+    and ``OUT/skill/skill.json`` (the fit's settings, the measures' definitions and the files with
+    their sha256).  The folder is written whole and moved into place (``sim.storage.write_whole``): a
+    fit with other settings (``boot``, ``seed``) replaces the old one with a line to ``log``; a folder
+    no fit marked is refused unless ``force``.  Each profile's bootstrap has its own stream from (seed,
+    profile).  Returns the study (``profiles``: name -> ``measure``'s dict)."""
     import pyarrow as pa
 
-    from sim import runformat
+    from sim import runformat, storage
 
     from .load import load_table
     games = load_table(out, "games", GAMES_COLUMNS, profiles)
@@ -249,21 +264,25 @@ def fit_run(out, profiles, players, boot: int = BOOT, seed: int = 0, command: st
         study["profiles"][prof] = res
         for k in FILES:
             frames[k].append(res[k].assign(profile=prof))
-    loc = runformat.locate(out, "--out")
-    files = {}
-    for k in FILES:
-        frame = pd.concat(frames[k], ignore_index=True)
-        frame = frame[["profile"] + [c for c in frame.columns if c != "profile"]]
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        files[k] = runformat.write_table(loc, f"{SKILL_DIR}/{k}.parquet", table)
-    meta = {"run_id": run_id, "command": command, "players": list(players), "profiles": list(profiles),
-            "boot": boot, "seed": seed, "level": LEVEL, "prior_sd": PRIOR_SD,
-            "model": "Bradley-Terry on pairwise results from the finishing order (full rank breaking)",
-            "interval": "percentile bootstrap over deals",
-            "deals": {p: r["deals"] for p, r in study["profiles"].items()},
-            "measures": {k: {"unit": u, "denominator": d} for k, (u, d) in MEASURES.items()}, "files": files}
-    text = json.dumps(meta, indent=1) + "\n"
-    runformat.write_bytes_atomic(loc.fs, loc.path(f"{SKILL_DIR}/skill.json"), text.encode())
+    settings = {"boot": boot, "seed": seed, "players": list(players), "profiles": list(profiles)}
+    with storage.write_whole(runformat.join_uri(str(out), SKILL_DIR), "skill fit", {}, read_mark=read_fit_mark,
+                             about="the skill fit", settings=settings, force=force, log=log) as output:
+        loc = runformat.locate(output.path, "--out")
+        files = {}
+        for k in FILES:
+            frame = pd.concat(frames[k], ignore_index=True)
+            frame = frame[["profile"] + [c for c in frame.columns if c != "profile"]]
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            files[k] = runformat.write_table(loc, f"{k}.parquet", table)
+            files[k]["path"] = f"{SKILL_DIR}/{k}.parquet"
+        meta = {"run_id": run_id, "command": command, "players": list(players), "profiles": list(profiles),
+                "boot": boot, "seed": seed, "level": LEVEL, "prior_sd": PRIOR_SD,
+                "model": "Bradley-Terry on pairwise results from the finishing order (full rank breaking)",
+                "interval": "percentile bootstrap over deals",
+                "deals": {p: r["deals"] for p, r in study["profiles"].items()},
+                "measures": {k: {"unit": u, "denominator": d} for k, (u, d) in MEASURES.items()}, "files": files}
+        text = json.dumps(meta, indent=1) + "\n"
+        runformat.write_bytes_atomic(loc.fs, loc.path("skill.json"), text.encode())
     return study
 
 
@@ -382,9 +401,9 @@ class Fit:
 
 
 def find_fit(run_dir) -> Fit | None:
-    """The skill study of ``run_dir``: the run itself when it is one (``kalooki skill --out RUN`` wrote
-    RUN/skill/skill.json), else a study kept beside it in RUN/skill/ (``kalooki skill --out RUN/skill``);
-    None when there is neither."""
+    """The skill study of ``run_dir``: the run itself when it is a study's run (``RUN/skill``, its fit in
+    ``RUN/skill/skill/``), else the study in its RUN/skill/ (``kalooki skill --out RUN``); None when
+    there is neither."""
     import pyarrow.parquet as pq
 
     from sim import runformat

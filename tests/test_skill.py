@@ -55,7 +55,7 @@ def test_files_resume_and_refit_the_same(tmp_path, capsys):
     args = ["--profile", "east_coast", "--players", "expert,expert@0.5,greedy", "--games", "16", "--boot", "10"]
     assert _skill(tmp_path, *args) == 0
     first = capsys.readouterr().out
-    skill_dir = tmp_path / "run" / "skill"
+    skill_dir = tmp_path / "run" / "skill" / "skill"
     meta = json.loads((skill_dir / "skill.json").read_text())
     assert set(meta["files"]) == {"players", "measures", "replicates"}
     assert meta["deals"] == {"east_coast": 4}
