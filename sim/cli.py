@@ -132,5 +132,6 @@ def _no_colour_reset() -> None:
     if colorama is not None and hasattr(colorama, "reset_all"):
         atexit.unregister(colorama.reset_all)
 
+
 if __name__ == "__main__":
     sys.exit(main())
