@@ -411,8 +411,8 @@ def build_tune(f: Fit, profile: str, param: str, stages: pd.DataFrame, provenanc
     kind = metric_kind(f.metric)
     label = findings.show(f.metric, kind).label
     doc = Document(f"Tune {param} in {profile}: {f.metric} = {f.target:g}")
-    doc.text(f"Which value of {param} (searched over {f.lo}..{f.hi}) makes {label.lower()} "
-             f"({metrics.METRIC_INFO[f.metric][2]}) equal {_shown(f.metric, f.target)}, with bots playing bots; "
+    doc.text(f"Which value of {param}, searched over {f.lo}..{f.hi}, makes the metric “{label}” equal "
+             f"{_shown(f.metric, f.target)} (denominator: {metrics.METRIC_INFO[f.metric][2]}), bots playing bots: "
              f"{int(f.table['games'].sum()):,} games in {len(stages)} stages.")
     doc.toc()
     doc.heading("Answer")
@@ -442,7 +442,8 @@ def build_tune(f: Fit, profile: str, param: str, stages: pd.DataFrame, provenanc
     doc.attach("answer", answer_frame(f, param), "The answer, its interval and where the metric is practically "
                                                  "equal to the target")
     doc.attach("stages", stages, "The search's stages: the values each played and the answer after it")
-    doc.table(stages, "The search, stage by stage: the values played on each block of deals and the answer after it")
+    doc.table(stages, f"The search, stage by stage: the values of {param} played on each block of deals, the games, "
+                      "and the answer with its 95% interval after the stage")
     doc.heading("Methods and provenance")
     doc.open("details", "How the values were chosen, how the answer and its interval were made, and the runs")
     doc.bullets(METHOD_NOTES)
@@ -474,9 +475,19 @@ def load_study(study) -> tuple[Fit, pd.DataFrame, dict]:
     if threshold is None:
         threshold = findings.default_thresholds()[doc["metric"]].threshold
     f = fit(data, doc["metric"], doc["target"], threshold, doc["lo"], doc["hi"], seed=doc["seed"])
-    stages = pd.DataFrame([{"stage": s["block"], "values": " ".join(map(str, s["values"])), "games_each": s["games"],
-                            "games": s["games"] * len(s["values"])} for s in doc["stages"]])
-    return f, stages, doc
+    return f, stages_frame(doc["stages"]), doc
+
+
+def stages_frame(stages: list[dict]) -> pd.DataFrame:
+    """The search's stages (tune.json's entries) as a table: the block, the values played on it, the games,
+    and the answer with its 95% interval after the stage."""
+    rows = []
+    for s in stages:
+        answer = list(s.get("answer") or []) + [np.nan] * 3
+        rows.append({"stage": s["block"], "values": " ".join(map(str, s["values"])), "games_each": s["games"],
+                     "games": s["games"] * len(s["values"]), "answer": answer[0], "ci_low": answer[1],
+                     "ci_high": answer[2]})
+    return pd.DataFrame(rows, columns=["stage", "values", "games_each", "games", "answer", "ci_low", "ci_high"])
 
 
 def study_page(study, out_dir) -> object:
@@ -507,5 +518,8 @@ def terminal_lines(f: Fit, param: str, width: int = 100) -> list[str]:
                      f"{'≈' if r.practically_equal else ''}")
     if len(shown) < len(t):
         lines.append(f"({len(t) - len(shown)} values further from the answer in the CSV)")
-    lines += [answer_text(f, param), equal_text(f, param)]
-    return [line[:width] if i <= len(shown) else line for i, line in enumerate(lines)]
+    import textwrap
+    lines = [line[:width] for line in lines]
+    for text in (answer_text(f, param), equal_text(f, param)):
+        lines += textwrap.wrap(text, width, subsequent_indent="  ")
+    return lines

@@ -183,13 +183,15 @@ class Study:
                             f"{'; '.join(diffs)}. Re-run with that study's settings to resume it (a larger --games "
                             "carries it on), or choose another --out")
 
-    def write(self, stages, fit, command: str, complete: bool) -> None:
+    def write(self, stages, fit, command: str, complete: bool, answers=()) -> None:
+        """tune.json: the settings, each stage (its block, values, games, seed and the answer after it:
+        ``answers``, (crossing, ci_low, ci_high) per stage) and the answer."""
         from .. import runformat
         loc = runformat.locate(self.out, "--out")
         doc = {**self.identity(), "study_id": self.study_id, "command": command, "complete": complete,
                "budget": self.args.games, "games": sum(s.cost for s in stages),
                "stages": [{"block": s.block, "values": list(s.values), "games": s.games,
-                           "seed": self.block_seed(s.block)} for s in stages],
+                           "seed": self.block_seed(s.block), "answer": list(a)} for s, a in zip(stages, answers)],
                "runs": [f"{self.name}={v}/block-{s.block:03d}" for s in stages for v in s.values]}
         if fit is not None:
             doc["answer"] = {"crossing": fit.crossing, "ci_low": fit.ci_low, "ci_high": fit.ci_high,
@@ -231,6 +233,7 @@ def run(args):
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     data = fitting.Data()
     stages_done: list = []
+    answers: list = []  # (crossing, ci_low, ci_high) after each stage
     clock = {"games": 0, "seconds": 0.0}
     t_start = time.perf_counter()
     from tqdm import tqdm
@@ -257,7 +260,8 @@ def run(args):
 
     def on_stage(stage, f, spent):
         stages_done.append(stage)
-        study.write(stages_done, f, command, complete=False)
+        answers.append((f.crossing, f.ci_low, f.ci_high))
+        study.write(stages_done, f, command, complete=False, answers=answers)
         left = args.games - spent
         eta = (f"; at most about {runner.duration_text(left * clock['seconds'] / clock['games'])} left "
                f"({left:,} games of the budget)" if clock["games"] and left > 0 and not f.decided else "")
@@ -274,11 +278,10 @@ def run(args):
     finally:
         bar.close()
     fitting.check(f, name)
-    study.write(stages, f, command, complete=True)
+    study.write(stages, f, command, complete=True, answers=answers)
     seconds = time.perf_counter() - t_start
-    import pandas as pd
-    stage_rows = pd.DataFrame([{"stage": s.block, "values": " ".join(map(str, s.values)), "games_each": s.games,
-                                "games": s.cost} for s in stages])
+    stage_rows = fitting.stages_frame([{"block": s.block, "values": list(s.values), "games": s.games,
+                                        "answer": list(a)} for s, a in zip(stages, answers)])
     spent = sum(s.cost for s in stages)
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})"
                                    for t in study.plan0.profiles[base.name].tables))
@@ -297,8 +300,8 @@ def run(args):
     page = Path(report) / "report.html"
     print(facts)
     print(wanted)
-    print(f"{spent:,} games in {len(stages)} stages ({'decided' if f.decided else 'budget spent'}) in "
-          f"{runner.duration_text(seconds)}")
+    print(f"{spent:,} games in {len(stages)} stages ({'decided' if f.decided else 'budget spent'}); "
+          f"{clock['games']:,} played now, in {runner.duration_text(seconds)}")
     print("\n".join(fitting.terminal_lines(f, name)))
     print(f"report: {page}")
     return 0
