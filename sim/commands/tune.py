@@ -64,7 +64,8 @@ def register(sub):
                    help="local folder of the page and CSV (default: reports/tune-P-NAME-METRIC)")
     add_ray_args(p, "games per shard (default: a quarter of --block-games)", count=positive_int)
     p.add_argument("--force", action="store_true",
-                   help="replace --report even when it holds something other than this study's page (default: off)")
+                   help="replace --out or --report even when it holds another study or page (a run's folder is never "
+                        "replaced) (default: off)")
     p.set_defaults(func=run)
 
 
@@ -119,6 +120,7 @@ class Study:
         self.args, self.base, self.name, self.lo, self.hi = args, base, name, lo, hi
         self.metric, self.target, self.block_games = metric, target, block_games
         self.out = args.out or f"runs/tune-{base.name}-{name}-{metric}"
+        self.where = self.out  # where the study is written: --out, or its hidden .partial sibling (``claim``)
         self.shard_games = args.shard_games or max(1, math.ceil(block_games / 4))
         self.block_seed = lambda b: block_seed(args.seed, b)
         self.paired = True
@@ -134,7 +136,7 @@ class Study:
         a = self.args
         return runner.make_config(None, None, profiles=[a.profile], games=self.block_games,
                                   seed=self.block_seed(block),
-                                  out=runformat.join_uri(self.out, f"{self.name}={value}/block-{block:03d}"),
+                                  out=runformat.join_uri(self.where, f"{self.name}={value}/block-{block:03d}"),
                                   bots=a.bots, players=a.players, workers=a.workers, shard_games=self.shard_games,
                                   sets=list(a.sets) + [f"{self.name}={value}"], tables=a.tables,
                                   paired=getattr(self, "paired", True))
@@ -152,42 +154,28 @@ class Study:
     def study_id(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:16]
 
-    def check_out(self) -> None:
-        """Refuse an --out that holds something other than this study (or a new or empty folder)."""
-        from .. import runformat
-        loc = runformat.locate(self.out, "--out")
-        runformat.check_reachable(loc, "--out")
-        found = runformat.kind(loc, "--out")
-        if found == runformat.pafs.FileType.File:
-            raise UserError(f"--out {self.out!r} is a file; give a directory for the tune study")
-        if found != runformat.pafs.FileType.Directory:
-            return
-        old = runformat.read_bytes(loc.fs, loc.path(TUNE_FILE))
-        if old is None:
-            if runformat.list_root(loc):
-                raise UserError(f"--out {self.out!r} is not empty and holds no {TUNE_FILE}, so it is not a "
-                                "kalooki-lab tune study; give a new or empty directory (or an earlier study to "
-                                "resume it)")
-            return
-        try:
-            doc = json.loads(old)
-            assert isinstance(doc, dict) and doc.get("format") == TUNE_FORMAT
-        except (ValueError, AssertionError):
-            raise UserError(f"--out {self.out!r}: {TUNE_FILE} is not a kalooki-lab tune study; move it away to "
-                            "start a study there") from None
-        mine = self.identity()
-        diffs = [f"{k}: {json.dumps(doc.get(k))} there, {json.dumps(mine.get(k))} now" for k in IDENTITY
-                 if doc.get(k) != mine.get(k)]
-        if diffs:
-            raise UserError(f"--out {self.out!r} already holds another tune study; settings that differ: "
-                            f"{'; '.join(diffs)}. Re-run with that study's settings to resume it (a larger --games "
-                            "carries it on), or choose another --out")
+    def claim(self) -> None:
+        """Claim --out by the rule of every output folder (``sim.storage.claim_study``): a study of the same
+        settings is resumed or carried on in place; a new one (or, with --force, one replacing a study of
+        other settings) is played in the hidden ``.NAME.partial`` beside --out, which the same command
+        resumes after a stop, and moved into place when complete (``publish``); anything else is refused."""
+        from .. import storage
+        identity = {k: v for k, v in self.identity().items() if k in IDENTITY}
+        self.output = storage.claim_study(self.out, "tune", identity, read_mark=read_mark, about="a tune study",
+                                          force=self.args.force)
+        self.where = self.output.path
+
+    def publish(self, log) -> None:
+        line = self.output.replacing_line()
+        self.output.publish()
+        if line:
+            log(f"tune: {line}")
 
     def write(self, stages, fit, command: str, complete: bool, answers=()) -> None:
         """tune.json: the settings, each stage (its block, values, games, seed and the answer after it:
         ``answers``, (crossing, ci_low, ci_high) per stage) and the answer."""
         from .. import runformat
-        loc = runformat.locate(self.out, "--out")
+        loc = runformat.locate(self.where, "--out")
         doc = {**self.identity(), "study_id": self.study_id, "command": command, "complete": complete,
                "budget": self.args.games, "games": sum(s.cost for s in stages),
                "stages": [{"block": s.block, "values": list(s.values), "games": s.games,
@@ -198,7 +186,21 @@ class Study:
                              "censored": fit.censored, "bracket": list(fit.bracket) if fit.bracket else None,
                              "equal_values": fit.equal_values, "equal_range": list(fit.equal_range),
                              "threshold": fit.threshold, "increasing": fit.increasing}
-        runformat.write_bytes_atomic(loc.fs, loc.path(TUNE_FILE), (json.dumps(doc, indent=1) + "\n").encode())
+        data = (json.dumps(doc, indent=1) + "\n").encode()
+        if runformat.read_bytes(loc.fs, loc.path(TUNE_FILE)) != data:  # a re-run with nothing new writes nothing
+            runformat.write_bytes_atomic(loc.fs, loc.path(TUNE_FILE), data)
+
+
+def read_mark(loc) -> dict | None:
+    """A tune.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
+    from .. import runformat
+    data = runformat.read_bytes(loc.fs, loc.path(TUNE_FILE))
+    if data is None:
+        return None
+    doc = json.loads(data)
+    if not isinstance(doc, dict) or doc.get("format") != TUNE_FORMAT:
+        return None
+    return {"kind": "tune", "identity": {k: doc.get(k) for k in IDENTITY}, "about": "a tune study", "doc": doc}
 
 
 def _command(args) -> str:
@@ -229,7 +231,7 @@ def run(args):
     study = Study(args, base, name, lo, hi, metric, target, block_games)
     report = args.report or f"reports/tune-{base.name}-{name}-{metric}"
     command = _command(args)
-    study.check_out()
+    study.claim()
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     data = fitting.Data()
     stages_done: list = []
@@ -271,7 +273,8 @@ def run(args):
         bar.refresh()
 
     runner.warm_up({b for t in study.plan0.profiles[base.name].tables for b in t.bots}, announce=not args.quiet)
-    study.write([], None, command, complete=False)
+    if not study.output.in_place:
+        study.write([], None, command, complete=False)  # the staging folder's mark, for the same command to resume
     try:
         with contextlib.nullcontext() if args.local else runner.ray_session(args.workers, args.address, study.out):
             stages, f = search(lo, hi, args.games, block_games, play, assess, on_stage)
@@ -279,6 +282,7 @@ def run(args):
         bar.close()
     fitting.check(f, name)
     study.write(stages, f, command, complete=True, answers=answers)
+    study.publish(log)
     seconds = time.perf_counter() - t_start
     stage_rows = fitting.stages_frame([{"block": s.block, "values": list(s.values), "games": s.games,
                                         "answer": list(a)} for s, a in zip(stages, answers)])
