@@ -476,7 +476,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
         if parts:
             lead = "Dealer against the baseline: " if topic == SEAT else ""
             short, weight = _difference_short(rows, baseline)
-            out.append(Finding(topic, lead + ". ".join(parts) + ".", stated, lead + short, weight))
+            short = f"Dealer against the baseline, {short[0].lower()}{short[1:]}" if topic == SEAT else short
+            out.append(Finding(topic, lead + ". ".join(parts) + ".", stated, short, weight))
     return out
 
 
@@ -552,7 +553,7 @@ def _advantage_short(topic: str, table: dict, stated: list[str]) -> tuple[str, f
     counts = [f"none in practice in {_plural(equivalent, 'profile')}" for _ in [0] if equivalent] + \
         [f"not established in {_plural(unknown, 'profile')}" for _ in [0] if unknown]
     short = f"No clear {noun}: {' and '.join(counts)}."
-    return (f"Who is eliminated: {short}" if topic == ELIMINATION else short), 0.0
+    return (f"Who is eliminated: n{short[1:]}" if topic == ELIMINATION else short), 0.0
 
 
 def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None], eliminated: dict[str, dict | None],
@@ -988,8 +989,9 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
     if len(tables) < 2:
         where = tables[0] if tables else "one table"
         short = f"One table composition ({where}): this run cannot speak to play strength."
-        return Finding("Play strength", f"{short[:-1]}; {ONE_TABLE}. A run with a table mix (several compositions) "
-                       "judges each difference again at each.", False, short)
+        return Finding("Play strength", f"Every game at {where}: one table composition, so this run cannot speak to "
+                       "play strength (robustness not assessed). A run with a table mix (several compositions) judges "
+                       "each difference again at each.", False, short)
     lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
     if judged.empty:
         short = "One profile: no difference from a baseline to set against play strength."

@@ -438,7 +438,9 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
                    f"Each profile against the baseline {baseline}: the difference divided by the metric's practical "
                    "threshold, with its 95% interval; the grey band is plus or minus one threshold. Filled circle: a "
                    "clear difference (past the threshold); square: practically equivalent (inside it, TOST); cross: "
-                   "not established. Verdicts are Holm-corrected (Methods).",
+                   f"not established. A difference past ±{plots.DIFFERENCE_LIMIT:g} thresholds is a triangle in the "
+                   "grey margin, pointing out, each profile in its own place (not to scale; its value is in "
+                   "differences_from_baseline.csv). Verdicts are Holm-corrected (Methods).",
                    width=13.0, height=0.12 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
     doc.figure("opening_cdf", plots.opening_cdf, ordered(res.opened_by_round, profiles),
                "Share of played player-hands opened by turn k, one panel a profile with its 95% band; the baseline "
@@ -575,7 +577,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
                  f"practical threshold (configs/thresholds.toml): {verdicts}.")
     else:
-        doc.text(f"One profile, {baseline}: no other profile to set it against. Its seats, bots and money are judged "
+        doc.text(f"One profile, {baseline}: no other profile to set it against. Its order of play, bots and money are judged "
                  f"against their fair shares, each one of three verdicts against the practical threshold "
                  f"(configs/thresholds.toml): {verdicts}.")
     write_findings(doc, found)
