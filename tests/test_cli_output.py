@@ -195,7 +195,10 @@ def test_tournament_says_how_seats_rotate_and_who_deals(capsys):
     rc, out, err = run_cli(capsys, "tournament", "--bots", "expert,greedy,greedy", "--games", "2", "--seed", "1")
     assert rc == 0, err
     assert "Seats from 0, rotated every game: game 0 seats the bots in --bots order from seat 0" in out
-    assert "the deal passes to the next seat" in out
+    assert "a game's first dealer is drawn, then the deal passes\nto the next seat still in after each hand." in out
+    rc, out, err = run_cli(capsys, "tournament", "--profile", "kalooki51", "--bots", "expert,greedy,greedy",
+                           "--games", "1", "--seed", "1")
+    assert rc == 0 and "\nto the next seat after each hand." in out, err  # no elimination: every seat stays in
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from ..errors import UserError
 from ..tournament import play_tournament
 from ..transcript import counted
 from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
-from .play import parse_bots
+from .play import next_seat, parse_bots
 
 
 def register(sub):
@@ -38,9 +38,12 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-# How the bots are seated and who deals (sim.records.seating, sim.game.play_game), in the README's numbering
-SEATING = ("Seats from 0, rotated every game: game 0 seats the bots in --bots order from seat 0, each later game\n"
-           "moves every bot one seat down; a game's first dealer is drawn, then the deal passes to the next seat")
+def seating(prof) -> str:
+    """How the bots are seated and who deals (sim.records.seating, sim.game.play_game), in the README's
+    numbering."""
+    return ("Seats from 0, rotated every game: game 0 seats the bots in --bots order from seat 0, and each later\n"
+            "game moves every bot one seat down. Who deals: a game's first dealer is drawn, then the deal passes\n"
+            f"to {next_seat(prof)} after each hand.")
 
 
 def read_bot_params(path) -> dict:
@@ -146,7 +149,7 @@ def run(args):
     n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
                    tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
     print(f"Tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
-    print(SEATING)
+    print(seating(prof))
     print(f"{counted(args.games, 'game')}, {counted(n_hands, 'hand')}; shares of each bot's player-hands and player-games (n);")
     print("mean net payment per game in units; 95% intervals clustered by game (Wilson at the design-effect")
     print("sample size for shares, t on the cluster-robust standard error for the payment)")
@@ -207,7 +210,7 @@ def _print_duplicate(args, prof, bots, tables, other=None):
         return 0
     deals = args.games // len(bots)
     print(f"Duplicate tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
-    print(SEATING)
+    print(seating(prof))
     print(f"{counted(deals, 'deal')}, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
     print("average over the rotations; means over deals with t 95% intervals over deals;")
     print("edge = the bot minus the other bots")
