@@ -195,3 +195,49 @@ def test_target_outside_the_range_is_refused_with_the_range_seen(tmp_path):
                       "--report", str(tmp_path / "r"))
     assert rc == 2 and "outside what opening_min 30..60 gives" in err and " at 30 to " in err
     assert not (tmp_path / "r").exists()
+
+
+@pytest.fixture()
+def s3_uri(monkeypatch):
+    """An empty bucket on moto's S3 server on loopback (test credentials only); a study URI in it."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    pytest.importorskip("moto.server")
+    import pyarrow.fs as pafs
+    for key, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                       "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}.items():
+        monkeypatch.setenv(key, value)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.time() < deadline, "moto's S3 server did not start"
+                time.sleep(0.1)
+        pafs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http", region="us-east-1",
+                          allow_bucket_creation=True).create_dir("kal")
+        yield f"s3://kal/tune?endpoint_override=127.0.0.1:{port}&scheme=http"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_study_in_a_bucket_is_read_back_and_resumed(s3_uri, tmp_path):
+    argv = ["--param", "opening_min=30:60", "--target", "p_can_open_at_deal=0.2", "--games", "25", "--block-games",
+            "5", "--shard-games", "5", "--seed", "4", "--local", "--out", s3_uri, "--report", str(tmp_path / "r")]
+    rc, out, err = _cli(*argv)
+    assert rc == 0, err
+    f, stages, doc = fitting.load_study(s3_uri)
+    assert doc["complete"] and list(stages["values"]) == ["30 38 45 52 60"]
+    assert f"≈ {f.crossing:.2f} (95% interval {f.ci_low:.2f}–{f.ci_high:.2f})" in out
+    rc, again, _ = _cli(*argv)
+    assert rc == 0 and "0 played now" in again and again.splitlines()[3:] == out.splitlines()[3:]
