@@ -366,7 +366,7 @@ class Finding:
     text: str
     stated: bool  # a clear difference or advantage is stated
     short: str = ""
-    weight: float = 0.0  # the size of the short line's difference in practical thresholds: merge keeps the largest
+    weight: float = 0.0  # the short line's difference in practical thresholds (merge keeps the largest; < 0: secondary)
 
 
 def _pct(x) -> str:
@@ -476,7 +476,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
         if parts:
             lead = "Dealer against the baseline: " if topic == SEAT else ""
             short, weight = _difference_short(rows, baseline)
-            short = f"Dealer against the baseline, {short[0].lower()}{short[1:]}" if topic == SEAT else short
+            if topic == SEAT:  # the dealer against the baseline leads the topic only when it states a difference
+                short, weight = f"Dealer against the baseline, {short[0].lower()}{short[1:]}", weight if stated else -1.0
             out.append(Finding(topic, lead + ". ".join(parts) + ".", stated, short, weight))
     return out
 
@@ -1087,5 +1088,5 @@ def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: s
     else:
         short = f"No clear difference from the baseline at {rungs}."
     if one_table:
-        short = "One table composition, so the run cannot speak to play strength; " + short[0].lower() + short[1:]
+        short = "This run cannot speak to play strength, the frontier can: " + short[0].lower() + short[1:]
     return Finding("Strong play", text, bool(len(clear)), short)

@@ -509,8 +509,8 @@ def test_a_one_table_run_says_it_cannot_speak_to_play_strength():
     assert "none" not in strong.text and "holds at both" not in strong.text
     assert strong.text.startswith("This run plays one table composition, so it cannot speak to play strength")
     assert "clear differences from the baseline at both (1): kalooki51 hands per game (mean) higher" in strong.text
-    assert strong.short.startswith("One table composition, so the run cannot speak to play strength; 1 clear "
-                                   "difference from the baseline at lookahead and search")
+    assert strong.short.startswith("This run cannot speak to play strength, the frontier can: 1 clear difference "
+                                   "from the baseline at lookahead and search")
 
 
 def test_every_one_line_finding_is_short_and_the_full_text_stays():
@@ -524,3 +524,15 @@ def test_every_one_line_finding_is_short_and_the_full_text_stays():
     assert kalooki.text.startswith("other: Kalookis per 1,000 hands 80.0 vs 40.0, +40.0 (95% CI +30.0 to +50.0)")
     for f in found:
         assert len(f.short) <= 160 and f.short.count(". ") == 0, f.short
+
+
+def test_the_order_of_play_line_leads_with_the_places_unless_the_dealer_clearly_differs_from_the_baseline():
+    unclear = _judge([_row("dealer_hand_win_rate", a=0.25, b=0.251, low=-0.02, high=0.022)])
+    clear = _judge([_row("dealer_hand_win_rate", a=0.25, b=0.30, low=0.03, high=0.07)])
+    places = findings.advantage_findings({"other": findings.group_advantage(_seats([0.24, 0.26, 0.25, 0.25], 0.03),
+                                                                             0.01)}, {}, {}, {})
+    line = lambda judged: next(f for f in findings.merge(findings.difference_findings(judged, "base") + places)
+                               if f.topic == findings.SEAT).short
+    assert line(unclear) == "No clear advantage by order of play: not established in 1 profile."
+    assert line(clear) == ("Dealer against the baseline, largest: other dealer's hand win rate 30.0% vs 25.0% "
+                           "(+5.0 pp).")
