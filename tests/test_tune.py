@@ -194,7 +194,7 @@ def test_target_outside_the_range_is_refused_with_the_range_seen(tmp_path):
                       "--block-games", "5", "--shard-games", "5", "--local", "--out", str(tmp_path / "s"),
                       "--report", str(tmp_path / "r"))
     assert rc == 2 and "outside what opening_min 30..60 gives" in err and " at 30 to " in err
-    assert not (tmp_path / "r").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no study, no hidden folder, no page
 
 
 @pytest.fixture()

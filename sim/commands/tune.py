@@ -278,9 +278,12 @@ def run(args):
     try:
         with contextlib.nullcontext() if args.local else runner.ray_session(args.workers, args.address, study.out):
             stages, f = search(lo, hi, args.games, block_games, play, assess, on_stage)
+        fitting.check(f, name)
+    except UserError:
+        study.output.discard()  # a question it cannot answer: a new study's hidden folder goes, --out is as it was
+        raise
     finally:
         bar.close()
-    fitting.check(f, name)
     study.write(stages, f, command, complete=True, answers=answers)
     study.publish(log)
     seconds = time.perf_counter() - t_start
