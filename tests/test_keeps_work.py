@@ -15,6 +15,7 @@ import pytest
 
 from sim import profiles
 from sim.cli import main
+from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's S3 server)
 
 GAMES = ("--games", "4", "--local")
 
@@ -349,3 +350,25 @@ def test_progress_bars_name_the_study_and_the_frontier_times_every_rung(mine, tm
     assert clock(5, 5.0) == "frontier: about 3 min left in all"  # 5 greedy games at 1 s, 10 search at 15 s
     assert clock.start("search") == "frontier: about 2 min left in all"
     assert clock(5, 50.0) == "frontier: about 50 s left in all"  # the search rung timed: 10 s a game
+
+
+def test_a_skill_study_in_a_bucket_is_published_whole_and_refitted(mine, s3):  # noqa: F811
+    """An object store cannot rename a folder: the study is played in .skill.partial and its files moved
+    into RUN/skill one by one, the marks last; a re-fit replaces the fit and says so."""
+    import pyarrow.fs as pafs
+
+    from sim import runformat
+    run = f"s3://{BUCKET}/keeps/run?{s3}"
+    argv = ["skill", "--profile", mine, "--players", "expert,greedy", *GAMES, "--out", run]
+    assert _kalooki(*argv, "--boot", "2", "-q")[0] == 0
+    rc, _, err = _kalooki(*argv, "--boot", "3")
+    assert rc == 0 and "replacing the skill fit in" in err and "(boot: 2 there, 3 now)" in err, err
+    loc = runformat.locate(run)
+    names = [i.path[len(loc.root) + 1:] for i in loc.fs.get_file_info(pafs.FileSelector(loc.root, recursive=True))
+             if i.type == pafs.FileType.File]
+    assert "skill/manifest.json" in names and "skill/skill/skill.json" in names
+    assert not [n for n in names if ".partial" in n], names
+    fit = json.loads(runformat.read_bytes(loc.fs, loc.path("skill/skill/skill.json")))
+    assert fit["boot"] == 3 and fit["profiles"] == ["mine"]
+    rc, _, err = _kalooki("verify", runformat.join_uri(run, "skill"))
+    assert rc == 0, err
