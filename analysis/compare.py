@@ -332,8 +332,9 @@ VERDICT_SHORT = {findings.HIGHER: "B higher", findings.LOWER: "B lower", finding
                  findings.NOT_ESTABLISHED: "unclear", findings.NOT_APPLICABLE: "n/a", findings.NOT_TESTED: "untested",
                  findings.NO_THRESHOLD: "no thr."}
 VERDICT_LEGEND = ("verdict, against the metric's practical threshold (Holm-corrected):\n"
-                  "  B higher / B lower: a clear difference, the interval past the threshold\n"
-                  "  equivalent: practically equivalent, inside the threshold by an equivalence test (TOST)\n"
+                  "  B higher / B lower: a clear difference, decided by the minimum-effect test against the\n"
+                  "    threshold, Holm-adjusted (an interval past the threshold before the correction may not be)\n"
+                  "  equivalent: practically equivalent, decided by the equivalence test (TOST), Holm-adjusted\n"
                   "  unclear: not established, the data cannot tell\n"
                   "  untested: a median, a p-value, a near-duplicate, constant on both sides, or too few games")
 

@@ -290,9 +290,12 @@ def first_elimination_survival(run) -> pd.DataFrame:
             curve = pd.concat([curve, end], ignore_index=True)
         curve.insert(0, "profile", profile)
         parts.append(curve)
-    if not parts:
-        return pd.DataFrame(columns=["metric", "profile", "time", "n_at_risk", "events", "survival", "ci_low",
-                                     "ci_high", "method"])
+    if not parts:  # typed, so that it joins another run's curves as numbers (compare's overlays)
+        return pd.DataFrame({"metric": pd.Series(dtype=str), "profile": pd.Series(dtype=str),
+                             "time": pd.Series(dtype=float), "n_at_risk": pd.Series(dtype=np.int64),
+                             "events": pd.Series(dtype=np.int64), "survival": pd.Series(dtype=float),
+                             "ci_low": pd.Series(dtype=float), "ci_high": pd.Series(dtype=float),
+                             "method": pd.Series(dtype=str)})
     out = pd.concat(parts, ignore_index=True)
     out["method"] = "Kaplan-Meier, Greenwood standard error, log-log 95% interval (one time per game)"
     return _tidy("survival_no_elimination", out, ["profile", "time"])

@@ -451,3 +451,28 @@ def test_summary_one_row_per_headline_metric_per_profile(tmp_path):
     assert alpha.loc["dealer_hand_win_rate", "estimate"] == pytest.approx(4 / 6)
     assert alpha.loc["seat_equal_shares_p", "p_value"] == pytest.approx(sps.chisquare([2, 4]).pvalue)
     assert table["method"].notna().all()
+
+
+def test_a_run_without_elimination_has_a_typed_empty_survival_curve_that_joins_and_plots(results):
+    # compare overlays A's curves with B's; B without elimination must not turn A's numbers into objects
+    import copy
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analysis import plots
+    manifest = copy.deepcopy(results.run.manifest)
+    for info in manifest["profiles"].values():
+        info.setdefault("params", {})["game_end"] = "target"
+    none = metrics.first_elimination_survival(metrics.RunData(manifest, results.run.summary, results.run.profiles))
+    assert none.empty and none["survival"].dtype == float and none["ci_low"].dtype == float
+    both = pd.concat([results.survival.assign(profile="A: " + results.survival["profile"]),
+                      none.assign(profile="B: none")], ignore_index=True)
+    assert both["ci_high"].dtype == float and both["time"].dtype == float
+    fig, ax = plt.subplots()
+    try:
+        plots.survival(ax, both)
+        assert ax.get_legend() is not None
+    finally:
+        plt.close(fig)
