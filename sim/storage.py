@@ -9,10 +9,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import posixpath
+import shutil
 import socket
 import time
 import uuid
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -187,8 +190,6 @@ def differences_text(diffs: list[str]) -> str:
 
 def sibling(loc: RunLocation, label: str) -> RunLocation:
     """The hidden folder ``.NAME.LABEL`` beside ``loc`` (NAME its last component), on its filesystem."""
-    import posixpath
-    from urllib.parse import urlsplit, urlunsplit
     name = posixpath.basename(loc.root.rstrip("/"))
     root = posixpath.join(posixpath.dirname(loc.root.rstrip("/")), f".{name}.{label}")
     if "://" in loc.uri:
@@ -277,11 +278,10 @@ class Output:
                     os.rename(aside.root, final.root)
                 raise
             if had_old:
-                import shutil
                 shutil.rmtree(aside.root, ignore_errors=True)
             return
         files = _tree_files(staging)
-        files.sort(key=lambda rel: (posixpath_base(rel) in LAST_NAMES, rel.count("/") == 0, rel))
+        files.sort(key=lambda rel: (_base_name(rel) in LAST_NAMES, rel.count("/") == 0, rel))
         if self.final.fs.get_file_info(final.root).type == pafs.FileType.Directory:
             fs.delete_dir_contents(final.root, missing_dir_ok=True)
         for rel in files:
@@ -299,7 +299,7 @@ class Output:
 LAST_NAMES = ("manifest.json", "frontier.json", "skill.json", ".kalooki-report.json")
 
 
-def posixpath_base(rel: str) -> str:
+def _base_name(rel: str) -> str:
     return rel.rsplit("/", 1)[-1]
 
 
@@ -309,7 +309,7 @@ def remove_tree(loc: RunLocation) -> None:
         if loc.fs.get_file_info(loc.root).type == pafs.FileType.Directory:
             loc.fs.delete_dir(loc.root)
     except (OSError, pa.ArrowException):
-        pass  # a staging folder left behind is hidden and removed by the next command that writes there
+        pass  # what cannot be deleted stays in a hidden folder (.NAME.partial...), apart from any output
 
 
 def claim_output(out, kind: str, identity: dict, *, read_mark, about: str | None = None, settings: dict | None = None,

@@ -99,24 +99,7 @@ def read_only(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# 1. a profile file works in skill (and frontier): the fit gets the profile's name
-
-
-def test_skill_and_frontier_take_a_profile_file(mine, tmp_path):
-    run = tmp_path / "run"
-    rc, printed, err = _kalooki("skill", "--profile", mine, "--players", "expert,greedy", *GAMES, "--boot", "5",
-                                "--out", run, "-q", "--json")
-    assert rc == 0, err
-    assert list(json.loads(printed)["profiles"]) == ["mine"]
-    assert json.loads((run / "skill" / "skill" / "skill.json").read_text())["profiles"] == ["mine"]
-    rc, _, err = _kalooki("frontier", "--profile", mine, "--games", "2", "--local", "--rungs", "greedy,expert",
-                          "--out", run, "-q")
-    assert rc == 0, err
-    assert json.loads((run / "frontier" / "frontier.json").read_text())["profiles"] == ["mine"]
-
-
-# ---------------------------------------------------------------------------------------------
-# 2. one rule for every --out: refused in one line and left as it was unless --force
+# one rule for every --out: refused in one line and left as it was unless --force
 
 
 def test_compare_refuses_a_report_another_comparison_and_a_run(two_runs):
@@ -157,7 +140,7 @@ def test_a_report_stopped_part_way_leaves_the_old_report(two_runs, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. a read-only --out: one line, status 2, for every command that writes
+# a read-only --out: one line, status 2, for every command that writes
 
 
 def test_a_read_only_out_is_one_line_for_every_writing_command(two_runs, mine, read_only):
@@ -179,17 +162,32 @@ def test_a_read_only_out_is_one_line_for_every_writing_command(two_runs, mine, r
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. a frontier's or a skill study's --out is the run's folder, whether or not the run exists yet
+# a frontier's or a skill study's --out is the run's folder, whether or not the run exists yet; a
+# profile file's name
 
 
-def test_studies_go_into_the_run_folder_before_and_after_the_run(mine, tmp_path):
+def test_studies_go_into_the_run_folder_before_and_after_the_run(mine, tmp_path, monkeypatch):
+    """Before the run: a frontier and a skill study of a profile file (named by the profile's name, each
+    with its progress bar's label), then the run itself, then a report showing both."""
+    from sim import runner
+    labels, real = [], runner._progress
+
+    def progress(total, initial, enabled, label="simulate"):
+        labels.append(label)
+        return real(total, initial, False, label)
+
+    monkeypatch.setattr(runner, "_progress", progress)
     run = tmp_path / "runs" / "default"
     rc, _, err = _kalooki("frontier", "--profile", mine, "--games", "2", "--local", "--rungs", "greedy,expert",
                           "--out", run, "-q")
     assert rc == 0, err
-    rc, _, err = _kalooki("skill", "--profile", mine, "--players", "expert,greedy", *GAMES, "--boot", "5",
-                          "--out", run, "-q")
+    assert json.loads((run / "frontier" / "frontier.json").read_text())["profiles"] == ["mine"]
+    rc, printed, err = _kalooki("skill", "--profile", mine, "--players", "expert,greedy", *GAMES, "--boot", "5",
+                                "--out", run, "-q", "--json")
     assert rc == 0, err
+    assert list(json.loads(printed)["profiles"]) == ["mine"]
+    assert json.loads((run / "skill" / "skill" / "skill.json").read_text())["profiles"] == ["mine"]
+    assert labels == ["frontier greedy mine", "frontier expert mine", "skill mine"]
     assert sorted(p.name for p in run.iterdir()) == ["frontier", "skill"]
     rc, _, err = _kalooki("simulate", "--profile", mine, *GAMES, "--seed", "1", "--out", run, "-q")
     assert rc == 0, err  # a run folder holding only its studies is not refused
@@ -207,12 +205,12 @@ def test_frontier_and_skill_help_say_out_is_the_run_folder(capsys):
 
 
 # ---------------------------------------------------------------------------------------------
-# 5. no silent replacement of a study; a stop never leaves half a study
+# no silent replacement of a study; a stop never leaves half a study
 
 
 def test_a_frontier_keeps_its_rungs_and_a_re_analysis_writes_nothing(mine, tmp_path, monkeypatch):
     run = tmp_path / "run"
-    argv = ["frontier", "--profile", mine, "--games", "2", "--local", "--out", run]
+    argv = ["frontier", "--profile", mine, "--games", "1", "--local", "--out", run]
     rc, _, err = _kalooki(*argv, "--rungs", "greedy,expert", "-q")
     assert rc == 0, err
     doc = run / "frontier" / "frontier.json"
@@ -294,7 +292,7 @@ def test_a_skill_re_fit_says_so_and_a_stopped_fit_leaves_the_old_one(mine, tmp_p
 
 
 # ---------------------------------------------------------------------------------------------
-# 6. what is said: the time a study may take, short refusals, defaults, progress labels, the ETA
+# what is said: the time a study may take, short refusals, defaults, progress labels, the ETA
 
 
 def test_skill_says_the_time_it_may_take_before_playing(mine, tmp_path, monkeypatch):
@@ -330,21 +328,8 @@ def test_frontier_defaults_its_seed_and_profiles_as_skill_does():
     assert study.configs["greedy"].seed == 1 and tuple(study.plans["greedy"].profiles) == DEFAULT_PROFILES
 
 
-def test_progress_bars_name_the_study_and_the_frontier_times_every_rung(mine, tmp_path, monkeypatch):
-    from sim import frontier, runner
-    labels = []
-    real = runner._progress
-
-    def progress(total, initial, enabled, label="simulate"):
-        labels.append(label)
-        return real(total, initial, False, label)
-
-    monkeypatch.setattr(runner, "_progress", progress)
-    assert _kalooki("skill", "--profile", mine, "--players", "expert,greedy", *GAMES, "--boot", "2",
-                    "--out", tmp_path / "run", "-q")[0] == 0
-    assert _kalooki("frontier", "--profile", mine, "--games", "2", "--local", "--rungs", "greedy,expert",
-                    "--out", tmp_path / "run", "-q")[0] == 0
-    assert labels == ["skill mine", "frontier greedy mine", "frontier expert mine"]
+def test_the_frontier_says_the_time_left_over_every_rung_by_each_rungs_speed():
+    from sim import frontier
     clock = frontier.Clock({"greedy": 10, "search": 10})
     assert clock.start("greedy") is None  # nothing timed yet
     assert clock(5, 5.0) == "frontier: about 3 min left in all"  # 5 greedy games at 1 s, 10 search at 15 s
