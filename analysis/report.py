@@ -30,9 +30,10 @@ METHOD_NOTES = [
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
     "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
     "void and stalled shares count every deal.",
-    "Seat fairness per table size: chi-square goodness of fit of the winner's seat against 1/n "
+    "Order of play per table size (the winner's place relative to the dealer, seat_from_dealer: 1st to play, ..., "
+    "the dealer): chi-square goodness of fit of the winner's place against 1/n "
     "(scipy.stats.chisquare); the dealer's rate against 1/n by a cluster-robust t-test; the dealer's edge "
-    "over the other seats and first player minus dealer as effect sizes. The full table is the headline.",
+    "over the other players and the 1st to play minus the dealer as effect sizes. The full table is the headline.",
     "Buy-in rate: buy-ins over the eliminations where the rules allowed one (fewer than max_buy_ins so far "
     "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
@@ -107,7 +108,7 @@ def provenance(doc: Document, manifest: dict, heading: str = "Provenance") -> No
 
 
 def seat_rates_for_plot(res: metrics.Results) -> pd.DataFrame:
-    """Hand-level seat win rates at each profile's full table size (the figure shows one size)."""
+    """Hand-level win rates by order of play at each profile's full table size (the figure shows one size)."""
     rates = res.seat_rates[res.seat_rates["level"] == "hand"]
     full = {p: metrics.full_table_size(res.run, p) for p in rates["profile"].unique()}
     return rates[rates["n_players"] == rates["profile"].map(full)]
@@ -501,7 +502,7 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.table(res.elimination, "Elimination and buy-ins", ["metric", "profile", "bot", "n", "k", "estimate", "ci_low",
                                                            "ci_high", "method"])
     doc.attach("survival", res.survival, "Kaplan-Meier survival table")
-    doc.attach("eliminated_by_group", findings.elimination_by_group(res), "Eliminations by seat and by bot")
+    doc.attach("eliminated_by_group", findings.elimination_by_group(res), "Eliminations by order of play in the first deal and by bot")
     doc.close("details")
     doc.open("details", "Game shape")
     doc.table(res.shape, "Game shape", ["metric", "profile", "n", "k", "estimate", "ci_low", "ci_high", "method"])
