@@ -275,9 +275,9 @@ def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
     The interval is Wilson's at n / deff_used, where deff_used is the larger of
     - deff * (t / z)^2, t the 95% quantile on games - 1 degrees of freedom (the few-games correction
       of Korn and Graubard: a design effect estimated from G games is as uncertain as a t on G - 1), and
-    - the floor of :func:`design_effect_floor`: 1, or the design effect's upper 95% limit where the
-      games show it below 1; an interval is never narrower than the independent (Wilson) one without
-      that evidence.
+    - the floor of :func:`design_effect_floor`: 1 below TRUSTED_GAMES games (never narrower than the
+      independent Wilson interval where too few games can show the rows less variable than
+      independent ones), none from there on.
     A sample whose games all have the same share has its residual sum of squares taken as one row's
     worth (no interval of zero width).  A share of 0 or 1 is Wilson's at n (deff 1).  ``design_effect``
     is the estimate, ``design_effect_used`` the one the interval is made at."""
@@ -317,10 +317,10 @@ def cluster_mean(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:
     error on games - 1 degrees of freedom; `yy_rows` (row-level sum of squares) gives the rows'
     standard deviation.
 
-    Where the rows are clustered (a game holds more than one row) and `yy_rows` is given, the interval
-    is the wider of the cluster-robust t interval and the independent one (z times the rows' standard
-    error, at the design effect floor of :func:`design_effect_floor`): the clustering never narrows it
-    without evidence.  Games that all have the same mean have their residual sum of squares taken as
+    Where the rows are clustered (a game holds more than one row) and `yy_rows` is given, below
+    TRUSTED_GAMES games the interval is the wider of the cluster-robust t interval and the independent
+    one (z times the rows' standard error; :func:`design_effect_floor`): too few games never narrow
+    it below the independent interval.  Games that all have the same mean have their residual sum of squares taken as
     one unit of y (no interval of zero width)."""
     r, var, var_floor = _honest_moments(games, x, y, Y2, X2, XY)
     _, se = ratio_moments(games, x, y, Y2, X2, XY)
@@ -348,7 +348,7 @@ def cluster_count(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:
 
     The dispersion phi is the cluster-robust (by game, CR1) variance over the Poisson one, R / x; the
     interval is Garwood's for y / phi_used events in x / phi_used rows, phi_used the larger of phi * (t /
-    z)^2 (t on games - 1 degrees of freedom) and :func:`design_effect_floor` of phi, as for a share.  A
+    z)^2 (t on games - 1 degrees of freedom) and :func:`design_effect_floor`, as for a share.  A
     sample with no event at all gets the one-sided bound [0, -ln(0.05) / x] (the rule of three: under 3
     events in x rows at 95%), never [0, 0].  Large counts give the t interval of :func:`cluster_mean`;
     small ones the Poisson's skew."""
