@@ -38,7 +38,8 @@ img { max-width: 100%%; } .caption, figcaption { color: #555; font-size: 0.85em;
 figure { margin: 0.3em 0; } .figs { display: grid; grid-template-columns: 1fr 1fr; gap: 0.6em 1.2em; }
 .figs figure.wide { grid-column: 1 / span 2; }
 nav.toc { font-size: 0.9em; } nav.toc a { margin-right: 1.2em; white-space: nowrap; }
-ul.findings li { margin: 0.25em 0; } p.finding { margin: 0.4em 0; } .play { background: #f6f8fa; border-left: 4px solid #6a8; padding: 0.4em 0.8em; }
+ul.findings li { margin: 0.25em 0; } p.finding { margin: 0.4em 0; }
+.play { background: #f6f8fa; border-left: 4px solid #6a8; padding: 0.4em 0.8em; }
 details { margin: 0.3em 0; } details > summary { cursor: pointer; color: #245; }
 .partial { border: 3px solid #c00; background: #fee; padding: 0.5em 1em; margin: 1em 0; }
 .partial h2 { color: #c00; margin-top: 0.3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }

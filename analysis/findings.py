@@ -388,8 +388,8 @@ def _difference_phrase(row) -> str:
 def _short_difference(row) -> str:
     """'kalooki51 can open with the dealt hand 38.8% vs 22.2% (+16.5 pp)'."""
     kind = row.kind
-    return (f"{row.profile_b} {sentence_label(show(row.metric, kind).label)} {fmt_value(row.metric, row.estimate_b, kind)}"
-            f" vs {fmt_value(row.metric, row.estimate_a, kind)} "
+    return (f"{row.profile_b} {sentence_label(show(row.metric, kind).label)} "
+            f"{fmt_value(row.metric, row.estimate_b, kind)} vs {fmt_value(row.metric, row.estimate_a, kind)} "
             f"({fmt_difference(row.metric, row.difference, np.nan, np.nan, kind)})")
 
 
@@ -477,7 +477,8 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
             lead = "Dealer against the baseline: " if topic == SEAT else ""
             short, weight = _difference_short(rows, baseline)
             if topic == SEAT:  # the dealer against the baseline leads the topic only when it states a difference
-                short, weight = f"Dealer against the baseline, {short[0].lower()}{short[1:]}", weight if stated else -1.0
+                short = f"Dealer against the baseline, {short[0].lower()}{short[1:]}"
+                weight = weight if stated else -1.0
             out.append(Finding(topic, lead + ". ".join(parts) + ".", stated, short, weight))
     return out
 

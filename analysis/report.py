@@ -502,7 +502,8 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.table(res.elimination, "Elimination and buy-ins", ["metric", "profile", "bot", "n", "k", "estimate", "ci_low",
                                                            "ci_high", "method"])
     doc.attach("survival", res.survival, "Kaplan-Meier survival table")
-    doc.attach("eliminated_by_group", findings.elimination_by_group(res), "Eliminations by order of play in the first deal and by bot")
+    doc.attach("eliminated_by_group", findings.elimination_by_group(res),
+               "Eliminations by order of play in the first deal and by bot")
     doc.close("details")
     doc.open("details", "Game shape")
     doc.table(res.shape, "Game shape", ["metric", "profile", "n", "k", "estimate", "ci_low", "ci_high", "method"])
@@ -578,8 +579,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
                  f"practical threshold (configs/thresholds.toml): {verdicts}.")
     else:
-        doc.text(f"One profile, {baseline}: no other profile to set it against. Its order of play, bots and money are judged "
-                 f"against their fair shares, each one of three verdicts against the practical threshold "
+        doc.text(f"One profile, {baseline}: no other profile to set it against. Its order of play, bots and money are "
+                 f"judged against their fair shares, each one of three verdicts against the practical threshold "
                  f"(configs/thresholds.toml): {verdicts}.")
     write_findings(doc, found)
     doc.heading("Headline metrics")

@@ -170,7 +170,8 @@ def test_places_relative_to_the_dealer_are_named_by_order_of_play():
     assert [findings.play_order_label(k, 4) for k in (1, 2, 3, 4)] == [
         "1st to play", "2nd to play", "3rd to play", "dealer (plays last)"]
     assert findings.play_order_label(4, 6) == "4th to play" and findings.play_order_label(2, 2) == "dealer (plays last)"
-    assert findings.play_order_label(11, 12) == "11th to play" and findings.play_order_label(12, 12).startswith("dealer")
+    assert findings.play_order_label(11, 12) == "11th to play"
+    assert findings.play_order_label(12, 12).startswith("dealer")
 
 
 def test_seat_advantage_is_judged_three_ways():

@@ -94,8 +94,10 @@ def _frontier_frame(rows) -> pd.DataFrame:
 def test_a_profile_whose_intervals_would_flatten_the_others_is_clipped_and_named():
     # east_coast's one-hand games: Kalookis per 1,000 hands with intervals up to 310
     rows = [("Kalookis per 1,000 hands", "kalooki_per_hand", p, r, e, lo, hi)
-            for p, r, e, lo, hi in [("kalooki40", "greedy", 0.013, 0.004, 0.039), ("kalooki40", "expert", 0.022, 0.009, 0.049),
-                                    ("kalooki51", "greedy", 0.016, 0.007, 0.037), ("kalooki51", "expert", 0.015, 0.008, 0.027),
+            for p, r, e, lo, hi in [("kalooki40", "greedy", 0.013, 0.004, 0.039),
+                                    ("kalooki40", "expert", 0.022, 0.009, 0.049),
+                                    ("kalooki51", "greedy", 0.016, 0.007, 0.037),
+                                    ("kalooki51", "expert", 0.015, 0.008, 0.027),
                                     ("east_coast", "greedy", 0.05, 0.0, 0.31), ("east_coast", "expert", 0.05, 0.0, 0.31)]]
     frame = _frontier_frame(rows)
     limits, clipped = frontier.shared_limits(frame)
