@@ -552,10 +552,14 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
     designs = "; ".join(f"{a} vs {b}: {rows['design'].iloc[0]}, {rows['replicates'].iloc[0]} replicates"
                         for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False))
     doc.text("How much skill decides each side, for the same set of players (kalooki skill; the measures in the "
-             "glossary): each measure with its 95% bootstrap interval over deals, the difference B - A with its "
+             "glossary): each measure's excess over its side's chance benchmark (the measure minus what the same "
+             "games with their finishing orders shuffled give; the luck shares and the coin-flip share scaled so "
+             "that pure chance reads 1) with its 95% bootstrap interval over deals, the difference B - A with its "
              f"interval ({designs}) and its verdict against the measure's practical threshold, "
-             f"{judged['correction'].iloc[0]}. Less luck, a larger spread or a higher adjacent win: skill decides "
-             "more.")
+             f"{judged['correction'].iloc[0]}; the luck share is the coin-flip share on another scale, shown, not "
+             "tested. A clear difference says skill decides more on one side (less luck, a larger spread or a "
+             "higher adjacent win) only where leaving out any one player keeps its sign; otherwise its verdict "
+             "names the player it rests on.")
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         header = [Cell("Measure", "unit"), Cell("A", "estimate (95% CI)"), Cell("B", "estimate (95% CI)"),
                   Cell("B − A", "95% CI"), Cell("Verdict", "against the threshold")]
@@ -568,7 +572,8 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
                           Cell(skill.fmt_estimate(r.measure, r.estimate_b, r.ci_low_b, r.ci_high_b)),
                           Cell(skill.fmt_change(r.measure, r.difference, r.diff_ci_low, r.diff_ci_high),
                                cls=r.verdict if stated else ""),
-                          Cell(r.verdict, threshold, r.verdict if stated else
+                          Cell(r.verdict + (f", rests on {r.rests_on}" if stated and getattr(r, "rests_on", "")
+                                            else ""), threshold, r.verdict if stated else
                                "equivalent" if r.verdict == findings.EQUIVALENT else "", inline=True)])
         doc.grid(header, cells, f"A = {a}, B = {b}")
     doc.attach("skill_differences", judged, "Every skill and luck measure's difference, tested and judged")

@@ -268,8 +268,9 @@ def _rescaled(m: dict, chance: dict) -> dict:
     return out
 
 
-CHANCE = 200  # shuffles of the chance benchmark per profile
-LOO_CHANCE = 100  # of them refitted without each player for the leave-one-out fits
+CHANCE = 199  # shuffles of the chance benchmark per profile (odd: the median is one shuffle's value, so that
+# the coin-flip share of the median luck share, 1, is the median coin-flip share)
+LOO_CHANCE = 99  # of them refitted without each player for the leave-one-out fits
 
 
 def chance_null(counts: DealCounts, money: bool, shuffles: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -755,16 +756,28 @@ def compare_fits(pairs, thresholds, level: float = LEVEL) -> pd.DataFrame:
         res = []
         for fit, prof in ((fit_a, a), (fit_b, b)):  # each with its study's chance benchmark (same seed, same shuffles)
             res.append(measure(load_games(fit.run, [prof]), fit.players, boot=0,
-                               seed=_profile_seed(fit.meta.get("seed", 0), prof), leave_out=False))
+                               seed=_profile_seed(fit.meta.get("seed", 0), prof)))
         seed_a, seed_b = (load_manifest_seed(f.run) for f in (fit_a, fit_b))
         boot = max(int(fit_a.meta.get("boot", 0)), int(fit_b.meta.get("boot", 0))) or BOOT
         rows, diffs = measure_difference(res[0], res[1], seed_a is not None and seed_a == seed_b, boot,
                                          _pair_seed(fit_a.meta.get("seed", 0), a, b), level)
         rows.insert(0, "profile_b", b)
         rows.insert(0, "profile_a", a)
+        rows["rests_on"] = [rests_on(res[0]["leave_one_out"], res[1]["leave_one_out"], m, d)
+                            for m, d in zip(rows["measure"], rows["difference"])]
         parts.append(rows)
         reps.update({(a, b, m): d for m, d in diffs.items()})
     return judge_differences(pd.concat(parts, ignore_index=True), reps, thresholds)
+
+
+def rests_on(loo_a: pd.DataFrame, loo_b: pd.DataFrame, name: str, difference: float) -> str:
+    """The players without whom B minus A of ``name``'s excess over chance (``difference``) changes
+    sign or vanishes, from the two sides' leave-one-out fits; "" when it holds without any one."""
+    if not len(loo_a) or not len(loo_b):
+        return ""
+    a = loo_a[loo_a["measure"] == name].set_index("left_out")["excess"]
+    b = loo_b[loo_b["measure"] == name].set_index("left_out")["excess"]
+    return ", ".join(str(p) for p in a.index.intersection(b.index) if not (b[p] - a[p]) * difference > 0)
 
 
 def judge_differences(table: pd.DataFrame, reps: dict, thresholds) -> pd.DataFrame:

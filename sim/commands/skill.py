@@ -22,16 +22,22 @@ profiles, players, games and seed is fitted again (with another --boot the new f
 and says so); one of other settings is refused unless --force.
 
 Per profile, from head-to-head results (every pair of different players at a game; the one finishing
-ahead wins) a Bradley-Terry fit gives each player a rating (log-odds; Elo = x 400/ln 10).  Measures:
-spread (strongest minus weakest rating), adjacent_win (mean over neighbouring players of the chance the
-stronger finishes ahead), luck_share (mean squared error of the fitted chances over the head-to-head
-results, divided by a coin flip's 1/4: 1 = pure chance, 0 = the stronger always finishes ahead),
-coin_flip_share (the share of games a coin flip would have to decide in a stronger-always-wins game to
-give the same luck share: 1 - sqrt(1 - luck_share)); with money, pay_spread (units per game) and
-pay_luck_share (1 - R^2 of net payment per player-game on the player).  Intervals: 95% percentile
-bootstrap over deals (--boot replicates from --seed).  With several profiles, each profile's measures
-minus the first profile's, paired by deal (every profile deals deal d from the same seed), with
-intervals from the replicates' differences (* where they exclude 0).  `kalooki compare` judges such
+ahead wins; players knocked out for good in the same hand, or level on their totals, share a place: half
+a win each) a Bradley-Terry fit gives each player a rating (log-odds; Elo = x 400/ln 10).  Measures:
+spread (strongest minus weakest rating; the pair it spans is named), adjacent_win (mean over
+neighbouring players of the chance the stronger finishes ahead), luck_share (mean squared error of the
+fitted chances over the head-to-head results, divided by the same for pure chance: 1 = no more than
+chance, 0 = the stronger always finishes ahead), coin_flip_share (the share of games a coin flip would
+have to decide in a stronger-always-wins game to give the same luck share: 1 - sqrt(1 - luck_share), 1
+for pure chance; the one of the two that gets a verdict); with money, pay_spread (units per game) and
+pay_luck_share (1 - R^2 of net payment per player-game on the player, over pure chance's).  Chance:
+each measure beside its chance benchmark (median and 95% range over 199 refits of the study with each
+game's finishing order shuffled among its seats, from --seed) and as its excess over it; every measure
+is also refitted without each player.  Intervals: 95% percentile bootstrap over deals (--boot
+replicates from --seed, the same deals drawn for every profile).  With several profiles, each profile's
+measures minus the first profile's, paired by deal, with intervals from the replicates' differences (*
+where they exclude 0), and which profiles reward skill more: a clear coin-flip-share difference (Holm
+over the pairs) that leaving out any one player does not reverse.  `kalooki compare` judges such
 differences against practical thresholds, between two studies (`kalooki compare RUN_A/skill
 RUN_B/skill`) or two profiles of one.  The measures describe this set of players: compare profiles
 measured with the same --players."""
@@ -52,7 +58,7 @@ def register(sub):
     add_seed_arg(p, default=1, what="seed of the deals and of the bootstrap")
     p.add_argument("--out", default="runs/default", metavar="RUN",
                    help="the run's folder, a path or a URI; the study goes to RUN/skill/ (default: %(default)s)")
-    p.add_argument("--boot", type=int, default=200, metavar="B",
+    p.add_argument("--boot", type=int, default=1000, metavar="B",
                    help="bootstrap replicates over deals, 0 for none (default: %(default)s)")
     add_ray_args(p, "games per shard, a multiple of the 4 seats (default: 100, or --games if fewer)")
     p.add_argument("--json", action="store_true", help="print the measures as one JSON object (default: tables)")
@@ -108,9 +114,9 @@ def run(args):
     log(skill.estimate_line(len(given), args.games, players, args.workers, args.local))
     where = output.path
     import dataclasses
-    label = f"skill {names[0]}" if len(names) == 1 else f"skill ({len(names)} profiles)"
     result = skill.run_study(dataclasses.replace(config, out=where), local=args.local, address=args.address,
-                             progress=show_progress(args), command=_command(args), log=log, label=label)
+                             progress=show_progress(args), command=_command(args), log=log,
+                             label="skill {profile}")
     from analysis import skill as fit
     study = fit.fit_run(where, names, players, boot=args.boot, seed=args.seed, command=_command(args),
                         run_id=result.manifest.get("run_id"), log=log, force=args.force)
