@@ -344,7 +344,9 @@ METHOD_NOTES = [
     "number) with replacement, the same draw at every value, and repeats the whole fit and crossing. The values' "
     "intervals are the same replicates' 2.5 and 97.5 percentiles. Practically equal: the value's 90% interval lies "
     "inside the target plus or minus the metric's threshold (configs/thresholds.toml): the equivalence test TOST at "
-    "5%. The stopping rule looks at the data after each stage; the interval is not corrected for those looks.",
+    "5%. The stopping rule looks at the data after each stage; the interval is not corrected for those looks. "
+    "Checked on a deal statistic whose true curve is known (docs/PERFORMANCE.md, Tuning a rule to a target): the "
+    "interval covered the true answer in 98 of 100 seeded studies.",
 ]
 
 
@@ -513,7 +515,8 @@ def terminal_lines(f: Fit, param: str, width: int = 100) -> list[str]:
     shown = t.iloc[np.argsort(np.abs(t["value"].to_numpy() - f.crossing), kind="stable")[:20]].sort_values("value")
     lines = [f"{param:>14s}  {'games':>7s}  {f.metric + ' [95% interval]':38s}  {'fitted':>8s}  equal"]
     for r in shown.itertuples(index=False):
-        lines.append(f"{int(r.value):>14d}  {int(r.games):>7,d}  {_shown(f.metric, r.estimate, r.ci_low, r.ci_high):38s}"
+        estimate = _shown(f.metric, r.estimate, r.ci_low, r.ci_high)
+        lines.append(f"{int(r.value):>14d}  {int(r.games):>7,d}  {estimate:38s}"
                      f"  {findings.fmt_value(f.metric, r.fitted, metric_kind(f.metric)):>8s}  "
                      f"{'≈' if r.practically_equal else ''}")
     if len(shown) < len(t):
