@@ -144,9 +144,10 @@ def _run_id(where: str, rung: str):
 
 
 # A game's time at each rung relative to the greedy rung's, until a rung is timed: the frontier's
-# estimate of the time left scales the last timed rung's speed by these (docs/PERFORMANCE.md: the
-# search rung plays 10 to 20 times slower than the greedy one).
-RUNG_COST = {"greedy": 1.0, "expert": 2.0, "lookahead": 5.0, "search": 15.0}
+# estimate of the time left scales the last timed rung's speed by these.  From the play table of
+# docs/PERFORMANCE.md (expert 1/2.1, lookahead 1/5.7 of the greedy loop's speed) and the README's
+# 1,000-game frontier (the search rung 70 minutes against 11 for the three below it).
+RUNG_COST = {"greedy": 1.0, "expert": 2.1, "lookahead": 5.7, "search": 56.0}
 
 
 class Clock:
@@ -183,9 +184,8 @@ def _cost(rung: str) -> float:
     return RUNG_COST.get(rung, 1.0)
 
 
-def _label(rung: str, profiles) -> str:
-    profiles = list(profiles)
-    return f"frontier {rung} {profiles[0]}" if len(profiles) == 1 else f"frontier {rung} ({len(profiles)} profiles)"
+def _label(rung: str) -> str:
+    return f"frontier {rung} {{profile}}"
 
 
 def run(frontier: Frontier, *, command: str, local: bool = False, address: str | None = None,
@@ -234,7 +234,7 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
             log(f"frontier rung {rung}: {','.join([rung] * frontier.players)} at every table"
                 + (f"; {left}" if left else ""))
             runner.run(configs[rung], local=local, progress=progress, log=log,
-                       command=f"{command}  # rung {rung}", label=_label(rung, frontier.plans[rung].profiles),
+                       command=f"{command}  # rung {rung}", label=_label(rung),
                        eta=clock)
     _write_document(where, frontier, rungs, command, complete=True)
     line = output.replacing_line()

@@ -884,7 +884,8 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
     An interrupt (Ctrl-C) ends the run as a ``KeyboardInterrupt`` whose message says how many shards
     are written and that the same command resumes the run (the finished shards are in the manifest).
     ``flag`` names the option that gave ``config.out`` in errors (--out, or a sweep's --runs);
-    ``label`` starts the progress bar ("simulate", "skill kalooki40", ...); ``eta`` (optional) is
+    ``label`` starts the progress bar ("simulate", "skill {profile}": the profile of the shard that
+    finished last); ``eta`` (optional) is
     told each finished shard's (games, seconds) and says the time left instead of the run itself
     (a frontier's estimate over all its rungs)."""
     log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
@@ -990,7 +991,8 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
     if kept and jobs:
         log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
     kept_games = sum(e["n_games"] for e in kept)
-    bar = _progress(plan.total_games, kept_games, progress and bool(jobs), label)
+    bar = _progress(plan.total_games, kept_games, progress and bool(jobs),
+                    label.format(profile=jobs[0].spec.profile.name) if jobs else label)
     t0 = time.perf_counter() - ray_seconds  # Ray, started by ``run`` before anything was written, counts
     t_play = time.perf_counter()
     # the time left is said once, when every worker has finished a shard (or no shard is left to wait for)
@@ -1005,6 +1007,8 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         result.hand_rows += summary["files"]["hands"]["rows"]
         result.shards_run += 1
         bar.update(summary["n_games"])
+        if "{profile}" in label:  # the profile whose shard just finished (profiles are interleaved)
+            bar.set_description(label.format(profile=summary["profile"]), refresh=False)
         elapsed = time.perf_counter() - t_play
         overall = eta(result.games, elapsed) if eta is not None and elapsed > 0 else None
         bar.set_postfix_str(", ".join(t for t in (f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "",

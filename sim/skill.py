@@ -27,7 +27,7 @@ STUDY_DIR = "skill"  # a run's skill study lives in RUN/skill (what `kalooki rep
 # one core with the default players (kalooki skill's defaults, 7,200 games, took 2 minutes on 2
 # cores), and each player's time per game relative to the greedy bot's.
 GAMES_PER_CORE_S = 30.0
-PLAYER_COST = {"greedy": 1.0, "random": 0.5, "expert": 2.0, "lookahead": 5.0, "search": 15.0}
+PLAYER_COST = {"greedy": 1.0, "random": 0.5, "expert": 2.1, "lookahead": 5.7, "search": 56.0}  # sim.frontier.RUNG_COST
 
 
 def tables_for(players, seats: int = SEATS) -> tuple:

@@ -332,8 +332,8 @@ def test_the_frontier_says_the_time_left_over_every_rung_by_each_rungs_speed():
     from sim import frontier
     clock = frontier.Clock({"greedy": 10, "search": 10})
     assert clock.start("greedy") is None  # nothing timed yet
-    assert clock(5, 5.0) == "frontier: about 3 min left in all"  # 5 greedy games at 1 s, 10 search at 15 s
-    assert clock.start("search") == "frontier: about 2 min left in all"
+    assert clock(5, 5.0) == "frontier: about 9 min left in all"  # 5 greedy games at 1 s, 10 search at 56 s
+    assert clock.start("search") == "frontier: about 9 min left in all"
     assert clock(5, 50.0) == "frontier: about 50 s left in all"  # the search rung timed: 10 s a game
 
 
