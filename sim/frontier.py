@@ -123,6 +123,10 @@ def read_mark(loc) -> dict | None:
     doc = json.loads(data)
     if not isinstance(doc, dict) or doc.get("format") != FRONTIER_FORMAT:
         return None
+    if "rules" not in doc and doc.get("rungs"):  # the rules as its runs' manifests record them
+        data = runformat.read_bytes(loc.fs, loc.path(f"{doc['rungs'][0]}/{runformat.MANIFEST_NAME}"))
+        entries = (json.loads(data) if data else {}).get("profiles") or {}
+        doc["rules"] = {n: e.get("rules_hash") for n, e in entries.items()}
     return {"kind": "frontier", "identity": {k: doc.get(k) for k in IDENTITY}, "about": "a frontier",
             "rungs": list(doc.get("rungs") or []), "complete": doc.get("complete") is True, "doc": doc}
 
