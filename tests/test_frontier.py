@@ -169,11 +169,11 @@ def _step(verdict, difference):
 @pytest.mark.parametrize("last, before, status", [
     (_step(findings.EQUIVALENT, 0.1), _step(findings.HIGHER, 2.0), F.CONVERGED),
     (_step(findings.EQUIVALENT, -0.3), _step(findings.EQUIVALENT, 0.1), F.CONVERGED),
-    (_step(findings.EQUIVALENT, 0.4), _step(findings.NOT_ESTABLISHED, 0.2), findings.NOT_ESTABLISHED),
+    (_step(findings.EQUIVALENT, 0.4), _step(findings.NOT_ESTABLISHED, 0.2), F.CONVERGED),
     (_step(findings.HIGHER, 1.5), _step(findings.HIGHER, 3.0), F.NOT_CONVERGED),
     (_step(findings.LOWER, -1.5), _step(findings.EQUIVALENT, 0.0), F.NOT_CONVERGED),
     (_step(findings.NOT_ESTABLISHED, 0.4), _step(findings.HIGHER, 3.0), findings.NOT_ESTABLISHED),
-    (_step(findings.EQUIVALENT, 0.1), None, findings.NOT_ESTABLISHED),
+    (_step(findings.EQUIVALENT, 0.1), None, F.CONVERGED),
     (_step(findings.NOT_APPLICABLE, np.nan), None, findings.NOT_APPLICABLE),
 ])
 def test_convergence_status(last, before, status):
