@@ -884,7 +884,8 @@ def profile_ranking(measures: pd.DataFrame, replicates: pd.DataFrame, loo: pd.Da
             diffs[(a, b, measure_name)] = d
             rows.append(dict(profile_a=a, profile_b=b, measure=measure_name, metric=f"skill_{measure_name}",
                              kind="skill", unit=MEASURES[measure_name][0], estimate_a=float(est.loc[a, "estimate"]),
-                             estimate_b=float(est.loc[b, "estimate"]), difference=float(est.loc[b, "estimate"] - est.loc[a, "estimate"]),
+                             estimate_b=float(est.loc[b, "estimate"]),
+                             difference=float(est.loc[b, "estimate"] - est.loc[a, "estimate"]),
                              diff_ci_low=lo, diff_ci_high=hi, in_family=True))
     if not rows:
         return pd.DataFrame(columns=RANKING_COLUMNS)
@@ -980,11 +981,13 @@ def report_section(doc, fit: Fit) -> None:
             return ""
         r = cells[(p, c)]
         text = fmt_estimate(c, r.estimate, r.ci_low, r.ci_high)
-        if c in ("spread_elo", "adjacent_win", "pay_spread") and getattr(r, "chance", None) == r.chance:
-            text += f"; chance {fmt_measure(c, r.chance)} ({fmt_measure(c, r.chance_low)}–{fmt_measure(c, r.chance_high)})"
-        elif c in CORRECTED and getattr(r, "chance_low", None) == getattr(r, "chance_low", 0.0):
-            text += f"; chance reads {fmt_measure(c, r.chance_low)}–{fmt_measure(c, r.chance_high)}"
-        return text
+        low, high = getattr(r, "chance_low", math.nan), getattr(r, "chance_high", math.nan)
+        if pd.isna(low):  # a fit without a chance benchmark
+            return text
+        if c in CORRECTED:  # scaled to chance: its median reads 1, its range says how low chance alone reads
+            return text + f"; chance reads {fmt_measure(c, low)}–{fmt_measure(c, high)}"
+        return text + f"; chance {fmt_measure(c, r.chance)} ({fmt_measure(c, low)}–{fmt_measure(c, high)})"
+
     spans = {r.profile: r.spans for r in m[m["measure"] == "spread"].itertuples(index=False)} if "spans" in m else {}
     frame = pd.DataFrame([{"profile": p, **{REPORT_HEADINGS[c]: cell(p, c) for c in shown},
                            "spread spans": spans.get(p, "")} for p in fit.profiles])
