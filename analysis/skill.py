@@ -1,47 +1,70 @@
 """How much skill decides a profile: strengths of a set of players fitted on their games, and the
-share of game results the strengths leave to luck.
+share of game results the strengths leave to luck, each against what chance alone gives.
 
 Input: the ``games`` table of a duplicate run (``kalooki skill``), where game g is rotation
-``g % n`` of deal ``g // n`` (n = the game's players).  Every measure is per profile and is computed
-from per-deal counts, so that the intervals can resample deals.
+``g % n`` of deal ``g // n`` (n = the game's players), and for elimination profiles the ``hands``
+table's knock-outs (``load_games``).  Every measure is per profile and is computed from per-deal
+counts, so that the intervals can resample deals.
+
+The finishing order (``places``, ``PLACE_NOTE``): the winner first; in an elimination game then those
+still in at the end by penalty total, then those knocked out for good, the last knocked out first.
+Players knocked out for good in the same hand share a place, as do players level on their totals: a
+tie, never decided by seat (the recorded ``finish_rank`` orders them by seat from the hand's winner).
 
 The model.  Bradley-Terry on pairwise results from the finishing order (full rank breaking): in each
 game, every pair of seats held by two different players is one head-to-head result, won by the player
-with the better ``finish_rank``.  P(i finishes ahead of j) = 1 / (1 + exp(-(r_i - r_j))), ratings r in
-log-odds, fitted by maximum likelihood (``scipy.optimize``, trust-region Newton) with a normal prior of standard
-deviation ``PRIOR_SD`` on every rating, which keeps the fit finite when one player always finishes
-ahead of another and moves it by well under the intervals otherwise; the ratings are centred (mean 0).
-The pairwise results of one game are not independent; the intervals are made by resampling whole deals.
+with the better place, a half to each where they share one.  P(i finishes ahead of j) =
+1 / (1 + exp(-(r_i - r_j))), ratings r in log-odds, fitted by maximum likelihood (Newton's method) with
+a normal prior of standard deviation ``PRIOR_SD`` on every rating, which keeps the fit finite when one
+player always finishes ahead of another and moves it by well under the intervals otherwise; the
+ratings are centred (mean 0).  The pairwise results of one game are not independent; the intervals
+are made by resampling whole deals.
+
+The chance benchmark (``chance_null``): the study's games kept (who sat at which game), each game's
+places and payments shuffled among its seats, the players refitted, ``CHANCE`` times from a stream of
+the profile's seed.  A fit finds some spread in pure chance (about 30 Elo points at 100 deals, less
+with more), so every measure is shown beside the benchmark's median and 95% range and as its excess
+over the median.
 
 The measures (all "players" are the measured set, so compare profiles measured with the same set):
 
 - ``spread``: the rating of the strongest player minus that of the weakest, in log-odds (``elo``:
-  the same times 400 / ln 10, Elo points).
+  the same times 400 / ln 10, Elo points); ``spans`` names the two players.
 - ``adjacent_win``: with the players ordered by rating, the mean over neighbouring pairs of the fitted
   probability that the stronger finishes ahead of the weaker in a game where both play.
 - ``luck_share``: the share of the variation in head-to-head results that the fitted strengths do not
-  explain: the mean over head-to-head results (pairs of different players at one game) of
-  (y - p)^2, y = 1 if the first of the pair finished ahead, p its fitted probability, divided by the
-  same mean for a coin flip, 1/4.  1 = the strengths predict nothing (pure chance), 0 = they predict
-  every result (the stronger always finishes ahead).
+  explain beyond what they explain in pure chance: the mean over head-to-head results (pairs of
+  different players at one game) of (y - p)^2, y = 1 if the first of the pair finished ahead (1/2 for
+  a shared place), p its fitted probability, divided by the same in the chance benchmark (its median;
+  the raw value, over a coin flip's 1/4, is ``raw_luck_share``).  1 = no more predicted than in pure
+  chance of this size, 0 = the strengths predict every result.
 - ``coin_flip_share``: the luck share on a scale a reader knows: the share c of games that would have
   to be decided by a coin flip (a uniformly random finishing order), in a game where otherwise the
   stronger player always finishes ahead, to leave this luck share.  Such a game has
-  P(stronger ahead) = 1 - c/2 and so luck share c(2 - c); hence c = 1 - sqrt(1 - luck_share).
+  P(stronger ahead) = 1 - c/2 and so luck share c(2 - c); hence c = 1 - sqrt(1 - luck_share), 1 at
+  a luck share of 1 or more: a study of pure chance reads 1 at least half of the time and otherwise
+  lies within the benchmark's range.  The luck share and the coin-flip share are one quantity: only
+  the coin-flip share is judged (``THRESHOLD_KEYS``).
 - Money (profiles where money changes hands): ``pay_spread``: the highest mean net payment per game of a
   player minus the lowest, in units per game; ``pay_luck_share``: the share of the variance of net
   payment over player-games (each player's payment in each game) not explained by the players'
-  means (1 - R^2 of net payment on the player).
+  means (1 - R^2 of net payment on the player), over its median in the chance benchmark.
 
 Intervals: percentile bootstrap over deals (``BOOT`` replicates by default, from the seed given): each
-replicate draws the profile's deals with replacement and refits; the order of the players (who is
-strongest, who neighbours whom) stays that of the full-sample fit.
+replicate draws the deals with replacement and refits; the order of the players (who is strongest,
+who neighbours whom) stays that of the full-sample fit.  A study draws the same deals for every
+profile in each replicate, so its replicates are paired by deal across profiles.
+
+Robustness (``leave_one_out``): every measure refitted without each player in turn, against its own
+chance benchmark.  ``profile_ranking``: "skill decides more in X than in Y" only for a clear paired
+difference of the coin-flip share (Holm over the pairs of profiles) that no single player's absence
+reverses; a clear one that does is named as resting on that player.
 
 Compared (``measure_difference``, ``compare_fits``: ``kalooki compare``, ``kalooki sweep --skill``,
-the study's own profile differences): B minus A per measure over joint replicates, paired by deal
-where both sides dealt their deals from the same seed, judged against the ``skill_*`` thresholds.
-A study kept beside a run (RUN/skill/) is found by ``find_fit``; ``report_section`` is its part of
-the balance report.
+the study's own profile differences): B minus A of each measure's excess over chance over joint
+replicates, paired by deal where both sides dealt their deals from the same seed, judged against the
+``skill_*`` thresholds, with the players a clear difference rests on.  A study kept beside a run
+(RUN/skill/) is found by ``find_fit``; ``report_section`` is its part of the balance report.
 """
 from __future__ import annotations
 
@@ -958,9 +981,11 @@ def report_section(doc, fit: Fit) -> None:
     doc.text(f"How much good play decides each profile: a skill study of {', '.join(fit.players)} in duplicate "
              f"games ({', '.join(f'{p} {deals.get(p, 0):,}' for p in fit.profiles)} deals, each played in every "
              "rotation of its table). The coin-flip share is the share of games a coin flip would have to decide, in "
-             "a game the stronger player otherwise always wins, to leave as much to luck: lower means skill decides "
-             f"more. 95% percentile bootstrap intervals over deals ({meta.get('boot')} replicates). The measures "
-             "describe these players; the terms are in the glossary.")
+             "a game the stronger player otherwise always wins, to leave as much to luck, scaled so that a game of "
+             "pure chance reads 1: lower means skill decides more. Players knocked out in the same hand share a "
+             "place (half a win each). 95% percentile bootstrap intervals over deals "
+             f"({meta.get('boot')} replicates, the same deals drawn for every profile). The measures describe these "
+             "players; the terms are in the glossary.")
     rows = m[m["measure"] == REPORT_MEASURE][["profile", "estimate", "ci_low", "ci_high"]].reset_index(drop=True)
     rows = rows.assign(profile=pd.Categorical(rows["profile"].astype(str), categories=fit.profiles))
     rows.attrs.update(title="Share of games left to a coin flip (95% bootstrap intervals)",
