@@ -192,3 +192,11 @@ def test_two_players_always_tied_get_equal_ratings():
     r = res["players"].set_index("player")["rating"]
     assert r["t1"] == pytest.approx(r["t2"], abs=1e-9)
     assert r["s"] > r["t1"] > r["w"]
+
+
+def test_compare_names_the_player_a_difference_rests_on():
+    loo_a = pd.DataFrame({"left_out": ["p", "q", "r"], "measure": "spread", "excess": [1.0, 1.0, 0.2]})
+    loo_b = pd.DataFrame({"left_out": ["p", "q", "r"], "measure": "spread", "excess": [1.5, 1.4, 0.1]})
+    assert S.rests_on(loo_a, loo_b, "spread", 0.5) == "r"  # without r, B's spread is no larger
+    assert S.rests_on(loo_a, loo_b.assign(excess=[1.5, 1.4, 0.3]), "spread", 0.5) == ""
+    assert S.rests_on(loo_a.iloc[:0], loo_b, "spread", 0.5) == ""  # two players: no leave-one-out fits
