@@ -602,7 +602,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     findings_in_full(doc, found)
     composition_section(doc, res, judged, by_table_diffs, baseline)
     if frontier is not None:
-        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong)
+        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong,
+                  judged=judged)
     elif frontier_problem:
         doc.heading("Strength frontier")
         doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")
