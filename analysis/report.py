@@ -22,11 +22,13 @@ PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low"
 MEAN_COLUMNS = ["metric", "profile", "bot", "n", "estimate", "sd", "ci_low", "ci_high", "method"]
 SUMMARY_COLUMNS = ["profile", "metric", "description", "n", "estimate", "ci_low", "ci_high", "p_value", "method"]
 METHOD_NOTES = [
-    "Every estimate is a ratio of sums over games, with an interval clustered by game (cluster-robust "
-    "linearisation variance from per-game sums): proportions a Wilson 95% interval at the effective n "
-    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom (a "
-    "mean's lower end cut at 0 where it would fall below, as no headline mean can be negative; the cut "
-    "keeps the coverage). The summary states each metric's unit, denominator and interval method.",
+    "Every estimate is a ratio of sums over games, its interval clustered by game (cluster-robust CR1 variance "
+    "from per-game sums): shares a Wilson 95% interval at n / design effect, the design effect multiplied by "
+    "(t/z)^2 (t on games - 1 degrees of freedom) and at least 1 below 20 games; means a t 95% interval on games "
+    "- 1 degrees of freedom, never narrower than the independent one below 20 games, cut at 0 where a mean cannot "
+    "be negative; counts of events (reshuffles, buy-ins) an exact Poisson interval at the effective count, and "
+    "with no event the bound 0 to 3/n (rule of three); games that all agree leave an interval of some width. The "
+    "summary states each metric's unit, denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
     "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
     "void and stalled shares count every deal.",
@@ -37,7 +39,8 @@ METHOD_NOTES = [
     "Buy-in rate: buy-ins over the eliminations where the rules allowed one (fewer than max_buy_ins so far "
     "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
-    "standard error, pointwise log-log 95% band.",
+    "standard error, pointwise log-log 95% band; the median's interval where the band crosses 1/2, with no "
+    "upper end where the last games at risk all end at once.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
     "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
     "(the p-values shown); each difference is then judged against its threshold (Verdicts).",
