@@ -89,7 +89,8 @@ def _judged(run):
 def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_strength():
     # games last 16 hands against 12 at casual tables, 8 against 12 at strong ones: opposite directions
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
-                      ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 8}})
+                      ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 8}},
+                     rows=8_000)
     res, judged, by_table = _judged(run)
     mark = judged.loc["hands_per_game", "robustness"]
     assert mark.startswith(findings.DEPENDS), mark
@@ -105,7 +106,8 @@ def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_s
 
 def test_differences_that_agree_at_every_composition_are_robust():
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
-                      ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 16}})
+                      ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 16}},
+                     rows=8_000)
     res, judged, _ = _judged(run)
     assert judged.loc["hands_per_game", "verdict"] == findings.HIGHER
     assert judged.loc["hands_per_game", "robustness"] == findings.ROBUST
