@@ -332,8 +332,9 @@ VERDICT_SHORT = {findings.HIGHER: "B higher", findings.LOWER: "B lower", finding
                  findings.NOT_ESTABLISHED: "unclear", findings.NOT_APPLICABLE: "n/a", findings.NOT_TESTED: "untested",
                  findings.NO_THRESHOLD: "no thr."}
 VERDICT_LEGEND = ("verdict, against the metric's practical threshold (Holm-corrected):\n"
-                  "  B higher / B lower: a clear difference, the interval past the threshold\n"
-                  "  equivalent: practically equivalent, inside the threshold by an equivalence test (TOST)\n"
+                  "  B higher / B lower: a clear difference, decided by the minimum-effect test against the\n"
+                  "    threshold, Holm-adjusted (an interval past the threshold before the correction may not be)\n"
+                  "  equivalent: practically equivalent, decided by the equivalence test (TOST), Holm-adjusted\n"
                   "  unclear: not established, the data cannot tell\n"
                   "  untested: a median, a p-value, a near-duplicate, constant on both sides, or too few games")
 
@@ -463,9 +464,41 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     return doc
 
 
+def wrap_label(text: str, room: int) -> list[str]:
+    """A table's row label, whole, in lines of at most ``room`` columns: broken after an underscore of
+    a metric name or at a space, continued two columns in."""
+    import re
+    room, lines, line = max(room, 8), [], ""
+    for piece in re.findall(r"[^_ ]+[_ ]*|[_ ]+", text):  # each word with the underscore or spaces after it
+        if line and len((line + piece).rstrip()) > room - 2 * bool(lines):
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+        while len(line.rstrip()) > room - 2 * bool(lines):  # a word longer than the room: cut in pieces
+            cut = room - 2 * bool(lines)
+            lines.append(line[:cut])
+            line = line[cut:]
+    lines = [x for x in lines + [line.rstrip()] if x] or [""]
+    return lines[:1] + ["  " + x for x in lines[1:]]
+
+
+def fit_rows(cells: list, width: int, gap: int = 2) -> tuple[list, list[int]]:
+    """Rows of cells whose first column (the label) is wrapped so that every line fits ``width``
+    columns: (lines of cells, the column widths); a wrapped label's further lines hold only it."""
+    widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
+    widths[0] = min(widths[0], max(8, width - sum(widths[1:]) - gap * (len(widths) - 1)))
+    rows = []
+    for c in cells:
+        first, *more = wrap_label(c[0], widths[0])
+        rows.append([first, *c[1:]])
+        rows += [[line] + [""] * (len(c) - 1) for line in more]
+    widths[0] = max(len(r[0]) for r in rows)
+    return rows, widths
+
+
 def terminal_table(judged: pd.DataFrame, width: int = 100) -> str:
     """The comparison for a terminal, every line at most `width` columns: per pair a heading, then
-    metric, A, B, B - A [95% CI], Holm-adjusted p and the verdict."""
+    metric (a long name wrapped, never cut), A, B, B - A [95% CI], Holm-adjusted p and the verdict."""
     lines = []
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         lines.append(f"A = {a}, B = {b}"[:width])
@@ -479,8 +512,8 @@ def terminal_table(judged: pd.DataFrame, width: int = 100) -> str:
                           findings.fmt_value(r.metric, r.estimate_b, r.kind).replace(findings.NOT_APPLICABLE, "n/a"),
                           diff.replace(findings.NOT_APPLICABLE, "n/a"), findings.fmt_p(r.p_adjusted),
                           VERDICT_SHORT.get(r.verdict, r.verdict)))
-        widths = [max(len(c[i]) for c in cells) for i in range(6)]
-        for c in cells:
+        rows, widths = fit_rows(cells, width)
+        for c in rows:
             line = "  ".join([c[0].ljust(widths[0])] + [c[i].rjust(widths[i]) for i in range(1, 5)]
                              + [c[5].ljust(widths[5])]).rstrip()
             lines.append(line[:width])
@@ -498,7 +531,7 @@ def skill_comparison(cmp: Comparison, dir_a, dir_b, thresholds) -> pd.DataFrame 
         return None
     if fit_a is None or fit_b is None:
         cmp.notes.append(f"Skill and luck not compared: only run {'A' if fit_b is None else 'B'} holds a skill study "
-                         "(kalooki skill --out RUN/skill).")
+                         "(kalooki skill --out RUN).")
         return None
     differ = skill.skill_players_note(fit_a, fit_b)
     if differ:
@@ -519,10 +552,14 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
     designs = "; ".join(f"{a} vs {b}: {rows['design'].iloc[0]}, {rows['replicates'].iloc[0]} replicates"
                         for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False))
     doc.text("How much skill decides each side, for the same set of players (kalooki skill; the measures in the "
-             "glossary): each measure with its 95% bootstrap interval over deals, the difference B - A with its "
+             "glossary): each measure's excess over its side's chance benchmark (the measure minus what the same "
+             "games with their finishing orders shuffled give; the luck shares and the coin-flip share scaled so "
+             "that pure chance reads 1) with its 95% bootstrap interval over deals, the difference B - A with its "
              f"interval ({designs}) and its verdict against the measure's practical threshold, "
-             f"{judged['correction'].iloc[0]}. Less luck, a larger spread or a higher adjacent win: skill decides "
-             "more.")
+             f"{judged['correction'].iloc[0]}; the luck share is the coin-flip share on another scale, shown, not "
+             "tested. A clear difference says skill decides more on one side (less luck, a larger spread or a "
+             "higher adjacent win) only where leaving out any one player keeps its sign; otherwise its verdict "
+             "names the player it rests on.")
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         header = [Cell("Measure", "unit"), Cell("A", "estimate (95% CI)"), Cell("B", "estimate (95% CI)"),
                   Cell("B − A", "95% CI"), Cell("Verdict", "against the threshold")]
@@ -535,7 +572,8 @@ def skill_section(doc: Document, judged: pd.DataFrame) -> None:
                           Cell(skill.fmt_estimate(r.measure, r.estimate_b, r.ci_low_b, r.ci_high_b)),
                           Cell(skill.fmt_change(r.measure, r.difference, r.diff_ci_low, r.diff_ci_high),
                                cls=r.verdict if stated else ""),
-                          Cell(r.verdict, threshold, r.verdict if stated else
+                          Cell(r.verdict + (f", rests on {r.rests_on}" if stated and getattr(r, "rests_on", "")
+                                            else ""), threshold, r.verdict if stated else
                                "equivalent" if r.verdict == findings.EQUIVALENT else "", inline=True)])
         doc.grid(header, cells, f"A = {a}, B = {b}")
     doc.attach("skill_differences", judged, "Every skill and luck measure's difference, tested and judged")

@@ -25,7 +25,10 @@ h1 { font-size: 1.5em; margin: 0.3em 0; } h2 { font-size: 1.2em; margin: 1em 0 0
        border-bottom: 1px solid #ddd; } h3 { font-size: 1em; margin: 0.8em 0 0.3em; }
 table { border-collapse: collapse; margin: 0.3em 0 0.8em; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.1em 0.45em; text-align: right; vertical-align: top; }
+th { overflow-wrap: anywhere; } table.frame td { overflow-wrap: anywhere; }
+div.table { max-width: 100%%; overflow-x: auto; }
 table.grid { font-size: 0.74em; line-height: 1.2; } table.grid td:not(:first-child) { white-space: nowrap; }
+table.grid td small { white-space: normal; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 td small, th small { color: #777; font-family: ui-monospace, monospace; font-size: 0.85em; }
 td.higher { background: #fde2c8; } td.lower { background: #cfe3f7; } td.na { color: #999; }
@@ -35,7 +38,8 @@ img { max-width: 100%%; } .caption, figcaption { color: #555; font-size: 0.85em;
 figure { margin: 0.3em 0; } .figs { display: grid; grid-template-columns: 1fr 1fr; gap: 0.6em 1.2em; }
 .figs figure.wide { grid-column: 1 / span 2; }
 nav.toc { font-size: 0.9em; } nav.toc a { margin-right: 1.2em; white-space: nowrap; }
-ul.findings li { margin: 0.25em 0; } .play { background: #f6f8fa; border-left: 4px solid #6a8; padding: 0.4em 0.8em; }
+ul.findings li { margin: 0.25em 0; } p.finding { margin: 0.4em 0; }
+.play { background: #f6f8fa; border-left: 4px solid #6a8; padding: 0.4em 0.8em; }
 details { margin: 0.3em 0; } details > summary { cursor: pointer; color: #245; }
 .partial { border: 3px solid #c00; background: #fee; padding: 0.5em 1em; margin: 1em 0; }
 .partial h2 { color: #c00; margin-top: 0.3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
@@ -67,6 +71,14 @@ class Document:
 
     def text(self, text: str):
         self.blocks.append(("text", text))
+
+    def findings(self, items: list[tuple[str, str, str]]):
+        """The one-minute list: (lead in bold, one line, anchor of the full text) per item."""
+        self.blocks.append(("findings", list(items)))
+
+    def anchored(self, anchor: str, lead: str, text: str):
+        """A paragraph with an anchor to link to, its lead in bold."""
+        self.blocks.append(("anchored", anchor, lead, text))
 
     def bullets(self, items: list):
         """Items are text, or (lead, text) pairs with the lead in bold."""
@@ -147,6 +159,13 @@ class Document:
             elif kind == "bullets":
                 out.append("<ul>" + "".join(f"<li>{f'<b>{html.escape(lead)}</b> ' if lead else ''}{html.escape(i)}</li>"
                                             for lead, i in block[1]) + "</ul>")
+            elif kind == "findings":
+                out.append('<ul class="findings">' + "".join(
+                    f'<li><b>{html.escape(lead)}</b> {html.escape(text)} <a href="#{html.escape(anchor)}">more</a></li>'
+                    for lead, text, anchor in block[1]) + "</ul>")
+            elif kind == "anchored":
+                out.append(f'<p class="finding" id="{html.escape(block[1])}"><b>{html.escape(block[2])}</b> '
+                           f"{html.escape(block[3])}</p>")
             elif kind == "warning":
                 items = "".join(f"<li>{html.escape(i)}</li>" for i in block[3])
                 out.append(f'<div class="partial"><h2>{html.escape(block[1])}</h2><p>{html.escape(block[2])}</p>'
@@ -156,7 +175,8 @@ class Document:
             elif kind == "table":
                 if block[2]:
                     out.append(f'<p class="caption">{html.escape(block[2])}</p>')
-                out.append(block[1].to_html(index=False, border=0, escape=True, na_rep=""))
+                out.append('<div class="table">' + block[1].to_html(index=False, border=0, escape=True, na_rep="",
+                                                                     classes="frame") + "</div>")
             elif kind == "figure":
                 data = base64.b64encode(self.figures[block[1]]).decode("ascii")
                 alt = html.escape(block[2] or block[1])
@@ -191,6 +211,10 @@ class Document:
                 out += [block[1], ""]
             elif kind == "bullets":
                 out += [f"- **{lead}** {i}" if lead else f"- {i}" for lead, i in block[1]] + [""]
+            elif kind == "findings":
+                out += [f"- **{lead}** {text} [more](#{anchor})" for lead, text, anchor in block[1]] + [""]
+            elif kind == "anchored":
+                out += [f'<a id="{block[1]}"></a>**{block[2]}** {block[3]}', ""]
             elif kind == "warning":
                 out += [f"> **{block[1]}**", ">", f"> {block[2]}", ">"] + [f"> - {i}" for i in block[3]] + [""]
             elif kind == "code":
@@ -221,9 +245,10 @@ def _cell_html(cell: Cell, tag: str) -> str:
 
 def _grid_html(header: list[Cell], rows: list[list[Cell]], caption: str) -> str:
     out = [f'<p class="caption">{html.escape(caption)}</p>'] if caption else []
-    out.append('<table class="grid"><thead><tr>' + "".join(_cell_html(c, "th") for c in header) + "</tr></thead><tbody>")
+    out.append('<div class="table"><table class="grid"><thead><tr>' + "".join(_cell_html(c, "th") for c in header)
+               + "</tr></thead><tbody>")
     out += ["<tr>" + "".join(_cell_html(c, "td") for c in row) + "</tr>" for row in rows]
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 

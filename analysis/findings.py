@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ def _mean(label, topic, digits=2):
 
 
 OPENING, KALOOKI, ELIMINATION, LENGTH, SEAT, BOT, MONEY = (
-    "Opening timing", "Kalooki frequency", "Elimination", "Game length", "Seat advantage", "Bot advantage", "Money")
+    "Opening timing", "Kalooki frequency", "Elimination", "Game length", "Order of play", "Bot advantage", "Money")
 TOPICS = [OPENING, KALOOKI, ELIMINATION, LENGTH, SEAT, BOT, MONEY]
 SHOW = {
     "p_can_open_at_deal": Show("Can open with the dealt hand", OPENING),
@@ -178,9 +179,9 @@ SHOW = {
     "stalled_hand_share": Show("Deals stopped at the turn cap", LENGTH, digits=2),
     "stalled_game_share": Show("Games stopped at the hand cap", LENGTH, digits=2),
     "dealer_hand_win_rate": Show("Dealer's hand win rate", SEAT),
-    "dealer_edge": Show("Dealer's edge over the other seats", SEAT),
-    "first_minus_dealer": Show("First player's win rate minus the dealer's", SEAT),
-    "seat_equal_shares_p": Show("Seats equal: chi-square p", SEAT, 1.0, "", "", 3),
+    "dealer_edge": Show("Dealer's edge over the other players", SEAT),
+    "first_minus_dealer": Show("1st to play's win rate minus the dealer's", SEAT),
+    "seat_equal_shares_p": Show("Equal wins by order of play: chi-square p", SEAT, 1.0, "", "", 3),
 }
 
 
@@ -359,9 +360,13 @@ def money_advantage(rows: pd.DataFrame, threshold: float) -> dict | None:
 
 @dataclass(frozen=True)
 class Finding:
+    """A topic's finding: ``short``, one line with its single most important difference (the Findings
+    list, read in a minute), and ``text``, the finding in full (lower in the page)."""
     topic: str
     text: str
     stated: bool  # a clear difference or advantage is stated
+    short: str = ""
+    weight: float = 0.0  # the short line's difference in practical thresholds (merge keeps the largest; < 0: secondary)
 
 
 def _pct(x) -> str:
@@ -378,6 +383,39 @@ def _difference_phrase(row) -> str:
     b = fmt_value(row.metric, row.estimate_b, kind)
     return (f"{sentence_label(show(row.metric, kind).label)} {b} vs {a}, "
             f"{fmt_difference(row.metric, row.difference, row.diff_ci_low, row.diff_ci_high, kind)}")
+
+
+def _short_difference(row) -> str:
+    """'kalooki51 can open with the dealt hand 38.8% vs 22.2% (+16.5 pp)'."""
+    kind = row.kind
+    return (f"{row.profile_b} {sentence_label(show(row.metric, kind).label)} "
+            f"{fmt_value(row.metric, row.estimate_b, kind)} vs {fmt_value(row.metric, row.estimate_a, kind)} "
+            f"({fmt_difference(row.metric, row.difference, np.nan, np.nan, kind)})")
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def _difference_short(rows: pd.DataFrame, baseline: str) -> tuple[str, float]:
+    """The one line of a topic's differences from the baseline: the largest clear difference (in
+    thresholds) and how many there are, else how many are equivalent and not established."""
+    rows = rows[rows["profile_b"] != baseline]
+    clear = rows[rows["verdict"].isin(STATED)]
+    if len(clear):
+        size = clear["difference"].abs() / clear["threshold"]
+        top = clear.loc[size.idxmax()]
+        others = len(clear) - 1
+        more = (f"; {_plural(len(clear), 'clear difference')} in {_plural(clear['profile_b'].nunique(), 'profile')}"
+                if others else "")
+        return f"Largest: {_short_difference(top)}{more}.", float(size.max())
+    equivalent = int((rows["verdict"] == EQUIVALENT).sum())
+    unknown = int((rows["verdict"] == NOT_ESTABLISHED).sum())
+    if equivalent or unknown:
+        counts = [f"{equivalent} practically equivalent" for _ in [0] if equivalent] + \
+            [f"{unknown} not established" for _ in [0] if unknown]
+        return f"No clear difference from {baseline}: {' and '.join(counts)}.", 0.0
+    return "Not applicable (no such events).", 0.0
 
 
 def _labels(rows: pd.DataFrame) -> str:
@@ -437,17 +475,24 @@ def difference_findings(judged: pd.DataFrame, baseline: str, most: int = 2) -> l
             parts.append(f"{', '.join(untested)}: not tested (fewer than 2 games on a side)")
         if parts:
             lead = "Dealer against the baseline: " if topic == SEAT else ""
-            out.append(Finding(topic, lead + ". ".join(parts) + ".", stated))
+            short, weight = _difference_short(rows, baseline)
+            if topic == SEAT:  # the dealer against the baseline leads the topic only when it states a difference
+                short = f"Dealer against the baseline, {short[0].lower()}{short[1:]}"
+                weight = weight if stated else -1.0
+            out.append(Finding(topic, lead + ". ".join(parts) + ".", stated, short, weight))
     return out
 
 
 def merge(found: list[Finding]) -> list[Finding]:
-    """One finding per topic, in TOPICS order (texts joined)."""
+    """One finding per topic, in TOPICS order: the texts joined, the one line of the finding that
+    states the largest difference (a stated one before any other)."""
     out = []
     for topic in TOPICS + sorted({f.topic for f in found} - set(TOPICS)):
         mine = [f for f in found if f.topic == topic]
         if mine:
-            out.append(Finding(topic, " ".join(f.text for f in mine), any(f.stated for f in mine)))
+            lead = max(mine, key=lambda f: (f.stated, f.weight))
+            out.append(Finding(topic, " ".join(f.text for f in mine), any(f.stated for f in mine),
+                               lead.short or mine[0].short, lead.weight))
     return out
 
 
@@ -457,21 +502,66 @@ def _group_text(item: dict, what: str) -> str:
 
 
 ADVANTAGE_NOTE = (
-    "Seat and bot advantage, who is eliminated: per profile, the chi-square test of equal shares (Holm over the "
-    "profiles) and each group's rate against its fair share. An advantage is stated when the test rejects and the "
-    "furthest group's interval, Bonferroni-widened over every group of every profile, lies past its fair share "
-    "plus or minus the threshold; no practical advantage when every group's interval at 1 - 2 x 5% / profiles lies "
-    "inside it (TOST for each group, all must pass); otherwise not established. Money: a seat's or bot's mean net "
-    "payment per game against 0, stated when its 95% interval, Bonferroni-widened over the groups, lies past plus "
-    "or minus the threshold; no one gains or loses in practice when every group's 90% interval lies inside it; "
-    "otherwise not established. These intervals use the cluster-robust standard error and the normal "
-    "distribution.")
+    "Advantage by order of play and by bot, who is eliminated: per profile, the chi-square test of equal shares "
+    "(Holm over the profiles) and each group's rate against its fair share. The order of play is a player's place "
+    "relative to the dealer in the hand (1st to play, left of the dealer, ..., the dealer, who plays last), the "
+    "data's seat_from_dealer; a seat is a place at the table, counted from 0 (the data's seat). An advantage is "
+    "stated when the test rejects and the furthest group's interval, Bonferroni-widened over every group of every "
+    "profile, lies past its fair share plus or minus the threshold; no practical advantage when every group's "
+    "interval at 1 - 2 x 5% / profiles lies inside it (TOST for each group, all must pass); otherwise not "
+    "established. A small chi-square p-value beside no practical advantage is no contradiction: the test detects "
+    "any difference, however small, while the verdict asks whether one is larger than the practical threshold. "
+    "Money: a group's mean net payment per game against 0, stated when its 95% interval, Bonferroni-widened over "
+    "the groups, lies past plus or minus the threshold; no one gains or loses in practice when every group's 90% "
+    "interval lies inside it; otherwise not established. These intervals use the cluster-robust standard error "
+    "and the normal distribution.")
+
+
+def detectable_note(item: dict | None, group: str = "position") -> str:
+    """Why a chi-square p-value below 5% stands beside a verdict that states no advantage ('' when it
+    does not): the test detects a difference that is below the practical threshold (no practical
+    advantage) or not shown to pass it (not established).  ``item``: a judged group_advantage."""
+    if item is None or item.get("clear") or not item["p_value"] < ALPHA:
+        return ""
+    threshold, largest = item["threshold"] * 100, abs(item["gap"]) * 100
+    if item.get("equivalent"):
+        return (f"chi-square p {fmt_p(item['p_value'])}: statistically detectable, but every {group} is within the "
+                f"practical threshold of {threshold:.1f} pp of its share (largest gap {largest:.1f} pp), so not a "
+                "practical advantage")
+    return (f"chi-square p {fmt_p(item['p_value'])}: statistically detectable, but no {group}'s gap is shown past "
+            f"the practical threshold of {threshold:.1f} pp (largest {largest:.1f} pp), so no practical advantage "
+            "is established")
+
+
+def _advantage_short(topic: str, table: dict, stated: list[str]) -> tuple[str, float]:
+    """A within-profile topic's one line: the largest stated advantage, else the verdicts counted."""
+    what = {SEAT: "wins", BOT: "wins", ELIMINATION: "is eliminated in"}[topic]
+    unit = {SEAT: " of hands", BOT: " of hands", ELIMINATION: " of games"}[topic]
+    measured = {p: i for p, i in table.items() if i is not None}
+    if stated:
+        p, top = max(((p, i) for p, i in measured.items() if i["clear"]),
+                     key=lambda pi: abs(pi[1]["gap"]) / max(pi[1]["threshold"], 1e-12))
+        short = (f"{p}: {top['group']} {what} {_pct(top['estimate'])}{unit} against a fair {_pct(top['expected'])}"
+                 + (f"; a clear advantage in {len(stated)} of {len(table)} profiles" if len(table) > 1 else "") + ".")
+        return (f"Who is eliminated: {short}" if topic == ELIMINATION else short,
+                abs(top["gap"]) / max(top["threshold"], 1e-12))
+    if not measured:
+        return ("Not measured (no table seats two different bots)." if topic == BOT else
+                "Not measured (no such events)."), 0.0
+    equivalent = sum(1 for i in measured.values() if i["equivalent"])
+    unknown = len(measured) - equivalent
+    noun = {SEAT: "advantage by order of play", BOT: "bot advantage",
+            ELIMINATION: "position eliminated more or less than its share"}[topic]
+    counts = [f"none in practice in {_plural(equivalent, 'profile')}" for _ in [0] if equivalent] + \
+        [f"not established in {_plural(unknown, 'profile')}" for _ in [0] if unknown]
+    short = f"No clear {noun}: {' and '.join(counts)}."
+    return (f"Who is eliminated: n{short[1:]}" if topic == ELIMINATION else short), 0.0
 
 
 def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None], eliminated: dict[str, dict | None],
                        money: dict[str, dict | None]) -> list[Finding]:
-    """Findings on seat and bot advantage, who is eliminated and money, per profile; each dict maps
-    profile -> group_advantage (or money_advantage) result, None where not measurable."""
+    """Findings on advantage by order of play and by bot, who is eliminated and money, per profile;
+    each dict maps profile -> group_advantage (or money_advantage) result, None where not measurable."""
     out = []
     for topic, table, what in ((SEAT, seat, "wins"), (BOT, bot, "wins"), (ELIMINATION, eliminated, "is eliminated in")):
         measured = [i for i in table.values() if i is not None]
@@ -483,23 +573,32 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         parts = list(stated)
         largest = lambda names: max(abs(table[p]["gap"]) for p in names) * 100
         threshold = lambda names: table[names[0]]["threshold"] * 100
+        group = "bot" if topic == BOT else "position"
+        detectable = lambda names: [f"{p}, {detectable_note(table[p], group)}" for p in names
+                                    if topic != ELIMINATION and detectable_note(table[p], group)]
         if equivalent:
-            said = {SEAT: "no practical seat advantage", BOT: "no practical bot advantage",
-                    ELIMINATION: "no seat eliminated more or less than its share in practice"}[topic]
-            parts.append(f"{', '.join(equivalent)}: {said} (every {'bot' if topic == BOT else 'seat'} within "
-                         f"{threshold(equivalent):.1f} pp of its share; largest gap {largest(equivalent):.1f} pp)")
+            said = {SEAT: "no practical advantage by order of play", BOT: "no practical bot advantage",
+                    ELIMINATION: "no position eliminated more or less than its share in practice"}[topic]
+            parts.append(f"{', '.join(equivalent)}: {said} (every {group} within {threshold(equivalent):.1f} pp of "
+                         f"its share; largest gap {largest(equivalent):.1f} pp)"
+                         + "".join(f"; {d}" for d in detectable(equivalent)))
         if unknown:
-            said = {SEAT: "seat advantage not established", BOT: "bot advantage not established",
-                    ELIMINATION: "a seat eliminated more or less than its share: not established"}[topic]
+            said = {SEAT: "an advantage by order of play is not established", BOT: "bot advantage not established",
+                    ELIMINATION: "a position eliminated more or less than its share: not established"}[topic]
             parts.append(f"{', '.join(unknown)}: {said} (largest gap {largest(unknown):.1f} pp; the intervals reach "
-                         f"past the threshold of {threshold(unknown):.1f} pp)")
+                         f"past the threshold of {threshold(unknown):.1f} pp)"
+                         + "".join(f"; {d}" for d in detectable(unknown)))
         if missing:
             parts.append(f"{', '.join(missing)}: not measured ("
                          + ("no table seats two different bots" if topic == BOT else "no such events") + ")")
         text = "; ".join(parts) + "."
-        lead = {ELIMINATION: "Who is eliminated: ", SEAT: "Seats within each profile: "}.get(topic, "")
-        out.append(Finding(topic, lead + text, bool(stated)))
+        lead = {ELIMINATION: "Who is eliminated (by order of play in the game's first deal): ",
+                SEAT: "Order of play within each profile (hand win rate by place relative to the dealer): "}.get(
+            topic, "")
+        short, weight = _advantage_short(topic, table, stated)
+        out.append(Finding(topic, lead + text, bool(stated), short, weight))
     parts, stated_any, equivalent, unknown, missing, too_few = [], False, [], [], [], []
+    top = None  # (profile, group, size in thresholds) of the largest clear gain or loss
     for profile, found in money.items():
         if found is None:
             missing.append(profile)
@@ -510,6 +609,10 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
             parts.append(f"{profile}: " + ", ".join(
                 f"{i['group']} {i['estimate']:+.2f} units a game (95% CI {i['ci_low']:+.2f} to {i['ci_high']:+.2f})"
                 for i in found["clear"]))
+            for i in found["clear"]:
+                size = abs(i["estimate"]) / max(found["threshold"], 1e-12)
+                if top is None or size > top[2]:
+                    top = (profile, i, size)
         elif found["equivalent"]:
             equivalent.append(profile)
         else:
@@ -524,23 +627,40 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         parts.append(f"{', '.join(too_few)}: not measured (fewer than 2 games)")
     if missing:
         parts.append(f"{', '.join(missing)}: not applicable (no money changes hands)")
-    out.append(Finding(MONEY, "; ".join(parts) + ".", stated_any))
+    gaining = sum(1 for f in money.values() if f is not None and f.get("clear"))
+    if top is not None:
+        short = (f"Largest: {top[1]['group']} in {top[0]} {top[1]['estimate']:+.2f} units a game"
+                 + (f"; a clear gain or loss in {gaining} of {len(money)} profiles" if len(money) > 1 else "") + ".")
+    elif equivalent or unknown:
+        counts = [f"none in practice in {_plural(len(equivalent), 'profile')}" for _ in [0] if equivalent] + \
+            [f"not established in {_plural(len(unknown), 'profile')}" for _ in [0] if unknown]
+        short = f"No clear gain or loss: {' and '.join(counts)}."
+    else:
+        short = "Not applicable (no money changes hands)." if missing else "Not measured (fewer than 2 games)."
+    out.append(Finding(MONEY, "; ".join(parts) + ".", stated_any, short, top[2] if top else 0.0))
     return out
 
 
 # ---------------------------------------------------------------------------------------------
-# the rows behind the within-profile findings (and the by-seat / by-bot figures)
+# the rows behind the within-profile findings (and the figures by order of play and by bot)
 
 
-def _seat_label(seat: int, n_players: int) -> str:
-    return f"seat {seat} (dealer)" if seat == n_players else f"seat {seat}"
+def play_order_label(position: int, n_players: int) -> str:
+    """A place relative to the dealer (the data's seat_from_dealer: 1 left of the dealer, ..., n the
+    dealer) by order of play: '1st to play', '2nd to play', ..., 'dealer (plays last)'."""
+    position, n_players = int(position), int(n_players)
+    if position == n_players:
+        return "dealer (plays last)"
+    suffix = "th" if 10 <= position % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(position % 10, "th")
+    return f"{position}{suffix} to play"
 
 
 def seat_rows(res, profile: str, full: int) -> pd.DataFrame:
-    """Hand win rate by seat_from_dealer at the profile's full table size, with the fair share 1/n."""
+    """Hand win rate by order of play (seat_from_dealer) at the profile's full table size, with the
+    fair share 1/n; `group` names the place ('1st to play', ..., 'dealer (plays last)')."""
     r = res.seat_rates
     r = r[(r["profile"] == profile) & (r["level"] == "hand") & (r["n_players"] == full)]
-    return r.assign(group=[_seat_label(int(s), full) for s in r["seat_from_dealer"]])
+    return r.assign(group=[play_order_label(int(s), full) for s in r["seat_from_dealer"]])
 
 
 def bot_rows(res, profile: str) -> pd.DataFrame:
@@ -549,16 +669,40 @@ def bot_rows(res, profile: str) -> pd.DataFrame:
     return r[(r["profile"] == profile) & (r["level"] == "hand")].assign(group=lambda f: f["bot"].astype(str))
 
 
+def _first_deal_groups(frame: pd.DataFrame, full: dict[str, int], seat_by: str) -> pd.DataFrame:
+    """``frame``'s rows by place in the game's first deal (`by` == ``seat_by``; their group 'seat K',
+    K the seat_from_dealer) named by order of play at the profile's full table, with `order` (K; the
+    bots after) to sort them by."""
+    frame = frame.copy()
+    mine = (frame["by"] == seat_by).to_numpy()
+    position = pd.to_numeric(frame["group"].astype(str).str.extract(r"(\d+)$")[0], errors="coerce")
+    frame["order"] = np.where(mine, position, np.inf)
+    frame.loc[mine, "group"] = [play_order_label(int(k), full.get(str(p), int(k)))
+                                for k, p in zip(position[mine], frame.loc[mine, "profile"])]
+    return frame
+
+
 def elimination_by_group(res) -> pd.DataFrame:
-    """Share of player-games in which the player was eliminated at least once, by the seat in the
-    game's first deal and by bot, per profile (``metrics.eliminated_by_group``)."""
+    """Share of player-games in which the player was eliminated at least once, by order of play in the
+    game's first deal ('1st to play', ..., 'dealer (plays last)') and by bot, per profile
+    (``metrics.eliminated_by_group``)."""
     from . import metrics
-    return metrics.eliminated_by_group(res.run)
+    full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
+    return _first_deal_groups(metrics.eliminated_by_group(res.run), full, "seat")
+
+
+def net_payment(res) -> pd.DataFrame:
+    """Mean net payment per game by order of play in the game's first deal (named as in
+    ``play_order_label``) and by bot (``metrics.net_payment``)."""
+    from . import metrics
+    full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
+    return _first_deal_groups(res.net_payment, full, "start seat_from_dealer")
 
 
 def money_rows(res, profile: str, by: str) -> pd.DataFrame | None:
-    """Mean net payment per game by seat ('seat') or bot ('bot'); None when no money changes hands."""
-    r = res.net_payment
+    """Mean net payment per game by order of play in the first deal ('seat') or bot ('bot'); None when
+    no money changes hands."""
+    r = net_payment(res)
     r = r[(r["profile"] == profile) & ((r["by"] == "bot") == (by == "bot"))]
     if r.empty or ((r["estimate"].fillna(0) == 0) & (r["sd"].fillna(0) == 0)).all():
         return None
@@ -576,9 +720,11 @@ def bots_meet(res, profile: str) -> bool:
     return len(bot_rows(res, profile)) > 1
 
 
-def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int],
-                            thresholds: dict[str, Threshold]) -> list[Finding]:
-    """Seat advantage, bot advantage, who is eliminated and money, per profile."""
+def within_profile_judgments(res, profiles: list[str], full_sizes: dict[str, int],
+                             thresholds: dict[str, Threshold]) -> dict[str, dict]:
+    """Per topic ('seat', 'bot', 'eliminated', 'money'), each profile's judged group_advantage (or
+    money_advantage) result, None where not measurable: what ``advantage_findings`` words and the
+    headline table's p-value of equal shares by order of play is read beside."""
     gap = lambda name: thresholds[name].threshold if name in thresholds else 0.0
     seat, bot, eliminated, money = {}, {}, {}, {}
     by_group = elimination_by_group(res)
@@ -591,7 +737,17 @@ def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int]
         rows = [money_rows(res, p, "seat"), money_rows(res, p, "bot") if bots_meet(res, p) else None]
         rows = [r for r in rows if r is not None]
         money[p] = money_advantage(pd.concat(rows), gap("net_payment_per_game")) if rows else None
-    return advantage_findings(seat, bot, eliminated, money)
+    for table in (seat, bot, eliminated):
+        _judge_groups([i for i in table.values() if i is not None])
+    return {"seat": seat, "bot": bot, "eliminated": eliminated, "money": money}
+
+
+def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int],
+                            thresholds: dict[str, Threshold], judged: dict[str, dict] | None = None) -> list[Finding]:
+    """Advantage by order of play and by bot, who is eliminated and money, per profile (``judged``:
+    within_profile_judgments' result, computed here when None)."""
+    judged = within_profile_judgments(res, profiles, full_sizes, thresholds) if judged is None else judged
+    return advantage_findings(judged["seat"], judged["bot"], judged["eliminated"], judged["money"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -599,12 +755,19 @@ def within_profile_findings(res, profiles: list[str], full_sizes: dict[str, int]
 
 
 ROBUST = "robust"
-DEPENDS = "depends on play strength"
+DEPENDS = "depends on play strength"  # the direction changes between compositions
+LARGER = "larger with stronger play"
+SMALLER = "smaller with stronger play"
+SAME_DIRECTION = "same direction at every table"
+SIZE_DIFFERS = "size differs by table"
+SIZE_ONLY = (LARGER, SMALLER, SAME_DIRECTION, SIZE_DIFFERS)  # shown to differ in size, not in direction
+VARIES = (DEPENDS,) + SIZE_ONLY  # every mark of a difference shown to change with the composition
 UNSETTLED = "unsettled"
 NOWHERE = "not established at any composition"
 NOT_ASSESSED = "not assessed"
 ONE_TABLE = "one table composition: robustness not assessed"
 MIN_GAMES = 30  # games on each side before a composition's difference counts
+STRENGTH_LADDER = ("greedy", "expert", "lookahead", "search")  # weakest first: sim.frontier.LADDER's rungs
 ROBUSTNESS_NOTE = (
     "Robustness across table compositions: each profile's difference from the baseline is computed and judged "
     "again within each composition (the same tests and three verdicts, each kind of claim one Holm family over "
@@ -612,14 +775,45 @@ ROBUSTNESS_NOTE = (
     "on each side. Two compositions are shown to disagree when their verdicts contradict each other (higher at "
     "one and lower or practically equivalent at the other) or when the gap between their differences lies past "
     "the metric's practical threshold (the minimum-effect test on the gap, whose standard error is the root sum "
-    "of squares since compositions are different games, Holm over every gap tested). \"depends on play "
-    "strength\": some two compositions are shown to disagree (named, with their differences and verdicts); "
-    "\"robust\": every composition reaches the same verdict (all higher, all lower or all practically "
-    "equivalent); \"unsettled\": some compositions establish a verdict and the others cannot tell; \"not "
-    "established at any composition\": none establishes anything, which is never read as depending on play "
-    "strength; \"not assessed\": fewer than two compositions count.")
+    "of squares since compositions are different games, Holm over every gap tested). Where some two disagree: "
+    "\"depends on play strength\" when the direction changes (clearly higher at one composition and clearly lower "
+    "at another, or, where none is clear, differences of opposite sign shown apart); otherwise the size changes "
+    "but not the direction, and the mark says how: \"larger with stronger play\" or \"smaller with stronger "
+    "play\" when every stronger composition's difference (in the direction established) is at least as large, or "
+    "at most as large, as every weaker one's (a composition's play strength: the mean rung of its bots on the "
+    f"ladder {' < '.join(STRENGTH_LADDER)}), \"same direction at every table\" when the sizes do not follow play "
+    "strength (or a composition seats a bot off the ladder) and every difference has the same sign, \"size "
+    "differs by table\" when some difference not established crosses 0. The disagreement is tested; the way the "
+    "size goes is read from the estimates. Where none disagree: \"robust\": every composition reaches the same "
+    "verdict (all higher, all lower or all practically equivalent); \"unsettled\": some compositions establish a "
+    "verdict and the others cannot tell; \"not established at any composition\": none establishes anything, which "
+    "is never read as depending on play strength; \"not assessed\": fewer than two compositions count.")
 GAP_COLUMNS = ["profile_a", "profile_b", "metric", "table_a", "table_b", "gap", "se", "df", "threshold", "p_exceeds",
                "p_exceeds_adjusted", "apart"]
+
+
+def varies(mark) -> bool:
+    """Is this robustness mark one of a difference shown to change with the composition (VARIES)?"""
+    return str(mark).startswith(VARIES)
+
+
+def mark_name(mark) -> str:
+    """The mark's name without its details ('depends on play strength', 'robust', ...)."""
+    mark = str(mark)
+    return next((m for m in VARIES + (UNSETTLED, NOWHERE, ROBUST, NOT_ASSESSED) if mark.startswith(m)), mark)
+
+
+def table_strength(manifest: dict) -> dict[str, float]:
+    """Each table composition's play strength: the mean rung of its bots on STRENGTH_LADDER (0 the
+    weakest); a composition seating a bot off the ladder is left out."""
+    rank = {bot: i for i, bot in enumerate(STRENGTH_LADDER)}
+    out = {}
+    for info in manifest.get("profiles", {}).values():
+        for t in info.get("tables") or []:
+            bots = [str(b) for b in t.get("bots", [])]
+            if bots and all(b in rank for b in bots) and t.get("name"):
+                out[str(t["name"])] = float(np.mean([rank[b] for b in bots]))
+    return out
 
 
 def _counted(rows: pd.DataFrame) -> pd.DataFrame:
@@ -658,10 +852,34 @@ def _contradict(a: str, b: str) -> bool:
     return (a in STATED and b in STATED and a != b) or (bool({a, b} & set(STATED)) and EQUIVALENT in (a, b))
 
 
-def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFrame | None = None) -> str:
+def _shift(items: list, disagree: set, strength: dict | None) -> str:
+    """The mark of a difference whose compositions disagree (ROBUSTNESS_NOTE): the direction changes
+    (DEPENDS), or only the size (larger / smaller with stronger play, same direction at every table,
+    size differs by table)."""
+    stated = {r.verdict for r in items if r.verdict in STATED}
+    named = [r for r in items if r.table in disagree]
+    signs = {np.sign(r.difference) for r in named} - {0.0}
+    if len(stated) == 2 or (not stated and len(signs) == 2):
+        return DEPENDS
+    direction = 1.0 if HIGHER in stated else -1.0 if LOWER in stated else (signs.pop() if signs else 1.0)
+    size = {r.table: direction * r.difference for r in items}
+    known = strength is not None and all(r.table in strength for r in items)
+    if known:
+        ordered = [(strength[a], strength[b], size[a], size[b]) for a in size for b in size
+                   if strength[a] < strength[b]]
+        if ordered and all(sa <= sb for _, _, sa, sb in ordered) and any(sa < sb for _, _, sa, sb in ordered):
+            return LARGER
+        if ordered and all(sa >= sb for _, _, sa, sb in ordered) and any(sa > sb for _, _, sa, sb in ordered):
+            return SMALLER
+    return SAME_DIRECTION if all(s > 0 for s in size.values()) else SIZE_DIFFERS
+
+
+def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFrame | None = None,
+                    strength: dict | None = None) -> str:
     """The robustness of one difference from its per-composition rows (findings.judge's columns plus
     `table`) and the gap tests between them (composition_gaps' rows of this difference; computed
-    here when None): see ROBUSTNESS_NOTE."""
+    here when None); ``strength``: each composition's play strength (table_strength), which orders a
+    change of size: see ROBUSTNESS_NOTE."""
     counted = _counted(rows)
     if len(counted) < 2:
         return f"{NOT_ASSESSED}: {len(counted)} composition{'' if len(counted) == 1 else 's'} with enough data"
@@ -675,8 +893,14 @@ def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFra
     for g in gaps[gaps["apart"].astype(bool)].itertuples(index=False):
         disagree.update({g.table_a, g.table_b})
     if disagree:
-        named = sorted((r for r in items if r.table in disagree), key=lambda r: -r.difference)
-        return f"{DEPENDS}: " + "; ".join(
+        mark = _shift(items, disagree, strength)
+        if mark == DEPENDS:
+            named = sorted((r for r in items if r.table in disagree), key=lambda r: -r.difference)
+        elif strength is not None and all(r.table in strength for r in items):
+            named = sorted(items, key=lambda r: strength[r.table])  # weakest first
+        else:
+            named = sorted(items, key=lambda r: -r.difference)
+        return f"{mark}: " + "; ".join(
             f"at {r.table} {fmt_difference(metric, r.difference, np.nan, np.nan, kind)}, {r.verdict}" for r in named)
     verdicts = {r.table: r.verdict for r in items}
     established = {t: v for t, v in verdicts.items() if v != NOT_ESTABLISHED}
@@ -690,11 +914,12 @@ def robustness_mark(rows: pd.DataFrame, metric: str, kind: str, gaps: pd.DataFra
     return f"{UNSETTLED}: " + "; ".join(f"{', '.join(ts)} {v}" for v, ts in by_verdict.items())
 
 
-def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) -> pd.DataFrame:
+def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str],
+               strength: dict | None = None) -> pd.DataFrame:
     """`judged` (each profile against the baseline) with a `robustness` column from `by_table`
     (the same differences judged within each composition, with a `table` column): one mark per row,
     and `spread_in_thresholds`, the largest gap between counted compositions' differences over the
-    threshold."""
+    threshold; ``strength``: each composition's play strength (table_strength)."""
     out = judged.copy()
     if len(tables) < 2:
         out["robustness"] = ONE_TABLE
@@ -713,7 +938,7 @@ def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) 
                          else f"{NOT_ASSESSED}: no composition data")
             spreads.append(np.nan)
             continue
-        marks.append(robustness_mark(rows, row.metric, row.kind, gaps_of.get(key, no_gaps)))
+        marks.append(robustness_mark(rows, row.metric, row.kind, gaps_of.get(key, no_gaps), strength))
         counted = _counted(rows)["difference"]
         spreads.append((counted.max() - counted.min()) / row.threshold if len(counted) > 1 and row.threshold > 0
                        else np.nan)
@@ -722,37 +947,77 @@ def robustness(judged: pd.DataFrame, by_table: pd.DataFrame, tables: list[str]) 
     return out
 
 
+def _label_of(r) -> str:
+    return sentence_label(show(r.metric, r.kind).label)
+
+
+def _listed(rows: pd.DataFrame, most: int, with_mark: bool) -> str:
+    """'kalooki51: hands per game, mean (larger with stronger play: at greedy +3.15, higher; ...); ...',
+    profile by profile, at most `most` a profile."""
+    parts = []
+    for profile in dict.fromkeys(rows["profile_b"]):
+        mine = rows[rows["profile_b"] == profile]
+        items = []
+        for r in mine.head(most).itertuples(index=False):
+            name = mark_name(r.robustness)
+            detail = str(r.robustness)[len(name) + 2:]
+            items.append(f"{_label_of(r)} ({name}: {detail})" if with_mark else f"{_label_of(r)} ({detail})")
+        more = len(mine) - most
+        parts.append(f"{profile}: " + "; ".join(items) + (f"; and {more} more under By table composition"
+                                                          if more > 0 else ""))
+    return ". ".join(parts)
+
+
+def _telling_first(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.assign(stated=rows["verdict"].isin(STATED)).sort_values(
+        ["stated", "spread_in_thresholds"], ascending=False, kind="stable")
+
+
+def _short_shift(r) -> str:
+    """'kalooki51 hands per game, mean: +3.15 at greedy to +11.02 at expert'."""
+    found = re.findall(r"at (\S+) ([+-][\d,]*\d(?:\.\d+)?(?: pp)?)", str(r.robustness))
+    if not found:
+        return f"{r.profile_b} {_label_of(r)}"
+    low, high = min(found, key=lambda f: float(f[1].replace(",", "").replace(" pp", ""))), \
+        max(found, key=lambda f: float(f[1].replace(",", "").replace(" pp", "")))
+    if mark_name(r.robustness) in (LARGER, SMALLER):
+        low, high = found[0], found[-1]  # weakest to strongest
+    return f"{r.profile_b} {_label_of(r)}: {low[1]} at {low[0]} to {high[1]} at {high[0]}"
+
+
 def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -> Finding:
-    """The findings' first line: which differences from the baseline depend on play strength."""
+    """The findings' first line: which differences from the baseline change direction with play
+    strength, which change only in size, and which hold at every composition."""
     if len(tables) < 2:
         where = tables[0] if tables else "one table"
-        return Finding("Play strength", f"{ONE_TABLE[0].upper()}{ONE_TABLE[1:]} (every game at {where}).", False)
+        short = f"One table composition ({where}): this run cannot speak to play strength."
+        return Finding("Play strength", f"Every game at {where}: one table composition, so this run cannot speak to "
+                       "play strength (robustness not assessed). A run with a table mix (several compositions) judges "
+                       "each difference again at each.", False, short)
     lead = f"Across {len(tables)} table compositions ({', '.join(tables)}): "
     if judged.empty:
+        short = "One profile: no difference from a baseline to set against play strength."
         return Finding("Play strength", lead + "one profile, so no difference from a baseline to set against play "
-                       "strength; each composition's numbers are under By table composition.", False)
+                       "strength; each composition's numbers are under By table composition.", False, short)
     marks = judged["robustness"].astype(str)
-    depends = judged[marks.str.startswith(DEPENDS)]
-    depends = depends.assign(stated=depends["verdict"].isin(STATED)).sort_values(
-        ["stated", "spread_in_thresholds"], ascending=False, kind="stable")  # the most telling first
+    depends = _telling_first(judged[marks.str.startswith(DEPENDS)])
+    sized = _telling_first(judged[marks.str.startswith(SIZE_ONLY)])
     stated_robust = judged[judged["verdict"].isin(STATED) & (marks == ROBUST)]
-    parts = []
-    for profile in dict.fromkeys(judged["profile_b"]):
-        rows = depends[depends["profile_b"] == profile]
-        if rows.empty:
-            continue
-        items = [f"{sentence_label(show(r.metric, r.kind).label)} ({r.robustness[len(DEPENDS) + 2:]})"
-                 for r in rows.head(most).itertuples(index=False)]
-        more = len(rows) - most
-        parts.append(f"{profile}: " + "; ".join(items)
-                     + (f"; and {more} more under By table composition" if more > 0 else ""))
-    if parts:
-        text = lead + "these differences from the baseline depend on play strength: " + ". ".join(parts) + "."
-    else:
+    sentences = []
+    if len(depends):
+        sentences.append("these differences from the baseline depend on play strength (their direction changes "
+                         "between compositions): " + _listed(depends, most, False))
+    if len(sized):
+        sentences.append(("these" if not len(depends) else "These") + " change in size but not in direction: "
+                         + _listed(sized, most, True))
+    if not sentences:
         text = lead + "no difference from the baseline is shown to depend on play strength."
+    elif not len(depends):
+        text = lead + "no difference from the baseline changes direction with play strength; " + sentences[0] + "."
+    else:
+        text = lead + ". ".join(sentences) + "."
     if len(stated_robust):
-        named = [f"{r.profile_b} {sentence_label(show(r.metric, r.kind).label)}"
-                 for r in stated_robust.itertuples(index=False)]
+        named = [f"{r.profile_b} {_label_of(r)}" for r in stated_robust.itertuples(index=False)]
         text += " Clear differences that hold at every composition: " + ", ".join(named[:2 * most]) + (
             f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
     unsettled, nowhere = int(marks.str.startswith(UNSETTLED).sum()), int((marks == NOWHERE).sum())
@@ -762,41 +1027,67 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
         [f"{n} not assessed (fewer than two compositions with {MIN_GAMES} games a side)" for n in [too_few] if n]
     if counts:
         text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
-    return Finding("Play strength", text, bool(parts))
+    if len(depends):
+        top = next(depends.itertuples(index=False))
+        short = (f"{_plural(len(depends), 'difference changes', 'differences change')} direction with the table "
+                 f"(e.g. {_short_shift(top)})"
+                 + (f"; {len(sized)} more only in size" if len(sized) else "") + ".")
+    elif len(sized):
+        top = next(sized.itertuples(index=False))
+        short = (f"No difference changes direction with the table; {len(sized)} "
+                 f"change{'s' if len(sized) == 1 else ''} in size (largest: "
+                 f"{_short_shift(top)}, {mark_name(top.robustness)}).")
+    else:
+        short = "No difference from the baseline is shown to change with play strength."
+    weight = float(max(depends["spread_in_thresholds"].max() if len(depends) else 0.0, 0.0))
+    return Finding("Play strength", text, bool(len(depends) or len(sized)), short, weight)
 
 
 STRONG_PLAY = "for strong play"  # analysis.frontier marks a difference "<verdict> for strong play"
 
 
 def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: str = "", most: int = 3) -> Finding:
-    """The frontier's word on play strength: the differences that depend on play strength but hold at
+    """The frontier's word on play strength: the differences that vary with play strength but hold at
     the frontier's top two rungs (`strong_play`, analysis.frontier), stated for strong play, and the
-    composition to read for good players (`composition`, a sentence)."""
+    composition to read for good players (`composition`, a sentence).  A run of one table composition
+    cannot speak to play strength; the frontier's clear differences are then named on their own."""
     rungs = " and ".join(top_two)
     lead = f"At the frontier's top two rungs ({rungs} at every seat): "
     if "strong_play" not in judged:
         return Finding("Strong play", lead + "the frontier holds none of these profiles' differences from the "
-                       "baseline. " + composition, False)
+                       "baseline. " + composition, False, "The frontier holds none of these profiles' differences.")
     marks = judged["robustness"].astype(str) if "robustness" in judged else pd.Series("", index=judged.index)
-    held = judged[(judged["strong_play"] != "") & marks.str.startswith(DEPENDS)]
-    parts = []
-    for r in held.itertuples(index=False):
-        parts.append(f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
-                     f"{r.strong_play.replace(' ' + STRONG_PLAY, '')}")
-    if parts:
-        text = (lead + f"{len(parts)} of the differences that depend on play strength "
+    one_table = bool(len(marks)) and (marks == ONE_TABLE).all()
+    held = judged[(judged["strong_play"] != "") & marks.map(varies)]
+    name = lambda r: f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))}"
+    parts = [f"{name(r)} {r.strong_play.replace(' ' + STRONG_PLAY, '')}" for r in held.itertuples(index=False)]
+    if one_table:
+        text = ("This run plays one table composition, so it cannot speak to play strength; the frontier can. "
+                + lead[0].upper() + lead[1:])
+    elif parts:
+        text = (lead + f"{len(parts)} of the differences that vary with play strength "
                 f"{'holds' if len(parts) == 1 else 'hold'} at both, so for strong "
                 "play: " + "; ".join(parts[:most]) + (f"; and {len(parts) - most} more (★ in the headline table)"
                                                       if len(parts) > most else "") + ".")
     else:
-        text = lead + "none of the differences that depend on play strength holds at both."
+        text = lead + "none of the differences that vary with play strength holds at both."
     clear = judged[judged["strong_play"].astype(str).str.startswith(STATED)]
+    named = [f"{name(r)} {r.strong_play.split(' ')[0]}" for r in clear.itertuples(index=False)]
     if len(clear):
-        named = [f"{r.profile_b} {_labels(pd.DataFrame({'metric': [r.metric], 'kind': [r.kind]}))} "
-                 f"{r.strong_play.split(' ')[0]}"
-                 for r in clear.itertuples(index=False)]
-        text += (f" Clear differences from the baseline at both rungs ({len(named)}): " + ", ".join(named[:2 * most])
-                 + (f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + ".")
+        text += (f"clear differences from the baseline at both ({len(named)}): " if one_table else
+                 f" Clear differences from the baseline at both rungs ({len(named)}): ") + ", ".join(
+            named[:2 * most]) + (f" and {len(named) - 2 * most} more" if len(named) > 2 * most else "") + "."
+    elif one_table:
+        text += "no clear difference from the baseline at both."
     if composition:
         text += " " + composition
-    return Finding("Strong play", text, bool(len(clear)))
+    if parts and not one_table:
+        short = (f"{_plural(len(parts), 'difference')} that {'varies' if len(parts) == 1 else 'vary'} with play "
+                 f"strength {'holds' if len(parts) == 1 else 'hold'} at {rungs} (e.g. {parts[0]}).")
+    elif named:
+        short = f"{_plural(len(named), 'clear difference')} from the baseline at {rungs} (e.g. {named[0]})."
+    else:
+        short = f"No clear difference from the baseline at {rungs}."
+    if one_table:
+        short = "This run cannot speak to play strength, the frontier can: " + short[0].lower() + short[1:]
+    return Finding("Strong play", text, bool(len(clear)), short)

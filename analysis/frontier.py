@@ -15,14 +15,16 @@ deal) with :mod:`analysis.compare`'s paired t interval, and judged against the m
 (:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
 
 A metric has **converged** for a profile when the last step (the top rung minus the one below) is
-practically equivalent (inside the threshold by the equivalence test) and smaller than the step before
-(its estimate smaller in size, or the step before practically equivalent as well); **not converged**
-when the last step is a clear difference (past the threshold); **not established** otherwise (the
-last step cannot be told from the threshold, it is inside it but larger than the step before, or
-there is no step before it: two rungs).
+practically equivalent (inside the threshold by the equivalence test, Holm-corrected): climbing the
+last rung moved it by less than the threshold; **not converged** when the last step is a clear
+difference (past the threshold); **not established** otherwise (the last step cannot be told from
+the threshold).  The step before is shown beside it, not used: whether the steps shrink would need a
+test of their difference, which the rule does not make.
 
 For the report: a difference from the baseline that holds at the top two rungs (the same clear
-verdict, or practically equivalent at both) is stated *for strong play*; and the report's table
+verdict, or practically equivalent at both) is stated *for strong play*, with its size at each of
+the two rungs and their intervals (``strong_play``: a verdict certifies a direction, the sizes are
+the top rungs' own, not the report's mixed tables'); and the report's table
 composition whose estimates lie closest to the top rung's is the one to read for good players.
 
 This module reads the runs' files and their manifests; it never imports the engine or the bots.
@@ -62,11 +64,13 @@ CONVERGENCE_NOTE = (
     "says which under it. A step is a rung minus the rung below, from per-game differences (game g against game "
     "g: t interval on games - 1 degrees of freedom), judged against the metric's practical threshold like any "
     "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
-    "the one below) is practically equivalent and smaller than the step before (in size, or both practically "
-    "equivalent); not converged: the last step is a clear difference; not established: otherwise (the last "
-    "step cannot be told from its threshold, it is inside it but larger than the step before, or there are two "
-    "rungs only). Stated for strong play: a difference from the baseline with the same verdict at the top two "
-    "rungs (both higher, both lower, or both practically equivalent). The composition to read for good players: "
+    "the one below) is practically equivalent by the equivalence test, Holm-corrected; not converged: the last "
+    "step is a clear difference; not established: otherwise (the last step cannot be told from its threshold). "
+    "The step before is shown, not used (whether the steps shrink is not tested). Stated for strong play: a "
+    "difference from the baseline with the same verdict at the top two rungs (both higher, both lower, or both "
+    "practically equivalent), shown with its size and 95% interval at each of the two rungs (frontier_strong_"
+    "play.csv: every difference's verdict at each), not the report's mixed-table size. The composition to read "
+    "for good players: "
     "the report's table composition whose estimates lie within one practical threshold of the top rung's for "
     "the largest share of (profile, metric) pairs.")
 FIGURE_KINDS = ("proportion", "mean", "difference")
@@ -203,24 +207,18 @@ def steps(fr: FrontierData, thresholds) -> pd.DataFrame:
     return out.rename(columns={"profile_a": "profile"}).drop(columns=["profile_b"])
 
 
-def convergence_status(last: dict, before: dict | None) -> tuple[str, str]:
-    """(status, reason) of one metric from its last step and the step before (None: two rungs), each a
-    dict with `verdict` and `difference` (findings.judge's)."""
+def convergence_status(last: dict, before: dict | None = None) -> tuple[str, str]:
+    """(status, reason) of one metric from its last step (a dict with `verdict`, findings.judge's):
+    converged when it is practically equivalent, not converged when it is a clear difference.  The
+    step before (``before``) is not used: the rule makes no test of whether the steps shrink."""
     verdict = last["verdict"]
     if verdict in (findings.NOT_APPLICABLE, findings.NOT_TESTED, findings.NO_THRESHOLD):
         return verdict, f"the last step is {verdict}"
     if verdict in findings.STATED:
         return NOT_CONVERGED, f"the last step is a clear difference ({verdict}), past the practical threshold"
-    if verdict != findings.EQUIVALENT:
-        return findings.NOT_ESTABLISHED, "the last step cannot be told from the practical threshold"
-    if before is None:
-        return findings.NOT_ESTABLISHED, "the last step is inside the threshold, but there is no step before it " \
-                                         "(two rungs)"
-    if before["verdict"] == findings.EQUIVALENT:
-        return CONVERGED, "both steps are inside the practical threshold"
-    if abs(last["difference"]) < abs(before["difference"]):
-        return CONVERGED, "the last step is inside the threshold and smaller than the step before"
-    return findings.NOT_ESTABLISHED, "the last step is inside the threshold but not smaller than the step before"
+    if verdict == findings.EQUIVALENT:
+        return CONVERGED, "the last step is inside the practical threshold (equivalence test)"
+    return findings.NOT_ESTABLISHED, "the last step cannot be told from the practical threshold"
 
 
 CONVERGENCE_COLUMNS = ["profile", "metric", "kind", "status", "reason", "last_step", "last_difference",
@@ -256,7 +254,9 @@ def strong_play(fr: FrontierData, baseline: str, thresholds) -> pd.DataFrame:
     """Each profile's difference from the baseline judged at each of the top two rungs (within the
     rung's run, as the report judges it), and `strong_play`: "higher/lower for strong play" when both
     rungs find the same clear difference, "practically equivalent for strong play" when both find it
-    equivalent, "" otherwise.  Empty when the frontier lacks the baseline."""
+    equivalent, "" otherwise; beside it, at each rung, the difference with its 95% interval and verdict
+    (``difference_RUNG``, ``ci_low_RUNG``, ``ci_high_RUNG``, ``verdict_RUNG``: the size for strong play
+    is the top rungs', not the report's mixed tables').  Empty when the frontier lacks the baseline."""
     from .compare import compare_results
     cols = ["profile_b", "metric", "strong_play"]
     if baseline not in fr.profiles:
@@ -279,9 +279,11 @@ def strong_play(fr: FrontierData, baseline: str, thresholds) -> pd.DataFrame:
         mark = ""
         if a["verdict"] == b["verdict"] and a["verdict"] in findings.STATED + (findings.EQUIVALENT,):
             mark = f"{a['verdict']} {STRONG}"
-        rows.append({"profile_b": key[0], "metric": key[1], "strong_play": mark,
-                     **{f"difference_{r}": j.loc[key, "difference"] for r, j in judged.items()},
-                     **{f"verdict_{r}": j.loc[key, "verdict"] for r, j in judged.items()}})
+        row = {"profile_b": key[0], "metric": key[1], "kind": b.get("kind", ""), "strong_play": mark}
+        for r, j in judged.items():
+            row.update({f"difference_{r}": j.loc[key, "difference"], f"ci_low_{r}": j.loc[key, "diff_ci_low"],
+                        f"ci_high_{r}": j.loc[key, "diff_ci_high"], f"verdict_{r}": j.loc[key, "verdict"]})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -339,6 +341,72 @@ def flat_metrics(frame: pd.DataFrame) -> dict:
     return flat
 
 
+def negligible_metrics(frame: pd.DataFrame, thresholds) -> dict:
+    """The figure's metrics (not flat) whose estimate lies in [0, threshold) at every rung for every
+    profile: {metric: largest estimate}.  No step between two such values can reach the practical
+    threshold, so the panel would show lines at zero in practice; the figure leaves them out."""
+    out = {}
+    for metric, mine in frame.groupby("metric", sort=False):
+        t = thresholds.get(metric)
+        if t is None or t.threshold <= 0:
+            continue
+        est = mine["estimate"].to_numpy(dtype=float)
+        if len(est) and (est >= 0).all() and (est < t.threshold).all():
+            out[metric] = float(est.max())
+    return out
+
+
+def negligible_text(negligible: dict, kinds: dict, thresholds) -> str:
+    """Under the figure: the metrics left out as zero in practice at every rung."""
+    names = "; ".join(f"{findings.sentence_label(findings.show(m, kinds[m]).label)} (at most "
+                      f"{findings.fmt_value(m, v, kinds[m])} at any rung, threshold "
+                      f"{findings.fmt_value(m, thresholds[m].threshold, kinds[m])})" for m, v in negligible.items())
+    return (f"Left out of the figure, zero in practice at every rung for every profile (below the practical "
+            f"threshold, so no step could reach it): {names}. Their rows are in frontier_by_rung.csv.")
+
+
+CLIP_FACTOR = 3.0  # a profile's intervals that widen a panel's scale this many times over are clipped
+
+
+def shared_limits(frame: pd.DataFrame) -> tuple[dict, dict]:
+    """Per panel (label): the y-limits (display units) the profiles share, and the profiles whose
+    intervals are clipped to them, with their highest interval end.  A profile's intervals are left
+    out of the shared scale when, with every estimate kept, they widen the panel more than
+    CLIP_FACTOR times (one profile's few hands per game giving a 0-300 interval must not flatten the
+    others); the estimates always set the scale."""
+    limits, clipped = {}, {}
+    for label, mine in frame.groupby("label", sort=False):
+        scale = mine["scale"].to_numpy(dtype=float)
+        est = mine["estimate"].to_numpy(dtype=float) * scale
+        low = np.where(np.isfinite(mine["ci_low"].to_numpy(dtype=float)), mine["ci_low"].to_numpy(dtype=float),
+                       mine["estimate"].to_numpy(dtype=float)) * scale
+        high = np.where(np.isfinite(mine["ci_high"].to_numpy(dtype=float)), mine["ci_high"].to_numpy(dtype=float),
+                        mine["estimate"].to_numpy(dtype=float)) * scale
+        profile = mine["profile"].astype(str).to_numpy()
+        kept = set(profile)
+        span = lambda keep: (min(np.nanmin(est), np.nanmin(low[np.isin(profile, list(keep))], initial=np.inf)),
+                             max(np.nanmax(est), np.nanmax(high[np.isin(profile, list(keep))], initial=-np.inf)))
+        while len(kept) > 1:
+            lo, hi = span(kept)
+            widest = max(kept, key=lambda p: float(np.nanmax(high[profile == p] - low[profile == p])))
+            lo2, hi2 = span(kept - {widest})
+            if (hi - lo) <= CLIP_FACTOR * max(hi2 - lo2, 1e-12) or (hi2 - lo2) <= 0:
+                break
+            kept.discard(widest)
+            clipped.setdefault(label, {})[widest] = float(np.nanmax(high[profile == widest]))
+        limits[label] = span(kept)
+    return limits, clipped
+
+
+def clipped_text(clipped: dict) -> str:
+    """Under the figure: whose intervals run past a panel's shared scale."""
+    parts = "; ".join(f"{', '.join(f'{p} (up to {v:,.3g})' for p, v in who.items())} in {label}"
+                      for label, who in clipped.items())
+    return (f"Intervals clipped at the panel's edge (a triangle marks where they go on): {parts}. They are so wide "
+            "(few hands or games behind each estimate) that on a shared scale they would flatten every other "
+            "profile; frontier_by_rung.csv holds them in full.")
+
+
 def flat_text(flat: dict, kinds: dict) -> str:
     """Under the figure: which metrics it leaves out and why."""
     def values(metric):
@@ -393,13 +461,16 @@ def composition_text(closest: pd.DataFrame, top: str) -> str:
 
 
 def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[str]:
-    """Per profile: each tested headline metric at every rung, the last step and its status."""
+    """Per profile: each tested headline metric at every rung, the last step and its status, every line
+    at most ``width`` columns (a long metric name wrapped, never cut)."""
+    from .compare import fit_rows
     thresholds = findings.default_thresholds() if thresholds is None else thresholds
     table = by_rung(fr)
     conv = convergence(steps(fr, thresholds), fr.rungs).set_index(["profile", "metric"])
     doc = fr.document
-    lines = [f"{len(fr.profiles)} profile(s), {doc.get('games')} games per profile and rung, seed {doc.get('seed')}, "
-             f"rungs {' < '.join(fr.rungs)}"[:width]]
+    games = doc.get("games")
+    lines = [f"{len(fr.profiles)} profile(s), {games} game{'' if games == 1 else 's'} per profile and rung, seed "
+             f"{doc.get('seed')}, rungs {' < '.join(fr.rungs)}"[:width]]
     cols = fr.rungs + ["last step", "status"]
     for profile in fr.profiles:
         lines.append("")
@@ -410,11 +481,11 @@ def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[
             kind = metrics.METRIC_INFO[metric][0]
             est = mine[mine["metric"] == metric].set_index("rung")["estimate"]
             c = conv.loc[(profile, metric)] if (profile, metric) in conv.index else None
-            cells.append([metric[:30]] + [findings.fmt_value(metric, est.get(r), kind) for r in fr.rungs]
+            cells.append([metric] + [findings.fmt_value(metric, est.get(r), kind) for r in fr.rungs]
                          + ([findings.fmt_difference(metric, c["last_difference"], np.nan, np.nan, kind),
                              c["status"]] if c is not None else ["", ""]))
-        widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-        for row in cells:
+        rows, widths = fit_rows(cells, width)
+        for row in rows:
             line = "  ".join([row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, len(row) - 1)]
                              + [row[-1]])
             lines.append(line[:width])
@@ -423,10 +494,43 @@ def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[
     return lines
 
 
+def strong_text(strong: pd.DataFrame, top_two: list[str], judged: pd.DataFrame | None = None) -> str:
+    """How many differences from the baseline hold at the top two rungs, and how many of them the
+    headline table marks ★ (those that also change with the table composition: ``judged``, the report's
+    differences with `strong_play` and `robustness`; without it the number marked is not said)."""
+    held = strong[strong["strong_play"] != ""]
+    text = (f"Of the {len(strong)} differences from the baseline, {len(held)} "
+            f"{'holds' if len(held) == 1 else 'hold'} at the top two rungs ({' and '.join(top_two)}): the same "
+            "verdict at both, with its size at each rung in the table below (every difference's verdict at each "
+            "rung in frontier_strong_play.csv).")
+    if judged is not None and {"strong_play", "robustness"} <= set(judged.columns):
+        marked = int(((judged["strong_play"].fillna("") != "") & judged["robustness"].map(findings.varies)).sum())
+        text += (f" {marked} of them {'changes' if marked == 1 else 'change'} with the table composition in this run: "
+                 "stated for strong play in the findings and marked ★ in the headline table.")
+    else:
+        text += (" Those of them that change with the table composition in this run are stated for strong play in "
+                 "the findings and marked ★ in the headline table.")
+    return text
+
+
+def strong_table(strong: pd.DataFrame, top_two: list[str]) -> pd.DataFrame:
+    """The differences that hold at the top two rungs, each with its size and 95% interval at each."""
+    held = strong[strong["strong_play"] != ""]
+    return pd.DataFrame([{"profile": r["profile_b"], "metric": r["metric"],
+                          "verdict at both": r["strong_play"].replace(" " + STRONG, ""),
+                          **{f"at {rung}": findings.fmt_difference(r["metric"], r[f"difference_{rung}"],
+                                                                  r[f"ci_low_{rung}"], r[f"ci_high_{rung}"],
+                                                                  r["kind"] or "proportion") for rung in top_two}}
+                         for _, r in held.iterrows()],
+                        columns=["profile", "metric", "verdict at both"] + [f"at {r}" for r in top_two])
+
+
 def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = None,
-            strong: pd.DataFrame | None = None) -> None:
+            strong: pd.DataFrame | None = None, judged: pd.DataFrame | None = None) -> None:
     """The report's "Strength frontier": what was played, the figure, the convergence table, the
-    composition to read for good players and the data as CSV."""
+    composition to read for good players, the differences that hold for strong play with their sizes
+    at the top two rungs, and the data as CSV.  ``judged``: the report's differences from the baseline
+    (with `strong_play` and `robustness`), to count the ★ marks."""
     from . import plots
     table = by_rung(fr)
     step_table = steps(fr, thresholds)
@@ -436,22 +540,31 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
     doc.text(f"Every profile played again at tables of {d.get('players', 4)} of the same bot, once per rung of the "
              f"bot ladder ({' < '.join(fr.rungs)}), {d.get('games'):,} games per profile and rung, seed "
              f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
-             "converged when the last step (the top rung minus the one below) is inside its practical threshold "
-             "and smaller than the step before (Methods). " + counts_text(conv) + ".")
+             "converged when the last step (the top rung minus the one below) is shown inside its practical "
+             "threshold by the equivalence test (Methods); the step before is shown, not tested. "
+             + counts_text(conv) + ".")
     if by_table is not None and len(by_table):
         text = composition_text(closest_composition(by_table, fr, thresholds), fr.rungs[-1])
         if text:
             doc.text(text)
     if strong is not None and len(strong):
-        held = strong[strong["strong_play"] != ""]
-        doc.text(f"Of the {len(strong)} differences from the baseline, {len(held)} "
-                 f"{'holds' if len(held) == 1 else 'hold'} at the top two rungs "
-                 f"({' and '.join(fr.top_two)}): the same verdict at both, stated for strong play in the findings "
-                 "and marked ★ in the headline table.")
+        doc.text(strong_text(strong, fr.top_two, judged))
+        held = strong_table(strong, fr.top_two)
+        if len(held):
+            doc.table(held, "Differences from the baseline that hold at the top two rungs: the verdict at both, and "
+                      "the difference with its 95% interval at each rung (every seat that rung's bot): the size for "
+                      "strong play, where the headline table's is the report's mixed tables'.")
+        doc.attach("frontier_strong_play", strong, "Every difference from the baseline judged at each of the top "
+                   "two rungs: difference, 95% interval and verdict per rung, and whether it holds for strong play")
     frame = figure_frame(table)
     flat = flat_metrics(frame)
     kinds = dict(zip(frame["metric"], frame["kind"]))
     frame = frame[~frame["metric"].isin(list(flat))]
+    negligible = negligible_metrics(frame, thresholds)
+    frame = frame[~frame["metric"].isin(list(negligible))].copy()
+    limits, clipped = shared_limits(frame)
+    frame.attrs["limits"] = limits
+    frame.attrs["clipped"] = {label: list(who) for label, who in clipped.items()}
     n = frame["label"].nunique()
     rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
     doc.open("figs")
@@ -462,8 +575,12 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
                f"replicates; Methods). Reproduce: {d.get('command')}",
                width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
     doc.close("figs")
+    if clipped:
+        doc.text(clipped_text(clipped))
     if flat:
         doc.text(flat_text(flat, kinds))
+    if negligible:
+        doc.text(negligible_text(negligible, kinds, thresholds))
     doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
              f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
              "converged, unmarked: not established (or not judged).")

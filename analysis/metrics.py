@@ -35,6 +35,9 @@ from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_tab
                         summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
+# means of counts of events, often rare: their intervals are exact Poisson at an effective count
+# (stats.cluster_count), so a sample with few or no events gets a skewed interval or a one-sided bound
+COUNTS = {"reshuffles_per_hand", "buy_ins_per_game"}
 
 
 @dataclass
@@ -94,6 +97,9 @@ def _estimates(cells: pd.DataFrame, kind: str) -> pd.DataFrame:
     args = [cells[c] for c in ("games", "x", "y", "Y2", "X2", "XY")]
     if kind == "proportion":
         est = stats.cluster_proportion(*args)
+    elif kind == "count":
+        est = stats.cluster_count(*args, yy_rows=cells["yy_rows"])
+        est.insert(1, "k", pd.array([pd.NA] * len(cells), dtype="Int64"))
     else:
         est = stats.cluster_mean(*args, yy_rows=cells["yy_rows"])
         est.insert(1, "k", pd.array([pd.NA] * len(cells), dtype="Int64"))
@@ -140,8 +146,10 @@ def _profile_and_bot(run: RunData, metric: str, kind: str = "proportion", bots: 
     if bots:
         parts.append(cells[cells["bot"] != ALL].sort_values(["profile", "bot"], key=lambda c: c.map(order)
                                                              if c.name == "profile" else c))
+    if kind == "mean" and metric in COUNTS:
+        kind = "count"
     frame = _estimates(pd.concat(parts, ignore_index=True), kind).drop(columns=["n_players", "seat", "value"])
-    if kind == "mean":  # every headline mean counts turns, points, buy-ins, hands, rounds or reshuffles
+    if kind in ("mean", "count"):  # every headline mean counts turns, points, buy-ins, hands, rounds or reshuffles
         frame = stats.at_least_zero(frame)
     return _tidy(metric, frame, ["profile", "bot"])
 
@@ -153,7 +161,7 @@ def _not_applicable(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
         if run.elimination(profile):
             continue
         mine = (frame["profile"] == profile).to_numpy()
-        for col in ("estimate", "ci_low", "ci_high", "se", "sd", "design_effect"):
+        for col in ("estimate", "ci_low", "ci_high", "se", "sd", "design_effect", "design_effect_used"):
             if col in frame:
                 frame.loc[mine, col] = np.nan
         game_end = run.manifest["profiles"].get(profile, {}).get("params", {}).get("game_end")
@@ -282,9 +290,12 @@ def first_elimination_survival(run) -> pd.DataFrame:
             curve = pd.concat([curve, end], ignore_index=True)
         curve.insert(0, "profile", profile)
         parts.append(curve)
-    if not parts:
-        return pd.DataFrame(columns=["metric", "profile", "time", "n_at_risk", "events", "survival", "ci_low",
-                                     "ci_high", "method"])
+    if not parts:  # typed, so that it joins another run's curves as numbers (compare's overlays)
+        return pd.DataFrame({"metric": pd.Series(dtype=str), "profile": pd.Series(dtype=str),
+                             "time": pd.Series(dtype=float), "n_at_risk": pd.Series(dtype=np.int64),
+                             "events": pd.Series(dtype=np.int64), "survival": pd.Series(dtype=float),
+                             "ci_low": pd.Series(dtype=float), "ci_high": pd.Series(dtype=float),
+                             "method": pd.Series(dtype=str)})
     out = pd.concat(parts, ignore_index=True)
     out["method"] = "Kaplan-Meier, Greenwood standard error, log-log 95% interval (one time per game)"
     return _tidy("survival_no_elimination", out, ["profile", "time"])

@@ -20,14 +20,15 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from .findings import EQUIVALENT, HIGHER, LOWER, NOT_ESTABLISHED
+from .findings import EQUIVALENT, HIGHER, LOWER, NOT_ESTABLISHED, play_order_label
 
 BAND_ALPHA = 0.25
 OTHERS_GREY = "#c8c8c8"
 BASELINE_GREY = "#555555"
 TRIM_QUANTILE = 0.99  # axes end where 99% of the data are
 PANEL_COLUMNS = 3
-DIFFERENCE_LIMIT = 6.0  # the differences dot plot shows +-6 thresholds; further points sit on the edge
+DIFFERENCE_LIMIT = 6.0  # the differences dot plot shows +-6 thresholds; further points sit in a margin past it
+BEYOND_STEP = 0.45  # the margin's spacing between points past the limit on one row (in thresholds)
 
 
 def new_figure(width: float = 6.4, height: float = 3.9) -> tuple[Figure, object]:
@@ -278,13 +279,14 @@ def by_group(axes, frame: pd.DataFrame, ylabel: str, percent: bool, reference: f
     kinds = [k for k in ("seat", "bot") if k in set(frame["by"])]
     for ax, by in zip(axes, kinds):
         rows = frame[frame["by"] == by]
-        groups = list(dict.fromkeys(sorted(rows["group"].astype(str))))
+        groups = list(dict.fromkeys(rows.sort_values(["order", "group"], kind="stable")["group"].astype(str)
+                                    if "order" in rows else sorted(rows["group"].astype(str))))
         position = {g: j for j, g in enumerate(groups)}
         for label, group, colour, offset, _ in _dodged(rows, 0.7):
             _errorbars(ax, [position[g] for g in group["group"].astype(str)], group, colour, label, offset)
-        ax.set_xticks(range(len(groups)), groups, fontsize="small")
+        ax.set_xticks(range(len(groups)), [_tick(g) for g in groups], fontsize="small")
         ax.set_xlim(-0.6, len(groups) - 0.4)
-        ax.set_title(f"by {'seat in the first deal' if by == 'seat' else 'bot'}", fontsize="small")
+        ax.set_title(f"by {'order of play in the first deal' if by == 'seat' else 'bot'}", fontsize="small")
         if reference is not None:
             ax.axhline(reference, color="grey", linewidth=1)
         if percent:
@@ -294,6 +296,12 @@ def by_group(axes, frame: pd.DataFrame, ylabel: str, percent: bool, reference: f
     if kinds:
         axes[0].legend(fontsize="x-small")
     return axes
+
+
+def _tick(group: str) -> str:
+    """A place by order of play as a short tick label: '1st to play' -> '1st', 'dealer (plays last)' ->
+    'dealer'; other groups (bots) as they are."""
+    return group.replace(" to play", "").replace(" (plays last)", "")
 
 
 def eliminated_by_group(axes, frame: pd.DataFrame):
@@ -348,10 +356,10 @@ def hands_per_game(axes, counts: pd.DataFrame):
 
 
 def seat_advantage(ax, rates: pd.DataFrame):
-    """Hand win rate by seat_from_dealer minus the fair share 1/n, in percentage points, with 95%
-    intervals, profiles side by side; `rates` is metrics.seat_win_rates at one level and one table
-    size per profile."""
-    title = "Hand win rate minus the fair share, by seat (n = the dealer)"
+    """Hand win rate by order of play (seat_from_dealer: 1st to play, ..., the dealer) minus the fair
+    share 1/n, in percentage points, with 95% intervals, profiles side by side; `rates` is
+    metrics.seat_win_rates at one level and one table size per profile."""
+    title = "Hand win rate minus the fair share, by order of play"
     if rates.empty:
         return _empty(ax, title, "no played hands")
     shifted = rates.assign(estimate=rates["estimate"] - rates["expected"], ci_low=rates["ci_low"] - rates["expected"],
@@ -359,8 +367,13 @@ def seat_advantage(ax, rates: pd.DataFrame):
     for label, group, colour, offset, _ in _dodged(shifted, 0.7):
         _errorbars(ax, group["seat_from_dealer"], group, colour, label, offset, scale=100)
     ax.axhline(0, color="grey", linewidth=1)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    _finish(ax, title, "seat from the dealer (1 = left of the dealer)", "win rate − fair share (pp)")
+    places = sorted({int(k) for k in rates["seat_from_dealer"]})
+    sizes = set(rates["n_players"].astype(int)) if "n_players" in rates else {max(places)}
+    names = [_tick(play_order_label(k, next(iter(sizes)))) if len(sizes) == 1 else
+             ("/".join(sorted({_tick(play_order_label(k, n)) for n in sizes if k <= n})))
+             for k in places]
+    ax.set_xticks(places, names)
+    _finish(ax, title, "order of play in the hand (the dealer plays last)", "win rate − fair share (pp)")
     ax.legend(fontsize="x-small", ncols=2)
     return ax
 
@@ -408,6 +421,7 @@ def differences(ax, frame: pd.DataFrame):
     ax.axvline(0, color="grey", linewidth=1)
     lim = DIFFERENCE_LIMIT
     handles = []
+    beyond = {}  # (metric row, side) -> points already placed past the edge, so each gets its own place
     for label, group, colour, offset, _ in _dodged(rows, 0.75):
         y = np.array([position[m] for m in group["label"]], dtype=float) + offset
         t = group["threshold"].to_numpy(dtype=float)
@@ -415,25 +429,42 @@ def differences(ax, frame: pd.DataFrame):
         low = np.clip(group["diff_ci_low"].to_numpy(dtype=float) / t, -lim, lim)
         high = np.clip(group["diff_ci_high"].to_numpy(dtype=float) / t, -lim, lim)
         ax.hlines(y, np.nan_to_num(low, nan=x), np.nan_to_num(high, nan=x), color=colour, linewidth=1.2)
-        clipped = np.clip(x, -lim, lim)
         verdict = group["verdict"].astype(str).to_numpy()
-        for name, (marker, filled, _) in VERDICT_MARKERS.items():
-            mine = verdict == name
-            if mine.any():
-                ax.scatter(clipped[mine], y[mine], marker=marker, s=26 if marker == "o" else 30, zorder=3,
-                           facecolor=colour if filled else "white", edgecolor=colour, linewidth=1.2)
         far = np.abs(x) > lim
-        ax.scatter(clipped[far], y[far], marker="|", color="black", s=60, zorder=4)
+        for name, (marker, filled, _) in VERDICT_MARKERS.items():
+            mine = (verdict == name) & ~far
+            if mine.any():
+                ax.scatter(x[mine], y[mine], marker=marker, s=26 if marker == "o" else 30, zorder=3,
+                           facecolor=colour if filled else "white", edgecolor=colour, linewidth=1.2)
+        for i in np.flatnonzero(far):  # past the edge: a triangle pointing out, staggered in the margin
+            side = 1.0 if x[i] > 0 else -1.0
+            key = (round(float(y[i] - offset)), side)
+            j = beyond.get(key, 0)
+            beyond[key] = j + 1
+            filled = VERDICT_MARKERS.get(verdict[i], ("o", True, None))[1]
+            ax.scatter([side * (lim + BEYOND_STEP * (j + 0.6))], [y[i]], marker=">" if side > 0 else "<", s=34,
+                       zorder=4, facecolor=colour if filled else "white", edgecolor=colour, linewidth=1.2)
         handles.append(Line2D([], [], marker="o", linestyle="", color=colour, label=label))
     ax.set_yticks(range(len(labels)), labels, fontsize="small")
     ax.set_ylim(len(labels) - 0.5, -0.5)
-    ax.set_xlim(-lim - 0.3, lim + 0.3)
+    most = max(beyond.values(), default=0)
+    margin = BEYOND_STEP * (most + 0.2) if most else 0.3
+    ax.set_xlim(-lim - margin, lim + margin)
+    if most:
+        for side in (-1, 1):
+            ax.axvline(side * lim, color="grey", linewidth=0.8, linestyle=":")
+            ax.axvspan(side * lim, side * (lim + margin), color="#f6f6f6", zorder=0)
+    ticks = [t for t in ax.get_xticks() if abs(t) <= lim]
+    ax.set_xticks(ticks)
     _finish(ax, title, "difference ÷ practical threshold (grey band: within one threshold; "
-                       f"black tick: beyond ±{lim:g}, drawn at the edge)", "", legend=False)
+                       f"beyond ±{lim:g}: a triangle in the margin, one place per profile, not to scale)", "",
+            legend=False)
     for marker, filled, text in VERDICT_MARKERS.values():
         if text:
             handles.append(Line2D([], [], marker=marker, linestyle="", color="grey",
                                   mfc="grey" if filled else "white", label=text))
+    if most:
+        handles.append(Line2D([], [], marker=">", linestyle="", color="grey", label=f"triangle: beyond ±{lim:g}"))
     handles.append(Line2D([], [], linestyle="", label="verdicts Holm-corrected: an interval past\n"
                                                       "the threshold can still be not established"))
     ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
@@ -447,7 +478,9 @@ def differences(ax, frame: pd.DataFrame):
 def frontier(axes, frame: pd.DataFrame):
     """Small multiples, one a metric: each profile's estimate at each rung of the bot ladder (x, weakest
     first) with its 95% interval, the profiles dodged and joined by a line.  `frame` has label, rung,
-    profile, estimate, ci_low, ci_high and scale (the metric's display scale: 100 for a share in %)."""
+    profile, estimate, ci_low, ci_high and scale (the metric's display scale: 100 for a share in %);
+    ``frame.attrs["limits"]`` ({label: (low, high)} in display units, analysis.frontier.shared_limits)
+    sets a panel's scale, and an interval running past it ends at the edge with a triangle."""
     title = "Headline metrics by rung of the bot ladder (every seat the rung's bot; 95% intervals)"
     labels = list(dict.fromkeys(frame["label"])) if len(frame) else []
     if not labels:
@@ -456,15 +489,30 @@ def frontier(axes, frame: pd.DataFrame):
     rungs = list(dict.fromkeys(frame["rung"]))
     x_of = {r: i for i, r in enumerate(rungs)}
     handles = {}
+    limits = frame.attrs.get("limits", {})
     for ax, label in zip(axes, labels):
         mine = frame[frame["label"] == label]
+        lo, hi = limits.get(label, (np.nan, np.nan))
+        pad = 0.06 * (hi - lo) if np.isfinite(lo) and np.isfinite(hi) and hi > lo else np.nan
         for name, group, colour, offset, _ in _dodged(mine, 0.5):
             x = np.array([x_of[r] for r in group["rung"]], dtype=float)
             scale = float(group["scale"].iloc[0])
             ax.plot(x + offset, group["estimate"].to_numpy(dtype=float) * scale, color=colour, linewidth=0.8,
                     alpha=0.6)
+            if np.isfinite(pad):  # the interval ends at the panel's edge, a triangle showing it goes on
+                top, bottom = hi + pad, lo - pad
+                group = group.assign(ci_low=np.maximum(group["ci_low"], bottom / scale),
+                                     ci_high=np.minimum(group["ci_high"], top / scale))
+                up = (mine.loc[group.index, "ci_high"].to_numpy(dtype=float) * scale) > top
+                down = (mine.loc[group.index, "ci_low"].to_numpy(dtype=float) * scale) < bottom
+                ax.scatter(x[up] + offset, np.full(up.sum(), top), marker="^", color=colour, s=22, zorder=4,
+                           clip_on=False)
+                ax.scatter(x[down] + offset, np.full(down.sum(), bottom), marker="v", color=colour, s=22, zorder=4,
+                           clip_on=False)
             _errorbars(ax, x, group, colour, None, offset=offset, scale=scale)
             handles.setdefault(name, Line2D([], [], marker="o", color=colour, label=name))
+        if np.isfinite(pad):
+            ax.set_ylim(lo - pad, hi + pad)
         ax.set_title(label, fontsize="x-small")
         ax.set_xticks(range(len(rungs)), rungs, fontsize="x-small")
         ax.tick_params(axis="x", labelbottom=True)  # every panel names its rungs, not only the bottom row

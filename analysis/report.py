@@ -16,27 +16,31 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import findings, load, metrics, plots, skill
-from .document import Cell, Document
+from .document import Cell, Document, slug
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
 MEAN_COLUMNS = ["metric", "profile", "bot", "n", "estimate", "sd", "ci_low", "ci_high", "method"]
 SUMMARY_COLUMNS = ["profile", "metric", "description", "n", "estimate", "ci_low", "ci_high", "p_value", "method"]
 METHOD_NOTES = [
-    "Every estimate is a ratio of sums over games, with an interval clustered by game (cluster-robust "
-    "linearisation variance from per-game sums): proportions a Wilson 95% interval at the effective n "
-    "(n / design effect), means and differences a t 95% interval on games - 1 degrees of freedom (a "
-    "mean's lower end cut at 0 where it would fall below, as no headline mean can be negative; the cut "
-    "keeps the coverage). The summary states each metric's unit, denominator and interval method.",
+    "Every estimate is a ratio of sums over games, its interval clustered by game (cluster-robust CR1 variance "
+    "from per-game sums): shares a Wilson 95% interval at n / design effect, the design effect multiplied by "
+    "(t/z)^2 (t on games - 1 degrees of freedom) and at least 1 below 20 games; means a t 95% interval on games "
+    "- 1 degrees of freedom, never narrower than the independent one below 20 games, cut at 0 where a mean cannot "
+    "be negative; counts of events (reshuffles, buy-ins) an exact Poisson interval at the effective count, and "
+    "with no event the bound 0 to 3/n (rule of three); games that all agree leave an interval of some width. The "
+    "summary states each metric's unit, denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
     "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
     "void and stalled shares count every deal.",
-    "Seat fairness per table size: chi-square goodness of fit of the winner's seat against 1/n "
+    "Order of play per table size (the winner's place relative to the dealer, seat_from_dealer: 1st to play, ..., "
+    "the dealer): chi-square goodness of fit of the winner's place against 1/n "
     "(scipy.stats.chisquare); the dealer's rate against 1/n by a cluster-robust t-test; the dealer's edge "
-    "over the other seats and first player minus dealer as effect sizes. The full table is the headline.",
+    "over the other players and the 1st to play minus the dealer as effect sizes. The full table is the headline.",
     "Buy-in rate: buy-ins over the eliminations where the rules allowed one (fewer than max_buy_ins so far "
     "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
-    "standard error, pointwise log-log 95% band.",
+    "standard error, pointwise log-log 95% band; the median's interval where the band crosses 1/2, with no "
+    "upper end where the last games at risk all end at once.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
     "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
     "(the p-values shown); each difference is then judged against its threshold (Verdicts).",
@@ -107,10 +111,19 @@ def provenance(doc: Document, manifest: dict, heading: str = "Provenance") -> No
 
 
 def seat_rates_for_plot(res: metrics.Results) -> pd.DataFrame:
-    """Hand-level seat win rates at each profile's full table size (the figure shows one size)."""
+    """Hand-level win rates by order of play at each profile's full table size (the figure shows one size)."""
     rates = res.seat_rates[res.seat_rates["level"] == "hand"]
     full = {p: metrics.full_table_size(res.run, p) for p in rates["profile"].unique()}
     return rates[rates["n_players"] == rates["profile"].map(full)]
+
+
+def seat_rates_named(res: metrics.Results) -> pd.DataFrame:
+    """The win rates by seat_from_dealer with `position`, the place named by order of play."""
+    rates = res.seat_rates
+    named = [findings.play_order_label(k, n) for k, n in zip(rates["seat_from_dealer"], rates["n_players"])]
+    out = rates.copy()
+    out.insert(out.columns.get_loc("seat_from_dealer") + 1, "position", named)
+    return out
 
 
 def ordered(frame: pd.DataFrame, profiles: list[str]) -> pd.DataFrame:
@@ -183,16 +196,28 @@ def play_model(res: metrics.Results) -> tuple[str, str]:
                        f"{plural(int(counts.get(p, {}).get('deals', 0)), 'deal')}, "
                        f"{plural(int(counts.get(p, {}).get('hand_rows', 0)), 'player-hand row')}"
                        for p in res.run.profiles)
-    text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. Seats rotate "
-            f"game by game. Played: {played}.")
+    text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. {DEAL_TEXT} "
+            f"Played: {played}.")
     return f"<b>Play model.</b> {html.escape(text)}", f"**Play model.** {text}"
 
 
-def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[str], baseline: str):
+DEAL_TEXT = (
+    "Seats are the table's places counted from 0 (the data's seat); the bots rotate one seat game by game. The "
+    "first hand's dealer is drawn from the game's random stream; the deal then passes to the left, to the player "
+    "who played first, skipping players who are out, and a void deal is dealt again by the same dealer. Places "
+    "relative to the dealer are named by order of play: 1st to play (left of the dealer), 2nd to play, ..., "
+    "dealer (plays last).")
+
+
+def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[str], baseline: str,
+                  seats: dict | None = None):
     """The one table: metrics as rows, profiles as columns, estimate and interval in each cell; a cell
     whose difference from the baseline is clear marked higher / lower with the difference, one that is
-    practically equivalent marked ≈, one not established left plain."""
+    practically equivalent marked ≈, one not established left plain.  ``seats``: each profile's
+    judged advantage by order of play (findings.within_profile_judgments' "seat"): a chi-square
+    p-value below 5% beside no practical advantage says why (findings.detectable_note)."""
     verdict = {(r.profile_b, r.metric): r for r in judged.itertuples(index=False)}
+    seats = seats or {}
     header = [Cell("Metric")] + [Cell(p, "baseline" if p == baseline and len(profiles) > 1 else "") for p in profiles]
     rows = []
     for metric, group in summary.groupby("metric", sort=False):
@@ -213,13 +238,17 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
                 continue
             text = f"{value} ({interval})" if interval else value
             judged_row = verdict.get((p, metric))
+            note = findings.detectable_note(seats.get(p)) if metric == "seat_equal_shares_p" else ""
+            if note:
+                row.append(Cell(text, "detectable, below the threshold" if seats[p].get("equivalent") else
+                                "detectable, not shown past the threshold", "detectable"))
+                continue
             if p == baseline:
                 row.append(Cell(text, cls="base"))
             elif judged_row is not None and judged_row.verdict in findings.STATED:
                 arrow = "▲" if judged_row.verdict == findings.HIGHER else "▼"
                 diff = findings.fmt_difference(metric, judged_row.difference, np.nan, np.nan, kind)
-                row.append(Cell(text, f"{arrow} {diff}{_strength_note(judged_row)}", judged_row.verdict,
-                                inline=True))
+                row.append(Cell(text, f"{arrow} {diff}{_strength_note(judged_row)}", judged_row.verdict))
             elif judged_row is not None and judged_row.verdict == findings.EQUIVALENT:
                 row.append(Cell(text, f"≈{_strength_note(judged_row)}", "equivalent", inline=True))
             elif judged_row is not None and _strength_note(judged_row):
@@ -231,22 +260,44 @@ def headline_grid(summary: pd.DataFrame, judged: pd.DataFrame, profiles: list[st
 
 
 def _strength_note(judged_row) -> str:
-    """' ⚠' on a cell whose difference depends on the composition; ' ★' instead where the frontier's
-    top two rungs agree on it (stated for strong play)."""
+    """' ⚠' on a cell whose difference changes direction with the composition; ' ★' on one that
+    changes with the composition (in direction or size) where the frontier's top two rungs agree on
+    it (stated for strong play)."""
     mark = getattr(judged_row, "robustness", "")
-    if not str(mark).startswith(findings.DEPENDS):
+    if not findings.varies(mark):
         return ""
-    return " ★" if getattr(judged_row, "strong_play", "") else " ⚠"
+    if getattr(judged_row, "strong_play", ""):
+        return " ★"
+    return " ⚠" if str(mark).startswith(findings.DEPENDS) else ""
 
 
 def findings_list(res: metrics.Results, judged: pd.DataFrame, baseline: str, thresholds,
-                  strong_play: list | None = None) -> list:
+                  strong_play: list | None = None, within: dict | None = None) -> list:
+    """Every topic's finding (findings.Finding: its one line and its full text); ``within``:
+    findings.within_profile_judgments' result (computed here when None)."""
     full = {p: metrics.full_table_size(res.run, p) for p in res.run.profiles}
     found = findings.difference_findings(judged, baseline) if len(judged) else []
     strength = [findings.robustness_finding(judged, metrics.tables_of(res.run))] if "robustness" in judged else []
     strength += strong_play or []
     return strength + findings.merge(found + findings.within_profile_findings(res, res.run.profiles, full,
-                                                                               thresholds))
+                                                                               thresholds, within))
+
+
+def finding_anchor(topic: str) -> str:
+    return "finding-" + slug(topic)
+
+
+def write_findings(doc: Document, found: list) -> None:
+    """The one-minute list: each topic's one line, linked to its full text under Findings in full."""
+    doc.findings([(f"{f.topic}.", f.short or f.text, finding_anchor(f.topic)) for f in found])
+
+
+def findings_in_full(doc: Document, found: list) -> None:
+    doc.heading("Findings in full")
+    doc.text("Each topic's finding with every profile, its numbers and intervals; the one-line answers are under "
+             "Findings.")
+    for f in found:
+        doc.anchored(finding_anchor(f.topic), f"{f.topic}.", f.text)
 
 
 def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -257,7 +308,7 @@ def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tu
     tables = metrics.tables_of(res.run)
     by_table = findings.judge(table_differences(res, baseline), thresholds) if len(tables) > 1 and len(judged) \
         else findings.judge(pd.DataFrame(columns=["table"] + COLUMNS), thresholds)
-    return findings.robustness(judged, by_table, tables), by_table
+    return findings.robustness(judged, by_table, tables, findings.table_strength(res.run.manifest)), by_table
 
 
 def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFrame, by_table_diffs: pd.DataFrame,
@@ -277,20 +328,22 @@ def composition_section(doc: Document, res: metrics.Results, judged: pd.DataFram
                  "composition follow.")
     else:
         doc.text("Each profile's difference from the baseline " + baseline + " judged again within each table "
-                 f"composition (games, every profile together: {games}). A difference depends on play strength only "
-                 "where two compositions are shown to disagree; robust where every composition reaches the same "
-                 "verdict (Methods).")
+                 f"composition (games, every profile together: {games}). Where two compositions are shown to "
+                 "disagree, a difference depends on play strength when its direction changes, and is larger or "
+                 "smaller with stronger play (or the same direction at every table) when only its size changes; "
+                 "robust where every composition reaches the same verdict (Methods).")
     has = lambda mark: judged["robustness"].astype(str).str.startswith(mark) if "robustness" in judged else \
         pd.Series(False, index=judged.index)
-    depends, unsettled = judged[has(findings.DEPENDS)], judged[has(findings.UNSETTLED)]
+    depends, unsettled = judged[has(findings.VARIES)], judged[has(findings.UNSETTLED)]
     nowhere = judged[has(findings.NOWHERE)]
     if len(depends) > VISIBLE_ROWS:  # a long list: collapsed, the findings name the first of each profile
-        doc.open("details", f"{len(depends)} differences from the baseline depend on play strength")
+        doc.open("details", f"{len(depends)} differences from the baseline change with play strength")
     if len(depends):
-        doc.grid(*robustness_grid(depends, by_table_diffs, tables), "Differences from the baseline that depend on "
-                 "play strength (their cells in the headline table carry ⚠).")
+        doc.grid(*robustness_grid(depends, by_table_diffs, tables), "Differences from the baseline that change "
+                 "with play strength: in direction (depends on play strength; ⚠ in the headline table) or in size "
+                 "only.")
     elif len(judged):
-        doc.text("No difference from the baseline is shown to depend on play strength.")
+        doc.text("No difference from the baseline is shown to change with play strength.")
     if len(depends) > VISIBLE_ROWS:
         doc.close("details")
     for rows, label in ((unsettled, "established at some compositions only (unsettled)"),
@@ -336,9 +389,7 @@ def robustness_grid(marked: pd.DataFrame, by_table_diffs: pd.DataFrame, tables: 
             d = diffs.get((r.profile_b, r.metric, t))
             row.append(Cell(findings.fmt_difference(r.metric, d.difference, d.diff_ci_low, d.diff_ci_high, r.kind)
                             .replace("95% CI ", ""), d.verdict) if d is not None else Cell(""))
-        mark = str(r.robustness)
-        name = next(m for m in (findings.DEPENDS, findings.UNSETTLED, findings.NOWHERE, findings.ROBUST,
-                                findings.NOT_ASSESSED, mark) if mark.startswith(m))
+        name = findings.mark_name(r.robustness)
         row.append(Cell(name, cls=findings.HIGHER if name == findings.DEPENDS else ""))
         rows.append(row)
     return header, rows
@@ -391,7 +442,9 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
                    f"Each profile against the baseline {baseline}: the difference divided by the metric's practical "
                    "threshold, with its 95% interval; the grey band is plus or minus one threshold. Filled circle: a "
                    "clear difference (past the threshold); square: practically equivalent (inside it, TOST); cross: "
-                   "not established. Verdicts are Holm-corrected (Methods).",
+                   f"not established. A difference past ±{plots.DIFFERENCE_LIMIT:g} thresholds is a triangle in the "
+                   "grey margin, pointing out, each profile in its own place (not to scale; its value is in "
+                   "differences_from_baseline.csv). Verdicts are Holm-corrected (Methods).",
                    width=13.0, height=0.12 * n_metrics * max(1.0, (n - 1) / 3) + 1.0, wide=True)
     doc.figure("opening_cdf", plots.opening_cdf, ordered(res.opened_by_round, profiles),
                "Share of played player-hands opened by turn k, one panel a profile with its 95% band; the baseline "
@@ -407,8 +460,9 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
                "How many hands a game lasts, one panel a profile (dotted: the mean; each panel its own y scale).",
                height=1.55 * rows + 0.9, panels=n, share="x")
     doc.figure("seat_advantage", plots.seat_advantage, ordered(seat_rates_for_plot(res), profiles),
-               "Each seat's hand win rate minus the fair share 1/n at the full table, 95% Wilson intervals: "
-               "above 0 the seat wins more than its share.")
+               "Hand win rate by order of play (1st to play, left of the dealer, ..., the dealer, who plays last) "
+               "minus the fair share 1/n at the full table, 95% Wilson intervals: above 0 that place wins more than "
+               "its share.")
     multi_bot = any(findings.bots_meet(res, p) for p in profiles)
     panels = 2 if multi_bot else 1
     by = findings.elimination_by_group(res)
@@ -416,13 +470,15 @@ def figures(doc: Document, res: metrics.Results, judged: pd.DataFrame, baseline:
     eliminated = by[by.groupby("profile")["k"].transform("sum") > 0]
     bots_note = "" if multi_bot else " No table seats two different bots, so there is no by-bot panel."
     doc.figure("eliminated_by_group", plots.eliminated_by_group, ordered(eliminated, profiles),
-               "Share of player-games in which the player was eliminated at least once, by the seat in the game's "
-               f"first deal{' and by bot' if multi_bot else ''} (profiles without elimination left out).{bots_note}",
+               "Share of player-games in which the player was eliminated at least once, by order of play in the "
+               f"game's first deal{' and by bot' if multi_bot else ''} (profiles without elimination left out)."
+               f"{bots_note}",
                width=6.4, height=3.3, panels=panels, share="none")
-    pay = res.net_payment if multi_bot else res.net_payment[res.net_payment["by"] != "bot"]
+    pay = findings.net_payment(res)
+    pay = pay if multi_bot else pay[pay["by"] != "bot"]
     moving = pay.groupby("profile")["sd"].transform(lambda s: s.fillna(0).abs().sum()) > 0
     doc.figure("payments_by_group", plots.payments_by_group, ordered(pay[moving], profiles),
-               "Mean net payment per game (stake units) by the seat in the game's first deal"
+               "Mean net payment per game (stake units) by order of play in the game's first deal"
                f"{' and by bot' if multi_bot else ''}, 95% t intervals; 0 is break-even (profiles without "
                f"stakes left out).{bots_note}", width=6.4, height=3.3, panels=panels, share="none")
     doc.close("figs")
@@ -449,23 +505,34 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.table(res.elimination, "Elimination and buy-ins", ["metric", "profile", "bot", "n", "k", "estimate", "ci_low",
                                                            "ci_high", "method"])
     doc.attach("survival", res.survival, "Kaplan-Meier survival table")
-    doc.attach("eliminated_by_group", findings.elimination_by_group(res), "Eliminations by seat and by bot")
+    doc.attach("eliminated_by_group", findings.elimination_by_group(res),
+               "Eliminations by order of play in the first deal and by bot")
     doc.close("details")
     doc.open("details", "Game shape")
     doc.table(res.shape, "Game shape", ["metric", "profile", "n", "k", "estimate", "ci_low", "ci_high", "method"])
     doc.attach("hands_per_game", res.hands_per_game, "Games by hands played")
     doc.close("details")
-    doc.open("details", "Fairness: seats, dealer, bots, payments")
-    doc.table(res.seat_tests, "Equal shares by seat (per level and table size)",
-              ["profile", "level", "n_players", "n", "statistic", "df", "p_value", "test"])
-    doc.table(res.dealer_edge, "Dealer's edge per table size: dealer's hand win rate minus the other seats'",
-              ["profile", "n_players", "dealer_k", "dealer_n", "dealer_rate", "others_k", "others_n", "others_rate",
-               "estimate", "ci_low", "ci_high", "p_value", "first_minus_dealer", "fmd_ci_low", "fmd_ci_high", "test"])
-    doc.table(res.bot_tests, "Wins by bot against equal skill", ["profile", "level", "n", "statistic", "df",
-                                                                  "p_value", "test"])
-    doc.attach("win_rate_by_seat", res.seat_rates, "Win rate by seat_from_dealer")
+    doc.open("details", "Fairness: order of play, dealer, bots, payments")
+    tests = res.seat_tests
+    doc.table(tests, "Equal wins by order of play (per level and table size): "
+              + "; ".join(dict.fromkeys(tests["test"].astype(str))) if len(tests) else "",
+              ["profile", "level", "n_players", "n", "statistic", "df", "p_value"])
+    edge = res.dealer_edge
+    doc.table(edge.rename(columns={"first_minus_dealer": "first_minus_dealer (1st to play)"}) if len(edge) else edge,
+              "Dealer's edge per table size: the dealer's hand win rate minus the other players' (estimate, 95% "
+              "ci_low to ci_high, p_value); first_minus_dealer: the 1st to play's rate minus the dealer's (fmd_ci: "
+              "its interval). " + "; ".join(dict.fromkeys(edge["test"].astype(str))) if len(edge) else "",
+              ["profile", "n_players", "dealer_rate", "others_rate", "estimate", "ci_low", "ci_high", "p_value",
+               "first_minus_dealer (1st to play)", "fmd_ci_low", "fmd_ci_high"])
+    bot_tests = res.bot_tests
+    doc.table(bot_tests, "Wins by bot against equal skill: "
+              + "; ".join(dict.fromkeys(bot_tests["test"].astype(str))) if len(bot_tests) else "",
+              ["profile", "level", "n", "statistic", "df", "p_value"])
+    doc.attach("win_rate_by_seat", seat_rates_named(res), "Win rate by order of play (seat_from_dealer; position "
+               "names it)")
     doc.attach("win_rate_by_bot", res.bot_rates, "Win rate by bot")
-    doc.attach("net_payment", res.net_payment, "Mean net payment per game by seat and by bot")
+    doc.attach("net_payment", findings.net_payment(res), "Mean net payment per game by order of play in the first "
+               "deal and by bot")
     doc.close("details")
     doc.open("details", "Jokers")
     doc.figure("jokers", plots.win_by_jokers, ordered(res.jokers, res.run.profiles),
@@ -505,6 +572,9 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         partial_warning(doc, res.run.problems)
     doc.html(*play_model(res))
     doc.toc()
+    full = {p: metrics.full_table_size(res.run, p) for p in profiles}
+    within = findings.within_profile_judgments(res, profiles, full, thresholds)
+    found = findings_list(res, judged, baseline, thresholds, strong_found, within)
     doc.heading("Findings")
     verdicts = ("a clear difference (its interval past the threshold), practically equivalent (inside it, by an "
                 "equivalence test) or not established (the data cannot tell); Holm-corrected, see Methods")
@@ -512,26 +582,31 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         doc.text(f"Against the baseline {baseline}, each difference is one of three verdicts against the metric's "
                  f"practical threshold (configs/thresholds.toml): {verdicts}.")
     else:
-        doc.text(f"One profile, {baseline}: no other profile to set it against. Its seats, bots and money are judged "
-                 f"against their fair shares, each one of three verdicts against the practical threshold "
+        doc.text(f"One profile, {baseline}: no other profile to set it against. Its order of play, bots and money are "
+                 f"judged against their fair shares, each one of three verdicts against the practical threshold "
                  f"(configs/thresholds.toml): {verdicts}.")
-    doc.bullets([(f"{f.topic}.", f.text) for f in findings_list(res, judged, baseline, thresholds, strong_found)])
+    write_findings(doc, found)
     doc.heading("Headline metrics")
-    tables_note = "; ⚠: the difference depends on play strength (By table composition)" \
+    tables_note = "; ⚠: the difference changes direction with play strength (By table composition)" \
         if len(metrics.tables_of(res.run)) > 1 else ""
     if tables_note and strong is not None:
-        tables_note += "; ★: it depends on play strength, but the frontier's top two rungs agree on it (stated " \
+        tables_note += "; ★: it changes with play strength, but the frontier's top two rungs agree on it (stated " \
                        "for strong play under Findings)"
-    doc.grid(*headline_grid(res.summary, judged, profiles, baseline),
+    seats_note = (" Equal wins by order of play marked detectable: the chi-square test finds the places unequal, but "
+                  "the difference is below the practical threshold (or not shown past it), so it is not a practical "
+                  "advantage (Findings in full, Order of play).")
+    doc.grid(*headline_grid(res.summary, judged, profiles, baseline, within["seat"]),
              f"Estimate (95% interval) per profile, against the baseline {baseline}: ▲ higher / ▼ lower (coloured, "
              "with the difference): a clear difference past the practical threshold; ≈: practically equivalent; "
-             f"unmarked: not established{tables_note}. Code names in small print." if len(profiles) > 1 else
-             "Estimate (95% interval) of every headline metric. Code names in small print.")
+             f"unmarked: not established{tables_note}. Code names in small print.{seats_note}" if len(profiles) > 1
+             else f"Estimate (95% interval) of every headline metric. Code names in small print.{seats_note}")
     if len(judged):
         doc.attach("differences_from_baseline", judged, "Every difference from the baseline, tested and judged")
+    findings_in_full(doc, found)
     composition_section(doc, res, judged, by_table_diffs, baseline)
     if frontier is not None:
-        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong)
+        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong,
+                  judged=judged)
     elif frontier_problem:
         doc.heading("Strength frontier")
         doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")

@@ -17,9 +17,16 @@ WILSON = "Wilson 95% interval"
 T_INTERVAL = "t 95% interval"
 CORRECTION = "holm"
 CORRECTION_NAME = "Holm (step-down Bonferroni), family-wise error 5%"
-CLUSTER_WILSON = "Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game)"
-CLUSTER_T = "t 95% interval, cluster-robust (by game) standard error, df = games - 1"
+CLUSTER_WILSON = ("Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game, "
+                  "corrected for few games by t on games - 1 df; design effect at least 1 unless the games show "
+                  "it lower)")
+CLUSTER_T = ("t 95% interval, cluster-robust (by game) standard error, df = games - 1; never narrower than the "
+             "independent interval unless the games show the design effect below 1")
 CLUSTER_T_AT_0 = CLUSTER_T + ", its lower end cut at 0 (a mean that cannot be negative)"
+CLUSTER_POISSON = ("exact Poisson (Garwood) 95% interval at the effective count (count / dispersion; variance "
+                   "cluster-robust by game, df = games - 1)")
+TRUSTED_GAMES = 20  # games from which a design effect below 1 is believed (design_effect_floor)
+POISSON_NONE = "no event in the sample: one-sided 95% upper bound 3.0 / n (rule of three)"
 
 
 def proportion(k, n) -> pd.DataFrame:
@@ -173,17 +180,25 @@ def kaplan_meier(durations, observed) -> pd.DataFrame:
                          "ci_high": high})
 
 
+def _upper_band(survival: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The upper edge of the pointwise band where the median's upper end is read: where every game
+    still at risk had the event (S = 0) the log-log band has no upper edge and the data bound S(t) by
+    nothing, so it is 1 there (a median interval with no upper end, never one of zero width)."""
+    return np.where(np.isnan(high), np.where(survival == 0, 1.0, survival), high)
+
+
 def km_median(durations, observed) -> dict:
     """Kaplan-Meier median time to event: the first time S(t) <= 1/2, with the 95% interval where the
-    pointwise log-log band crosses 1/2 (as R's survfit prints it).  NaN where S never reaches 1/2; an
-    upper bound of inf where the band's upper edge never does."""
+    pointwise log-log band crosses 1/2 (as R's survfit prints it; Brookmeyer and Crowley).  NaN where S
+    never reaches 1/2; an upper bound of inf where the band's upper edge never does, as where the last
+    games at risk all have the event at once (see :func:`_upper_band`)."""
     method = "Kaplan-Meier median; 95% interval where the pointwise log-log band crosses 1/2"
     curve = kaplan_meier(durations, observed)
     first = lambda values: float(curve["time"][values <= 0.5].min()) if (values <= 0.5).any() else np.inf
     survival = curve["survival"].to_numpy()
     estimate = first(survival)
     low = first(np.where(np.isnan(curve["ci_low"]), survival, curve["ci_low"]))
-    high = first(np.where(np.isnan(curve["ci_high"]), survival, curve["ci_high"]))
+    high = first(_upper_band(survival, curve["ci_high"].to_numpy(dtype=float)))
     if np.isinf(estimate):
         estimate = np.nan
     return {"estimate": estimate, "ci_low": low if np.isfinite(low) else np.nan, "ci_high": high, "method": method}
@@ -205,9 +220,9 @@ def ratio_moments(games, x, y, Y2, X2, XY) -> tuple[np.ndarray, np.ndarray]:
     return r, se
 
 
-def _wilson(k, n):
-    """Wilson 95% interval for (possibly fractional) k successes of n."""
-    z = sps.norm.ppf(0.5 + CONFIDENCE / 2)
+def _wilson(k, n, z=None):
+    """Wilson interval for (possibly fractional) k successes of n (95%, or at the normal quantile z)."""
+    z = sps.norm.ppf(0.5 + CONFIDENCE / 2) if z is None else z
     with np.errstate(divide="ignore", invalid="ignore"):
         p = k / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -215,22 +230,75 @@ def _wilson(k, n):
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+def _z() -> float:
+    return float(sps.norm.ppf(0.5 + CONFIDENCE / 2))
+
+
+def _t(games) -> np.ndarray:
+    """The t quantile of a 95% interval on games - 1 degrees of freedom (NaN below 2 games)."""
+    g = np.atleast_1d(np.asarray(games, dtype=float))
+    out = np.full(g.shape, np.nan)
+    ok = g >= 2
+    out[ok] = sps.t.ppf(0.5 + CONFIDENCE / 2, g[ok] - 1)
+    return out
+
+
+def design_effect_floor(games) -> np.ndarray:
+    """The least design effect an interval may use: 1 (the rows as if independent) below
+    TRUSTED_GAMES games, where a cluster-robust variance is too uncertain to show the rows less
+    variable than independent ones; 0 (no floor) from TRUSTED_GAMES games on, where an estimate below 1
+    is used, widened by the few-games t correction like any other."""
+    g = np.atleast_1d(np.asarray(games, dtype=float))
+    return np.where(g >= TRUSTED_GAMES, 0.0, 1.0)
+
+
+def _honest_moments(games, x, y, Y2, X2, XY):
+    """(R, var, var_floor): R = y / x, its cluster-robust (CR1) variance G / (G - 1) * RSS / x^2 from
+    the games' residual sum of squares RSS = sum_g (y_g - R x_g)^2, and, where every game agrees with
+    R (RSS = 0), the variance at RSS = 1: one unit of y, as if one game had one success or one count
+    more or less (0 elsewhere).  A variance is taken as at least var_floor, so games that all agree
+    still leave an interval of some width."""
+    games, x, y, Y2, X2, XY = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (games, x, y, Y2, X2, XY))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(x != 0, y / x, np.nan)
+        rss = np.maximum(Y2 - 2 * r * XY + r * r * X2, 0.0)
+        var = np.where(games >= 2, games / (games - 1) * rss / (x * x), np.nan)
+        agree = rss <= 1e-9 * np.maximum(Y2, 1.0)  # every game at R: 0 but for rounding
+        var_floor = np.where((games >= 2) & agree, games / (games - 1) / (x * x), 0.0)
+    return r, var, var_floor
+
+
 def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
-    """Shares y/x with a Wilson 95% interval at the effective sample size n / deff, where the design
-    effect deff is the cluster-robust (by game) variance over the binomial one.  Where the binomial
-    variance is 0 (a share of 0 or 1) deff is taken as 1."""
-    r, se = ratio_moments(games, x, y, Y2, X2, XY)
+    """Shares y/x with a Wilson 95% interval at an effective sample size, the rows clustered in games.
+
+    The design effect deff is the cluster-robust (by game, CR1) variance over the binomial p(1-p)/n.
+    The interval is Wilson's at n / deff_used, where deff_used is the larger of
+    - deff * (t / z)^2, t the 95% quantile on games - 1 degrees of freedom (the few-games correction
+      of Korn and Graubard: a design effect estimated from G games is as uncertain as a t on G - 1), and
+    - the floor of :func:`design_effect_floor`: 1 below TRUSTED_GAMES games (never narrower than the
+      independent Wilson interval where too few games can show the rows less variable than
+      independent ones), none from there on.
+    A sample whose games all have the same share has its residual sum of squares taken as one row's
+    worth (no interval of zero width).  A share of 0 or 1 is Wilson's at n (deff 1).  ``design_effect``
+    is the estimate, ``design_effect_used`` the one the interval is made at."""
+    r, var, var_floor = _honest_moments(games, x, y, Y2, X2, XY)
+    _, se = ratio_moments(games, x, y, Y2, X2, XY)
     x = np.atleast_1d(np.asarray(x, dtype=float))
+    g = np.atleast_1d(np.asarray(games, dtype=float))
+    z, t = _z(), _t(g)
     with np.errstate(divide="ignore", invalid="ignore"):
         binomial = r * (1 - r) / x
-        deff = np.where((binomial > 0) & np.isfinite(se), se * se / binomial, 1.0)
-        n_eff = x / np.maximum(deff, 1e-9)
+        inner = (binomial > 0) & np.isfinite(se)
+        deff = np.where(inner, se * se / binomial, 1.0)
+        deff_honest = np.where(inner, np.maximum(var, var_floor) / binomial, 1.0)
+        used = np.where(inner, np.maximum(deff_honest * (t / z) ** 2, design_effect_floor(g)), 1.0)
+        n_eff = x / used
     low, high = _wilson(r * n_eff, n_eff)
     ok = x > 0
     return pd.DataFrame({"n": np.rint(x).astype(np.int64), "k": np.rint(np.atleast_1d(y)).astype(np.int64),
                          "estimate": r, "se": se, "ci_low": np.where(ok, np.minimum(low, r), np.nan),
                          "ci_high": np.where(ok, np.maximum(high, r), np.nan), "design_effect": deff,
-                         "games": np.atleast_1d(games).astype(np.int64), "method": CLUSTER_WILSON})
+                         "design_effect_used": used, "games": g.astype(np.int64), "method": CLUSTER_WILSON})
 
 
 def at_least_zero(est: pd.DataFrame) -> pd.DataFrame:
@@ -240,26 +308,76 @@ def at_least_zero(est: pd.DataFrame) -> pd.DataFrame:
     est = est.copy()
     cut = est["ci_low"] < 0
     est.loc[cut, "ci_low"] = 0.0
-    est.loc[cut, "method"] = CLUSTER_T_AT_0
+    est.loc[cut, "method"] = est.loc[cut, "method"].where(est.loc[cut, "method"] != CLUSTER_T, CLUSTER_T_AT_0)
     return est
 
 
 def cluster_mean(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:
-    """Means (or any ratio) y/x with t 95% intervals from the cluster-robust (by game) standard error,
-    df = games - 1; `yy_rows` (row-level sum of squares) gives the rows' standard deviation."""
-    r, se = ratio_moments(games, x, y, Y2, X2, XY)
+    """Means (or any ratio) y/x with 95% intervals from the cluster-robust (by game, CR1) standard
+    error on games - 1 degrees of freedom; `yy_rows` (row-level sum of squares) gives the rows'
+    standard deviation.
+
+    Where the rows are clustered (a game holds more than one row) and `yy_rows` is given, below
+    TRUSTED_GAMES games the interval is the wider of the cluster-robust t interval and the independent
+    one (z times the rows' standard error; :func:`design_effect_floor`): too few games never narrow
+    it below the independent interval.  Games that all have the same mean have their residual sum of squares taken as
+    one unit of y (no interval of zero width)."""
+    r, var, var_floor = _honest_moments(games, x, y, Y2, X2, XY)
+    _, se = ratio_moments(games, x, y, Y2, X2, XY)
     g = np.atleast_1d(np.asarray(games, dtype=float))
     x = np.atleast_1d(np.asarray(x, dtype=float))
-    half = np.full(r.shape, np.nan)
-    ok = (g >= 2) & np.isfinite(se)
-    half[ok] = sps.t.ppf(0.5 + CONFIDENCE / 2, g[ok] - 1) * se[ok]
+    X2 = np.atleast_1d(np.asarray(X2, dtype=float))
+    half = _t(g) * np.sqrt(np.maximum(var, var_floor))
     sd = np.full(r.shape, np.nan)
     if yy_rows is not None:
         yy = np.atleast_1d(np.asarray(yy_rows, dtype=float))
         with np.errstate(divide="ignore", invalid="ignore"):
             sd = np.where(x >= 2, np.sqrt(np.maximum(yy - x * r * r, 0) / (x - 1)), np.nan)
+            independent = sd * sd / x
+            deff = np.where(independent > 0, np.maximum(var, var_floor) / independent, np.nan)
+        clustered = (X2 > x) & np.isfinite(deff)  # some game holds more than one row
+        floor_half = _z() * np.sqrt(design_effect_floor(g) * independent)
+        half = np.where(clustered & np.isfinite(half), np.maximum(half, floor_half), half)
     return pd.DataFrame({"n": np.rint(x).astype(np.int64), "estimate": r, "sd": sd, "se": se, "ci_low": r - half,
                          "ci_high": r + half, "games": g.astype(np.int64), "method": CLUSTER_T})
+
+
+def cluster_count(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:
+    """Mean counts y/x (events per row: reshuffles per deal, buy-ins per game) with an exact Poisson
+    (Garwood) 95% interval at an effective count, the rows clustered in games.
+
+    The dispersion phi is the cluster-robust (by game, CR1) variance over the Poisson one, R / x; the
+    interval is Garwood's for y / phi_used events in x / phi_used rows, phi_used the larger of phi * (t /
+    z)^2 (t on games - 1 degrees of freedom) and :func:`design_effect_floor`, as for a share.  A
+    sample with no event at all gets the one-sided bound [0, -ln(0.05) / x] (the rule of three: under 3
+    events in x rows at 95%), never [0, 0].  Large counts give the t interval of :func:`cluster_mean`;
+    small ones the Poisson's skew."""
+    r, var, var_floor = _honest_moments(games, x, y, Y2, X2, XY)
+    _, se = ratio_moments(games, x, y, Y2, X2, XY)
+    g = np.atleast_1d(np.asarray(games, dtype=float))
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    y = np.atleast_1d(np.asarray(y, dtype=float))
+    z, t = _z(), _t(g)
+    alpha = 1 - CONFIDENCE
+    with np.errstate(divide="ignore", invalid="ignore"):
+        poisson = r / x
+        events = (y > 0) & np.isfinite(var)
+        phi = np.where(events, np.maximum(var, var_floor) / poisson, 1.0)
+        used = np.where(events, np.maximum(phi * (t / z) ** 2, design_effect_floor(g)), 1.0)
+        k_eff, x_eff = y / used, x / used
+        low = np.where(y > 0, sps.gamma.ppf(alpha / 2, np.where(y > 0, k_eff, 1.0)) / x_eff, 0.0)
+        high = np.where(y > 0, sps.gamma.ppf(1 - alpha / 2, k_eff + 1) / x_eff, -np.log(alpha) / x)
+    ok = x > 0
+    sd = np.full(r.shape, np.nan)
+    if yy_rows is not None:
+        yy = np.atleast_1d(np.asarray(yy_rows, dtype=float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sd = np.where(x >= 2, np.sqrt(np.maximum(yy - x * r * r, 0) / (x - 1)), np.nan)
+    return pd.DataFrame({"n": np.rint(x).astype(np.int64), "estimate": r, "sd": sd, "se": se,
+                         "ci_low": np.where(ok, np.minimum(low, r), np.nan),
+                         "ci_high": np.where(ok, np.maximum(high, r), np.nan), "design_effect": phi,
+                         "design_effect_used": used, "games": g.astype(np.int64),
+                         "method": np.where(y > 0, CLUSTER_POISSON, POISSON_NONE)})
 
 
 def t_test(estimate, se, null, df) -> float:
@@ -351,29 +469,32 @@ def km_median_from_curve(curve: pd.DataFrame) -> dict:
     survival = curve["survival"].to_numpy(dtype=float)
     estimate = first(survival)
     low = first(np.where(np.isnan(curve["ci_low"].to_numpy(dtype=float)), survival, curve["ci_low"]))
-    high = first(np.where(np.isnan(curve["ci_high"].to_numpy(dtype=float)), survival, curve["ci_high"]))
+    high = first(_upper_band(survival, curve["ci_high"].to_numpy(dtype=float)))
     if np.isinf(estimate):
         estimate = np.nan
     return {"estimate": estimate, "ci_low": low if np.isfinite(low) else np.nan, "ci_high": high, "method": method}
 
 
 def bootstrap_threshold_tests(estimate, replicates, threshold) -> tuple[float, float]:
-    """(p_exceeds, p_equivalent) of a difference from its bootstrap replicates: the percentile
+    """(p_exceeds, p_equivalent) of a difference from its B bootstrap replicates: the percentile
     bootstrap's achieved significance levels (Efron and Tibshirani), the counterparts of
-    :func:`exceeds_threshold` and :func:`equivalence_tost`.  Minimum-effect test of H0 |delta| <=
-    threshold: 2 k / B, k the replicates at or inside the threshold on the estimate's side, so p <
-    alpha when the two-sided (1 - alpha) percentile interval lies past it; TOST of H0 |delta| >=
-    threshold: the larger share of replicates at or past -threshold and at or past +threshold, so p <
-    alpha when the (1 - 2 alpha) percentile interval lies inside.  Resolution 1 / B: with few
-    replicates the p-values are coarse.  NaN without finite replicates, estimate or threshold."""
+    :func:`exceeds_threshold` and :func:`equivalence_tost`, each counted as (k + 1) / (B + 1) (the
+    estimate itself one of the B + 1 values; Davison and Hinkley), so never exactly 0.  Minimum-effect
+    test of H0 |delta| <= threshold: 2 (k + 1) / (B + 1), k the replicates at or inside the threshold
+    on the estimate's side, at most 1; TOST of H0 |delta| >= threshold: the larger of (k + 1) / (B +
+    1) over the replicates at or past -threshold and those at or past +threshold.  Either rejects at
+    alpha about when the two-sided (1 - alpha), or the (1 - 2 alpha), percentile interval lies past the
+    threshold, or inside it.  Resolution 1 / (B + 1): with few replicates the p-values are coarse and
+    cannot fall below 2 / (B + 1).  NaN without finite replicates, estimate or threshold."""
     reps = np.asarray(replicates, dtype=float)
     reps = reps[np.isfinite(reps)]
     b = reps.size
     if not b or not np.isfinite(estimate) or not np.isfinite(threshold):
         return np.nan, np.nan
+    share = lambda k: (k + 1) / (b + 1)
     inside = (reps <= threshold).sum() if estimate > 0 else (reps >= -threshold).sum()
-    p_exceeds = min(1.0, 2 * inside / b) if estimate != 0 else 1.0
-    p_equivalent = max((reps <= -threshold).sum() / b, (reps >= threshold).sum() / b)
+    p_exceeds = min(1.0, 2 * share(inside)) if estimate != 0 else 1.0
+    p_equivalent = max(share((reps <= -threshold).sum()), share((reps >= threshold).sum()))
     return float(p_exceeds), float(p_equivalent)
 
 

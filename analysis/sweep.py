@@ -29,7 +29,7 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import findings, load, metrics, plots, report, stats
-from .compare import check_versions, compare_results, paired_design
+from .compare import check_versions, compare_results, paired_design, wrap_label
 from .document import Cell, Document
 from .report import METHOD_NOTES
 
@@ -448,7 +448,7 @@ TERMINAL_LEGEND = ("verdict of the change against the metric's practical thresho
 def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[str]:
     """Key metrics (rows) at each grid value and the change from the lowest to the highest value with
     its verdict, every line at most `width` columns (the grid values split over several blocks when
-    they do not fit), then the verdicts' legend."""
+    they do not fit; a long label wrapped, never cut), then the verdicts' legend."""
     label_width, cell, change_width = 30, 7, 16
     summary = sweep.summary.set_index(["metric", "value"])
     verdict = {r.metric: r for r in ends.itertuples(index=False)}
@@ -462,8 +462,7 @@ def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[s
         lines.append(head + ("  change, verdict" if last else ""))
         for m in shown:
             kind = summary.loc[(m, block[0]), "kind"]
-            label = findings.show(m, kind).label
-            label = label if len(label) < label_width else label[:label_width - 2] + "…"
+            label, *more = wrap_label(findings.show(m, kind).label, label_width - 1)
             cells = "".join(findings.fmt_value(m, summary.loc[(m, v), "estimate"], kind)
                             .replace(findings.NOT_APPLICABLE, "n/a").rjust(cell) for v in block)
             line = label.ljust(label_width) + cells
@@ -474,4 +473,5 @@ def terminal_lines(sweep: Sweep, ends: pd.DataFrame, width: int = 100) -> list[s
                 mark = TERMINAL_MARKS.get(r.verdict, "-")
                 line += f"  {diff} {mark}"
             lines.append(line[:width])
+            lines += more
     return lines + TERMINAL_LEGEND.splitlines()

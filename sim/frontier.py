@@ -6,19 +6,23 @@ every seat the rung's bot, all with the same profiles, games and seed.  A game's
 only on (seed, profile, game number) (``sim.records``), so game g of a profile starts from the same
 deal at every rung: the rungs differ by play, and the analysis pairs them game by game (later hands
 of a game follow from the same stream, so they stay alike until play has used it differently,
-a stock reshuffle for one).  ``DIR/frontier.json``
-says which rungs, in ladder order, and where their runs are; it is written before any rung is played,
-so the same command resumes a stopped frontier rung by rung (each rung run resumes as ``simulate``
-does, and refuses a rung that holds another run); a frontier.json of another study (``IDENTITY``) is
-never replaced.  ``analysis.frontier`` reads it.
+a stock reshuffle for one).  A run's frontier lives in ``RUN/frontier`` (``DIR``), which
+``kalooki report RUN`` shows.  ``DIR/frontier.json`` says which rungs, in ladder order, and where
+their runs are.  The folder follows the rule of every output folder (``sim.storage.claim_output``): a
+new frontier is played in the hidden ``RUN/.frontier.partial`` (the same command resumes it there,
+rung by rung, each rung run resuming as ``simulate`` does) and moved into place when complete, so
+``RUN/frontier`` holds a whole frontier or none; a frontier of the same settings (``IDENTITY``) is
+added to in place (a rung not asked for is kept and said), and one of other settings is replaced
+only with --force.  ``analysis.frontier`` reads it.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from dataclasses import dataclass
 
-from . import runformat, runner
+from . import runformat, runner, storage
 from .errors import UserError
 
 FRONTIER_FORMAT = "kalooki-lab frontier"
@@ -28,7 +32,7 @@ FRONTIER_DIR = "frontier"  # a run's frontier lives in RUN/frontier (what `kaloo
 LADDER = ("greedy", "expert", "lookahead", "search")
 PLAYERS = 4
 # What makes two frontiers the same study (their rungs may differ: a rung can be added to a frontier).
-IDENTITY = ("profiles", "games", "seed", "players", "paired_profiles")
+IDENTITY = ("profiles", "rules", "games", "seed", "players", "paired_profiles")
 
 
 def available_rungs() -> list[str]:
@@ -58,23 +62,6 @@ def parse_rungs(text: str | None) -> list[str]:
     return [r for r in LADDER if r in names]
 
 
-def frontier_dir(out: str) -> str:
-    """Where the frontier goes for --out: ``OUT/frontier`` when OUT holds a run, else OUT itself."""
-    loc = runformat.locate(out, "--out")
-    try:
-        data = runformat.read_bytes(loc.fs, loc.path(runformat.MANIFEST_NAME))
-    except OSError:
-        data = None
-    if data is not None:
-        try:
-            is_run = json.loads(data).get("format") == runformat.RUN_FORMAT
-        except (ValueError, AttributeError):
-            is_run = False
-        if is_run:
-            return runformat.join_uri(out, FRONTIER_DIR)
-    return out
-
-
 @dataclass(frozen=True)
 class Frontier:
     out: str
@@ -87,24 +74,36 @@ class Frontier:
         first = self.configs[self.rungs[0]]
         return {"format": FRONTIER_FORMAT, "rungs": list(self.rungs),
                 "runs": {r: r for r in self.rungs}, "run_ids": {r: p.run_id for r, p in self.plans.items()},
-                "profiles": list(self.plans[self.rungs[0]].profiles), "games": first.games, "seed": first.seed,
+                "profiles": list(self.plans[self.rungs[0]].profiles),
+                "rules": {n: pp.profile.rules_hash() for n, pp in self.plans[self.rungs[0]].profiles.items()},
+                "games": first.games, "seed": first.seed,
                 "players": self.players,
                 "paired_profiles": first.paired, "command": command, "complete": complete}
 
 
+DEFAULT_SEED = 1
+
+
 def plan(file_values: dict | None, config_path, *, profiles, games, seed, out, rungs, players=None, workers=None,
          shard_games=None, sets=None) -> Frontier:
-    """Every rung's run config and plan, checked before anything is written.  A run config lends its
-    profiles, games, seed, players, shard size, rule overrides, bot parameters and pairing; its tables
-    are replaced by one bot per rung, and its out by ``OUT/frontier``."""
+    """Every rung's run config and plan, checked before anything is written.  ``out`` is the run's folder
+    (or, without it, the run config's out): the frontier goes to ``OUT/frontier``.  A run config lends
+    its profiles, games, seed, players, shard size, rule overrides, bot parameters and pairing; its
+    tables are replaced by one bot per rung.  Without either, the profiles are the skill study's six
+    (``sim.skill.DEFAULT_PROFILES``) and the seed is ``DEFAULT_SEED``."""
+    from .skill import DEFAULT_PROFILES
     file_values = {k: v for k, v in (file_values or {}).items() if k not in ("tables", "bots")}
     if out is None:
         if "out" not in file_values:
-            raise UserError("no --out given (or a run config with out): name the frontier's directory")
-        out = runformat.join_uri(str(file_values["out"]), FRONTIER_DIR)
-    else:
-        out = frontier_dir(out)
+            raise UserError("no --out given (or a run config with out): name the run's folder; the frontier "
+                            f"goes to RUN/{FRONTIER_DIR}")
+        out = str(file_values["out"])
+    out = runformat.join_uri(out, FRONTIER_DIR)
     file_values.pop("out", None)
+    if not profiles and "profiles" not in file_values:
+        profiles = list(DEFAULT_PROFILES)
+    if seed is None and "seed" not in file_values:
+        seed = DEFAULT_SEED
     n = runner.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed, out=out,
                            players=players, workers=workers, shard_games=shard_games, sets=sets).players or PLAYERS
     configs, plans = {}, {}
@@ -116,56 +115,134 @@ def plan(file_values: dict | None, config_path, *, profiles, games, seed, out, r
     return Frontier(out, tuple(rungs), configs, plans, n)
 
 
-def write_document(frontier: Frontier, command: str, complete: bool) -> None:
-    loc = runformat.locate(frontier.out, "--out")
-    runformat.check_reachable(loc, "--out")
-    found = runformat.kind(loc, "--out")
-    if found == runformat.pafs.FileType.File:
-        raise UserError(f"--out {frontier.out!r} is a file; give a directory for the frontier")
-    is_dir = found == runformat.pafs.FileType.Directory
-    old = runformat.read_bytes(loc.fs, loc.path(FRONTIER_FILE)) if is_dir else None
-    others = [i for i in runformat.list_root(loc) if runformat.base_name(i.path) not in frontier.rungs] if is_dir else []
-    if old is None and others:
-        raise UserError(f"--out {frontier.out!r} is not empty and holds no {FRONTIER_FILE}, so it is not a "
-                        "kalooki-lab frontier; give a new or empty directory (or an earlier frontier to resume it)")
-    if old is not None:
-        try:
-            found = json.loads(old)
-            assert isinstance(found, dict) and found.get("format") == FRONTIER_FORMAT
-        except (ValueError, AssertionError):
-            raise UserError(f"--out {frontier.out!r}: {FRONTIER_FILE} is not a kalooki-lab frontier; move it away "
-                            "to start the frontier there") from None
-        mine = frontier.document(command, complete)
-        diffs = [f"{key}: {json.dumps(found.get(key))} there, {json.dumps(mine[key])} now" for key in IDENTITY
-                 if found.get(key) != mine[key]]
-        if diffs:
-            raise UserError(f"--out {frontier.out!r} already holds another frontier; settings that differ: "
-                            f"{'; '.join(diffs)}. Re-run with that frontier's settings to resume it, or choose "
-                            "another --out")
-    runformat.write_bytes_atomic(loc.fs, loc.path(FRONTIER_FILE),
-                                 (json.dumps(frontier.document(command, complete), indent=1) + "\n").encode())
+def read_mark(loc) -> dict | None:
+    """A frontier.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
+    data = runformat.read_bytes(loc.fs, loc.path(FRONTIER_FILE))
+    if data is None:
+        return None
+    doc = json.loads(data)
+    if not isinstance(doc, dict) or doc.get("format") != FRONTIER_FORMAT:
+        return None
+    if "rules" not in doc and doc.get("rungs"):  # the rules as its runs' manifests record them
+        data = runformat.read_bytes(loc.fs, loc.path(f"{doc['rungs'][0]}/{runformat.MANIFEST_NAME}"))
+        entries = (json.loads(data) if data else {}).get("profiles") or {}
+        doc["rules"] = {n: e.get("rules_hash") for n, e in entries.items()}
+    return {"kind": "frontier", "identity": {k: doc.get(k) for k in IDENTITY}, "about": "a frontier",
+            "rungs": list(doc.get("rungs") or []), "complete": doc.get("complete") is True, "doc": doc}
+
+
+def _write_document(where: str, frontier: Frontier, rungs, command: str, complete: bool) -> None:
+    """``where``/frontier.json (written whole, then moved into place) naming ``rungs`` in ladder order."""
+    loc = runformat.locate(where, "--out")
+    doc = frontier.document(command, complete)
+    shown = [r for r in LADDER if r in set(rungs)]
+    doc.update(rungs=shown, runs={r: r for r in shown},
+               run_ids={r: doc["run_ids"].get(r) or _run_id(where, r) for r in shown})
+    runformat.write_bytes_atomic(loc.fs, loc.path(FRONTIER_FILE), (json.dumps(doc, indent=1) + "\n").encode())
+
+
+def _run_id(where: str, rung: str):
+    loc = runformat.locate(runformat.join_uri(where, rung))
+    data = runformat.read_bytes(loc.fs, loc.path(runformat.MANIFEST_NAME))
+    return json.loads(data).get("run_id") if data else None
+
+
+# A game's time at each rung relative to the greedy rung's, until a rung is timed: the frontier's
+# estimate of the time left scales the last timed rung's speed by these.  From the play table of
+# docs/PERFORMANCE.md (expert 1/2.1, lookahead 1/5.7 of the greedy loop's speed) and the README's
+# 1,000-game frontier (the search rung 70 minutes against 11 for the three below it).
+RUNG_COST = {"greedy": 1.0, "expert": 2.1, "lookahead": 5.7, "search": 56.0}
+
+
+class Clock:
+    """The time left over every rung still to play: the rung being played at its measured speed, each
+    later rung at the last measured speed scaled by ``RUNG_COST``.  Called by the runner after each
+    shard with (games played in this rung, seconds)."""
+
+    def __init__(self, games: dict):
+        self.games = dict(games)  # rung -> games to play, in the order they are played
+        self.current, self.per_game = None, None  # the rung being played; the last measured s/game and its rung
+
+    def start(self, rung: str) -> str | None:
+        self.current = rung
+        return self.left(rung, 0, None)
+
+    def left(self, rung: str, done: int, per_game) -> str | None:
+        if per_game is None:
+            if self.per_game is None:
+                return None
+            per_game = self.per_game[0] * _cost(rung) / _cost(self.per_game[1])
+        rungs = list(self.games)
+        seconds = max(0, self.games[rung] - done) * per_game
+        seconds += sum(self.games[r] * per_game * _cost(r) / _cost(rung) for r in rungs[rungs.index(rung) + 1:])
+        return f"frontier: about {runner.duration_text(seconds)} left in all"
+
+    def __call__(self, done: int, elapsed: float) -> str | None:
+        if not done:
+            return None
+        self.per_game = (elapsed / done, self.current)
+        return self.left(self.current, done, elapsed / done)
+
+
+def _cost(rung: str) -> float:
+    return RUNG_COST.get(rung, 1.0)
+
+
+def _label(rung: str) -> str:
+    return f"frontier {rung} {{profile}}"
 
 
 def run(frontier: Frontier, *, command: str, local: bool = False, address: str | None = None,
-        progress: bool = False, log=None) -> dict:
-    """Play (or resume) every rung's run, the kernels compiled and Ray started once; the frontier's
-    document, marked complete."""
+        progress: bool = False, log=None, force: bool = False) -> dict:
+    """Play (or resume) the frontier's rungs, the kernels compiled and Ray started once, by the rule of
+    every output folder (``sim.storage.claim_study``): a new frontier, or one replacing a frontier of
+    other settings (``force``), is played in the hidden ``.frontier.partial`` beside ``RUN/frontier``
+    (a stop leaves it there for the same command to resume) and moved into place when complete; a
+    frontier of the same settings is added to in place, its rungs kept, frontier.json rewritten
+    whole only once a new rung is complete (a re-run with nothing to play writes nothing).  Returns
+    the frontier's document."""
     log = log or (lambda msg: None)
-    for rung in frontier.rungs:  # a rung's --out that holds another run: refused before anything is played
-        loc = runformat.locate(frontier.configs[rung].out, "--out")
-        old = runformat.manifest_to_resume(loc, runner.storage.is_dir_empty_or_missing)
-        diffs = runner.config_differences(old, frontier.plans[rung]) if old is not None else []
+    identity = {k: v for k, v in frontier.document(command, True).items() if k in IDENTITY}
+    output = storage.claim_study(frontier.out, "frontier", identity, read_mark=read_mark, about="a frontier",
+                                 force=force)
+    if output.in_place:
+        old = output.found
+        kept = [r for r in old["rungs"] if r not in frontier.rungs] if old["complete"] else []
+        to_play = [r for r in frontier.rungs if not (old["complete"] and r in old["rungs"])]
+        if kept:
+            log(f"frontier: keeping rung(s) {', '.join(kept)} of the frontier in {frontier.out} (not in --rungs)")
+        if to_play and old["complete"]:
+            log(f"frontier: adding rung(s) {', '.join(to_play)} to the frontier in {frontier.out}")
+        where, rungs = frontier.out, (old["rungs"] if old["complete"] else []) + to_play
+    else:
+        where, to_play, rungs = output.staging.uri, list(frontier.rungs), list(frontier.rungs)
+    configs = {r: dataclasses.replace(frontier.configs[r], out=runformat.join_uri(where, r)) for r in to_play}
+    for rung in to_play:  # a rung's folder that holds another run: refused before anything is played
+        loc = runformat.locate(configs[rung].out, "--out")
+        old_run = runformat.manifest_to_resume(loc, storage.is_dir_empty_or_missing)
+        diffs = runner.config_differences(old_run, frontier.plans[rung]) if old_run is not None else []
         if diffs:
             raise UserError(f"--out {frontier.out!r}: rung {rung} already holds a different run (run_id "
-                            f"{old.get('run_id')}); settings that differ: {'; '.join(diffs)}. Re-run with that "
-                            "frontier's settings to resume it, or choose another --out")
-    write_document(frontier, command, complete=False)
-    runner.warm_up(frontier.rungs, announce=progress)
-    with contextlib.nullcontext() if local else runner.ray_session(frontier.configs[frontier.rungs[0]].workers,
-                                                                  address, frontier.out):
-        for rung in frontier.rungs:
-            log(f"frontier rung {rung}: {','.join([rung] * frontier.players)} at every table")
-            runner.run(frontier.configs[rung], local=local, progress=progress, log=log,
-                       command=f"{command}  # rung {rung}")
-    write_document(frontier, command, complete=True)
-    return frontier.document(command, True)
+                            f"{old_run.get('run_id')}); settings that differ: {storage.differences_text(diffs)}. "
+                            "Re-run with that frontier's settings to resume it, or choose another --out")
+    if not to_play:
+        return output.found["doc"]
+    if not output.in_place:
+        _write_document(where, frontier, rungs, command, complete=False)
+    runner.warm_up(to_play, announce=progress)
+    clock = Clock({r: frontier.plans[r].total_games for r in to_play})
+    with contextlib.nullcontext() if local else runner.ray_session(frontier.configs[to_play[0]].workers,
+                                                                  address, where):
+        for rung in to_play:
+            left = clock.start(rung)
+            log(f"frontier rung {rung}: {','.join([rung] * frontier.players)} at every table"
+                + (f"; {left}" if left else ""))
+            runner.run(configs[rung], local=local, progress=progress, log=log,
+                       command=f"{command}  # rung {rung}", label=_label(rung),
+                       eta=clock)
+    _write_document(where, frontier, rungs, command, complete=True)
+    line = output.replacing_line()
+    output.publish()
+    if line:
+        log(f"frontier: {line}")
+    return read_mark(runformat.locate(frontier.out))["doc"]

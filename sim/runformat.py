@@ -322,35 +322,36 @@ def read_manifest(loc: RunLocation) -> dict:
     return manifest
 
 
-def manifest_to_resume(loc: RunLocation, is_empty) -> dict | None:
+def manifest_to_resume(loc: RunLocation, is_empty, flag: str = "--out") -> dict | None:
     """The manifest already at a writer's --out: None for a new or empty place (``is_empty(loc)``
-    decides what empty means); UserError for anything that is not a run of this format."""
+    decides what empty means); UserError for anything that is not a run of this format, naming
+    ``flag``, the option that gave the place."""
     out = loc.uri
-    check_reachable(loc, "--out")
-    found = kind(loc, "--out")
+    check_reachable(loc, flag)
+    found = kind(loc, flag)
     if found == pafs.FileType.NotFound:
         return None
     if found == pafs.FileType.File:
-        raise UserError(f"--out {out!r} is a file; give a directory for the run")
+        raise UserError(f"{flag} {out!r} is a file; give a directory for the run")
     if found == pafs.FileType.Unknown:
-        raise UserError(f"--out {out!r} cannot be read; give a directory you can read and write")
+        raise UserError(f"{flag} {out!r} cannot be read; give a directory you can read and write")
     try:
         data = read_bytes(loc.fs, loc.path(MANIFEST_NAME))
     except (OSError, pa.ArrowException) as e:
-        raise UserError(f"--out {out!r}: cannot read {MANIFEST_NAME}: {e}") from None
+        raise UserError(f"{flag} {out!r}: cannot read {MANIFEST_NAME}: {e}") from None
     if data is None:
         if is_empty(loc):
             return None
-        raise UserError(f"--out {out!r} is not empty and holds no {MANIFEST_NAME}, so it is not a kalooki-lab run; "
+        raise UserError(f"{flag} {out!r} is not empty and holds no {MANIFEST_NAME}, so it is not a kalooki-lab run; "
                         "give a new or empty directory (or an earlier run's directory to resume it)")
     try:
         manifest = json.loads(data)
         assert isinstance(manifest, dict) and manifest.get("format") == RUN_FORMAT
     except (ValueError, AssertionError):
-        raise UserError(f"--out {out!r}: {MANIFEST_NAME} is not a kalooki-lab run manifest (unreadable JSON or "
+        raise UserError(f"{flag} {out!r}: {MANIFEST_NAME} is not a kalooki-lab run manifest (unreadable JSON or "
                         f"no \"format\": {RUN_FORMAT!r}); move it away to start the run again there") from None
     if not isinstance(manifest.get("shards"), list) or not isinstance(manifest.get("profiles"), dict):
-        raise UserError(f"--out {out!r}: {MANIFEST_NAME} lacks its shards list or profiles table; "
+        raise UserError(f"{flag} {out!r}: {MANIFEST_NAME} lacks its shards list or profiles table; "
                         "move it away to start the run again there")
     return manifest
 

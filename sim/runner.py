@@ -649,20 +649,18 @@ def config_differences(old: dict, plan: Plan) -> list[str]:
     """What differs between the run at --out (``old``) and the plan, one line per setting; a profile
     whose rules differ is one line naming its rules hashes and the parameters that differ."""
     a, b = _identity_of_manifest(old), _identity_of_plan(plan)
-    diffs, rules = [], {}
-    for key in list(b) + [k for k in a if k not in b]:
-        if a.get(key) == b.get(key):
-            continue
-        change = f"{json.dumps(a.get(key))} there, {json.dumps(b.get(key))} now"
-        if isinstance(key, tuple):  # a rule of a profile in both runs (the profiles line names the others)
-            if key[0] in old.get("profiles", {}) and key[0] in plan.profiles:
-                rules.setdefault(key[0], []).append(f"{key[1]} {change}")
-        else:
-            diffs.append(f"{key}: {change}")
+    plain = {k: v for k, v in a.items() if not isinstance(k, tuple)}, {k: v for k, v in b.items() if not isinstance(k, tuple)}
+    diffs, rules = storage.differences(*plain), {}
+    for key in [k for k in b if isinstance(k, tuple)] + [k for k in a if isinstance(k, tuple) and k not in b]:
+        # a rule of a profile in both runs (the profiles line names the others)
+        if a.get(key) != b.get(key) and key[0] in old.get("profiles", {}) and key[0] in plan.profiles:
+            rules.setdefault(key[0], []).append(f"{key[1]} {json.dumps(a.get(key))} there, {json.dumps(b.get(key))} now")
     for name, changes in rules.items():
         hashes = [m.get("profiles", {}).get(name, {}).get("rules_hash") for m in (old, new_manifest(plan, ""))]
         diffs.append(f"profile {name}'s rules (rules_hash {hashes[0]} there, {hashes[1]} now): "
-                     + ", ".join(changes))
+                     + ", ".join(changes[:storage.DIFFERENCES_SHOWN])
+                     + (f" and {len(changes) - storage.DIFFERENCES_SHOWN} more" if len(changes) > storage.DIFFERENCES_SHOWN
+                        else ""))
     return diffs
 
 
@@ -820,10 +818,11 @@ def ray_session(workers: int | None, address: str | None = None, out: str = ""):
             ray.shutdown()
 
 
-def _progress(total: int, initial: int, enabled: bool):
-    """The games bar: drawn only when asked for and stderr is a terminal (never into a log file)."""
+def _progress(total: int, initial: int, enabled: bool, label: str = "simulate"):
+    """The games bar, named by ``label``: drawn only when asked for and stderr is a terminal (never into
+    a log file)."""
     from tqdm import tqdm
-    return tqdm(total=total, initial=initial, unit="game", desc="simulate", file=sys.stderr,
+    return tqdm(total=total, initial=initial, unit="game", desc=label, file=sys.stderr,
                 disable=not (enabled and sys.stderr.isatty()), dynamic_ncols=True, smoothing=0.1)
 
 
@@ -878,15 +877,21 @@ def _execute_ray(jobs, shard_fn, on_done, workers: int):
 
 
 def run(config: RunConfig, *, local: bool = False, address: str | None = None, progress: bool = True,
-        shard_fn=None, command: str | None = None, log=None) -> RunResult:
+        shard_fn=None, command: str | None = None, log=None, flag: str = "--out", label: str = "simulate",
+        eta=None) -> RunResult:
     """Plan, check --out, resume what an earlier run left, play the missing shards, complete the manifest.
 
     An interrupt (Ctrl-C) ends the run as a ``KeyboardInterrupt`` whose message says how many shards
-    are written and that the same command resumes the run (the finished shards are in the manifest)."""
+    are written and that the same command resumes the run (the finished shards are in the manifest).
+    ``flag`` names the option that gave ``config.out`` in errors (--out, or a sweep's --runs);
+    ``label`` starts the progress bar ("simulate", "skill {profile}": the profile of the shard that
+    finished last); ``eta`` (optional) is
+    told each finished shard's (games, seconds) and says the time left instead of the run itself
+    (a frontier's estimate over all its rungs)."""
     log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
     plan = make_plan(config)
-    loc = runformat.locate(config.out, "--out")
-    old = runformat.manifest_to_resume(loc, storage.is_dir_empty_or_missing)
+    loc = runformat.locate(config.out, flag)
+    old = runformat.manifest_to_resume(loc, storage.is_dir_empty_or_missing, flag)
     if old is not None:
         diffs = config_differences(old, plan)
         if diffs:
@@ -896,8 +901,8 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
                     "another --out (or the profile another name), or put them back to resume that run"
                     if any(d.startswith("profile ") for d in diffs) else
                     "Re-run with that run's settings to resume it, or choose another --out")
-            raise UserError(f"--out {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
-                            f"settings that differ: {'; '.join(diffs)}. {hint}")
+            raise UserError(f"{flag} {config.out!r} already holds a different run (run_id {old.get('run_id')}); "
+                            f"settings that differ: {storage.differences_text(diffs)}. {hint}")
     # A complete run with every shard intact has nothing to play: no kernels to load, no Ray to start.
     kept = intact_shards(loc, old, plan) if old is not None and old.get("complete") else None
     if kept is not None and len(kept) == sum(len(pp.shards) for pp in plan.profiles.values()):
@@ -918,12 +923,13 @@ def run(config: RunConfig, *, local: bool = False, address: str | None = None, p
             ray_started, ray_workers = start_ray(config.workers, address, config.out)
             ray_seconds = time.perf_counter() - t
         try:
-            storage.ensure_writable(loc)
-            lock = storage.acquire_lock(loc)
+            storage.ensure_writable(loc, flag)
+            lock = storage.acquire_lock(loc, flag)
             try:
                 return _run_claimed(config, plan, loc, old, local=local, ray_workers=ray_workers,
                                     ray_seconds=ray_seconds, compile_seconds=compile_seconds, progress=progress,
-                                    shard_fn=shard_fn, command=command, log=log, kept=kept)
+                                    shard_fn=shard_fn, command=command, log=log, kept=kept, flag=flag,
+                                    label=label, eta=eta)
             finally:
                 storage.release_lock(lock)
         finally:
@@ -950,7 +956,8 @@ def duration_text(seconds: float) -> str:
 
 
 def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old: dict | None, *, local, ray_workers,
-                 ray_seconds, compile_seconds, progress, shard_fn, command, log, kept=None) -> RunResult:
+                 ray_seconds, compile_seconds, progress, shard_fn, command, log, kept=None, flag="--out",
+                 label="simulate", eta=None) -> RunResult:
     """``run`` once this driver holds --out: resume, play the missing shards, complete the manifest.
     ``kept``: every shard, intact, when ``run`` has already checked them (nothing to play)."""
     storage.remove_temp_files(loc)
@@ -973,14 +980,19 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
     jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))
     planned = sum(len(pp.shards) for pp in plan.profiles.values())
     result = RunResult(out=config.out, manifest=manifest, shards_kept=len(kept), compile_seconds=compile_seconds)
+    if not jobs and old is not None and old.get("complete") is True and len(kept) == len(old["shards"]):
+        result.manifest = old  # complete and intact: nothing is played and nothing written
+        log(f"nothing to do: all {len(kept)} shard(s) of run {plan.run_id} in {config.out} are complete and intact")
+        return result
     try:
         write_manifest(loc, manifest)
     except (OSError, runformat.pa.ArrowException) as e:
-        raise UserError(f"--out {config.out!r}: cannot write manifest.json: {e}") from None
+        raise UserError(f"{flag} {config.out!r}: cannot write manifest.json: {e}") from None
     if kept and jobs:
         log(f"resuming run {plan.run_id} in {config.out}: {len(kept)} shard(s) already done, {len(jobs)} to play")
     kept_games = sum(e["n_games"] for e in kept)
-    bar = _progress(plan.total_games, kept_games, progress and bool(jobs))
+    bar = _progress(plan.total_games, kept_games, progress and bool(jobs),
+                    label.format(profile=jobs[0].spec.profile.name) if jobs else label)
     t0 = time.perf_counter() - ray_seconds  # Ray, started by ``run`` before anything was written, counts
     t_play = time.perf_counter()
     # the time left is said once, when every worker has finished a shard (or no shard is left to wait for)
@@ -995,14 +1007,19 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         result.hand_rows += summary["files"]["hands"]["rows"]
         result.shards_run += 1
         bar.update(summary["n_games"])
+        if "{profile}" in label:  # the profile whose shard just finished (profiles are interleaved)
+            bar.set_description(label.format(profile=summary["profile"]), refresh=False)
         elapsed = time.perf_counter() - t_play
-        bar.set_postfix_str(f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "")
+        overall = eta(result.games, elapsed) if eta is not None and elapsed > 0 else None
+        bar.set_postfix_str(", ".join(t for t in (f"{result.hands / elapsed:.0f} hands/s" if elapsed > 0 else "",
+                                                   overall) if t))
         games_left = plan.total_games - kept_games - result.games
         if result.shards_run == first_wave and games_left > 0 and elapsed > 0:
             bar.clear()
             log(f"about {duration_text(games_left * elapsed / result.games)} left at "
                 f"{result.hands / elapsed:,.0f} hands/s ({games_left:,} of {plan.total_games - kept_games:,} "
-                f"games to play, timed on the first {result.shards_run} shard(s))")
+                f"games to play, timed on the first {result.shards_run} shard(s))"
+                + (f"; {overall}" if overall else ""))
             bar.refresh()
 
     try:
@@ -1015,7 +1032,7 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
         result.seconds = time.perf_counter() - t0
     except OSError as e:
         storage.remove_temp_files(loc)
-        raise UserError(f"writing the run to --out {config.out!r} failed: {e}. The {len(manifest['shards'])} "
+        raise UserError(f"writing the run to {flag} {config.out!r} failed: {e}. The {len(manifest['shards'])} "
                         "shard(s) finished are kept and listed in manifest.json; free space or fix the "
                         "location, then re-run the same command to finish") from None
     except BaseException as e:

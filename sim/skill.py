@@ -22,6 +22,12 @@ from .errors import UserError
 DEFAULT_PLAYERS = ("lookahead", "expert", "expert@0.1", "expert@0.3", "greedy")
 DEFAULT_PROFILES = ("kalooki40", "british", "swedish", "kalooki51", "east_coast", "scala40")
 SEATS = 4
+STUDY_DIR = "skill"  # a run's skill study lives in RUN/skill (what `kalooki report RUN` reads)
+# A rough speed before anything is timed, for the time said before a study plays: games a second on
+# one core with the default players (kalooki skill's defaults, 7,200 games, took 2 minutes on 2
+# cores), and each player's time per game relative to the greedy bot's.
+GAMES_PER_CORE_S = 30.0
+PLAYER_COST = {"greedy": 1.0, "random": 0.5, "expert": 2.1, "lookahead": 5.7, "search": 56.0}  # sim.frontier.RUNG_COST
 
 
 def tables_for(players, seats: int = SEATS) -> tuple:
@@ -60,8 +66,26 @@ def study_config(profiles, players, games: int, seed: int, out: str, seats: int 
                               tables=list(tables_for(players, seats)), paired=None)
 
 
-def run_study(config, local: bool = False, address=None, progress: bool = False, command=None, log=None):
+def run_study(config, local: bool = False, address=None, progress: bool = False, command=None, log=None,
+              label: str = "skill", flag: str = "--out"):
     """Play (or resume) a study's run; ``sim.runner.run``'s result."""
     from . import runner
     return runner.run(config, local=local, address=address, progress=progress, shard_fn=duplicate_shard,
-                      command=command, log=log or (lambda msg: None))
+                      command=command, log=log or (lambda msg: None), label=label, flag=flag)
+
+
+def _cost(players) -> float:
+    return sum(PLAYER_COST.get(p.partition("@")[0], 2.0) for p in players) / len(players)
+
+
+def estimate_line(n_profiles: int, games: int, players, workers: int | None, local: bool) -> str:
+    """The time a study may take, said before anything is planned or played: a rough figure from
+    ``GAMES_PER_CORE_S`` scaled by the players' ``PLAYER_COST`` (the run times itself once playing)."""
+    import os
+
+    from .runner import duration_text
+    cores = 1 if local else (workers or os.cpu_count() or 1)
+    total = n_profiles * games
+    seconds = total / GAMES_PER_CORE_S / cores * _cost(players) / _cost(DEFAULT_PLAYERS)
+    return (f"skill: up to {total:,} games to play ({n_profiles} profile(s) x {games:,}); roughly "
+            f"{duration_text(seconds)} on {cores} core(s) before it is timed")

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from .errors import is_interrupt
 from .records import ShardSpec, play_shard
+from .transcript import counted
 
 
 def _chunk(spec: ShardSpec):
@@ -59,7 +60,7 @@ def play_tournament(profile, bots: list[str], games: int, seed: int, bot_params=
         if not is_interrupt(e):
             raise
         played = sum(spec.n_games for spec in specs[:len(results)])
-        raise KeyboardInterrupt(f"interrupted after {played} of {games} games; a tournament writes nothing, "
+        raise KeyboardInterrupt(f"interrupted after {played} of {counted(games, 'game')}; a tournament writes nothing, "
                                 "so run it again to play it") from None
     return {k: pa.concat_tables([r[k] for r in results]) for k in ("hands", "games")}
 

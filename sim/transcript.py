@@ -1,8 +1,38 @@
-"""Readable transcripts of hands and games, from the engine's event log (for people checking rules)."""
+"""Readable transcripts of hands and games, from the engine's event log (for people checking rules).
+
+Seats are the table's, counted from 0 as in the data's ``seat`` column.  A place relative to the
+dealer is named by order of play (``play_order``): the dealer's left plays first ("1st to play"), and
+so on round the table to the dealer, who plays last.
+"""
 from __future__ import annotations
+
+import textwrap
 
 from .cards import card_str, cards_str
 from .engine import LayOff, NewMeld, Split, SwapJoker, Take
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun, singular for one: "1 card", "2 cards", "1 parameter differs" needs its own verb."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def ordinal(k: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def play_order(k: int, n: int) -> str:
+    """The name of place ``k`` (1..n, the data's ``seat_from_dealer``) in the order of play of ``n``
+    players: "1st to play" (the dealer's left), "2nd to play", ..., "dealer (plays last)"."""
+    return "dealer (plays last)" if k == n else f"{ordinal(k)} to play"
+
+
+def dealer_line(dealer: int, names, how: str = "") -> str:
+    """Who deals (``how``: how the dealer was chosen) and who plays first; ``names[i]`` names hand
+    position i (the seats dealt in, in seat order)."""
+    return (f"Dealer: {names[dealer]}" + (f", {how}" if how else "")
+            + f"; {names[(dealer + 1) % len(names)]} is 1st to play")
 
 
 def op_text(op, changed=()) -> str:
@@ -22,16 +52,19 @@ def op_text(op, changed=()) -> str:
     return repr(op)
 
 
-def hand_lines(log, names) -> list[str]:
-    """Lines for one hand; ``names[i]`` names hand position i."""
+def hand_lines(log, names, how: str = "", width: int = 100) -> list[str]:
+    """Lines for one hand; ``names[i]`` names hand position i; ``how``: how the dealer was chosen; the
+    penalties' line wrapped at ``width`` columns."""
     out = []
     for ev in log:
         kind = ev[0]
         if kind == "deal":
             _, dealer, hands, up = ev
-            out.append(f"Dealer: {names[dealer]}")
-            for i, h in enumerate(hands):
-                out.append(f"  {names[i]:>14} dealt {len(h):2d}: {cards_str(h)}")
+            n, wide = len(hands), max(len(name) for name in names)
+            out.append(dealer_line(dealer, names, how))
+            for k in range(1, n + 1):  # in the order of play, from the dealer's left
+                i = (dealer + k) % n
+                out.append(f"  {names[i]:<{wide}}  {play_order(k, n):<19}  dealt {len(hands[i]):2d}: {cards_str(hands[i])}")
             out.append(f"  upcard {card_str(up)}")
         elif kind == "cut_joker":
             out.append(f"  {names[ev[1]]} cut a joker to the bottom and keeps it")
@@ -44,18 +77,20 @@ def hand_lines(log, names) -> list[str]:
         elif kind == "discard":
             out.append(f"    discards {card_str(ev[2])}")
         elif kind == "announce":
-            out.append(f"    {names[ev[1]]} announces {ev[2]} card{'s' if ev[2] > 1 else ''} left")
+            out.append(f"    {names[ev[1]]} announces {counted(ev[2], 'card')} left")
         elif kind == "reshuffle":
             out.append(f"  the stock is empty: the discard pile is shuffled into a new stock of {ev[1]}, upcard {card_str(ev[2])}")
         elif kind == "void":
             out.append("  the stock ran out again: the hand is void and will be re-dealt by the same dealer")
         elif kind == "stalled":
-            out.append(f"  turn cap reached after {ev[1]} turns: the hand is stalled")
+            out.append(f"  turn cap reached after {counted(ev[1], 'turn')}: the hand is stalled")
         elif kind == "end":
             res = ev[1]
             if res.winner >= 0:
                 out.append(f"{names[res.winner]} goes out ({res.win_type})")
-                out.append("Penalties: " + ", ".join(f"{names[i]} {p}" for i, p in enumerate(res.penalties)))
+                each = ", ".join(f"{names[i]} {p}".replace(" ", "\xa0") for i, p in enumerate(res.penalties))
+                out += [line.replace("\xa0", " ") for line in  # broken between seats only
+                        textwrap.wrap("Penalties: " + each, width, subsequent_indent="  ", break_long_words=False)]
     return out
 
 

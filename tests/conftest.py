@@ -1,5 +1,22 @@
-"""The whole suite shares one numba cache: each test process (``make test`` runs one per core, at most
-four, with pytest-xdist) compiles or loads every bot's kernels once, up front, before its first test
+"""The suite's tiers, and the compiled kernels every test process shares.
+
+Tiers (markers declared in pyproject.toml; ``make test`` selects neither marker):
+
+- unmarked, ``make test``: every check of behaviour, in parallel (pytest-xdist).  Its budget is five
+  minutes on 2 idle cores, so a new test plays the smallest seeded run that can still fail on what it
+  guards, and shares what several tests compute (a module- or session-scoped fixture) instead of
+  computing it again.
+- ``@pytest.mark.slow``, ``make test-slow``, run by CI after ``make test``: studies of faults and of a
+  cluster that start Ray clusters or ``kalooki simulate`` subprocesses, kill drivers or workers and
+  resume runs, tens of seconds each; at most about twenty minutes in all.  A test goes here when it
+  costs more than about fifteen seconds on an idle core and no smaller run asserts the same thing; a
+  smaller version of the same behaviour stays unmarked where one exists.
+- ``@pytest.mark.soak``, ``make soak`` only, never in CI: soaks and statistical studies sized by
+  settings such as ``KALOOKI_SOAK_HANDS`` (hundreds of thousands of hands, hundreds of A/A
+  comparisons), minutes to hours.
+
+The whole suite shares one numba cache: each test process (``make test`` runs one per core, at most
+four) compiles or loads every bot's kernels once, up front, before its first test
 (``sim.bots.hand_loop.warm_up()``, no bots named: every bot).  From an empty cache the processes
 compile at once, each loading what the others have written (``sim.jit.cache`` locks every save and
 load)."""

@@ -30,7 +30,7 @@ def test_aa_british_vs_kalooki40_flags_nothing(tmp_path):
     _aa(tmp_path, games=int(os.environ.get("KALOOKI_AA_GAMES", "40")))
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_aa_at_default_run_size(tmp_path):
     from pathlib import Path
     default = Path(__file__).resolve().parent.parent / "configs" / "runs" / "default.toml"
@@ -70,7 +70,7 @@ def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int =
     return rates, both
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_aa_flags_about_five_percent_per_metric(tmp_path):
     """200 A/A comparisons: each metric is flagged (p < 0.05, before correction) close to 5% of the
     time.  With 200 comparisons a true 5% rate lands in [1%, 10.5%] with probability above 99%."""

@@ -299,7 +299,9 @@ def test_opening_metrics(results):
     # per game (can open, player-hands): (3, 8), (1, 4), (2, 4); the interval is Wilson at n / deff
     r, se, g = _cluster([0] * 8 + [1] * 4 + [2] * 4, [1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0], [1] * 16)
     assert (row["se"], row["games"]) == (pytest.approx(se), 3)
-    n_eff = 16 / (se ** 2 / (r * (1 - r) / 16))
+    # 3 games, fewer than TRUSTED_GAMES: the design effect with the t correction (df 2), at least 1
+    deff = se ** 2 / (r * (1 - r) / 16)
+    n_eff = 16 / max(deff * (sps.t.ppf(0.975, 2) / sps.norm.ppf(0.975)) ** 2, 1.0)
     k_eff = r * n_eff
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
         sm_proportion_confint(k_eff, n_eff, method="wilson"))
@@ -378,18 +380,29 @@ def test_game_shape(results):
     assert results.hands_per_game[["hands_played", "games"]].values.tolist() == [[2, 2], [3, 1]]
 
 
-def test_a_mean_that_cannot_be_negative_keeps_its_interval_at_or_above_0(results, alpha_run):
-    # three games: the t interval of reshuffles per deal (df = 2) reaches below 0, and is cut there
+def test_a_mean_count_gets_an_exact_poisson_interval_at_its_effective_count(results, alpha_run):
+    # three games: the t interval of reshuffles per deal (df = 2) would reach below 0; a count's
+    # interval is Garwood's at y / phi events in x / phi deals, phi the dispersion, at least 1 with
+    # fewer than TRUSTED_GAMES games
     hands = load.load_table(alpha_run, "hands", columns=["game_id", "hand_no", "redeal_no", "stock_reshuffles"])
     deals = hands.drop_duplicates(["game_id", "hand_no", "redeal_no"])
     r, se, g = _cluster(deals["game_id"], deals["stock_reshuffles"], np.ones(len(deals)))
-    half = sps.t.ppf(0.975, g - 1) * se
-    assert r - half < 0  # what the cut is for
+    assert r - sps.t.ppf(0.975, g - 1) * se < 0
+    y, x = deals["stock_reshuffles"].sum(), len(deals)
+    phi = se ** 2 / (r / x)
+    used = max(phi * (sps.t.ppf(0.975, g - 1) / sps.norm.ppf(0.975)) ** 2, 1.0)
     row = _row(results.shape, metric="reshuffles_per_hand")
-    assert row["estimate"] == pytest.approx(r) and row["ci_high"] == pytest.approx(r + half)
-    assert row["ci_low"] == 0 and "cut at 0" in row["method"]
-    wide = _row(results.shape, metric="hands_per_game")  # an interval above 0 is left as it is
-    assert wide["ci_low"] > 0 and "cut" not in wide["method"]
+    assert row["estimate"] == pytest.approx(r)
+    assert row["ci_low"] == pytest.approx(sps.gamma.ppf(0.025, y / used) / (x / used))
+    assert row["ci_high"] == pytest.approx(sps.gamma.ppf(0.975, y / used + 1) / (x / used))
+    assert row["method"] == stats.CLUSTER_POISSON
+
+
+def test_a_mean_that_cannot_be_negative_keeps_its_interval_at_or_above_0():
+    est = stats.at_least_zero(stats.cluster_mean(3, 30.0, 2.0, 4.0, 300.0, 20.0))  # 2 counts in one game of 3
+    assert est["ci_low"].iloc[0] == 0 and "cut at 0" in est["method"].iloc[0]
+    wide = stats.at_least_zero(stats.cluster_mean(3, 30.0, 300.0, 30100.0, 300.0, 3000.0))
+    assert wide["ci_low"].iloc[0] > 0 and "cut" not in wide["method"].iloc[0]
 
 
 def test_seat_fairness(results):
@@ -438,3 +451,28 @@ def test_summary_one_row_per_headline_metric_per_profile(tmp_path):
     assert alpha.loc["dealer_hand_win_rate", "estimate"] == pytest.approx(4 / 6)
     assert alpha.loc["seat_equal_shares_p", "p_value"] == pytest.approx(sps.chisquare([2, 4]).pvalue)
     assert table["method"].notna().all()
+
+
+def test_a_run_without_elimination_has_a_typed_empty_survival_curve_that_joins_and_plots(results):
+    # compare overlays A's curves with B's; B without elimination must not turn A's numbers into objects
+    import copy
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from analysis import plots
+    manifest = copy.deepcopy(results.run.manifest)
+    for info in manifest["profiles"].values():
+        info.setdefault("params", {})["game_end"] = "target"
+    none = metrics.first_elimination_survival(metrics.RunData(manifest, results.run.summary, results.run.profiles))
+    assert none.empty and none["survival"].dtype == float and none["ci_low"].dtype == float
+    both = pd.concat([results.survival.assign(profile="A: " + results.survival["profile"]),
+                      none.assign(profile="B: none")], ignore_index=True)
+    assert both["ci_high"].dtype == float and both["time"].dtype == float
+    fig, ax = plt.subplots()
+    try:
+        plots.survival(ax, both)
+        assert ax.get_legend() is not None
+    finally:
+        plt.close(fig)

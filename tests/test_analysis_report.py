@@ -62,7 +62,8 @@ def test_report_writes_a_self_contained_html_and_markdown(alpha_run, tmp_path):
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     text = " ".join(page.text)
-    for expected in ("Play model", "Contents", "Findings", "Headline metrics", "Figures", "Details", "Opening timing",
+    for expected in ("Play model", "Contents", "Findings", "Findings in full", "Headline metrics", "Figures",
+                     "Details", "Opening timing",
                      "Kalooki frequency", "Elimination", "Game shape", "Fairness", "Jokers", "run-test",
                      "kalooki simulate --test", "hash-alpha", "opening_min"):
         assert expected in text, expected

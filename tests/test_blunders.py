@@ -284,7 +284,7 @@ def test_no_bot_misses_a_sure_go_out():
     assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_no_bot_misses_a_sure_go_out_in_a_larger_scan():
     hands, missed = run_scan(range(10, 10 + int(os.environ.get("KALOOKI_BLUNDER_SEEDS", "200"))))
     assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])

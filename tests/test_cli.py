@@ -173,8 +173,8 @@ def test_play_game_summary_is_the_score_sheet_only(capsys):
     assert "draws" not in summary and "dealt" not in summary and "=== Hand" not in summary
     lines = summary.splitlines()
     assert lines[0].startswith("Profile kalooki40") and lines[1].startswith("Seats: 0 greedy, 1 random")
-    assert any(re.match(r"\s+1  seat \d \((call|kalooki)\)", line) for line in lines), summary
-    assert lines[-1].startswith("Game over after") and lines[-2].startswith(" net  payments")
+    assert any(re.match(r"\s+1  seat \d  seat \d \((call|kalooki)\)", line) for line in lines), summary
+    assert lines[-1].startswith("Game over after") and lines[-2].startswith(" net          payments")
     assert full.endswith("\n".join(lines[1:]) + "\n"), "the summary is not the full run's score sheet"
     assert_fits(summary)
 

@@ -3,7 +3,8 @@ host and moto's S3 server on loopback, both started and stopped here.  `kalooki 
 writes to an s3:// URI; a worker is killed mid-shard (Ray re-runs its task) and the driver is killed
 mid-run (re-running the command resumes it); then `verify`, `report` and `compare` read the bucket,
 and the tables equal those of a local in-process run with the same seed.  `replay`, verify's damage
-report and `sweep` use small runs in the bucket.
+report and `sweep` use small runs in the bucket.  The cluster run is the ``slow`` tier (``make
+test-slow``); the small runs in the bucket are ``make test``'s.
 """
 from __future__ import annotations
 
@@ -143,6 +144,7 @@ def _tables(run) -> dict[str, pa.Table]:
     return out
 
 
+@pytest.mark.slow
 def test_simulate_on_a_cluster_into_s3_survives_a_killed_worker_and_driver(s3, local_run, cluster, tmp_path,
                                                                             capsys, monkeypatch):
     address, marker = cluster

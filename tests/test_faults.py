@@ -3,7 +3,8 @@ killed mid-shard.  Each ends with every game recorded exactly once and tables id
 uninterrupted run with the same seed.
 
 Each faulty run is `kalooki simulate` in a subprocess (its own driver and local Ray cluster) in a
-session of its own, so every process it started can be reaped afterwards.
+session of its own, so every process it started can be reaped afterwards.  The faulty runs are the
+``slow`` tier (``make test-slow``): each starts Ray and plays a run twice.
 """
 from __future__ import annotations
 
@@ -92,6 +93,7 @@ def _wait_for_a_shard(proc, out) -> None:
     pytest.fail("no shard finished in time")
 
 
+@pytest.mark.slow
 def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     out = tmp_path / "run"
     argv = simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "1")
@@ -121,6 +123,7 @@ def test_driver_killed_mid_run_then_resumed(reference, tmp_path):
     assert_same_tables(reference, tables)
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(ctrl_c_reference, tmp_path):
     """SIGINT to the command's whole process group, as a terminal's Ctrl-C sends it, once a shard is written."""
     out = tmp_path / "run"
@@ -168,6 +171,7 @@ def test_a_second_driver_is_refused_while_another_writes(tmp_path):
     assert _manifest(out)["complete"] is True and not (out / ".lock").exists()
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_shard_is_retried(reference, tmp_path):
     out = tmp_path / "run"
     marker = tmp_path / "killed-once"

@@ -158,25 +158,72 @@ def test_every_headline_metric_has_a_threshold_or_is_untested():
         assert thresholds[name].threshold > 0 and thresholds[name].unit
 
 
-def _seats(estimates, half):
-    return pd.DataFrame({"group": [f"seat {i + 1}" for i in range(len(estimates))], "n": [10_000] * len(estimates),
-                         "k": [round(e * 10_000) for e in estimates], "estimate": estimates,
+def _seats(estimates, half, n=10_000):
+    """Hand win rates by order of play (1st to play, ..., the dealer), each on n hands."""
+    return pd.DataFrame({"group": [findings.play_order_label(i + 1, len(estimates)) for i in range(len(estimates))],
+                         "n": [n] * len(estimates), "k": [round(e * n) for e in estimates], "estimate": estimates,
                          "ci_low": [e - half for e in estimates], "ci_high": [e + half for e in estimates],
                          "expected": [1 / len(estimates)] * len(estimates)})
 
 
+def test_places_relative_to_the_dealer_are_named_by_order_of_play():
+    assert [findings.play_order_label(k, 4) for k in (1, 2, 3, 4)] == [
+        "1st to play", "2nd to play", "3rd to play", "dealer (plays last)"]
+    assert findings.play_order_label(4, 6) == "4th to play" and findings.play_order_label(2, 2) == "dealer (plays last)"
+    assert findings.play_order_label(11, 12) == "11th to play"
+    assert findings.play_order_label(12, 12).startswith("dealer")
+
+
 def test_seat_advantage_is_judged_three_ways():
     clear = findings.group_advantage(_seats([0.25, 0.25, 0.25, 0.31], 0.01), 0.01)
-    assert clear["group"] == "seat 4" and clear["gap"] == pytest.approx(0.06) and clear["p_value"] < 1e-6
+    assert clear["group"] == "dealer (plays last)" and clear["gap"] == pytest.approx(0.06)
+    assert clear["p_value"] < 1e-6
     assert findings.group_advantage(_seats([0.25], 0.01), 0.01) is None
     equal = findings.group_advantage(_seats([0.251, 0.249, 0.252, 0.248], 0.004), 0.01)
     wide = findings.group_advantage(_seats([0.24, 0.26, 0.25, 0.25], 0.03), 0.01)
     seat = findings.advantage_findings({"a": clear, "b": equal, "c": wide}, {"a": None, "b": None, "c": None},
                                        {"a": None, "b": None, "c": None}, {"a": None, "b": None, "c": None})[0]
     assert (clear["clear"], equal["equivalent"], wide["clear"], wide["equivalent"]) == (True, True, False, False)
-    assert seat.stated and "a: seat 4 wins 31.0%" in seat.text
-    assert "b: no practical seat advantage (every seat within 1.0 pp of its share" in seat.text
-    assert "c: seat advantage not established (largest gap 1.0 pp; the intervals reach past" in seat.text
+    assert seat.stated and "a: dealer (plays last) wins 31.0%" in seat.text
+    assert "b: no practical advantage by order of play (every position within 1.0 pp of its share" in seat.text
+    assert "c: an advantage by order of play is not established (largest gap 1.0 pp; the intervals reach past" \
+        in seat.text
+    assert not re.search(r"\bseat \d", seat.text), seat.text  # places relative to the dealer are never "seat N"
+    assert seat.short == "a: dealer (plays last) wins 31.0% of hands against a fair 25.0%; a clear advantage in 1 " \
+                         "of 3 profiles."
+
+
+def test_a_small_p_value_beside_no_practical_advantage_says_why():
+    # 200,000 hands a place, 1st to play 0.5 pp above its share: the chi-square test detects it, but every
+    # place lies within the 1 pp threshold, so no practical advantage
+    small = findings.group_advantage(_seats([0.255, 0.245, 0.255, 0.245], 0.002, n=200_000), 0.01)
+    wide = findings.group_advantage(_seats([0.27, 0.24, 0.25, 0.24], 0.013, n=200_000), 0.01)
+    quiet = findings.group_advantage(_seats([0.251, 0.249, 0.25, 0.25], 0.004), 0.01)
+    seat = findings.advantage_findings({"s": small, "w": wide, "q": quiet}, {}, {}, {})[0]
+    assert small["p_value"] < 0.001 and small["equivalent"] and not small["clear"]
+    assert wide["p_value"] < 0.001 and not (wide["clear"] or wide["equivalent"])
+    assert quiet["p_value"] > 0.05
+    assert findings.detectable_note(small) == (
+        "chi-square p <0.001: statistically detectable, but every position is within the practical threshold of "
+        "1.0 pp of its share (largest gap 0.5 pp), so not a practical advantage")
+    assert findings.detectable_note(wide).startswith("chi-square p <0.001: statistically detectable, but no "
+                                                     "position's gap is shown past the practical threshold of 1.0 pp")
+    assert findings.detectable_note(quiet) == "" and findings.detectable_note(None) == ""
+    assert "s, q: no practical advantage by order of play" in seat.text
+    assert "s, chi-square p <0.001: statistically detectable, but every position is within" in seat.text
+    assert "w, chi-square p <0.001: statistically detectable, but no position's gap" in seat.text
+    assert "q, chi-square" not in seat.text
+    # the headline table's p-value of equal wins by order of play carries the same word, never bare
+    summary = pd.DataFrame({"profile": ["s", "w", "q"], "metric": ["seat_equal_shares_p"] * 3, "kind": ["test"] * 3,
+                            "n": [800_000] * 3, "estimate": [small["p_value"], wide["p_value"], quiet["p_value"]],
+                            "ci_low": [np.nan] * 3, "ci_high": [np.nan] * 3, "description": [""] * 3})
+    judged = pd.DataFrame(columns=["profile_b", "metric", "verdict", "difference", "kind"])
+    _, rows = report.headline_grid(summary, judged, ["s", "w", "q"], "s",
+                                   {"s": small, "w": wide, "q": quiet})
+    cells = rows[0][1:]
+    assert (cells[0].note, cells[0].cls) == ("detectable, below the threshold", "detectable")
+    assert (cells[1].note, cells[1].cls) == ("detectable, not shown past the threshold", "detectable")
+    assert cells[2].note == "" and cells[2].cls != "detectable"
 
 
 def test_money_is_judged_three_ways():
@@ -188,8 +235,10 @@ def test_money_is_judged_three_ways():
     assert unclear["clear"] == [] and not unclear["equivalent"]
     small = findings.money_advantage(money, 3.0)  # every 90% interval inside +-3
     assert small["clear"] == [] and small["equivalent"]
-    text = findings.advantage_findings({}, {}, {}, {"x": clear, "y": unclear, "z": small, "w": None})[-1].text
+    found = findings.advantage_findings({}, {}, {}, {"x": clear, "y": unclear, "z": small, "w": None})[-1]
+    text = found.text
     assert text.startswith("x: seat 1 +2.00 units a game")
+    assert found.short == "Largest: seat 1 in x +2.00 units a game; a clear gain or loss in 1 of 4 profiles."
     assert "z: no seat or bot gains or loses money in practice" in text
     assert "y: who gains or loses money is not established" in text and "w: not applicable" in text
 
@@ -319,8 +368,8 @@ def test_the_report_has_a_contents_list_and_one_table_of_profiles_by_metrics(two
     page = _Tables()
     html = (out / "report.html").read_text()
     page.feed(html)
-    assert page.toc == ["#findings", "#headline-metrics", "#figures", "#details", "#rules-that-differ", "#methods",
-                        "#provenance"]
+    assert page.toc == ["#findings", "#headline-metrics", "#findings-in-full", "#figures", "#details",
+                        "#rules-that-differ", "#methods", "#provenance"]
     for anchor in page.toc:
         assert f'id="{anchor[1:]}"' in html
     grids = [t for t in page.tables if t["class"] == "grid"]
@@ -328,7 +377,7 @@ def test_the_report_has_a_contents_list_and_one_table_of_profiles_by_metrics(two
     assert html.index("Play model") < html.index("Contents") < html.index('id="findings"')
     # the baseline given is the marked column; 'base' has fewer Kalookis, marked lower
     assert re.search(r"<th>more<br><small>baseline</small></th>", html)
-    assert re.search(r'<td class="lower">[\d.]+ \([\d.]+–[\d.]+\) <small>▼ -[\d.]+</small></td>', html)
+    assert re.search(r'<td class="lower">[\d.]+ \([\d.]+–[\d.]+\)<br><small>▼ -[\d.]+</small></td>', html)
     assert "differences.png" in " ".join(report.build_report(res).figures)
     # every table outside the one grid is collapsed inside <details>
     body = html[html.index('id="details"'):]
@@ -365,3 +414,126 @@ def test_the_one_table_reads_not_applicable_for_nan_estimates():
     assert buy_in[1].text == "60.0% (53.0–67.0)" and buy_in[1].cls == "base"
     assert (buy_in[2].text, buy_in[2].cls) == (findings.NOT_APPLICABLE, "na")
     assert (hands[2].text, hands[2].note, hands[2].cls) == ("19.60 (18.90–20.30)", "▲ +3.50", findings.HIGHER)
+
+
+# ---------------------------------------------------------------------------------------------
+# play strength: a difference that changes direction, and one that changes only in size
+
+
+def _compositions(metric: str, kind: str, *diffs) -> pd.DataFrame:
+    """Judged per-composition rows of one difference: (table, difference, 95% half-width), 500 games a side."""
+    z = sps.t.ppf(0.975, DF)
+    rows = pd.DataFrame([{"table": t, "profile_a": "base", "profile_b": "other", "metric": metric, "kind": kind,
+                          "estimate_a": 10.0, "estimate_b": 10.0 + d, "difference": d, "diff_ci_low": d - h,
+                          "diff_ci_high": d + h, "diff_se": h / z, "diff_df": float(DF), "p_value": 0.01,
+                          "in_family": True, "games_a": 500, "games_b": 500} for t, d, h in diffs])
+    return findings.judge(rows, findings.load_thresholds())
+
+
+STRENGTH = {"greedy": 0.0, "expert": 1.0, "lookahead": 1.0}  # the sample run's mix: lookahead,expert,expert,greedy
+
+
+def _mark_of(*diffs, strength=STRENGTH):
+    return findings.robustness_mark(_compositions("hands_per_game", "mean", *diffs), "hands_per_game", "mean",
+                                    strength=strength)
+
+
+def test_a_difference_higher_at_every_table_is_labelled_by_how_its_size_goes_not_as_depending():
+    # kalooki51 hands per game in the sample run: +3.2, +11.0, +4.5, all higher (threshold 0.5 hands)
+    mark = _mark_of(("greedy", 3.15, 0.4), ("expert", 11.02, 0.4), ("lookahead", 4.49, 0.5))
+    assert mark == (f"{findings.LARGER}: at greedy +3.15, higher; at expert +11.02, higher; "
+                    "at lookahead +4.49, higher"), mark
+    # the same sizes read the other way round
+    assert _mark_of(("greedy", 11.0, 0.4), ("expert", 3.2, 0.4), ("lookahead", 4.5, 0.5)).startswith(
+        findings.SMALLER)
+    # lower at every table, more so with stronger play: larger in the direction established
+    assert _mark_of(("greedy", -1.4, 0.3), ("expert", -9.6, 0.4)).startswith(findings.LARGER)
+    # not in step with play strength (or no strength known): the same direction at every table
+    assert _mark_of(("greedy", 5.0, 0.3), ("expert", 2.0, 0.3), ("lookahead", 8.0, 0.3)).startswith(
+        findings.SAME_DIRECTION)
+    assert _mark_of(("casual", 5.0, 0.3), ("strong", 2.0, 0.3), strength=None).startswith(findings.SAME_DIRECTION)
+    # clear at one table, crossing 0 but not established at the other, no strength order: size differs
+    assert _mark_of(("casual", 5.0, 0.3), ("strong", -0.3, 1.5), strength=None).startswith(findings.SIZE_DIFFERS)
+    for mark in (findings.LARGER, findings.SMALLER, findings.SAME_DIRECTION, findings.SIZE_DIFFERS):
+        assert findings.varies(mark) and not mark.startswith(findings.DEPENDS)
+
+
+def test_depends_on_play_strength_is_kept_for_a_change_of_direction():
+    assert _mark_of(("greedy", 2.0, 0.3), ("expert", -2.0, 0.3)) == (
+        f"{findings.DEPENDS}: at greedy +2.00, higher; at expert -2.00, lower")
+    # none clear, but two differences of opposite sign shown further apart than the threshold
+    assert _mark_of(("greedy", 1.5, 1.2), ("expert", -1.5, 1.2)).startswith(findings.DEPENDS)
+    # clear at one table and practically equivalent at another: the size changes, not the direction
+    assert _mark_of(("greedy", 0.05, 0.2), ("expert", 2.0, 0.3)).startswith(findings.LARGER)
+    assert findings.robustness_mark(_compositions("hands_per_game", "mean", ("a", 2.0, 0.3), ("b", 2.1, 0.3)),
+                                    "hands_per_game", "mean") == findings.ROBUST
+
+
+def test_table_strength_is_the_mean_rung_of_the_bots_and_follows_the_frontier_ladder():
+    from sim import frontier
+    assert findings.STRENGTH_LADDER == frontier.LADDER
+    manifest = {"profiles": {"p": {"tables": [
+        {"name": "greedy", "bots": ["greedy"] * 4}, {"name": "expert", "bots": ["expert"] * 4},
+        {"name": "lookahead", "bots": ["lookahead", "expert", "expert", "greedy"]},
+        {"name": "odd", "bots": ["random", "greedy", "greedy", "greedy"]}]}}}
+    assert findings.table_strength(manifest) == {"greedy": 0.0, "expert": 1.0, "lookahead": 1.0}
+
+
+def _marked(*marks):
+    """Judged differences of one profile with the given robustness marks, spread in thresholds 1, 2, ..."""
+    rows = pd.DataFrame([{**_row("hands_per_game", "mean", a=10.0, b=10.0 + i, low=i - 0.3, high=i + 0.3),
+                          "profile_b": "kalooki51"} for i in range(1, len(marks) + 1)])
+    judged = _judge(list(rows.to_dict("records")))
+    return judged.assign(robustness=list(marks), spread_in_thresholds=[float(i) for i in range(1, len(marks) + 1)])
+
+
+def test_the_play_strength_finding_tells_direction_from_size_in_one_line():
+    size = _marked(f"{findings.LARGER}: at greedy +3.15, higher; at expert +11.02, higher; at lookahead +4.49, higher")
+    found = findings.robustness_finding(size, ["greedy", "expert", "lookahead"])
+    assert found.short == ("No difference changes direction with the table; 1 changes in size (largest: kalooki51 "
+                           "hands per game, mean: +3.15 at greedy to +4.49 at lookahead, larger with stronger "
+                           "play)."), found.short
+    assert "no difference from the baseline changes direction with play strength" in found.text
+    assert "(larger with stronger play: at greedy +3.15" in found.text
+    both = _marked(f"{findings.DEPENDS}: at greedy +2.00, higher; at expert -2.00, lower", size.loc[0, "robustness"])
+    found = findings.robustness_finding(both, ["greedy", "expert", "lookahead"])
+    assert found.short.startswith("1 difference changes direction with the table (e.g. kalooki51 hands per game, "
+                                  "mean: -2.00 at expert to +2.00 at greedy); 1 more only in size."), found.short
+    assert "depend on play strength (their direction changes" in found.text
+
+
+def test_a_one_table_run_says_it_cannot_speak_to_play_strength():
+    judged = _marked(findings.ONE_TABLE).assign(strong_play=[f"{findings.HIGHER} {findings.STRONG_PLAY}"])
+    found = findings.robustness_finding(judged, ["expert"])
+    assert found.short == "One table composition (expert): this run cannot speak to play strength."
+    strong = findings.strong_play_finding(judged, ["lookahead", "search"])
+    assert "none" not in strong.text and "holds at both" not in strong.text
+    assert strong.text.startswith("This run plays one table composition, so it cannot speak to play strength")
+    assert "clear differences from the baseline at both (1): kalooki51 hands per game (mean) higher" in strong.text
+    assert strong.short.startswith("This run cannot speak to play strength, the frontier can: 1 clear difference "
+                                   "from the baseline at lookahead and search")
+
+
+def test_every_one_line_finding_is_short_and_the_full_text_stays():
+    judged = _judge([_row(a=0.040, b=0.080, low=0.03, high=0.05),
+                     {**_row(a=0.040, b=0.0401, low=-0.0005, high=0.0007), "profile_b": "same"},
+                     _mean_row(-1.0, -1.2, -0.8), {**_mean_row(-0.05, -0.1, 0.0), "profile_b": "same"}])
+    found = findings.merge(findings.difference_findings(judged, "base"))
+    assert {f.topic for f in found} == {findings.KALOOKI, findings.OPENING}
+    kalooki = next(f for f in found if f.topic == findings.KALOOKI)
+    assert kalooki.short == "Largest: other Kalookis per 1,000 hands 80.0 vs 40.0 (+40.0)."
+    assert kalooki.text.startswith("other: Kalookis per 1,000 hands 80.0 vs 40.0, +40.0 (95% CI +30.0 to +50.0)")
+    for f in found:
+        assert len(f.short) <= 160 and f.short.count(". ") == 0, f.short
+
+
+def test_the_order_of_play_line_leads_with_the_places_unless_the_dealer_clearly_differs_from_the_baseline():
+    unclear = _judge([_row("dealer_hand_win_rate", a=0.25, b=0.251, low=-0.02, high=0.022)])
+    clear = _judge([_row("dealer_hand_win_rate", a=0.25, b=0.30, low=0.03, high=0.07)])
+    places = findings.advantage_findings({"other": findings.group_advantage(_seats([0.24, 0.26, 0.25, 0.25], 0.03),
+                                                                             0.01)}, {}, {}, {})
+    line = lambda judged: next(f for f in findings.merge(findings.difference_findings(judged, "base") + places)
+                               if f.topic == findings.SEAT).short
+    assert line(unclear) == "No clear advantage by order of play: not established in 1 profile."
+    assert line(clear) == ("Dealer against the baseline, largest: other dealer's hand win rate 30.0% vs 25.0% "
+                           "(+5.0 pp).")

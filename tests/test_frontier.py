@@ -45,11 +45,12 @@ def test_bad_rungs_are_refused_in_one_line(tmp_path, rungs, said):
 
 
 def test_a_folder_that_is_not_a_frontier_is_refused(tmp_path):
-    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "frontier").mkdir()
+    (tmp_path / "frontier" / "notes.txt").write_text("mine")
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "2", "--seed", "1", "--rungs", "greedy,expert",
                           "--out", str(tmp_path), "--local")
-    assert rc == 2 and "not empty and holds no frontier.json" in err and len(err.strip().splitlines()) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert rc == 2 and "holds files no kalooki frontier marked as its own" in err and len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["frontier", "notes.txt"]
 
 
 def test_bad_profile_and_missing_out_are_refused(tmp_path):
@@ -113,14 +114,15 @@ def test_frontier_resumes_without_playing_again(run_with_frontier):
     shards = lambda: {r: json.loads((where / r / "manifest.json").read_text())["shards"] for r in RUNGS}
     before = shards()
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "6",
-                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(where),
+                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(root / "run"),
                           "--local", "-q")
     assert rc == 0, err
     assert shards() == before  # every shard kept, none played again
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "scala40", "--games", "7",
-                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(where),
+                          "--seed", "5", "--shard-games", "3", "--rungs", ",".join(RUNGS), "--out", str(root / "run"),
                           "--local", "-q")
-    assert rc == 2 and "already holds a different run" in err and len(err.strip().splitlines()) == 1
+    assert rc == 2 and "already holds a frontier of other settings (games: 6 there, 7 now)" in err
+    assert len(err.strip().splitlines()) == 1
     assert shards() == before  # every shard kept, none played again
 
 
@@ -167,11 +169,11 @@ def _step(verdict, difference):
 @pytest.mark.parametrize("last, before, status", [
     (_step(findings.EQUIVALENT, 0.1), _step(findings.HIGHER, 2.0), F.CONVERGED),
     (_step(findings.EQUIVALENT, -0.3), _step(findings.EQUIVALENT, 0.1), F.CONVERGED),
-    (_step(findings.EQUIVALENT, 0.4), _step(findings.NOT_ESTABLISHED, 0.2), findings.NOT_ESTABLISHED),
+    (_step(findings.EQUIVALENT, 0.4), _step(findings.NOT_ESTABLISHED, 0.2), F.CONVERGED),
     (_step(findings.HIGHER, 1.5), _step(findings.HIGHER, 3.0), F.NOT_CONVERGED),
     (_step(findings.LOWER, -1.5), _step(findings.EQUIVALENT, 0.0), F.NOT_CONVERGED),
     (_step(findings.NOT_ESTABLISHED, 0.4), _step(findings.HIGHER, 3.0), findings.NOT_ESTABLISHED),
-    (_step(findings.EQUIVALENT, 0.1), None, findings.NOT_ESTABLISHED),
+    (_step(findings.EQUIVALENT, 0.1), None, F.CONVERGED),
     (_step(findings.NOT_APPLICABLE, np.nan), None, findings.NOT_APPLICABLE),
 ])
 def test_convergence_status(last, before, status):
@@ -217,11 +219,11 @@ def test_strong_play_finding_states_what_holds_at_the_top_two_rungs():
         "strong_play": [f"{findings.HIGHER} {findings.STRONG_PLAY}", f"{findings.EQUIVALENT} {findings.STRONG_PLAY}", ""]})
     found = findings.strong_play_finding(judged, ["expert", "lookahead"], "For good players read the expert one.")
     assert found.stated and "(expert and lookahead at every seat)" in found.text
-    assert "1 of the differences that depend on play strength holds at both" in found.text
+    assert "1 of the differences that vary with play strength holds at both" in found.text
     assert "kalooki51 hands per game (mean) higher" in found.text and "swedish" not in found.text
     assert found.text.endswith("For good players read the expert one.")
     quiet = findings.strong_play_finding(judged.assign(strong_play=""), ["expert", "lookahead"])
-    assert not quiet.stated and "none of the differences that depend on play strength holds at both" in quiet.text
+    assert not quiet.stated and "none of the differences that vary with play strength holds at both" in quiet.text
 
 
 def test_a_registered_search_bot_becomes_the_top_rung(monkeypatch):
@@ -274,9 +276,9 @@ def test_a_frontier_in_a_bucket_resumes_refuses_other_studies_and_is_reported(s3
     (tmp_path / "edited").mkdir()
     edited = _copy_of_kalooki40(tmp_path / "edited" / "mine.toml", opening_min=55)
     for argv, said in ((("--profile", str(mine), "--seed", "4"), "seed: 3 there, 4 now"),
-                       (("--profile", str(edited), "--seed", "3"), "profile mine's rules")):
+                       (("--profile", str(edited), "--seed", "3"), "(rules)")):
         rc, _, err = _kalooki("frontier", "--rungs", "greedy,expert", "--out", run, *argv, *common)
-        assert rc == 2 and "already holds a different run" in err and said in err, err
+        assert rc == 2 and "already holds a frontier of other settings" in err and said in err, err
         assert len(err.strip().splitlines()) == 1, err
         assert _objects(where) == after  # not a shard, not frontier.json touched
 
@@ -290,15 +292,17 @@ def test_a_frontier_in_a_bucket_resumes_refuses_other_studies_and_is_reported(s3
 
 
 def test_a_frontier_of_another_study_is_not_replaced(tmp_path):
-    where = tmp_path / "fr"
+    from sim import profiles as PR
+    where = tmp_path / "frontier"
     where.mkdir()
     other = {"format": F.FRONTIER_FORMAT, "rungs": ["lookahead", "search"],
              "runs": {"lookahead": "lookahead", "search": "search"}, "profiles": ["kalooki40"], "games": 6,
+             "rules": {"kalooki40": PR.load("kalooki40").rules_hash()},
              "seed": 9, "players": 4, "paired_profiles": False, "complete": True}
     (where / "frontier.json").write_text(json.dumps(other))
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "6", "--seed", "5", "--rungs",
-                          "greedy,expert", "--out", str(where), "--local", "-q")
-    assert rc == 2 and "already holds another frontier" in err and "seed: 9 there, 5 now" in err, err
+                          "greedy,expert", "--out", str(tmp_path), "--local", "-q")
+    assert rc == 2 and "already holds a frontier of other settings" in err and "seed: 9 there, 5 now" in err, err
     assert len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in where.iterdir()) == ["frontier.json"]
     assert json.loads((where / "frontier.json").read_text()) == other
@@ -322,7 +326,9 @@ def test_frontier_starts_ray_once_through_the_runner_for_every_rung(tmp_path, mo
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "2", "--seed", "1", "--rungs",
                           "greedy,expert", "--out", str(out), "-q")
     assert rc == 0, err
-    assert starts == [str(out), str(out / "greedy"), str(out / "expert")] and shutdowns == [True]
+    partial = tmp_path / "fr" / ".frontier.partial"  # played there, then moved into place
+    assert starts == [str(partial), str(partial / "greedy"), str(partial / "expert")] and shutdowns == [True]
+    assert json.loads((out / "frontier" / "frontier.json").read_text())["complete"] is True
 
 
 # ---------------------------------------------------------------------------------------------

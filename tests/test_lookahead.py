@@ -94,7 +94,7 @@ def test_lookahead_plays_legal_turns(name):
     assert s["hands"] == n and s["wins"] > 0.5 * n, s
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", profiles.available())
 def test_lookahead_soak(name):
     """`make soak`: a tenth of the soak size per profile with the lookahead bot at every table."""

@@ -5,7 +5,8 @@ compiles and caches a kernel, and plays the same hands as with every patch appli
 A subprocess renames the internal before importing ``sim`` as a numba release renaming it would:
 the attribute on its class or object and every use of it in numba's and llvmlite's own code (the
 names a function's code refers to), so numba itself still works; or renames a parameter of the
-method a patch wraps.
+method a patch wraps.  Each patch left out alone, a process apiece, is the ``slow`` tier; every
+patch left out at once is ``make test``'s; every kernel compiled without the patches is ``make soak``'s.
 """
 import json
 import os
@@ -152,6 +153,7 @@ def test_a_patch_left_out_on_purpose_is_numbas_own_behaviour_without_a_warning(t
         f"KALOOKI_NUMBA_OFF: unknown patch 'compile-locks'; known: {', '.join(internals.PATCHES)}"]
 
 
+@pytest.mark.slow
 def test_a_renamed_internal_leaves_its_patch_out_with_one_warning(tmp_path):
     """Every patch at once, each in its own process (two at a time): the package imports, one warning
     names the patch and what differed, and a cached kernel compiles, runs and is cached."""
@@ -214,7 +216,7 @@ def test_hands_played_with_the_patches_left_out_are_the_same(tmp_path):
     assert json.loads(json.dumps(_hands(), default=str)) == r["hands"]
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_hands_played_with_every_patch_left_out_are_the_same(tmp_path):
     """Every patch left out, numba compiling every kernel the hands need with its own linking into an
     empty cache (minutes): the same hand records as with every patch applied."""

@@ -20,7 +20,7 @@ from sim.game import play_game, play_hand
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
-CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "800"))  # per profile, on the Python engine
+CI_HANDS = int(os.environ.get("KALOOKI_CI_HANDS", "400"))  # per profile, on the Python engine
 COMPILED_CI_HANDS = 400  # per profile, in the compiled hand loop (the same compiled turn as the engine's)
 
 
@@ -191,7 +191,7 @@ def test_games_do_not_depend_on_the_shard_they_are_played_in():
     assert tail.equals(part["hands"])
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", PROFILES)
 def test_soak(name):
     n = int(os.environ.get("KALOOKI_SOAK_HANDS", "100000"))
@@ -201,7 +201,7 @@ def test_soak(name):
     assert s["hands"] == n and s["stalled"] == 0, s
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("name", PROFILES)
 def test_soak_compiled(name):
     n = int(os.environ.get("KALOOKI_SOAK_HANDS", "100000"))

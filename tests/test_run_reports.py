@@ -44,8 +44,16 @@ def _report(runs, name, capsys) -> tuple[str, pd.DataFrame | None]:
 
 
 def _findings(markdown: str) -> dict[str, str]:
-    part = markdown[markdown.index("## Findings"):markdown.index("## Headline metrics")]
-    return dict(re.findall(r"^- \*\*(.+?)\.\*\* (.*)$", part, flags=re.M))
+    """Each topic's finding in full (under Findings in full), after checking that the one-minute list
+    under Findings has the same topics, each one line linked to its full text."""
+    short = markdown[markdown.index("## Findings\n"):markdown.index("## Headline metrics")]
+    lines = dict(re.findall(r"^- \*\*(.+?)\.\*\* (.*)$", short, flags=re.M))
+    part = markdown[markdown.index("## Findings in full"):]
+    full = dict(re.findall(r'^<a id="finding-[a-z-]+"></a>\*\*(.+?)\.\*\* (.*)$', part, flags=re.M))
+    assert list(lines) == list(full) and lines, (lines, full)
+    for topic, line in lines.items():
+        assert line.endswith(f"[more](#finding-{topic.lower().replace(' ', '-')})") and len(line) < 220, line
+    return full
 
 
 def test_one_profile_at_two_compositions_reports_each_composition(runs, capsys):
@@ -92,7 +100,7 @@ def test_two_runs_compare_their_common_profile_and_name_what_one_side_lacks(runs
     assert cli.main(["compare", str(runs / "paired"), str(runs / "one"), "--out", str(runs / "cmp-po")]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[:2] == ["Not compared (in one run only): A: swedish; compare one of them with --profiles A,B.",
-                           "A = kalooki40, B = kalooki40"]
+                           f"A = kalooki40 ({runs / 'paired'}), B = kalooki40 ({runs / 'one'})"]
     page = (runs / "cmp-po" / "report.md").read_text()
     assert "Not compared (in one run only): A: swedish" in page
 

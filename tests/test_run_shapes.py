@@ -188,10 +188,11 @@ def test_a_report_directory_of_another_run_is_kept_unless_forced(shapes, tmp_pat
 
 def test_a_report_directory_is_replaced_by_the_same_runs_report_or_with_force(tmp_path):
     out = tmp_path / "report"
-    with common.report_dir(out, "report", ["aaaa"]):
-        (out / "report.md").write_text("first\n")
-    with common.report_dir(out, "report", ["aaaa"]):  # the same run: its own report is replaced
-        (out / "report.md").write_text("second\n")
+    with common.report_dir(out, "report", ["aaaa"]) as where:
+        (where / "report.md").write_text("first\n")
+    with common.report_dir(out, "report", ["aaaa"]) as where:  # the same run: its own report is replaced
+        (where / "report.md").write_text("second\n")
+    assert (out / "report.md").read_text() == "second\n"
     with pytest.raises(UserError, match="already holds the report of run.s. aaaa"):
         with common.report_dir(out, "report", ["bbbb"]):
             pass

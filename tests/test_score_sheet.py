@@ -21,6 +21,6 @@ def test_the_score_sheet_shows_only_what_the_profile_has(profile, eliminates, po
     head, columns = sheet[0], sheet[1].split()
     assert ("* eliminated" in head) == eliminates and ("+ bought back in" in head) == eliminates
     assert ("pool" in columns) == pool
-    assert columns[:2] == ["hand", "winner"] and columns[2:6] == ["seat", "0", "seat", "1"]
-    assert any(line.startswith(" net  payments") for line in sheet) == payments
+    assert columns[:3] == ["hand", "dealer", "winner"] and columns[3:7] == ["seat", "0", "seat", "1"]
+    assert any(line.startswith(" net          payments") for line in sheet) == payments
     assert sheet[-1].startswith("Game over after ")

@@ -305,6 +305,7 @@ def test_compare_family_leaves_out_duplicates_and_constants(paired_runs):
     assert table.loc["hands_per_game", "difference"] == 0 and not table.loc["hands_per_game", "in_family"]
 
 
+@pytest.mark.slow  # three child processes each writing a whole report: the bench's own study
 def test_report_benchmark_entry_point_repeats_shards_into_a_verified_run():
     result = bench_report.run(rows=40_000, base_rows=20_000)
     assert result["rows"] == pytest.approx(40_000, rel=0.1)

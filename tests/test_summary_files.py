@@ -103,8 +103,21 @@ def _assert_same_tables(a: dict, b: dict) -> None:
         pd.testing.assert_frame_equal(a[name], b[name], check_exact=True, obj=name)
 
 
-def test_the_report_from_summaries_equals_the_report_from_rows(paired_run, monkeypatch):
-    stored, read_from = _report_tables(paired_run)
+@pytest.fixture(scope="module")
+def paired_report(paired_run):
+    """The paired run's report tables read from its summary files, and where its shards were read from."""
+    return _report_tables(paired_run)
+
+
+@pytest.fixture(scope="module")
+def paired_compare(paired_run):
+    """compare's table of the paired run's two profiles, from its summary files (paired by game)."""
+    return compare.compare(paired_run)
+
+
+def test_the_report_from_summaries_equals_the_report_from_rows(paired_run, paired_report, paired_compare,
+                                                             monkeypatch):
+    stored, read_from = paired_report
     assert read_from == {"summary file": 8}
     by_uri, read_from = _report_tables(f"file://{paired_run}")  # through a pyarrow filesystem URI
     assert read_from == {"summary file": 8}
@@ -116,12 +129,12 @@ def test_the_report_from_summaries_equals_the_report_from_rows(paired_run, monke
     assert len(stored["compositions"]) > len(stored["summary"])  # two compositions per profile
     from_rows = compare.compare(paired_run)  # paired by game: per-game sums, from rows
     monkeypatch.delenv(summaries.FROM_ROWS_ENV)
-    from_files = compare.compare(paired_run)
+    from_files = paired_compare
     assert from_files["test"].str.contains("per-game differences").any()
     pd.testing.assert_frame_equal(from_files, from_rows, check_exact=True)
 
 
-def test_a_damaged_summary_is_found_by_verify_and_its_shard_read_from_rows(paired_run, tmp_path, monkeypatch):
+def test_a_damaged_summary_is_found_by_verify_and_its_shard_read_from_rows(paired_run, paired_report, tmp_path):
     import shutil
     run = tmp_path / "damaged"
     shutil.copytree(paired_run, run)
@@ -136,8 +149,7 @@ def test_a_damaged_summary_is_found_by_verify_and_its_shard_read_from_rows(paire
     assert rel in check.unreadable
     partial, read_from = _report_tables(run, exclude=check.unreadable, problems=check.problems)
     assert read_from == {"summary file": 7, "rows": 1}
-    whole, _ = _report_tables(paired_run)
-    _assert_same_tables(partial, whole)
+    _assert_same_tables(partial, paired_report[0])
     (run / rel).unlink()  # missing: a problem, and the shard read from rows
     check = load.check_run(run)
     assert any("missing" in p and rel in p for p in check.problems)
@@ -145,7 +157,8 @@ def test_a_damaged_summary_is_found_by_verify_and_its_shard_read_from_rows(paire
     assert read_from == {"summary file": 7, "rows": 1}
 
 
-def test_a_run_written_without_summaries_reports_and_verifies_from_rows(paired_run, tmp_path):
+def test_a_run_written_without_summaries_reports_and_verifies_from_rows(paired_run, paired_report, paired_compare,
+                                                                        tmp_path):
     import shutil
     run = tmp_path / "older"
     shutil.copytree(paired_run, run)
@@ -157,9 +170,8 @@ def test_a_run_written_without_summaries_reports_and_verifies_from_rows(paired_r
     assert load.verify_run(run) == []
     older, read_from = _report_tables(run)
     assert read_from == {"rows": 8}
-    whole, _ = _report_tables(paired_run)
-    _assert_same_tables(older, whole)
-    pd.testing.assert_frame_equal(compare.compare(run), compare.compare(paired_run), check_exact=True)
+    _assert_same_tables(older, paired_report[0])
+    pd.testing.assert_frame_equal(compare.compare(run), paired_compare, check_exact=True)
     # a resumed run plays such shards again, so that every shard ends with its summary
     loc = runformat.locate(run)
     assert not any(runformat.shard_is_intact(loc, s, ("hands", "games")) for s in manifest["shards"])

@@ -1,6 +1,6 @@
 """Arguments shared by subcommands: --profile with --set overrides, --seed, positive counts, progress
-bars, the command line a run records, and the guard that keeps a report directory from being
-replaced by another run's report."""
+bars, the command line a run records, and the report directories' rule (``report_dir``: the rule of
+every output folder, ``sim.storage.write_whole``, with a report's mark)."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from .. import profiles
-from ..errors import UserError
 
 SEED_MAX = 2 ** 63 - 1
 WIDTH = 100  # terminal columns every printed table keeps within
@@ -79,47 +78,46 @@ def positive_int(text: str) -> int:
 REPORT_MARK = ".kalooki-report.json"
 
 
-def add_force_arg(p, what: str = "report"):
+def add_force_arg(p, what: str = "report", help: str | None = None):
     p.add_argument("--force", action="store_true",
-                   help=f"replace --out even when it holds something other than this {what} of the same "
-                        "run(s) (default: off)")
+                   help=help or f"replace --out even when it holds something other than this {what} of the same "
+                                "run(s); a run's own folder is never replaced (default: off)")
+
+
+def _report_mark(loc) -> dict | None:
+    """What a report directory's mark says, in ``sim.storage.claim_output``'s terms."""
+    from ..runformat import read_bytes
+    data = read_bytes(loc.fs, loc.path(REPORT_MARK))
+    found = json.loads(data) if data is not None else None
+    if not isinstance(found, dict) or "kind" not in found:
+        return None
+    runs = [str(r) for r in found.get("runs", [])]
+    return {"kind": found["kind"], "identity": {"runs": runs},
+            "about": f"the {found['kind']} of run(s) {', '.join(runs)}"}
 
 
 @contextlib.contextmanager
-def report_dir(out, kind: str, run_ids: list[str], force: bool = False):
-    """Hold ``out`` as this ``kind`` of report's directory for ``run_ids`` while the report is written:
-    refused (UserError) when it holds anything else, another run's report or files no report of this
-    tool marked as its own, unless ``force``.  The mark is written first, so that a report stopped
-    half-way can be written again; a directory that was new or empty is left as it was if it fails."""
+def report_dir(out, kind: str, run_ids: list[str], force: bool = False, log=None):
+    """Write this ``kind`` of report (report, compare, sweep) of ``run_ids`` to the local folder ``out``
+    by the rule of every output folder (``sim.storage.write_whole``): refused (UserError) when ``out``
+    holds anything else, another run's report or files no report of this tool marked as its own,
+    unless ``force``; never into a run's folder.  Yields the folder to write in (a hidden sibling of
+    ``out``), moved into place with its mark when the block ends; a stop or an error leaves ``out`` as
+    it was.  ``log`` gets the line that says a report of other runs is replaced."""
+    from ..storage import write_whole
     out = Path(out)
-    mark = {"kind": kind, "runs": list(run_ids)}
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory for the {kind}")
-    fresh = not out.is_dir() or not any(out.iterdir())
-    if not fresh and not force:
-        try:
-            found = json.loads((out / REPORT_MARK).read_text())
-        except (OSError, ValueError):
-            found = None
-        if found != mark:
-            held = (f"the {found.get('kind')} of run(s) {', '.join(map(str, found.get('runs', [])))}"
-                    if isinstance(found, dict) else f"files no kalooki {kind} marked as its own ({REPORT_MARK})")
-            raise UserError(f"--out {out} already holds {held}, not the {kind} of run(s) {', '.join(run_ids)}; "
-                            "choose another --out, or add --force to replace it")
-    existed = out.is_dir()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / REPORT_MARK).write_text(json.dumps(mark) + "\n")
-    except OSError as e:
-        raise UserError(f"--out {out}: cannot write there: {e.strerror}") from None
-    try:
-        yield out
-    except BaseException:
-        if fresh:
-            (out / REPORT_MARK).unlink(missing_ok=True)
-            if not existed and not any(out.iterdir()):
-                out.rmdir()
-        raise
+    runs = [str(r) for r in run_ids]
+    with write_whole(str(out), kind, {"runs": runs}, read_mark=_report_mark, force=force, log=log,
+                     about=f"the {kind} of run(s) {', '.join(runs)}", mark_name=REPORT_MARK) as output:
+        where = Path(output.path)
+        yield where
+        (where / REPORT_MARK).write_text(json.dumps({"kind": kind, "runs": runs}) + "\n")
+
+
+def stderr_log(args):
+    """Where a command's progress lines go: stderr, nothing with --quiet."""
+    quiet = getattr(args, "quiet", False)
+    return (lambda msg: None) if quiet else (lambda msg: print(msg, file=sys.stderr))
 
 
 def command_line(name: str, args, options=(), switches=()) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .common import add_force_arg, report_dir, stderr_log
+
 
 def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run "
@@ -15,11 +17,13 @@ def register(sub):
     p.add_argument("--profiles", metavar="A,B",
                    help="profile of A and profile of B to compare (default: the profiles both runs hold, each "
                         "against itself; two runs of one profile each; within one run, its two profiles)")
-    p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME)")
+    p.add_argument("--out", metavar="DIR", help="local output directory (default reports/compare-NAME); refused when "
+                                                "it holds anything but this comparison, unless --force")
     p.add_argument("--allow-partial", action="store_true",
                    help="compare runs that fail verification, marked partial (default: off)")
     p.add_argument("--thresholds", metavar="FILE",
                    help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
+    add_force_arg(p, "comparison")
     p.set_defaults(func=run)
 
 
@@ -36,11 +40,22 @@ def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
 def run(args):
     from analysis.compare import VERDICT_LEGEND, terminal_table, write_compare
 
+    from ..runformat import locate_run, read_manifest
+
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
-    table, html = write_compare(args.dir_a, args.dir_b, args.profiles, out, allow_partial=args.allow_partial,
-                                thresholds_file=args.thresholds)
+    run_ids = [str(read_manifest(locate_run(d)).get("run_id")) for d in (args.dir_a, args.dir_b) if d]
+    if args.profiles:
+        run_ids.append(f"profiles {args.profiles}")
+    with report_dir(out, "compare", run_ids, args.force, log=stderr_log(args)) as where:
+        table, _ = write_compare(args.dir_a, args.dir_b, args.profiles, where, allow_partial=args.allow_partial,
+                                 thresholds_file=args.thresholds)
+    html = out / "report.html"
     for note in table.attrs.get("notes", []):
         print(note)
+    if args.dir_b:  # two runs may hold profiles of one name: say which run each side is
+        pairs = dict.fromkeys(zip(table["profile_a"], table["profile_b"]))
+        for a, b in pairs:
+            print(f"A = {a} ({args.dir_a}), B = {b} ({args.dir_b})")
     print(terminal_table(table))
     print(f"\ndifference = B - A; p Holm: {table.attrs['correction']}")
     print(f"design: {table.attrs.get('design', '')}")

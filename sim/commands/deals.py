@@ -13,7 +13,9 @@ import numpy as np
 from .. import meldsearch as ms
 from .. import profiles
 from ..errors import UserError
+from ..transcript import counted
 from .common import add_profile_args, add_seed_arg, profile_from_args
+from .meld import warm_up_meld_search
 
 MAX_N = 1_000_000_000
 BATCH = 100_000
@@ -71,12 +73,13 @@ def run(args):
     seed = args.seed
     players = profile.players if args.players is None else _int_arg("--players", args.players, 1, 1000)
     profiles.check_players(profile, players)
+    warm_up_meld_search(args)
     st = deal_stats(profile, n, seed, players)
     if args.json:
         print(json.dumps(st))
         return 0
-    print(f"profile {st['profile']} ({st['players']} players, {st['hand_size']} cards from a pack with "
-          f"{st['jokers']} jokers), {n} hands, seed {seed}")
+    print(f"profile {st['profile']} ({counted(st['players'], 'player')}, {counted(st['hand_size'], 'card')} from a "
+          f"pack with {counted(st['jokers'], 'joker')}), {counted(n, 'hand')}, seed {seed}")
     print(f"  {'share of hands that':38s} {'percent':>9s}  {'95% Wilson interval':22s}  hands")
     for key, label in (("can_open", f"can open at once (meld value >= {st['opening_min']})"),
                        ("full_meld", "can meld every card")):

@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import sys
 
-from .common import add_ray_args, add_seed_arg, command_line, positive_int, show_progress
+from .common import add_force_arg, add_ray_args, add_seed_arg, command_line, positive_int, show_progress
 from .simulate import config_path
 
 
 def register(sub):
+    from ..skill import DEFAULT_PROFILES
     p = sub.add_parser("frontier", help="play every profile at one-bot tables per rung of the bot ladder and say "
                                         "where the metrics stop moving",
                        description="Plays --games games of each --profile at tables of four of the same bot, once "
                                    "per rung of the bot ladder (greedy, expert, lookahead, search: those "
-                                   "registered), game g starting from the same deal at every rung, into DIR/RUNG (one run each, "
-                                   "resumable as in simulate) and DIR/frontier.json.  Given a run's folder as "
-                                   "--out (or a run config without --out) it writes into RUN/frontier, which "
-                                   "`kalooki report RUN` then shows.  Prints each headline metric by rung and "
-                                   "whether it has converged.")
+                                   "registered), game g starting from the same deal at every rung, into "
+                                   "RUN/frontier/RUNG (one run each) and RUN/frontier/frontier.json, RUN being --out "
+                                   "(the run's folder, whether or not the run exists yet; `kalooki report RUN` "
+                                   "shows the frontier).  A new frontier is played in RUN/.frontier.partial and "
+                                   "moved into place when complete, so a stop never leaves half a frontier and the "
+                                   "same command resumes it; a frontier of the same settings is added to (rungs "
+                                   "not in --rungs are kept); one of other settings is replaced only with --force.  "
+                                   "Prints each headline metric by rung and whether it has converged.")
     p.add_argument("--profile", action="append", dest="profiles", metavar="P",
-                   help="rule profile, repeatable (default: the run config's profiles)")
+                   help=f"rule profile, repeatable (default: the run config's profiles, else "
+                        f"{', '.join(DEFAULT_PROFILES)})")
     p.add_argument("--set", action="append", dest="sets", default=[], metavar="KEY=VALUE",
                    help="override a profile parameter, repeatable (default: none)")
     p.add_argument("--config", metavar="FILE",
@@ -29,14 +34,15 @@ def register(sub):
                         "(default: none)")
     p.add_argument("--games", type=positive_int, metavar="N", help="games per profile and rung (default: the run "
                                                                     "config's)")
-    add_seed_arg(p, default=None, what="run seed, the same at every rung", default_text="the run config's")
+    add_seed_arg(p, default=None, what="run seed, the same at every rung", default_text="the run config's, else 1")
     p.add_argument("--rungs", metavar="A,B,...",
                    help="the ladder's rungs to play, two or more (default: every registered bot of greedy, expert, "
                         "lookahead, search)")
     p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
-    p.add_argument("--out", metavar="DIR", help="the frontier's directory, or a run's folder (then RUN/frontier): a "
-                                                "path or a URI (file:///..., s3://...) (default: the run config's "
-                                                "out/frontier)")
+    p.add_argument("--out", metavar="RUN", help="the run's folder: a path or a URI (file:///..., s3://...); the "
+                                                "frontier goes to RUN/frontier (default: the run config's out)")
+    add_force_arg(p, help="replace a frontier of other settings in RUN/frontier (once the new one is complete) "
+                          "(default: off)")
     add_ray_args(p, "games per shard (default: the run config's, else 500)", count=positive_int)
     p.set_defaults(func=run)
 
@@ -61,7 +67,7 @@ def run(args):
             print(msg, file=sys.stderr)
 
     frontier.run(study, command=_command(args), local=args.local, address=args.address,
-                 progress=show_progress(args), log=log)
+                 progress=show_progress(args), log=log, force=args.force)
     from analysis.frontier import load_frontier, terminal_lines
     print("\n".join(terminal_lines(load_frontier(study.out))))
     print(f"frontier: {study.out}")

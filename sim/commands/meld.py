@@ -13,6 +13,7 @@ from .. import cards as C
 from .. import melds as M
 from .. import meldsearch as ms
 from ..errors import UserError
+from ..transcript import counted
 from .common import WIDTH, add_profile_args, profile_from_args
 
 MAX_HAND = 30  # the largest hand a profile can deal
@@ -76,7 +77,7 @@ def _text(ids, res: ms.MeldResult, profile) -> str:
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"
 
     can = res.max_meld_value >= profile.opening_min
-    lines = [*textwrap.wrap(f"hand ({len(ids)} cards, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
+    lines = [*textwrap.wrap(f"hand ({counted(len(ids), 'card')}, profile {profile.name}): {C.cards_str(sorted(ids))}", WIDTH,
                             subsequent_indent="    "),
              f"max meld value: {res.max_meld_value} (opening minimum {profile.opening_min}: "
              f"{'can open' if can else 'cannot open'})"]
@@ -104,12 +105,20 @@ def _read_batch(path: str, profile) -> list[list[int]]:
     return hands
 
 
+def warm_up_meld_search(args) -> None:
+    """The meld search is compiled with the hand loop: on a cold numba cache, compile it as simulate
+    does, saying so on stderr (not with --quiet)."""
+    from .. import runner
+    runner.warm_up(["greedy"], announce=not args.quiet)
+
+
 def run(args):
     profile = profile_from_args(args)
     if args.batch is not None:
         if args.cards:
             raise UserError("give either cards or --batch FILE, not both")
         hands = _read_batch(args.batch, profile)
+        warm_up_meld_search(args)
         out = []
         for ids in hands:
             res = ms.analyse(C.to_counts(ids), profile)
@@ -123,6 +132,7 @@ def run(args):
     if not args.cards:
         raise UserError("no cards given; write a hand like `kalooki meld 7H 8H 9H KS KD KC JK` or use --batch FILE")
     ids = parse_hand(args.cards, profile)
+    warm_up_meld_search(args)
     res = ms.analyse(C.to_counts(ids), profile)
     if args.json:
         print(json.dumps(result_json(res, profile)))

@@ -1,8 +1,10 @@
 """`kalooki play`: one hand (or with --game a whole game) printed for a person to check the rules.
 
 Numbering, as in the run tables (README, "Numbering"): seats from 0 (the ``seat`` column), hands and
-turns from 1 (``hand_no``, ``turn_no``).  ``--summary`` prints only the result (a hand) or the score
-sheet (a game).
+turns from 1 (``hand_no``, ``turn_no``); a place relative to the dealer is named by order of play
+("1st to play" is the dealer's left, the dealer plays last).  Each hand says which seat deals: the
+first dealer is drawn from the seed, then the deal passes to the next seat (still in the game).
+``--summary`` prints only the result (a hand) or the score sheet (a game).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from ..engine import HandState
 from ..errors import UserError
 from ..engine.loop import play_hand
 from ..game import play_game
-from ..transcript import hand_lines, table_lines
+from ..transcript import counted, dealer_line, hand_lines, table_lines
 from .common import add_profile_args, add_seed_arg, profile_from_args
 
 COL = 8  # width of one seat's column in the score sheet: six seats fit 100 columns
@@ -73,8 +75,9 @@ def sheet_lines(game, prof, names: list[str]) -> list[str]:
     what = "points" if prof.game_end == "target" else "penalty totals"
     marks = ["* eliminated"] * eliminates + ["+ bought back in"] * buy_ins
     lines = ["Seats: " + ", ".join(f"{i} {b}" for i, b in enumerate(names)),
+             f"Deal: hand 1 by seat {game.hands[0].dealer} (drawn by the seed), each later hand by {next_seat(prof)}",
              f"Score sheet: {what} after each hand" + (f" ({', '.join(marks)})" if marks else ""),
-             f"{'hand':>4}  {'winner':<17}" + "".join(f"{'seat ' + str(s):>{COL}}" for s in range(n))
+             f"{'hand':>4}  {'dealer':<6}  {'winner':<17}" + "".join(f"{'seat ' + str(s):>{COL}}" for s in range(n))
              + (f"{'pool':>{COL}}" if pool else "")]
     for rec in game.hands:
         row = rec.sheet
@@ -83,17 +86,32 @@ def sheet_lines(game, prof, names: list[str]) -> list[str]:
         who = f"seat {row.winner} ({row.win_type})" if row.winner >= 0 else "stalled"
         cells = "".join(f"{str(row.totals[s]) + ('*' if row.eliminated[s] else '') + ('+' if row.bought_in[s] else ''):>{COL}}"
                         for s in range(n))
-        lines.append(f"{rec.hand_no:>4}  {who:<17}{cells}" + (f"{row.pool:>{COL}}" if pool else ""))
+        lines.append(f"{rec.hand_no:>4}  {'seat ' + str(rec.dealer):<6}  {who:<17}{cells}"
+                     + (f"{row.pool:>{COL}}" if pool else ""))
     if payments:
-        lines.append(f"{'net':>4}  {'payments':<17}" + "".join(f"{lg.balances[s]:>+{COL}d}" for s in range(n)))
-    lines.append(f"Game over after {lg.hands_played} hands: seat {lg.winner} ({names[lg.winner]}) wins"
+        lines.append(f"{'net':>4}  {'':<6}  {'payments':<17}" + "".join(f"{lg.balances[s]:>+{COL}d}" for s in range(n)))
+    lines.append(f"Game over after {counted(lg.hands_played, 'hand')}: seat {lg.winner} ({names[lg.winner]}) wins"
                  + (" (stalled at the hand cap)" if lg.stalled else ""))
     return lines
+
+
+def next_seat(prof) -> str:
+    """Who deals the next hand, as sim.game.next_dealer chooses (a void hand is re-dealt by its dealer)."""
+    return "the next seat still in" if prof.game_end == "elimination" else "the next seat"
+
+
+def dealt_how(rec, prof) -> str:
+    """How hand record ``rec``'s dealer came to deal."""
+    if rec.redeal_no:
+        return "re-dealing the void hand"
+    return "drawn by the seed" if rec.hand_no == 1 else next_seat(prof)
 
 
 def run(args):
     prof = profile_from_args(args)
     names = parse_bots(args.bots, prof)
+    from .. import runner
+    runner.warm_up(names, announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     ss = np.random.SeedSequence(args.seed)
     kids = ss.spawn(1 + len(names))
     rng = np.random.default_rng(kids[0])
@@ -105,10 +123,10 @@ def run(args):
         st = HandState(prof, len(names), dealer, rng, record=True)
         result = play_hand(st, bots, list(range(len(names))))
         if args.summary:
-            print(f"Dealer: {labels[dealer]}")
+            print(dealer_line(dealer, labels, "drawn by the seed"))
             print("\n".join(result_lines(result, labels)))
             return 0
-        print("\n".join(hand_lines(st.log, labels)))
+        print("\n".join(hand_lines(st.log, labels, "drawn by the seed")))
         print("Table at the end:")
         print("\n".join(table_lines(st.table)) or "  (empty)")
         return 0
@@ -117,7 +135,7 @@ def run(args):
         for rec, log in zip(game.hands, game.transcript):
             hand_labels = [labels[s] for s in rec.seats]
             print(f"\n=== Hand {rec.hand_no}" + (f" (re-deal {rec.redeal_no})" if rec.redeal_no else ""))
-            print("\n".join(hand_lines(log, hand_labels)))
+            print("\n".join(hand_lines(log, hand_labels, dealt_how(rec, prof))))
             if rec.sheet is not None:
                 row = rec.sheet
                 print("Score sheet:")

@@ -102,6 +102,6 @@ def run(args):
         print(f"{a.name} and {b.name} have the same rules (rules_hash {a.rules_hash()})")
         return 0
     rows = [[k, value_text(pa[k]), value_text(pb[k]), profiles.meaning(k)] for k in differ]
-    print(f"{len(differ)} of {len(pa)} parameters differ between {a.name} and {b.name}:")
+    print(f"{len(differ)} of {len(pa)} parameters {'differs' if len(differ) == 1 else 'differ'} between {a.name} and {b.name}:")
     print("\n".join(table(["parameter", a.name, b.name, "meaning"], rows)))
     return 0

@@ -1,15 +1,36 @@
-"""`kalooki replay RUN --game G --hand H`: print one recorded hand turn by turn (needs --events turns)."""
+"""`kalooki replay RUN --game G --hand H`: print one recorded hand turn by turn (needs --events turns).
+
+Seats are the table's, from 0 (the ``seat`` column); each deal says which seat deals and names the
+seats' places by order of play (``seat_from_dealer``: "1st to play" is the dealer's left)."""
 from __future__ import annotations
 
+import argparse
+
 from ..errors import UserError
+from ..transcript import counted, play_order
+
+
+def number(lowest: int):
+    """argparse type of a game (from 0) or hand (from 1) number: a usage error naming what is allowed."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer; allowed: {lowest} or more") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {lowest} or more")
+        return value
+    return parse
 
 
 def register(sub):
     p = sub.add_parser("replay", help="print one hand of a run turn by turn (runs made with --events turns)")
     p.add_argument("dir", metavar="RUN",
                    help="run written by `kalooki simulate --events turns`: a directory or a URI (required)")
-    p.add_argument("--game", type=int, required=True, metavar="G", help="game number, from 0 as the game_id column (required)")
-    p.add_argument("--hand", type=int, required=True, metavar="H", help="hand number in the game, from 1 as the hand_no column (required)")
+    p.add_argument("--game", type=number(0), required=True, metavar="G",
+                   help="game number, from 0 as the game_id column (required)")
+    p.add_argument("--hand", type=number(1), required=True, metavar="H",
+                   help="hand number in the game, from 1 as the hand_no column (required)")
     p.add_argument("--profile", metavar="P", help="profile (default: the run's only profile; needed when it has several)")
     p.set_defaults(func=run)
 
@@ -65,15 +86,17 @@ def run(args):
     if not turns and not hands:
         raise UserError(f"game {args.game} of profile {profile} has no hand {args.hand} "
                         "(hands are numbered from 1; the game may have ended sooner)")
-    bots = {r["seat"]: r["bot"] for r in hands}
+    wide = max((len(r["bot"]) for r in hands), default=0)
     print(f"{profile}  game {args.game}  hand {args.hand}  (run {manifest['run_id']}, seed {manifest.get('seed')})")
     redeal = None
     for t in turns:
         if t["redeal_no"] != redeal:
             redeal = t["redeal_no"]
-            seats = sorted({r["seat"] for r in hands if r["redeal_no"] == redeal})
+            dealt = sorted((r for r in hands if r["redeal_no"] == redeal), key=lambda r: r["seat_from_dealer"])
             print(f"\n-- deal {redeal}" + (" (re-deal after a void hand)" if redeal else "")
-                  + ": " + ", ".join(f"seat {s} {bots.get(s, '?')}" for s in seats))
+                  + (f": seat {dealt[-1]['seat']} deals" if dealt else ""))
+            for r in dealt:
+                print(f"   seat {r['seat']} {r['bot']:<{wide}}  {play_order(r['seat_from_dealer'], len(dealt))}")
         src = "stock  " if t["draw"] == "stock" else "discard"
         line = f"{t['turn_no']:4d}  seat {t['seat']}  {src} drew {t['drawn']:<4s}"
         if t["actions"]:
@@ -85,8 +108,8 @@ def run(args):
     for r in hands:
         if r["redeal_no"] != (redeal if redeal is not None else r["redeal_no"]):
             continue
-        what = (f"won ({r['win_type']})" if r["won"] else f"penalty {r['penalty']}, {r['cards_left']} cards left")
+        what = (f"won ({r['win_type']})" if r["won"] else f"penalty {r['penalty']}, {counted(r['cards_left'], 'card')} left")
         opened = f"opened in round {r['open_round']} with {r['open_value']}" if r["opened"] else "never opened"
-        print(f"  seat {r['seat']} {r['bot']:<8s} {what}; {opened}; total {r['penalty_total']}"
+        print(f"  seat {r['seat']} {r['bot']:<{wide}}  {what}; {opened}; total {r['penalty_total']}"
               + ("; void hand" if r["void"] else "") + ("; stalled" if r["stalled"] else ""))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import add_force_arg, report_dir
+from .common import add_force_arg, report_dir, stderr_log
 
 
 def register(sub):
@@ -39,8 +39,8 @@ def run(args):
     if args.allow_partial:
         for problem in load.verify_run(args.run_dir):
             print(f"kalooki report: warning: {problem}", file=sys.stderr)
-    with report_dir(out, "report", [str(run_id)], args.force):
-        html = write_report(args.run_dir, out, allow_partial=args.allow_partial, baseline=args.baseline,
-                            thresholds_file=args.thresholds)
-    print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
+    with report_dir(out, "report", [str(run_id)], args.force, log=stderr_log(args)) as where:
+        write_report(args.run_dir, where, allow_partial=args.allow_partial, baseline=args.baseline,
+                     thresholds_file=args.thresholds)
+    print(f"wrote {out / 'report.html'}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

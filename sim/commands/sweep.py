@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 
 from .. import profiles
 from ..errors import UserError
@@ -117,8 +118,11 @@ def run(args):
     plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
     if args.paired:  # the grid values must be dealt alike, as the profiles of a paired run
         runner.check_pairing({f"{name}={v}": plan.profiles[base.name] for v, plan in plans.items()})
-    with report_dir(out_dir, "sweep", [plan.run_id for plan in plans.values()], args.force):
-        return _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players)
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    with report_dir(out_dir, "sweep", [plan.run_id for plan in plans.values()], args.force, log=log) as where:
+        _run_sweep(args, base, name, grid, configs, runs_dir, where, players)
+    print(f"report: {Path(out_dir) / 'report.html'}")
+    return 0
 
 
 def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None):
@@ -131,9 +135,11 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
         for v, cfg in configs.items():
             log(f"sweep {name}={v}")
             if players is None:
-                runner.run(cfg, local=args.local, progress=show_progress(args), log=log)
+                runner.run(cfg, local=args.local, progress=show_progress(args), log=log, flag="--runs",
+                           label=f"sweep {name}={v}")
             else:
-                skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log)
+                skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log, flag="--runs",
+                                label=f"sweep {name}={v}")
     from analysis.sweep import load_sweep, terminal_lines, write_sweep
     command = command_line("sweep", args, (("--param", args.param), ("--games", args.games), ("--seed", args.seed),
                                            ("--tables", args.tables), ("--bots", args.bots),
@@ -146,7 +152,7 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
         for v, cfg in configs.items():
             fit.fit_run(cfg.out, [base.name], players, boot=boot, seed=args.seed,
                         command=f"{command} ({name}={v})",
-                        run_id=runner.make_plan(cfg).run_id)
+                        run_id=runner.make_plan(cfg).run_id, log=log)
         studies = {v: fit.find_fit(cfg.out) for v, cfg in configs.items()}
     sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name), skill=studies)
     first = configs[grid[0]]
@@ -166,5 +172,4 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
         from analysis.skill import difference_lines
         print("\n".join(difference_lines(sweep.skill_differences,
                                           labels=(sweep.label(sweep.values[0]), sweep.label(sweep.values[-1])))))
-    print(f"report: {page}")
-    return 0
+    return page

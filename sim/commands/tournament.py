@@ -7,8 +7,9 @@ from tqdm import tqdm
 
 from ..errors import UserError
 from ..tournament import play_tournament
+from ..transcript import counted
 from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
-from .play import parse_bots
+from .play import next_seat, parse_bots
 
 
 def register(sub):
@@ -35,6 +36,14 @@ def register(sub):
                    help="print one JSON list of per-bot rows; with --versus, an object of those rows and the "
                         "paired differences (default: a table)")
     p.set_defaults(func=run)
+
+
+def seating(prof) -> str:
+    """How the bots are seated and who deals (sim.records.seating, sim.game.play_game), in the README's
+    numbering."""
+    return ("Seats from 0, rotated every game: game 0 seats the bots in --bots order from seat 0, and each later\n"
+            "game moves every bot one seat down. Who deals: a game's first dealer is drawn, then the deal passes\n"
+            f"to {next_seat(prof)} after each hand.")
 
 
 def read_bot_params(path) -> dict:
@@ -123,6 +132,8 @@ def run(args):
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     versus = _versus_bots(args, bots)
     bot_params = read_bot_params(args.bot_params)
+    from .. import runner
+    runner.warm_up(bots + (versus or []), announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     total = args.games * (2 if versus else 1)
     with tqdm(total=total, unit="game", disable=not show_progress(args), leave=False) as bar:
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
@@ -137,9 +148,9 @@ def run(args):
         return 0
     n_hands = len({(r["game_id"], r["hand_no"], r["redeal_no"]) for r in
                    tables["hands"].select(["game_id", "hand_no", "redeal_no"]).to_pylist()})
-    print(f"Tournament: profile {prof.name}, seed {args.seed}, seats rotated every game")
-    print(f"bots: {','.join(bots)}")
-    print(f"{args.games} games, {n_hands} hands; shares of each bot's player-hands and player-games (n);")
+    print(f"Tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
+    print(seating(prof))
+    print(f"{counted(args.games, 'game')}, {counted(n_hands, 'hand')}; shares of each bot's player-hands and player-games (n);")
     print("mean net payment per game in units; 95% intervals clustered by game (Wilson at the design-effect")
     print("sample size for shares, t on the cluster-robust standard error for the payment)")
     print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
@@ -199,7 +210,8 @@ def _print_duplicate(args, prof, bots, tables, other=None):
         return 0
     deals = args.games // len(bots)
     print(f"Duplicate tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
-    print(f"{deals} deals, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
+    print(seating(prof))
+    print(f"{counted(deals, 'deal')}, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
     print("average over the rotations; means over deals with t 95% intervals over deals;")
     print("edge = the bot minus the other bots")
     print(f"{'bot':<10}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
@@ -213,7 +225,7 @@ def _print_duplicate(args, prof, bots, tables, other=None):
               + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
     if paired is not None:
         p = paired
-        print(f"{p['first']} minus {p['versus']} in its seat, the same {p['deals']} deals (paired by deal; t 95% "
+        print(f"{p['first']} minus {p['versus']} in its seat, the same {counted(p['deals'], 'deal')} (paired by deal; t 95% "
               "intervals over deals):")
         print("; ".join(f"{label} {p[m]:+.3f} [{p[m + '_lo']:+.3f}, {p[m + '_hi']:+.3f}]" for label, m in
                         (("hands won", "hand_win"), ("edge in hands won", "hand_win_edge"),
