@@ -26,6 +26,7 @@ h1 { font-size: 1.5em; margin: 0.3em 0; } h2 { font-size: 1.2em; margin: 1em 0 0
 table { border-collapse: collapse; margin: 0.3em 0 0.8em; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.1em 0.45em; text-align: right; vertical-align: top; }
 th { overflow-wrap: anywhere; } table.frame td { overflow-wrap: anywhere; }
+table.frame td:first-child, table.frame th:first-child { overflow-wrap: normal; white-space: nowrap; }
 div.table { max-width: 100%%; overflow-x: auto; }
 table.grid { font-size: 0.74em; line-height: 1.2; } table.grid td:not(:first-child) { white-space: nowrap; }
 table.grid td small { white-space: normal; }
