@@ -114,6 +114,7 @@ def reference(tmp_path_factory):
 # ---------------------------------------------------------------------------------------------
 # identical output however the work is split
 
+@pytest.mark.slow  # several Ray sessions of 2 workers: the slow tier
 def test_workers_and_shard_sizes_give_identical_tables(reference, ray_session, tmp_path):
     ref_dir, ref = reference
     assert_every_game_once(ref)
