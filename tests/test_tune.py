@@ -178,6 +178,19 @@ def test_study_writes_its_runs_answer_page_and_csv(study):
         (root / "report" / "data" / "values.csv").read_text()
 
 
+def test_report_of_a_study_writes_its_page_and_refuses_another_folder(study, capsys):
+    root, _, _ = study
+    from sim import cli
+    assert cli.main(["report", str(root / "study"), "--out", str(root / "page"), "-q"]) == 0
+    assert "tune study" in capsys.readouterr().out
+    assert (root / "page" / "data" / "values.csv").read_text() == (root / "report" / "data" / "values.csv").read_text()
+    (root / "mine").mkdir()
+    (root / "mine" / "notes.txt").write_text("mine")
+    assert cli.main(["report", str(root / "study"), "--out", str(root / "mine"), "-q"]) == 2
+    assert "already holds" in capsys.readouterr().err
+    assert [p.name for p in (root / "mine").iterdir()] == ["notes.txt"]
+
+
 def test_study_resumes_without_playing_and_refuses_other_settings(study):
     root, argv, out = study
     before = {p: p.stat().st_mtime_ns for p in (root / "study").rglob("*.parquet")}

@@ -8,8 +8,9 @@ from .common import add_force_arg, report_dir, stderr_log
 
 
 def register(sub):
-    p = sub.add_parser("report", help="verify a run and write its balance report (HTML + Markdown)")
-    p.add_argument("run_dir", metavar="RUN", help="run written by `kalooki simulate`: a directory or a URI "
+    p = sub.add_parser("report", help="verify a run and write its balance report (HTML + Markdown), or the page of a "
+                                      "tune study")
+    p.add_argument("run_dir", metavar="RUN", help="run written by `kalooki simulate`, or a study of `kalooki tune`: a directory or a URI "
                                                   "(file:///..., s3://bucket/run?endpoint_override=...)")
     p.add_argument("--out", metavar="DIR", help="local output directory (default reports/<last name of RUN>)")
     p.add_argument("--allow-partial", action="store_true",
@@ -35,6 +36,14 @@ def run(args):
     from ..runformat import locate_run, read_manifest
 
     out = Path(args.out) if args.out else default_out(args.run_dir)
+    study = _tune_study(args.run_dir)
+    if study is not None:  # a `kalooki tune` study: its page (the metric against the parameter, the answer)
+        from analysis.tune import study_page
+        with report_dir(out, "tune", [str(study["doc"].get("study_id"))], args.force, log=stderr_log(args)) as where:
+            study_page(args.run_dir, where)
+        print(f"wrote {out / 'report.html'}\n  the tune study's page, with report.md, figures/ and data/ beside it "
+              f"in {out}/")
+        return 0
     run_id = read_manifest(locate_run(args.run_dir)).get("run_id")
     if args.allow_partial:
         for problem in load.verify_run(args.run_dir):
@@ -44,3 +53,13 @@ def run(args):
                      thresholds_file=args.thresholds)
     print(f"wrote {out / 'report.html'}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
+
+
+def _tune_study(run_dir: str) -> dict | None:
+    """The mark of a `kalooki tune` study at ``run_dir`` (its tune.json), or None where there is none."""
+    from ..runformat import locate
+    from .tune import read_mark
+    try:
+        return read_mark(locate(run_dir))
+    except (OSError, ValueError):
+        return None
