@@ -365,7 +365,7 @@ def negligible_text(negligible: dict, kinds: dict, thresholds) -> str:
             f"threshold, so no step could reach it): {names}. Their rows are in frontier_by_rung.csv.")
 
 
-CLIP_FACTOR = 3.0  # a profile's intervals that widen a panel's scale this many times over are clipped
+CLIP_FACTOR = 2.0  # a profile's intervals that widen a panel's scale this many times over are clipped
 
 
 def shared_limits(frame: pd.DataFrame) -> tuple[dict, dict]:

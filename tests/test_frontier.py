@@ -226,12 +226,12 @@ def test_strong_play_finding_states_what_holds_at_the_top_two_rungs():
     assert not quiet.stated and "none of the differences that vary with play strength holds at both" in quiet.text
 
 
-def test_a_registered_search_bot_becomes_the_top_rung(monkeypatch):
+def test_the_rungs_are_the_registered_bots_of_the_ladder_in_its_order(monkeypatch):
     from sim import bots, frontier
-    assert frontier.parse_rungs(None) == [r for r in frontier.LADDER if r in bots.BOTS]
-    monkeypatch.setitem(bots.BOTS, "search", bots.BOTS["lookahead"])
-    assert frontier.parse_rungs(None)[-2:] == ["lookahead", "search"]
+    assert frontier.parse_rungs(None) == ["greedy", "expert", "lookahead", "search"]
     assert frontier.parse_rungs("search,greedy,expert") == ["greedy", "expert", "search"]  # ladder order
+    monkeypatch.setattr(bots, "BOTS", {name: cls for name, cls in bots.BOTS.items() if name != "search"})
+    assert frontier.parse_rungs(None) == ["greedy", "expert", "lookahead"]  # a rung not registered is left out
 
 
 # ---------------------------------------------------------------------------------------------
