@@ -117,11 +117,8 @@ def plan(file_values: dict | None, config_path, *, profiles, games, seed, out, r
 
 def read_mark(loc) -> dict | None:
     """A frontier.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
-    data = runformat.read_bytes(loc.fs, loc.path(FRONTIER_FILE))
-    if data is None:
-        return None
-    doc = json.loads(data)
-    if not isinstance(doc, dict) or doc.get("format") != FRONTIER_FORMAT:
+    doc = runformat.read_document(loc, FRONTIER_FILE, FRONTIER_FORMAT)
+    if doc is None:
         return None
     if "rules" not in doc and doc.get("rungs"):  # the rules as its runs' manifests record them
         data = runformat.read_bytes(loc.fs, loc.path(f"{doc['rungs'][0]}/{runformat.MANIFEST_NAME}"))

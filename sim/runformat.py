@@ -231,6 +231,16 @@ def write_bytes_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
 READ_ATTEMPTS = 5
 
 
+def read_document(loc, name: str, fmt: str) -> dict | None:
+    """The JSON document ``name`` in the folder at ``loc`` when its "format" is ``fmt`` (a study's
+    frontier.json, tune.json), else None."""
+    data = read_bytes(loc.fs, loc.path(name))
+    if data is None:
+        return None
+    doc = json.loads(data)
+    return doc if isinstance(doc, dict) and doc.get("format") == fmt else None
+
+
 def read_bytes(fs: pafs.FileSystem, path: str) -> bytes | None:
     """The file's bytes, or None when there is no such file.  On an object store a reader asks for the
     object's size and then its bytes, so a file moved into place in between (a manifest rewritten by

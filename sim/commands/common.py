@@ -51,6 +51,15 @@ def add_seed_arg(p, default: int | None = 1, required: bool = False, what: str =
                    help=f"{what}, an integer 0..2**63-1 ({said})")
 
 
+def add_table_args(p):
+    """--bots and --tables of the commands that play a grid of rule values (sweep, tune)."""
+    p.add_argument("--bots", default=None, metavar="A,B,...",
+                   help="bot per seat, one composition, seats rotated (default: greedy in every seat)")
+    p.add_argument("--tables", default=None, metavar="MIX",
+                   help="a weighted mix of table compositions, as in simulate: "
+                        "'[NAME=]BOTS[:WEIGHT]; ...' (each game draws one; seats rotate) (default: --bots)")
+
+
 def add_quiet_arg(p):
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or progress messages on stderr (default: shown when stderr is a "

@@ -8,7 +8,7 @@ from pathlib import Path
 from .. import profiles
 from ..errors import UserError
 from ..skill import DEFAULT_PLAYERS
-from .common import add_force_arg, add_seed_arg, command_line, positive_int, report_dir, show_progress
+from .common import add_force_arg, add_seed_arg, add_table_args, command_line, positive_int, report_dir, show_progress
 
 
 def register(sub):
@@ -20,11 +20,7 @@ def register(sub):
                    help="override another profile parameter, repeatable (default: none)")
     p.add_argument("--games", type=positive_int, required=True, metavar="N", help="games per grid value (required)")
     add_seed_arg(p, default=1)
-    p.add_argument("--bots", default=None, metavar="A,B,...",
-                   help="bot per seat, one composition, seats rotated (default: greedy in every seat)")
-    p.add_argument("--tables", default=None, metavar="MIX",
-                   help="a weighted mix of table compositions, as in simulate: "
-                        "'[NAME=]BOTS[:WEIGHT]; ...' (each game draws one; seats rotate) (default: --bots)")
+    add_table_args(p)
     p.add_argument("--paired", action="store_true",
                    help="common deals: game g of every grid value is dealt from the same shuffled pack "
                         "(default: off)")

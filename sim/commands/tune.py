@@ -17,7 +17,7 @@ import time
 
 from .. import profiles
 from ..errors import UserError
-from .common import (add_ray_args, add_seed_arg, command_line, positive_int, report_dir,
+from .common import (add_ray_args, add_seed_arg, add_table_args, command_line, positive_int, report_dir,
                      show_progress)
 
 TUNE_FORMAT = "kalooki-lab tune"
@@ -49,11 +49,7 @@ def register(sub):
     p.add_argument("--block-games", type=positive_int, dest="block_games", default=None, metavar="B",
                    help="games per value in each stage (default: --games / 40, at least 10)")
     add_seed_arg(p, default=1)
-    p.add_argument("--bots", default=None, metavar="A,B,...",
-                   help="bot per seat, one composition, seats rotated (default: greedy in every seat)")
-    p.add_argument("--tables", default=None, metavar="MIX",
-                   help="a weighted mix of table compositions, as in simulate: '[NAME=]BOTS[:WEIGHT]; ...' "
-                        "(default: --bots)")
+    add_table_args(p)
     p.add_argument("--players", type=int, default=None, metavar="K", help="players per game (default: the profile's)")
     p.add_argument("--thresholds", metavar="FILE",
                    help="TOML of practical thresholds replacing those of configs/thresholds.toml (default: none)")
@@ -194,11 +190,8 @@ class Study:
 def read_mark(loc) -> dict | None:
     """A tune.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
     from .. import runformat
-    data = runformat.read_bytes(loc.fs, loc.path(TUNE_FILE))
-    if data is None:
-        return None
-    doc = json.loads(data)
-    if not isinstance(doc, dict) or doc.get("format") != TUNE_FORMAT:
+    doc = runformat.read_document(loc, TUNE_FILE, TUNE_FORMAT)
+    if doc is None:
         return None
     return {"kind": "tune", "identity": {k: doc.get(k) for k in IDENTITY}, "about": "a tune study", "doc": doc}
 
