@@ -913,7 +913,8 @@ def profile_ranking(measures: pd.DataFrame, replicates: pd.DataFrame, loo: pd.Da
     if not rows:
         return pd.DataFrame(columns=RANKING_COLUMNS)
     judged = judge_differences(pd.DataFrame(rows), diffs, thresholds)
-    judged["correction"] = f"{stats.CORRECTION_NAME}, over the {len(rows)} pairs of profiles"
+    judged["correction"] = (f"{stats.CORRECTION_NAME}, over the {len(rows)} pair{'' if len(rows) == 1 else 's'} "
+                            "of profiles")
     left = loo[loo["measure"] == measure_name] if loo is not None and len(loo) else None
     without, rests, more = [], [], []
     for r in judged.itertuples(index=False):
