@@ -76,5 +76,11 @@ ladder: $(STAMP)
 profiles: $(STAMP)
 	$(BIN)/kalooki profiles
 
+# equity: the shipped equity tables (configs/equity/, docs/EQUITY.md), every shipped profile at its players.
+.PHONY: equity
+equity: $(STAMP)
+	for p in $(basename $(notdir $(wildcard configs/profiles/*.toml))); do \
+		$(BIN)/kalooki equity build --profile $$p --seed 1 --force || exit 1; done
+
 clean:
 	rm -rf $(VENV) runs .pytest_cache
