@@ -140,6 +140,8 @@ def test_report_has_the_skill_section_only_with_a_study(studies):
     assert (studies / "rep1" / "figures" / "skill_coin_flip_share.png").read_bytes()[:4] == b"\x89PNG"
     section = text.split("## Skill and luck")[1].split("\n## ")[0]
     assert "east_coast" in section and "One profile measured" in section
+    assert "in the order their fitted ratings put them" in section  # measured, not the order named
+    assert "east_coast, measured order (by fitted rating" in section and "by design" not in section
     assert _cli("report", str(studies / "base" / "skill"), "--out", str(studies / "rep2"))[0] == 0  # a study run itself
     assert "## Skill and luck" in (studies / "rep2" / "report.md").read_text()
 
