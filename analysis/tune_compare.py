@@ -276,8 +276,9 @@ def build_tune_compare(c: TuneComparison, provenance: list[str]) -> Document:
     for s in (a, b):
         bracket = f"{s.fit.bracket[0]}–{s.fit.bracket[1]}" if s.fit.bracket else (
             f"censored {s.fit.censored}" if s.fit.censored else "")
-        rows.append([Cell(s.name), Cell(s.study), Cell(f"{s.fit.crossing:.2f} [{s.fit.ci_low:.2f}, {s.fit.ci_high:.2f}]"),
-                     Cell(bracket), Cell(f"{int(s.fit.table['games'].sum()):,}")])
+        answer = f"{s.fit.crossing:.2f} [{s.fit.ci_low:.2f}, {s.fit.ci_high:.2f}]"
+        rows.append([Cell(s.name), Cell(s.study), Cell(answer), Cell(bracket),
+                     Cell(f"{int(s.fit.table['games'].sum()):,}")])
     rows.append([Cell("B - A"), Cell(""), Cell(f"{_signed(c.difference)} [{_signed(c.ci_low)}, {_signed(c.ci_high)}]",
                                                cls="higher" if c.differs else ""), Cell(""), Cell("")])
     doc.grid(header, rows, f"Each study's answer and 95% interval (its own), and the difference B - A in values of "
