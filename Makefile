@@ -16,7 +16,7 @@ B ?=
 SKILL_GAMES ?= 400
 # The ladder at the game (into OUT/ladder): games per profile and rung, and the search rung's.
 LADDER_GAMES ?= 2000
-LADDER_SEARCH_GAMES ?= 200
+LADDER_SEARCH_GAMES ?= 480
 
 .PHONY: run test test-slow soak bench simulate report compare sweep tune ladder profiles clean venv
 
