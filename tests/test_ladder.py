@@ -123,6 +123,27 @@ def test_the_report_of_the_run_shows_the_ladder(study):
     assert "kalooki51: " in page and (root / "report" / "data" / "ladder.csv").exists()
 
 
+def test_the_frontier_beside_the_ladder_takes_its_order_from_it(study, tmp_path):
+    root, _ = study
+    run = root / "run"
+    rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "2", "--rungs", "greedy,expert",
+                          "--ladder", str(tmp_path / "nothing"), "--out", str(run), "--local")
+    assert rc == 2 and "--ladder" in err and "no ladder study there" in err and len(err.strip().splitlines()) == 1
+    assert not (run / "frontier").exists()
+    rc, printed, err = _kalooki("frontier", "--profile", "kalooki40", "--profile", "kalooki51", "--games", "2",
+                                "--seed", "7", "--rungs", "greedy,expert", "--out", str(run), "--local", "-q")
+    assert rc == 0, err
+    order = L.orders(L.load_ladder(run / "ladder"))
+    flat = " ".join(printed.split())
+    for profile in ("kalooki40", "kalooki51"):
+        assert " ".join(order[profile].text().split()) in flat  # the order measured at the game, said plainly
+    assert "by assumption" not in flat
+    fr = F.load_frontier(run / "frontier", ladder=L.load_ladder(run / "ladder"))
+    for profile in ("kalooki40", "kalooki51"):
+        assert fr.strongest(profile) == order[profile].strongest
+        assert fr.strong_rungs(profile) == (["greedy", "expert"] if order[profile].established else [])
+
+
 # ---------------------------------------------------------------------------------------------
 # the numbers, on rows whose answer is known
 
