@@ -540,7 +540,8 @@ def strongest_text(fr: FrontierData) -> str:
     """'the rung measured strongest at the game in each profile (kalooki40 expert, scala40 lookahead)', or
     the top rung by design where the order is not measured."""
     if not fr.measured():
-        return f"the frontier's top rung by design ({fr.rungs[-1]} at every seat; its order is not measured at the game)"
+        return (f"the frontier's top rung by design ({fr.rungs[-1]} at every seat; its order is not measured at the "
+                "game)")
     which = ", ".join(f"{p} {fr.strongest(p)}" for p in fr.profiles)
     return f"the frontier's rung measured strongest at the game in each profile ({which}, at every seat)"
 
@@ -620,8 +621,11 @@ def strong_table(strong: pd.DataFrame) -> pd.DataFrame:
     """The differences that hold at the two rungs that stand for strong play, each with its size and 95%
     interval at each."""
     held = strong[strong["strong_play"] != ""]
-    fmt = lambda r, side: findings.fmt_difference(r["metric"], r[f"difference_{side}"], r[f"ci_low_{side}"],  # noqa: E731
-                                                  r[f"ci_high_{side}"], r["kind"] or "proportion")
+
+    def fmt(r, side):
+        return findings.fmt_difference(r["metric"], r[f"difference_{side}"], r[f"ci_low_{side}"], r[f"ci_high_{side}"],
+                                       r["kind"] or "proportion")
+
     return pd.DataFrame([{"profile": r["profile_b"], "metric": r["metric"],
                           "verdict at both": r["strong_play"].replace(" " + STRONG, ""),
                           "rungs (order)": f"{r['lower']} < {r['upper']} ({r['order']})",

@@ -247,7 +247,8 @@ def verdict(row: dict) -> tuple[str, str]:
         if row["game_win_hi"] < fair:
             return WORSE, f"{games}: its interval lies below the fair share {fair:.2f}"
         return NOT_ESTABLISHED, f"{games}: its interval holds the fair share {fair:.2f}"
-    edge = f"net payment edge {_interval(row['pay_edge'], row['pay_edge_lo'], row['pay_edge_hi'], 2, True)} units a game"
+    edge = (f"net payment edge {_interval(row['pay_edge'], row['pay_edge_lo'], row['pay_edge_hi'], 2, True)} "
+            "units a game")
     if row["pay_edge_lo"] > 0 and row["game_win"] > fair:
         return BEATS, f"{edge}, above 0, and {games}, above the fair share {fair:.2f}"
     if row["pay_edge_hi"] < 0:

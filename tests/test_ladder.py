@@ -243,6 +243,7 @@ def test_the_frontiers_strong_rungs_are_the_top_of_the_order_measured_in_both_pr
     assert fr.strong_rungs("scala40") == [] and fr.strongest("kalooki40") == "expert"
     assert fr.strong_rungs("british") == ["expert", "lookahead"] and not fr.measured("british")
     notes = " ".join(fr.order_notes())
-    assert "does not measure british" in notes and "kalooki51: measured at the game, greedy < expert < lookahead" in notes
+    assert "does not measure british" in notes
+    assert "kalooki51: measured at the game, greedy < expert < lookahead" in notes
     plain = F.FrontierData("x", doc, ["greedy", "expert", "lookahead"], {})
     assert "not measured at the game" in plain.order_notes()[0] and plain.top_two == ["expert", "lookahead"]
