@@ -44,8 +44,9 @@ def register(sub):
     p.add_argument("--games", type=positive_int, default=DEFAULT_GAMES, metavar="N",
                    help="games per profile and rung, a multiple of the 4 seats: N/4 deals (default: %(default)s)")
     p.add_argument("--games-at", action="append", dest="games_at", default=[], metavar="RUNG=N",
-                   help="games per profile for one rung instead of --games, repeatable, e.g. search=40 (the search "
-                        "plays about 50 times slower than the greedy bot) (default: none)")
+                   help="games per profile for one rung instead of --games, repeatable, e.g. search=40 (a step with the "
+                        "search is about ten times slower than the others: docs/PERFORMANCE.md, Bot strength) "
+                        "(default: none)")
     add_seed_arg(p, default=1, what="seed of the deals, the same at every step")
     p.add_argument("--out", default="runs/default", metavar="RUN",
                    help="the run's folder, a path or a URI; the study goes to RUN/ladder/ (default: %(default)s)")
