@@ -140,6 +140,16 @@ class FrontierData:
     def top_two(self) -> list[str]:
         return self.strong_rungs()
 
+    def order_summary(self) -> str:
+        """``order_notes`` in a few sentences for the findings: each profile's measured order, each rung
+        not measured stronger named once with its profiles, and the profiles not measured."""
+        from .ladder import summary
+        if self.ladder is None:
+            return self.order_notes()[0]
+        missing = [p for p in self.profiles if p not in self.orders]
+        return (summary(self.ladder, self.profiles) + (f" Not measured at the game: {', '.join(missing)} (the "
+                                                       "ladder's order by design)." if missing else "")).strip()
+
     def order_notes(self) -> list[str]:
         """What the frontier's profiles' orders are, plainly: a sentence per profile measured (the order
         and every rung not measured stronger than the one below), and one for those not measured."""

@@ -319,6 +319,34 @@ def not_stronger_sentence(r, profile: str) -> str:
     return f"the {r.upper} is {word} the {r.lower} at the game in {profile}: {what}"
 
 
+def summary(ladder: LadderData, profiles=None) -> str:
+    """The measured order of ``profiles`` (every profile the study measured by default) in a few
+    sentences, each rung not measured stronger than the one below named once with the profiles where
+    it is not: 'Measured at the game (Bot ladder at the game): kalooki40 greedy < expert; ... The
+    lookahead is not measured stronger than the expert at the game in kalooki40 and scala40: ...'."""
+    found = orders(ladder)
+    names = [p for p in (profiles or ladder.profiles) if p in found]
+    if not names:
+        return ""
+    text = ("Measured at the game (Bot ladder at the game): "
+            + "; ".join(f"{p} {' < '.join(found[p].chain)}" for p in names) + ".")
+    table = ladder.table
+    placed = [r.upper in found[r.profile].chain if r.profile in found else True for r in table.itertuples()]
+    rows = table[table["profile"].isin(names) & ~pd.Series(placed, index=table.index, dtype=bool)]
+    said = {}  # (claim without its profile, reason without its figures) -> profiles
+    for r in rows.itertuples(index=False):
+        claim, _, reason = not_stronger_sentence(r, r.profile).partition(": ")
+        key = (claim.replace(f" in {r.profile}", ""), reason.split(" (it wins")[0])
+        said.setdefault(key, []).append(r.profile)
+    for (claim, reason), where in said.items():
+        text += f" {claim[0].upper()}{claim[1:]} in {_and(where)}" + (f": {reason}." if reason else ".")
+    return text
+
+
+def _and(names: list) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 # ---------------------------------------------------------------------------------------------
 # words and tables
 

@@ -571,7 +571,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
         strong_found = [findings.strong_play_finding(judged, frontier.top_two,
                                                      F.composition_text(closest, frontier)
                                                      if closest is not None else "",
-                                                     order=" ".join(frontier.order_notes()))]
+                                                     order=frontier.order_summary())]
     doc = Document(f"Kalooki balance report: run {manifest.get('run_id')}")
     if res.run.problems:
         partial_warning(doc, res.run.problems)

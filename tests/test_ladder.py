@@ -226,6 +226,10 @@ def test_the_measured_order_stops_at_the_first_step_not_established():
     assert ("the lookahead is not measured stronger than the expert at the game in kalooki40: its rung's figures "
             "describe stronger hand play, not stronger game play") in text
     assert "the search beats the lookahead at the game in kalooki40, but the lookahead is not measured" in text
+    said = L.summary(lad)
+    assert said.startswith("Measured at the game (Bot ladder at the game): kalooki40 greedy < expert.")
+    assert "The lookahead is not measured stronger than the expert at the game in kalooki40: its rung's" in said
+    assert said.endswith("so the search is not placed above them in kalooki40.")
     none = L.orders(_ladder({"kalooki40": [("expert", "greedy", L.WORSE)]}))["kalooki40"]
     assert not none.established and "no rung is measured stronger than the greedy" in none.text()
     assert "measured weaker than the greedy" in none.text()
@@ -245,5 +249,8 @@ def test_the_frontiers_strong_rungs_are_the_top_of_the_order_measured_in_both_pr
     notes = " ".join(fr.order_notes())
     assert "does not measure british" in notes
     assert "kalooki51: measured at the game, greedy < expert < lookahead" in notes
+    summary = fr.order_summary()
+    assert "The lookahead is not measured stronger than the expert at the game in kalooki40:" in summary
+    assert summary.endswith("Not measured at the game: british (the ladder's order by design).")
     plain = F.FrontierData("x", doc, ["greedy", "expert", "lookahead"], {})
     assert "not measured at the game" in plain.order_notes()[0] and plain.top_two == ["expert", "lookahead"]
