@@ -4,8 +4,9 @@ below it, in duplicate, in each profile (``kalooki ladder``).
 A ladder study is one run per step (``STUDY/UPPER``: the upper rung at one seat, the rung below at the
 other three), each an ordinary resumable run of ``sim.runner`` played as duplicate games: game g is
 rotation g % 4 of deal g // 4, every rotation of a deal from the same seat-keyed stock (``sim.records``),
-so the upper rung meets the same cards from every seat and only who holds them changes (the skill
-study's shard function, ``sim.skill.duplicate_shard``).  Every step
+so the upper rung meets the same cards from every seat and only who holds them changes (a duplicate
+run of the runner: its manifest records the design, and its shards are the skill study's,
+``sim.skill.duplicate_shard``).  Every step
 uses the same seed, so step s's deal d is step t's deal d: the steps differ by the bots alone.
 ``STUDY/ladder.json`` names the steps in ladder order, their runs and games, the profiles with their
 rules hashes and whether money changes hands in each (``Profile.pays_money``); ``analysis.ladder``
@@ -151,7 +152,7 @@ def plan(*, profiles, rungs, games: dict, seed: int, out: str, workers=None, sha
                                  out=runformat.join_uri(where, s.upper), players=SEATS, workers=workers,
                                  shard_games=shard_games or default_shard_games(s), events=None, sets=sets or [],
                                  tables=[{"name": ",".join(s.bots), "bots": ",".join(s.bots), "weight": 1}],
-                                 paired=None)
+                                 paired=None, duplicate=True)
         configs[s.upper], plans[s.upper] = cfg, runner.make_plan(cfg)
     first = plans[steps[0].upper]
     money = {n: bool(pp.profile.pays_money) for n, pp in first.profiles.items()}

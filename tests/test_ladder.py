@@ -72,7 +72,7 @@ def test_every_deal_is_played_in_each_rotation_with_the_upper_rung_at_one_seat(s
                                                           "run": "expert"}]
     assert doc["money"] == {"kalooki40": True, "kalooki51": False}
     manifest = json.loads((where / "expert" / "manifest.json").read_text())
-    assert manifest["complete"] is True
+    assert manifest["complete"] is True and manifest["config"]["duplicate"] is True
     games = ds.dataset(where / "expert" / "games", format="parquet").to_table().to_pandas()
     hands = ds.dataset(where / "expert" / "hands", format="parquet").to_table().to_pandas()
     for _, g in games.groupby(["profile", "game_id"]):
