@@ -111,6 +111,9 @@ def test_compare_of_two_skill_studies_shows_differences_intervals_and_verdicts(s
     assert (table["diff_ci_low"] <= table["diff_ci_high"]).all()
     assert set(table["verdict"]) <= set(findings.THREE_WAY) | {findings.NOT_TESTED}
     assert set(table["design"]) == {"paired by deal"}  # one seed: deal d dealt alike in both
+    headline = pd.read_csv(studies / "cmp" / "data" / "comparison.csv")  # the runs' metrics, clustered by deal
+    tested = headline[headline["p_value"].notna()]
+    assert len(tested) and tested["design"].str.startswith("paired by deal (4 deals)").all(), set(tested["design"])
     assert "Skill and luck" in (studies / "cmp" / "report.html").read_text()
 
 
