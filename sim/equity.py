@@ -15,9 +15,10 @@ The table is built as backgammon's match-equity tables were built from play (doc
    others' totals, whether they are in and their buy-ins left), games are played on by Monte Carlo
    with hands drawn from the samples and the game's rules applied by ``record_hand``, a compiled copy
    of ``sim.game.Ledger.record_hand`` (tests/test_equity.py checks the two on thousands of random
-   sheets), every grid point on the same random numbers.  Buy-ins inside the model follow the
-   expert's pool rule (``pool_rule_buys``, as ``ExpertBot.buy_in``).  The values are then made
-   monotone (``_monotone``).
+   sheets), every grid point on the same random numbers, each row of them played with the sheet
+   turned to every place round the table.  Buy-ins inside the model follow the expert's pool rule
+   (``pool_rule_buys``, as ``ExpertBot.buy_in``).  The values are then made monotone
+   (``_monotone``).
 3. The lookup (``sheet_value``, ``hand_stakes``, ``buy_in_gain``): compiled, multilinear between grid
    points.
 
@@ -258,13 +259,15 @@ def samples_from_rows(rows) -> HandSamples:
 @njit(cache=True)
 def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s_cards, s_jokers,
              u_hand, u_dealer, seat, rotate):
-    """Games played on from one sheet with hands drawn from the samples, game g on the uniforms
-    ``u_hand[g]`` (hand h draws sample ``u_hand[g, h % H]``) and ``u_dealer[g]`` (the first dealer among
-    those in); with ``rotate``, game g moves every seat g % n places round the table, so that no seat's
-    place at the table weighs more than another's.  Returns the share of games ``seat`` won and its mean
-    net payment from now on."""
+    """Games played on from one sheet with hands drawn from the samples, each on a row of uniforms:
+    ``u_hand[row]`` (hand h draws sample ``u_hand[row, h % H]``) and ``u_dealer[row]`` (the first dealer
+    among those in).  With ``rotate`` every row is played n times, the sheet turned 0..n-1 places round
+    the table, so that the luck of a row's hands falls on every seat alike (on a sheet where every seat
+    stands alike, each wins exactly 1/n of the games).  Returns the share of games ``seat`` won and its
+    mean net payment from now on."""
     n = r[R_N]
-    games, horizon = u_hand.shape
+    rows, horizon = u_hand.shape
+    games = rows * n if rotate else rows
     totals = np.empty(n)
     in_game = np.empty(n, dtype=np.bool_)
     buys = np.empty(n, dtype=np.int64)
@@ -277,6 +280,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s
     wins = 0.0
     money = 0.0
     for g in range(games):
+        row = g // n if rotate else g
         shift = g % n if rotate else 0
         for s in range(n):
             totals[(s + shift) % n] = totals0[s]
@@ -287,7 +291,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s
         sc[:] = 0.0
         sc[C_POOL] = pool0
         n_in = _count_in(in_game)
-        pick = int(u_dealer[g] * n_in)
+        pick = int(u_dealer[row] * n_in)
         dealer = -1
         k = 0
         for s in range(n):
@@ -306,7 +310,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s
                     seats[n_in] = s
                     n_in += 1
             count = start[n_in + 1] - start[n_in]
-            i = start[n_in] + min(int(u_hand[g, h % horizon] * count), count - 1)
+            i = start[n_in] + min(int(u_hand[row, h % horizon] * count), count - 1)
             h += 1
             pen[:] = 0.0
             cards[:] = 0.0
@@ -467,8 +471,10 @@ def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_
         if kind == KIND_ELIMINATION else np.zeros(len(states))
     rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 1)))
     horizon = min(int(profile.hand_cap), 400)
-    u_hand = rng.random((games_per_sheet, horizon))
-    u_dealer = rng.random(games_per_sheet)
+    rows = -(-games_per_sheet // n_players)  # each row of uniforms played with the sheet at every turn
+    games_per_sheet = rows * n_players
+    u_hand = rng.random((rows, horizon))
+    u_dealer = rng.random(rows)
     p_raw = np.empty(len(states))
     f_raw = np.empty(len(states))
     step = max(1, len(states) // 50)
@@ -492,20 +498,38 @@ def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_
     canon = _canonical(K, m)
     P, F = P[..., canon], F[..., canon]
     filled = filled[..., canon]
-    raw_P, raw_F = P.copy(), F.copy()
+    raw_P = P.copy()
     P = _monotone(P, K, m, kind, filled)
-    F = _monotone(F, K, m, kind, filled) if kind == KIND_ELIMINATION else F
-    if not profile.pays_money:  # the value is the chance of winning the game (read with pool 1)
-        F = np.zeros_like(F)
     meta["monotone_change"] = {"P_max": float(np.abs(P - raw_P)[filled].max()),
-                               "P_mean": float(np.abs(P - raw_P)[filled].mean()),
-                               "F_max": float(np.abs(F - raw_F)[filled].max()),
-                               "F_mean": float(np.abs(F - raw_F)[filled].mean())}
+                               "P_mean": float(np.abs(P - raw_P)[filled].mean())}
+    if kind == KIND_ELIMINATION and profile.pays_money:
+        # the value at the pool the sheet's buy-ins make (constant along every axis made monotone; a real
+        # sheet's pool is at least that) made monotone, and F what is left of it beside pool * P
+        pool_ref = _reference_pools(profile, n_players, K, B)
+        raw_V = pool_ref * raw_P + F
+        V = _monotone(raw_V, K, m, kind, filled)
+        F = V - pool_ref * P
+        meta["monotone_change"].update(V_max=float(np.abs(V - raw_V)[filled].max()),
+                                       V_mean=float(np.abs(V - raw_V)[filled].mean()))
+    else:  # no money: the value is the chance of winning the game (read with pool 1)
+        F = np.zeros_like(F)
     meta["sheets"] = int(len(states))
     meta["games_per_sheet"] = int(games_per_sheet)
     table = EquityTable(kind, n_players, grid, P, F, r, typical, 1.0, np.zeros((n_players, ST_W)), meta)
     table.scale = _fresh_scale(profile, table, samples)
     return table
+
+
+def _reference_pools(profile, n: int, K: int, B: int) -> np.ndarray:
+    """For every entry of a table, the pool its sheet's buy-ins make: every stake, and a buy-in for
+    each one used by the seat and by the others in (none by those out); broadcastable to the table."""
+    m = n - 1
+    base = K + 1
+    k_in = np.array([sum(1 for j in range(m) if (flat // base ** j) % base < K) for flat in range(base ** m)])
+    bl = np.arange(B + 1)[:, None, None]
+    ob = np.arange(B * m + 1)[None, :, None]
+    used = (B - bl) + (B * k_in[None, None, :] - ob)
+    return (n * profile.stake_initial + profile.stake_buy_in * np.maximum(used, 0))[None].astype(np.float64)
 
 
 def _monotone(V, K: int, m: int, kind: int, filled) -> np.ndarray:

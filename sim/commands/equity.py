@@ -57,10 +57,12 @@ def register(sub):
     s.add_argument("--table", metavar="FILE", help="a table file (default: the shipped table of the profile)")
     s.set_defaults(func=run_show)
 
-    c = actions.add_parser("calibrate", help="predicted value against the outcome of games the table was not made from")
+    c = actions.add_parser("calibrate",
+                           help="predicted value against the outcome of games the table was not made from")
     add_profile_args(c)
     c.add_argument("--table", metavar="FILE", help="a table file (default: the shipped table of the profile)")
-    c.add_argument("--games", type=positive_int, default=400, metavar="N", help="games to play (default: %(default)s)")
+    c.add_argument("--games", type=positive_int, default=400, metavar="N",
+                   help="games to play (default: %(default)s)")
     c.add_argument("--bins", type=positive_int, default=5, metavar="B",
                    help="bins of predicted value (default: %(default)s)")
     add_seed_arg(c, default=2)
@@ -165,8 +167,11 @@ def run_show(args):
     table = _table_or_error(prof, args.table)
     meta = table.meta
     print(f"{prof.name}: equity table at {table.n} players ({table.units})")
-    print(f"made by: {meta.get('command')}  (engine {meta.get('engine_version')}, {meta.get('built')}, "
-          f"{meta.get('hands_played')} sample hands by {meta.get('bot')})")
+    print(f"made by: {meta.get('command')}")
+    print(f"  engine {meta.get('engine_version')}, {meta.get('built')}, {meta.get('hands_played')} sample hands by "
+          f"{meta.get('bot')},")
+    if "sheets" in meta:
+        print(f"  {meta['games_per_sheet']} games played on from each of {meta['sheets']} sheets")
     print(f"a penalty point on a fresh sheet is worth {table.scale:.4g} (value units)")
     if table.kind == EQ.KIND_SINGLE:
         info = meta.get("single_hand", {})
@@ -179,8 +184,8 @@ def run_show(args):
     n = table.n
     grid = [int(round(t)) for t in table.grid]
     if table.kind == EQ.KIND_ELIMINATION:
-        print("Value to seat 0 (rows: its total; columns: the others' common total), every seat in with "
-              f"{prof.max_buy_ins} buy-ins left, pool {n * prof.stake_initial}:")
+        print("Value to seat 0 in stake units (rows: its total; columns: the others' common total),")
+        print(f"every seat in with {prof.max_buy_ins} buy-ins left, pool {n * prof.stake_initial}:")
     else:
         print("Chance seat 0 wins the game (rows: its score; columns: the others' common score):")
     cols = grid[::2]
@@ -192,6 +197,39 @@ def run_show(args):
             lg.totals = [t] + [o] * (n - 1)
             cells.append(EQ.sheet_value(prof, lg, 0, table))
         print(f"{t:>12} " + "".join(f"{v:>7.3f}" if table.kind == EQ.KIND_TARGET else f"{v:>7.2f}" for v in cells))
+    if table.kind == EQ.KIND_ELIMINATION and n == 4:
+        _show_examples(prof, table)
+
+
+def example_sheets(prof) -> list:
+    """(label, totals, buy-ins used) of the sheets ``show`` prices, in fractions of eliminate_above."""
+    top, b = prof.eliminate_above, prof.max_buy_ins
+
+    def at(f):
+        return int(round(f * top))
+    return [("fresh", [0] * 4, [0] * 4),
+            (f"0 against three at {at(.4)}; none left, they {b}", [0] + [at(.4)] * 3, [b, 0, 0, 0]),
+            (f"{at(.8)} against three at {at(.4)}; none left, they {b}", [at(.8)] + [at(.4)] * 3, [b, 0, 0, 0]),
+            (f"all at {at(.27)}; {b} left each but seat 1, none", [at(.27)] * 4, [0, b, 0, 0]),
+            (f"{at(.27)} against one at {at(.93)} with none left, two at {at(.27)}",
+             [at(.27), at(.93), at(.27), at(.27)], [0, b, 0, 0])]
+
+
+def _show_examples(prof, table):
+    """Seat 0's value, chance and stakes (points-equivalents) on a few sheets; the pool holds every stake
+    and buy-in paid."""
+    from ..game import Ledger
+    print("Seat 0 on a few sheets (totals; buy-ins left; the pool holds every stake and buy-in paid):")
+    print("its value, chance of winning, and stakes in points-equivalents: going out, taking 0, 25, 50 points")
+    print(f"  {'sheet':<54} {'value':>6} {'chance':>6}{'out':>6}{'0 pts':>6}{'25':>6}{'50':>6}")
+    for label, totals, used in example_sheets(prof):
+        lg = Ledger(prof, 4)
+        lg.totals, lg.buy_ins = totals, used
+        lg.pool += prof.stake_buy_in * sum(used)
+        row = EQ.hand_stakes(prof, lg, table)[0]
+        value, chance = EQ.sheet_value(prof, lg, 0, table), EQ.sheet_chance(prof, lg, 0, table)
+        stakes = "".join(f"{row[c]:>6.0f}" for c in (EQ.ST_WIN, EQ.ST_CURVE, EQ.ST_CURVE + 25, EQ.ST_CURVE + 50))
+        print(f"  {label:<54} {value:>6.2f} {chance:>6.3f}{stakes}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,6 +265,33 @@ def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, p
         s = seats_in[int(pick.integers(len(seats_in)))]
         out.append((EQ.sheet_value(profile, sheet, s, table), EQ.sheet_chance(profile, sheet, s, table),
                     float(lg.winner == s), float(lg.balances[s] - sheet.balances[s]), h, g))
+        if progress:
+            progress(1)
+    return np.array(out, dtype=np.float64)
+
+
+def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
+    """A single-hand game's check: one seat a game drawn at random (from (seed, profile, 2)); the payment
+    the table predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took)
+    and the payment it got."""
+    from ..game import play_game
+    from ..records import ShardSpec, make_game
+    n = table.n
+    spec = ShardSpec(profile, [bot] * n, seed=seed, first_game=0, n_games=games)
+    pick = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 2)))
+    out = []
+    for g in range(games):
+        rng, bots = make_game(spec, g)
+        game = play_game(profile, bots, rng)
+        final = [h for h in game.hands if h.sheet is not None][-1]
+        res = final.state.result
+        s = int(pick.integers(n))
+        pos = final.seats.index(s)
+        if res.winner == pos:
+            col = EQ.ST_KALOOKI if res.win_type == "kalooki" else EQ.ST_WIN
+        else:
+            col = EQ.ST_CURVE + min(int(res.penalties[pos]), EQ.ST_XMAX)
+        out.append((table.rows[s, col] * table.scale, float(game.ledger.balances[s])))
         if progress:
             progress(1)
     return np.array(out, dtype=np.float64)
@@ -269,10 +334,15 @@ def calibration_bins(predicted: np.ndarray, observed: np.ndarray, bins: int, mon
 def run_calibrate(args):
     prof = profile_from_args(args)
     table = _table_or_error(prof, args.table)
-    if table.kind == EQ.KIND_SINGLE:
-        raise UserError(f"profile {prof.name!r} is a single-hand game: every sheet is the fresh one, and its table "
-                        "holds the one hand's payments (`kalooki equity show`)")
     t0 = time.process_time()
+    if table.kind == EQ.KIND_SINGLE:
+        with tqdm(total=args.games, desc="games", unit="game", disable=not show_progress(args), leave=False) as bar:
+            points = play_single_points(prof, args.games, args.seed, table, progress=bar.update)
+        print(f"{prof.name}: {args.games} single-hand games by {DEFAULT_BOT} (seed {args.seed}; the table: seed "
+              f"{table.meta.get('seed')}), one seat a game drawn at random; {time.process_time() - t0:.0f} CPU-s")
+        print("  payment (stake units) predicted from how the seat's hand ended: mean, 95% t interval")
+        _print_bins(calibration_bins(points[:, 0], points[:, 1], args.bins, True))
+        return
     with tqdm(total=args.games, desc="games", unit="game", disable=not show_progress(args), leave=False) as bar:
         points = play_points(prof, args.games, args.seed, table, progress=bar.update)
     print(f"{prof.name}: {args.games} games by {DEFAULT_BOT} (seed {args.seed}; the table: seed "
@@ -284,7 +354,11 @@ def run_calibrate(args):
                           points[:, 0], points[:, 3], True))
     for label, predicted, observed, money in checks:
         print(f"  {label}")
-        print(f"  {'points':>7} {'predicted':>10} {'observed':>10}  interval")
-        for row in calibration_bins(predicted, observed, args.bins, money):
-            print(f"  {row['points']:>7} {row['predicted']:>10.3f} {row['observed']:>10.3f}  "
-                  f"[{row['lo']:.3f}, {row['hi']:.3f}]{'' if row['covers'] else '  (misses)'}")
+        _print_bins(calibration_bins(predicted, observed, args.bins, money))
+
+
+def _print_bins(rows):
+    print(f"  {'points':>7} {'predicted':>10} {'observed':>10}  interval")
+    for row in rows:
+        print(f"  {row['points']:>7} {row['predicted']:>10.3f} {row['observed']:>10.3f}  "
+              f"[{row['lo']:.3f}, {row['hi']:.3f}]{'' if row['covers'] else '  (misses)'}")
