@@ -931,8 +931,18 @@ def neutral_stakes(n_players: int, profile=None) -> np.ndarray:
     return out
 
 
+_BY_PROFILE: dict = {}  # id(profile) -> (profile, n, table): the shipped table found once per profile object
+
+
 def _table_for(profile, ledger, table):
-    table = table if table is not None else load_table(profile, ledger.n)
+    if table is None:
+        known = _BY_PROFILE.get(id(profile))
+        if known is None or known[0] is not profile or known[1] != ledger.n:
+            known = (profile, ledger.n, load_table(profile, ledger.n))
+            if len(_BY_PROFILE) > 64:  # it holds its profiles (so no id is reused while held): kept small
+                _BY_PROFILE.clear()
+            _BY_PROFILE[id(profile)] = known
+        table = known[2]
     if table is None or table.n != ledger.n:
         return None
     return table

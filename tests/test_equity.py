@@ -10,7 +10,7 @@ import pytest
 from sim import equity as EQ
 from sim import profiles
 from sim.bots import make_bot
-from sim.commands.equity import calibration_bins, play_points, play_single_points
+from sim.commands.equity import calibration_bins, overall_test, play_points, play_single_points
 from sim.engine import HandResult
 from sim.game import Ledger
 
@@ -337,20 +337,22 @@ def _calibration_covers(p, table, games, seed, bins, z):
         rows = calibration_bins(predicted, observed, bins, money, z)
         out.append(rows)
         assert all(r["covers"] for r in rows), (p.name, money, rows)
+        assert overall_test(rows)[2] > 0.01, (p.name, money, rows)
     return out
 
 
 def test_calibrated_on_games_the_table_was_not_made_from(k40):
     """60 kalooki40 games by the expert (seed 2), one sheet a game: in each of 2 bins of predicted value
     the observed share of games won (Wilson) and mean money from the sheet on (t) cover the prediction at
-    99%.  The slow tier checks more games and bins."""
+    99%, and the bins together pass a chi-square test at 1%.  The slow tier checks more games and bins."""
     _calibration_covers(K40, k40, 60, 2, 2, 2.5758)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40"])
 def test_calibrated_on_many_games(name):
-    """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers."""
+    """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers, and
+    the bins together pass a chi-square test at 1%."""
     p = profiles.load(name)
     _calibration_covers(p, EQ.load_table(p), 400, 2, 4, 2.5758)
 

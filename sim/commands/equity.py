@@ -327,8 +327,20 @@ def calibration_bins(predicted: np.ndarray, observed: np.ndarray, bins: int, mon
         else:
             row["lo"], row["hi"] = wilson(float(observed[part].sum()), k, z)
         row["covers"] = bool(row["lo"] <= row["predicted"] <= row["hi"])
+        # the bin's term of the overall test: (observed - predicted)^2 over the variance of the observed mean
+        var = (predicted[part].mean() * (1 - predicted[part].mean()) / k if not money
+               else (observed[part].var(ddof=1) / k if k > 1 else float("nan")))
+        row["chi2"] = float((row["observed"] - row["predicted"]) ** 2 / var) if var > 0 else 0.0
         rows.append(row)
     return rows
+
+
+def overall_test(rows) -> tuple:
+    """(statistic, degrees of freedom, p): the bins' chi2 terms summed against chi-square with one degree
+    of freedom a bin (a Hosmer-Lemeshow test on points the table was not fitted to)."""
+    from scipy import stats
+    stat = float(sum(r["chi2"] for r in rows))
+    return stat, len(rows), float(stats.chi2.sf(stat, len(rows)))
 
 
 def run_calibrate(args):
@@ -362,3 +374,5 @@ def _print_bins(rows):
     for row in rows:
         print(f"  {row['points']:>7} {row['predicted']:>10.3f} {row['observed']:>10.3f}  "
               f"[{row['lo']:.3f}, {row['hi']:.3f}]{'' if row['covers'] else '  (misses)'}")
+    stat, df, p = overall_test(rows)
+    print(f"  all bins: chi-square {stat:.2f} on {df} degrees of freedom, p = {p:.3f}")
