@@ -30,6 +30,7 @@ symmetric in them), and the sum of their buy-ins left; who deals is averaged ove
 from __future__ import annotations
 
 import json
+import zipfile
 import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -225,6 +226,8 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
                 dealer = int(rng.integers(n_in))
                 state = HandState(profile, n_in, dealer, rng)
                 bots = make_bots(n_in, [np.random.default_rng(c) for c in children[1:]])
+                for seat, bot in enumerate(bots):
+                    bot.seat_in_game = seat  # as sim.game.play_on seats them
                 result = play_hand(state, bots, list(range(n_in)))
                 if not result.void:
                     break
@@ -885,17 +888,26 @@ def read(path) -> EquityTable:
     """A table from a .npz written by ``save`` (ValueError if it is not one)."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            if int(z["version"]) != TABLE_VERSION:
-                raise ValueError(f"{path}: an equity table of version {int(z['version'])}; this build reads "
-                                 f"version {TABLE_VERSION}")
+            version = int(z["version"])
+            if version != TABLE_VERSION:
+                raise ValueError(f"{getattr(path, 'name', path)}: an equity table of version {version}; this "
+                                 f"build reads version {TABLE_VERSION}: make it again with `kalooki equity build`")
             kind, n = int(z["kind"]), int(z["n"])
             grid = z["grid"].astype(np.float64)
             P, F = z["P"].astype(np.float64), z["F"].astype(np.float64)
             table = EquityTable(kind, n, grid, P, F, z["rules"].astype(np.int64), z["typical"].astype(np.float64),
                                 float(z["scale"]), np.ascontiguousarray(z["rows"], dtype=np.float64),
                                 json.loads(str(z["meta"])))
-    except (OSError, KeyError, EOFError, zlib.error) as e:
-        raise ValueError(f"{path}: not an equity table ({e})") from None
+    except FileNotFoundError:
+        raise ValueError(f"{getattr(path, 'name', path)}: no such file") from None
+    except ValueError as e:
+        if "an equity table of version" in str(e):
+            raise
+        raise ValueError(f"{getattr(path, 'name', path)}: not an equity table written by `kalooki equity build`") \
+            from None
+    except (OSError, KeyError, EOFError, zlib.error, zipfile.BadZipFile):
+        raise ValueError(f"{getattr(path, 'name', path)}: not an equity table written by `kalooki equity build`") \
+            from None
     if kind != KIND_SINGLE:
         canon = _canonical(len(grid), n - 1)
         table.P = np.ascontiguousarray(P[..., canon])

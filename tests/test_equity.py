@@ -316,6 +316,28 @@ def test_build_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys, args
     assert not list(tmp_path.iterdir())
 
 
+def test_build_without_out_is_for_a_shipped_profile_as_it_ships(tmp_path, monkeypatch, capsys):
+    from sim.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["equity", "build", "--profile", "kalooki40", "--set", "opening_min=51"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err
+
+
+@pytest.mark.parametrize("content, says", [(None, "no such file"), (b"not a table", "not an equity table"),
+                                           ("npz", "not an equity table")])
+def test_show_refuses_a_file_that_is_no_table_in_one_line(tmp_path, capsys, content, says):
+    from sim.cli import main
+    path = tmp_path / "t.npz"
+    if content == "npz":
+        np.savez(path, a=np.zeros(3))
+    elif content is not None:
+        path.write_bytes(content)
+    assert main(["equity", "show", "--profile", "kalooki40", "--table", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err, err
+
+
 def test_samples_and_values_depend_on_the_seed_alone():
     from sim.commands.equity import bots_for
     a = EQ.collect_hands(K51, 4, 12, 3, bots_for("expert"))
