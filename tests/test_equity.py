@@ -192,6 +192,24 @@ def test_penalty_game_values_are_monotone_and_a_seat_out_has_none(k40):
     assert EQ.sheet_chance(K40, lg, 0, k40) == 1.0
 
 
+def test_the_seats_values_add_up_to_what_the_sheet_holds(k40):
+    """From any sheet exactly one seat wins the game and the pool goes to it: the seats' chances sum to 1
+    and their values to the pool, within the tables' Monte Carlo and grid error (exact on a fresh sheet)."""
+    rng = np.random.default_rng(9)
+    chances, values = [], []
+    for _ in range(200):
+        lg = _random_ledger(K40, 4, rng)
+        seats = lg.players_in()
+        chances.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
+        values.append(sum(EQ.sheet_value(K40, lg, s, k40) for s in seats) / lg.pool)
+    # measured: chances sum to 0.961 on average, 90% of sheets within 0.104 of 1 (docs/EQUITY.md)
+    assert abs(np.mean(chances) - 1) < 0.06 and abs(np.mean(values) - 1) < 0.06
+    assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.15
+    fresh = Ledger(K40, 4)
+    assert sum(EQ.sheet_chance(K40, fresh, s, k40) for s in range(4)) == pytest.approx(1.0)
+    assert sum(EQ.sheet_value(K40, fresh, s, k40) for s in range(4)) == pytest.approx(fresh.pool)
+
+
 def test_target_game_chances_are_monotone_and_sum_to_about_one(k51):
     rng = np.random.default_rng(7)
     for _ in range(200):
