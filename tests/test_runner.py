@@ -334,7 +334,7 @@ def test_unwritable_output(tmp_path, capsys):
     assert rc == 2 and "is not writable" in err and "/proc/forbidden/run" in err
     a_file = tmp_path / "file"
     a_file.write_text("x")
-    rc = cli.main(["simulate", "--no-progress", "--local", *cli_args(a_file, games=2)])  # Ray's path: above
+    rc = cli.main(["simulate", "--no-progress", *cli_args(a_file, games=2)])
     assert rc == 2 and "is a file" in capsys.readouterr().err
     assert a_file.read_text() == "x"
 
