@@ -20,7 +20,7 @@ from sim.errors import UserError
 from sim.commands import common
 from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's S3 server)
 
-GAMES, SHARD, SEED = 12, 6, 4
+GAMES, SHARD, SEED = 6, 3, 4
 TWO_TABLES = ('tables = [{bots = "greedy,greedy,greedy,greedy", weight = 1}, '
               '{bots = "expert,expert,expert,expert", weight = 1}]\n')
 
