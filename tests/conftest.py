@@ -2,10 +2,11 @@
 
 Tiers (markers declared in pyproject.toml; ``make test`` selects neither marker):
 
-- unmarked, ``make test``: every check of behaviour, in parallel (pytest-xdist).  Its budget is five
-  minutes on 2 idle cores, so a new test plays the smallest seeded run that can still fail on what it
-  guards, and shares what several tests compute (a module- or session-scoped fixture) instead of
-  computing it again.
+- unmarked, ``make test``: every check of behaviour, in parallel (pytest-xdist, whole test files to a
+  process: ``--dist loadfile``).  Its budget is five minutes on 2 idle cores (420 CPU-seconds), so a
+  new test plays the smallest seeded run that can still fail on what it guards, and shares what
+  several tests of its file compute (a module-scoped fixture, made once since the file's tests share
+  a process) instead of computing it again.
 - ``@pytest.mark.slow``, ``make test-slow``, run by CI after ``make test``: studies of faults and of a
   cluster that start Ray clusters or ``kalooki simulate`` subprocesses, kill drivers or workers and
   resume runs, tens of seconds each; at most about twenty minutes in all.  A test goes here when it
