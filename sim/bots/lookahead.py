@@ -16,7 +16,11 @@ class LookaheadBot(ExpertBot):
     for each unseen card that would complete a pair, two-card run or one-gap run the card makes with
     another loose card (what the partial meld is worth beyond the next draw); ties break as the
     expert's.  It takes a discard it is free to take as the expert does, with ``take_margin`` for the
-    expert's ``draw_gain``.  Everything else (table play, opening, buy-ins) is the expert's.  The
+    expert's ``draw_gain``.  Everything else (table play, opening, buy-ins) is the expert's.
+
+    It weighs the score sheet as the expert does: the deadwood after each draw by what that many
+    penalty points cost on the sheet (its row of stakes), and a one-draw chance of going out by
+    ``out_bonus`` plus what going out is worth on the sheet beyond the points it saves.  The
     outlook is the exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the

@@ -17,18 +17,20 @@ class SearchBot(LookaheadBot):
 
     At a free draw (the discard is there to take and nothing obliges it to open or meld with it, and,
     where the lookahead would draw from the stock, it is a joker, meets a card held or, taken, leaves
-    less deadwood), at every discard it chooses among loose cards and at every turn whose play lays
+    less deadwood, melds with the hand it joins, and no stock card would let it go out), at every discard it chooses among loose cards and at every turn whose play lays
     something, it deals ``samples`` hands of the cards it cannot see, consistent with what it has
     seen (its hand, the table, the discard pile, the cards each opponent took from the pile and has
     not thrown since, each hand's size), and plays each candidate forward on every deal, its own seat
     played by its ``rollout`` bot and the others by its ``others`` bot (each ``greedy``, ``expert``
     or ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
-    ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
-    its least deadwood when the hand is cut short (in a ``single_hand`` game, the money it receives or
-    pays, ``sim.bots.search_core``); the candidate with the best total is played when it beats the
+    ``win_points`` plus what going out is worth on the score sheet when it wins the hand, minus what
+    the penalty held costs on the sheet when another player goes out, minus what its least deadwood
+    costs when the hand is cut short (its row of stakes, ``sim.game.hand_stakes``; a hand without a
+    game scores the points; in a ``single_hand`` game, the money it receives or pays,
+    ``sim.bots.search_core``); the candidate with the best total is played when it beats the
     lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its discard
-    candidates are the lookahead's choice and the other loose cards the expert ranks next,
-    ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
+    candidates are the lookahead's choice and the other loose cards the expert ranks next, never a
+    card of a pair or two-card run while an isolated card as dear is loose, ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
