@@ -34,7 +34,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   draw), melds in the least-deadwood partition of the hand with it (a card taken to be left loose is
   no pickup), and, for an opened seat, no stock card could go out (``expert_core.stock_goes_out``).
   The discards searched after the lookahead's never break a pair or two-card run while a loose card
-  that makes no partial meld, of equal or higher penalty, could go instead.  One candidate: no search.
+  of the same penalty that makes no partial meld could go instead.  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -412,19 +412,19 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
     taken = np.zeros(N_KINDS, np.bool_)
     taken[default] = True
     ace_low = prm[P_ACE_LOW] != 0
-    top_isolated = -1  # the highest penalty of a loose natural that makes no partial meld with another
+    isolated = np.zeros(N_KINDS, np.bool_)  # isolated[p]: a loose natural of penalty p makes no partial meld
     for i in range(nl):
         c = loose[i]
         if c != JOKER and _partner(c, left, ace_low, True) < 0:
-            top_isolated = max(top_isolated, _pen(prm, c))
+            isolated[_pen(prm, c)] = True
     while k < xp[SX_CANDIDATES]:
         best = -1
         for i in range(nl):
             c = loose[i]
             if taken[c]:
                 continue
-            # never a card of a pair or two-card run while an isolated card as dear could go instead
-            if c != JOKER and top_isolated >= _pen(prm, c) and _partner(c, left, ace_low, False) >= 0:
+            # never a card of a pair or two-card run while an isolated card of its penalty could go instead
+            if c != JOKER and isolated[_pen(prm, c)] and _partner(c, left, ace_low, False) >= 0:
                 continue
             if best < 0 or XC._first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c,
                                      keep[best] - _pen(prm, best), _pen(prm, best), outs[best], near[best], best):
