@@ -145,7 +145,7 @@ class ExpertBot(PatientBot):
             from .. import equity
         except ModuleNotFoundError:
             equity = None
-        if equity is not None and equity.load_table(ledger.p) is not None:
+        if equity is not None and equity.load_table(ledger.p, ledger.n) is not None:
             return equity.buy_in_gain(ledger.p, ledger, seat) > 0
         p = ledger.p
         still_in = ledger.players_in()
