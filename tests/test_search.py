@@ -404,13 +404,16 @@ def searched_discards(hand: str, default: str) -> list[str]:
     cands = np.empty(60, np.int64)
     xp = SC.bot_params(make_bot("search", np.random.default_rng(0)))
     k = SC.discard_candidates(0, prm, K40.jokers, st.hands, np.array(st.discard, np.int64), len(st.discard), tab,
-                              len(tab), st.hands[0].copy(), -1, parse_cards(default)[0], xp, cands)
+                              len(tab), st.hands[0].copy(), -1, parse_cards(default)[0], xp, cands,
+                              np.zeros((2, 53), np.int64), np.zeros((2, 53), np.int64), np.ones(2, np.int64))
     return [card_str(c) for c in cands[:k]]
 
 
 def test_search_breaks_no_pair_for_an_isolated_card_of_its_penalty():
     melded = "4S 5S 6S 9D 9C 9H "
-    # QD (10, isolated) is the lookahead's discard; a king of the pair KS KH is no alternative: QD's penalty
+    # QD (10, isolated, safe) is the lookahead's discard; a king of the pair KS KH is no alternative
     assert searched_discards(melded + "KS KH QD 4C", "QD") == ["QD", "4C"]
-    # with no isolated ten-point card, breaking the kings is weighed
+    # nor with 4C the lookahead's discard and QD still loose
+    assert searched_discards(melded + "KS KH QD 4C", "4C") == ["4C", "QD"]
+    # with no isolated card as dear as a king, breaking the kings is weighed
     assert searched_discards(melded + "KS KH 7D 4C", "7D") in (["7D", "4C", "KS"], ["7D", "4C", "KH"])
