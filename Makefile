@@ -14,8 +14,11 @@ SEED ?= 1
 A ?= runs/default
 B ?=
 SKILL_GAMES ?= 400
+# The ladder at the game (into OUT/ladder): games per profile and rung, and the search rung's.
+LADDER_GAMES ?= 2000
+LADDER_SEARCH_GAMES ?= 480
 
-.PHONY: run test test-slow soak bench simulate report compare sweep tune profiles clean venv
+.PHONY: run test test-slow soak bench simulate report compare sweep tune ladder profiles clean venv
 
 venv: $(STAMP)
 
@@ -65,8 +68,19 @@ sweep: $(STAMP)
 tune: $(STAMP)
 	$(BIN)/kalooki tune --profile $(PROFILE) --param opening_min=30:60 --target share_never_opened=0.10 --games 2000 --seed $(SEED)
 
+# ladder: each rung of the bot ladder against three of the rung below, in duplicate, in kalooki40, kalooki51
+# and scala40, judged at the game (games won, money); `kalooki report $(OUT)` shows it beside the frontier.
+ladder: $(STAMP)
+	$(BIN)/kalooki ladder --games $(LADDER_GAMES) --games-at search=$(LADDER_SEARCH_GAMES) --seed $(SEED) --out $(OUT)
+
 profiles: $(STAMP)
 	$(BIN)/kalooki profiles
+
+# equity: the shipped equity tables (configs/equity/, docs/EQUITY.md), every shipped profile at its players.
+.PHONY: equity
+equity: $(STAMP)
+	for p in $(basename $(notdir $(wildcard configs/profiles/*.toml))); do \
+		$(BIN)/kalooki equity build --profile $$p --seed 1 --force || exit 1; done
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -1,14 +1,17 @@
 """Two runs, or two profiles, side by side: every headline metric, its difference and a test.
 
-Every estimate is a ratio of per-game sums with a cluster-robust (by game) standard error (see
-:mod:`analysis.summaries`).  The design decides how a difference is estimated:
+Every estimate is a ratio of per-cluster sums with a cluster-robust standard error (see
+:mod:`analysis.summaries`): the clusters are games, or in a duplicate run (a skill study: every deal
+played once per rotation of the seats, ``games_per_deal`` in the manifest) deals, the rotations of a
+deal together.  The design decides how a difference is estimated:
 
-- **paired by game**: both sides were dealt from the same seeds game by game (two runs with the same
-  seed and the same profile name, e.g. a ``--set`` change or every ``sweep`` point; or two profiles of
-  runs whose manifests say ``paired``, written by ``simulate --paired``, with the same seed).  The
-  difference is estimated from per-game differences of the linearised ratios (game g of A against
-  game g of B), a t-test on games - 1 degrees of freedom; the table also gives the unpaired interval
-  of the same data and how much narrower the paired one is;
+- **paired by game** (or **by deal**): both sides were dealt from the same seeds cluster by cluster
+  (two runs of the same design with the same seed and the same profile name, e.g. a ``--set`` change,
+  every ``sweep`` point or two skill studies of one seed; or two profiles of runs whose manifests say
+  ``paired``, written by ``simulate --paired``, with the same seed).  The difference is estimated from
+  per-cluster differences of the linearised ratios (game g, or deal d, of A against the same of B), a
+  t-test on clusters - 1 degrees of freedom; the table also gives the unpaired interval of the same
+  data and how much narrower the paired one is;
 - **independent samples** otherwise: Welch's t-test of the two cluster-robust estimates.
 
 One family of tests per comparison is corrected with Holm's method; ``significant`` is the corrected
@@ -30,16 +33,28 @@ import pandas as pd
 
 from sim.errors import UserError
 
+from sim.runformat import games_per_deal
+
 from . import findings, load, metrics, plots, report, skill, stats
 from .document import Cell, Document
+from .summaries import CLUSTER
 
 TESTED_KINDS = ("proportion", "mean", "difference")
 COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_low_a", "ci_high_a", "n_b",
            "estimate_b", "ci_low_b", "ci_high_b", "difference", "diff_ci_low", "diff_ci_high", "diff_se", "diff_df",
            "p_value", "p_adjusted", "significant", "test", "correction", "design", "games_a", "games_b",
            "unpaired_ci_low", "unpaired_ci_high", "width_vs_unpaired", "in_family"]
-PAIRED_TEST = "t-test of per-game differences (game g of A against game g of B), cluster-robust ratios"
-UNPAIRED_TEST = "Welch t-test of two cluster-robust (by game) estimates"
+PAIRED_TEST = ("t-test of per-{unit} differences ({unit} {g} of A against {unit} {g} of B), cluster-robust "
+               "ratios")
+UNPAIRED_TEST = "Welch t-test of two cluster-robust (by {unit}) estimates"
+
+
+def paired_test(unit: str) -> str:
+    return PAIRED_TEST.format(unit=unit, g="d" if unit == "deal" else "g")
+
+
+def unpaired_test(unit_a: str, unit_b: str) -> str:
+    return UNPAIRED_TEST.format(unit=unit_a if unit_a == unit_b else f"{unit_a} in A, by {unit_b} in B")
 
 
 @dataclass
@@ -104,24 +119,29 @@ def check_versions(manifest_a: dict, manifest_b: dict, dir_a, dir_b) -> None:
 
 
 def paired_design(manifest_a: dict, manifest_b: dict, profile_a: str, profile_b: str) -> bool:
-    """Were game g of A and game g of B dealt from the same seed?  Same seed and either the same profile
-    name, or both manifests marked paired (simulate --paired keys every profile's game g by (seed, g))."""
+    """Were game g of A and game g of B dealt from the same seed?  Same seed, the same design (as many
+    games to a deal: a duplicate run's game g is a rotation of deal g // n, another run's its own deal),
+    and either the same profile name, or both manifests marked paired (simulate --paired keys every
+    profile's game g by (seed, g))."""
     if manifest_a.get("seed") is None or manifest_a.get("seed") != manifest_b.get("seed"):
+        return False
+    if games_per_deal(manifest_a, profile_a) != games_per_deal(manifest_b, profile_b):
         return False
     return profile_a == profile_b or bool(manifest_a.get("paired") and manifest_b.get("paired"))
 
 
 def per_game(res: metrics.Results, profile: str, metric: str) -> pd.DataFrame:
-    """Per-game (y, x) of a headline metric's cell, indexed by game_id, over every game of the profile."""
+    """Per-cluster (y, x) of a headline metric's cell, indexed by cluster (the game id, or in a duplicate
+    run the deal number: the sums of the deal's rotations), over every cluster of the profile."""
     table = res.run.summary.games_table()
     mine = table[table["profile"] == profile]
-    games = mine.loc[mine["metric"] == "hands_per_game", "game_id"].drop_duplicates()
+    clusters = mine.loc[mine["metric"] == "hands_per_game", CLUSTER].drop_duplicates()
     cell = metrics.headline_cell(metric, metrics.full_table_size(res.run, profile))
     keep = np.ones(len(mine), dtype=bool)
     for key, value in cell.items():
         keep &= (mine[key] == value).to_numpy()
-    out = mine.loc[keep, ["game_id", "y", "x"]].groupby("game_id").sum()
-    return out.reindex(pd.Index(np.sort(games.to_numpy()), name="game_id"), fill_value=0.0)
+    out = mine.loc[keep, [CLUSTER, "y", "x"]].groupby(CLUSTER).sum()
+    return out.reindex(pd.Index(np.sort(clusters.to_numpy()), name=CLUSTER), fill_value=0.0)
 
 
 def _scale(res: metrics.Results, profile: str, metric: str) -> float:
@@ -133,7 +153,7 @@ def _scale(res: metrics.Results, profile: str, metric: str) -> float:
 
 
 def _paired_difference(res_a, res_b, profile_a, profile_b, metric) -> dict | None:
-    """Difference B - A from per-game differences; None when the two sides hold different games."""
+    """Difference B - A from per-cluster differences; None when the two sides hold different clusters."""
     a, b = per_game(res_a, profile_a, metric), per_game(res_b, profile_b, metric)
     if len(a) < 2 or not a.index.equals(b.index):
         return None
@@ -154,6 +174,7 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
                  paired: bool) -> list[dict]:
     sa = res_a.summary[res_a.summary["profile"] == profile_a].set_index("metric")
     sb = res_b.summary[res_b.summary["profile"] == profile_b].set_index("metric")
+    unit_a, unit_b = metrics.cluster_unit(res_a.run, profile_a), metrics.cluster_unit(res_b.run, profile_b)
     t975 = lambda df: stats.sps.t.ppf(0.5 + stats.CONFIDENCE / 2, df)
     rows = []
     for metric, _, _ in metrics.HEADLINE:
@@ -167,7 +188,7 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
                "diff_ci_low": np.nan, "diff_ci_high": np.nan, "diff_se": np.nan, "diff_df": np.nan,
                "p_value": np.nan, "unpaired_ci_low": np.nan,
                "unpaired_ci_high": np.nan, "width_vs_unpaired": np.nan, "in_family": False,
-               "design": "paired by game" if paired else "independent samples"}
+               "design": f"paired by {unit_a}" if paired else "independent samples"}
         rows.append(row)
         if kind == "test":
             row["difference"] = np.nan  # a difference of p-values means nothing
@@ -187,15 +208,15 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
         se_u = float(np.hypot(se_a, se_b))
         df_u = stats.welch_df(se_a, g_a, se_b, g_b)
         row["unpaired_ci_low"], row["unpaired_ci_high"] = diff - t975(df_u) * se_u, diff + t975(df_u) * se_u
-        se, df, test = se_u, df_u, UNPAIRED_TEST
+        se, df, test = se_u, df_u, unpaired_test(unit_a, unit_b)
         if paired:
             found = _paired_difference(res_a, res_b, profile_a, profile_b, metric)
             if found is None:
-                row["design"] = "independent samples (paired seeds, but the runs hold different games)"
+                row["design"] = f"independent samples (paired seeds, but the runs hold different {unit_a}s)"
             else:
                 se, df = found["se"], found["df"]
-                row["design"] = f"paired by game ({found['games']:,} games)"
-                test = PAIRED_TEST
+                row["design"] = f"paired by {unit_a} ({found['games']:,} {unit_a}s)"
+                test = paired_test(unit_a)
         row["diff_ci_low"], row["diff_ci_high"] = diff - t975(df) * se, diff + t975(df) * se
         row["diff_se"], row["diff_df"] = se, df  # what the verdict's threshold tests need (findings.judge)
         if se_u > 0:
@@ -238,7 +259,7 @@ def _design_line(table: pd.DataFrame, a: str, b: str) -> str:
     tested = mine[mine["p_value"].notna()]
     design = tested["design"].mode().iloc[0] if len(tested) else mine["design"].iloc[0]
     ratio = tested["width_vs_unpaired"].dropna()
-    if design.startswith("paired by game") and len(ratio):
+    if design.startswith("paired by") and len(ratio):
         design += (f"; paired intervals are {ratio.median():.0%} of the unpaired width of the same data "
                    f"(median over metrics; range {ratio.min():.0%}-{ratio.max():.0%})")
     return design
@@ -418,8 +439,8 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     doc.bullets(pair_findings(judged))
     doc.heading("Headline metrics")
     doc.text(f"Design: {cmp.table.attrs['design']}.")
-    doc.text(f"Significance: {cmp.table.attrs['correction']} (paired: t-test of per-game differences; independent: "
-             "Welch's t-test of cluster-robust estimates). Medians, p-values, near-duplicates, metrics not "
+    doc.text(f"Significance: {cmp.table.attrs['correction']} (paired: t-test of per-game differences, per-deal in "
+             "a duplicate run; independent: Welch's t-test of cluster-robust estimates). Medians, p-values, near-duplicates, metrics not "
              "applicable on a side and metrics constant in both runs are shown but not tested (in_family).")
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         doc.grid(*headline_grid(rows), f"A = {a}, B = {b}")

@@ -1046,16 +1046,27 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
 STRONG_PLAY = "for strong play"  # analysis.frontier marks a difference "<verdict> for strong play"
 
 
-def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: str = "", most: int = 3) -> Finding:
+def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: str = "", most: int = 3,
+                        order: str = "") -> Finding:
     """The frontier's word on play strength: the differences that vary with play strength but hold at
-    the frontier's top two rungs (`strong_play`, analysis.frontier), stated for strong play, and the
-    composition to read for good players (`composition`, a sentence).  A run of one table composition
-    cannot speak to play strength; the frontier's clear differences are then named on their own."""
+    the two rungs that stand for strong play (`strong_play`, analysis.frontier: the top two of the
+    rungs' order measured at the game, each profile's own in `strong_rungs` where the rows carry it,
+    else ``top_two``), stated for strong play, the composition to read for good players
+    (`composition`, a sentence) and what the rungs' order rests on (``order``: measured at the game,
+    with every rung not measured stronger than the one below, or the ladder's design).  A run of one
+    table composition cannot speak to play strength; the frontier's clear differences are then named
+    on their own."""
     rungs = " and ".join(top_two)
-    lead = f"At the frontier's top two rungs ({rungs} at every seat): "
+    if "strong_rungs" in judged and (judged["strong_rungs"].fillna("") != "").any():
+        by = judged[judged["strong_rungs"].fillna("") != ""].drop_duplicates("profile_b")
+        found = list(dict.fromkeys(by["strong_rungs"]))
+        rungs = found[0] if len(found) == 1 else "; ".join(f"{r.profile_b} {r.strong_rungs}"
+                                                          for r in by.itertuples(index=False))
+    lead = f"At the two rungs that stand for strong play ({rungs} at every seat): "
     if "strong_play" not in judged:
         return Finding("Strong play", lead + "the frontier holds none of these profiles' differences from the "
-                       "baseline. " + composition, False, "The frontier holds none of these profiles' differences.")
+                       "baseline. " + composition + (" " + order if order else ""), False,
+                       "The frontier holds none of these profiles' differences.")
     marks = judged["robustness"].astype(str) if "robustness" in judged else pd.Series("", index=judged.index)
     one_table = bool(len(marks)) and (marks == ONE_TABLE).all()
     held = judged[(judged["strong_play"] != "") & marks.map(varies)]
@@ -1081,6 +1092,8 @@ def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: s
         text += "no clear difference from the baseline at both."
     if composition:
         text += " " + composition
+    if order:
+        text += " " + order
     if parts and not one_table:
         short = (f"{_plural(len(parts), 'difference')} that {'varies' if len(parts) == 1 else 'vary'} with play "
                  f"strength {'holds' if len(parts) == 1 else 'hold'} at {rungs} (e.g. {parts[0]}).")

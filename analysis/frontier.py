@@ -21,11 +21,21 @@ difference (past the threshold); **not established** otherwise (the last step ca
 the threshold).  The step before is shown beside it, not used: whether the steps shrink would need a
 test of their difference, which the rule does not make.
 
-For the report: a difference from the baseline that holds at the top two rungs (the same clear
-verdict, or practically equivalent at both) is stated *for strong play*, with its size at each of
-the two rungs and their intervals (``strong_play``: a verdict certifies a direction, the sizes are
-the top rungs' own, not the report's mixed tables'); and the report's table
-composition whose estimates lie closest to the top rung's is the one to read for good players.
+The rungs' order is the ladder's design (greedy < expert < lookahead < search) until a ladder study
+(``analysis.ladder``: each rung against three of the rung below, judged at the game by games won and
+money) measures it: the report hands it over from RUN/ladder, `kalooki frontier` from RUN/ladder or
+--ladder.  Measured, the rungs that stand for strong play in a profile are the top two of its
+measured order (the chain of rungs from the bottom up while each beats the one below at the game);
+a rung above that chain is not measured stronger at the game, and its figures describe stronger
+hand play, or other play, not stronger game play; the page says so per profile (``order_notes``).
+
+For the report: a difference from the baseline that holds at the two rungs that stand for strong
+play in both profiles (the top two of their common measured order; the ladder's top two by design
+where no ladder study measures them; none where the measured order holds fewer than two rungs) is
+stated *for strong play*, with its size at each of the two rungs and their intervals
+(``strong_play``: a verdict certifies a direction, the sizes are those rungs' own, not the report's
+mixed tables'); and the report's table composition whose estimates lie closest to the rung measured
+strongest in each profile is the one to read for good players.
 
 This module reads the runs' files and their manifests; it never imports the engine or the bots.
 """
@@ -66,13 +76,16 @@ CONVERGENCE_NOTE = (
     "difference (Holm over every metric and profile of the step). Converged: the last step (the top rung minus "
     "the one below) is practically equivalent by the equivalence test, Holm-corrected; not converged: the last "
     "step is a clear difference; not established: otherwise (the last step cannot be told from its threshold). "
-    "The step before is shown, not used (whether the steps shrink is not tested). Stated for strong play: a "
-    "difference from the baseline with the same verdict at the top two rungs (both higher, both lower, or both "
-    "practically equivalent), shown with its size and 95% interval at each of the two rungs (frontier_strong_"
-    "play.csv: every difference's verdict at each), not the report's mixed-table size. The composition to read "
-    "for good players: "
-    "the report's table composition whose estimates lie within one practical threshold of the top rung's for "
-    "the largest share of (profile, metric) pairs.")
+    "The step before is shown, not used (whether the steps shrink is not tested). The rungs that stand for strong "
+    "play: with a ladder study of the run (Bot ladder at the game), the top two of the order measured at the game "
+    "common to the two profiles compared (the rungs from the bottom up while each beats the one below), none where "
+    "that order holds fewer than two rungs; without one, the ladder's top two by design, said as such. Stated for "
+    "strong play: a difference from the baseline with the same verdict at those two rungs (both higher, both "
+    "lower, or both practically equivalent), shown with its size and 95% interval at each of the two rungs "
+    "(frontier_strong_play.csv: every difference's verdict at each, and the order the rungs come from), not the "
+    "report's mixed-table size. The composition to read for good players: the report's table composition whose "
+    "estimates lie within one practical threshold of the rung measured strongest in each profile (the top rung "
+    "by design without a ladder study) for the largest share of (profile, metric) pairs.")
 FIGURE_KINDS = ("proportion", "mean", "difference")
 MEAN_METHOD = (stats.PERCENTILE_BOOTSTRAP.format(boot=BOOT) + ", the same resampled games at every rung, seeded "
                "from the frontier's seed and the profile")
@@ -84,14 +97,72 @@ class FrontierData:
     document: dict
     rungs: list[str]
     results: dict  # rung -> metrics.Results (per-game sums kept)
+    ladder: object = None  # analysis.ladder.LadderData: the rungs' order measured at the game, or None
 
     @property
     def profiles(self) -> list[str]:
         return list(self.document.get("profiles") or self.results[self.rungs[0]].run.profiles)
 
     @property
+    def orders(self) -> dict:
+        """{profile: analysis.ladder.Order} of the profiles the ladder study measured ({} without one)."""
+        from .ladder import orders
+        return orders(self.ladder) if self.ladder is not None else {}
+
+    def chain(self, profile: str) -> list[str] | None:
+        """The frontier's rungs that the ladder measures in order at the game in ``profile``, bottom up
+        (each beats the one below), or None where no ladder study measures the profile."""
+        order = self.orders.get(profile)
+        return None if order is None else [r for r in order.chain if r in self.rungs]
+
+    def strong_rungs(self, *profiles: str) -> list[str]:
+        """The two rungs that stand for strong play in ``profiles`` (every profile without arguments):
+        the top two of the measured order common to them (the shortest of their chains: every chain
+        climbs the same ladder from its bottom), [] where it holds fewer than two rungs; the ladder's
+        top two by design where a profile's order is not measured (``measured`` says which)."""
+        chains = [self.chain(p) for p in (profiles or self.profiles)]
+        if any(c is None for c in chains):
+            return self.rungs[-2:]
+        common = min(chains, key=len)
+        return common[-2:] if len(common) >= 2 else []
+
+    def measured(self, *profiles: str) -> bool:
+        """Does a ladder study measure the order of the rungs in every one of ``profiles``?"""
+        return all(self.chain(p) is not None for p in (profiles or self.profiles))
+
+    def strongest(self, profile: str) -> str:
+        """The rung measured strongest at the game in ``profile``; the top rung by design where the order
+        is not measured."""
+        chain = self.chain(profile)
+        return chain[-1] if chain else self.rungs[-1]
+
+    @property
     def top_two(self) -> list[str]:
-        return self.rungs[-2:]
+        return self.strong_rungs()
+
+    def order_summary(self) -> str:
+        """``order_notes`` in a few sentences for the findings: each profile's measured order, each rung
+        not measured stronger named once with its profiles, and the profiles not measured."""
+        from .ladder import summary
+        if self.ladder is None:
+            return self.order_notes()[0]
+        missing = [p for p in self.profiles if p not in self.orders]
+        return (summary(self.ladder, self.profiles) + (f" Not measured at the game: {', '.join(missing)} (the "
+                                                       "ladder's order by design)." if missing else "")).strip()
+
+    def order_notes(self) -> list[str]:
+        """What the frontier's profiles' orders are, plainly: a sentence per profile measured (the order
+        and every rung not measured stronger than the one below), and one for those not measured."""
+        if self.ladder is None:
+            return [f"No ladder study beside this frontier: the rungs' order ({' < '.join(self.rungs)}) is the "
+                    "ladder's design, not measured at the game, so its top rungs stand for strong play by "
+                    "assumption (`kalooki ladder --out RUN` measures it)."]
+        out = [o.text() for p, o in self.orders.items() if p in self.profiles]
+        missing = [p for p in self.profiles if p not in self.orders]
+        if missing:
+            out.append(f"The ladder study does not measure {', '.join(missing)}: there the rungs' order is the "
+                       "ladder's design, not measured at the game.")
+        return out
 
 
 def find(run_dir) -> str | None:
@@ -131,8 +202,9 @@ def read_document(path) -> dict:
     return doc
 
 
-def load_frontier(path) -> FrontierData:
-    """Every rung's run, verified, with per-game sums kept (the steps are paired by game)."""
+def load_frontier(path, ladder=None) -> FrontierData:
+    """Every rung's run, verified, with per-game sums kept (the steps are paired by game); ``ladder``
+    (``analysis.ladder.LadderData``) gives the rungs' order measured at the game."""
     path = str(path)
     doc = read_document(path)
     results = {}
@@ -143,7 +215,7 @@ def load_frontier(path) -> FrontierData:
             raise UserError(f"frontier rung {rung} ({run_dir}) fails verification: {problems[0]}"
                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         results[rung] = metrics.compute(metrics.load_run(run_dir, keep_games=True))
-    return FrontierData(path, doc, list(doc["rungs"]), results)
+    return FrontierData(path, doc, list(doc["rungs"]), results, ladder)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,48 +322,73 @@ def convergence(step_table: pd.DataFrame, rungs: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CONVERGENCE_COLUMNS)
 
 
+STRONG_COLUMNS = ["profile_b", "metric", "kind", "strong_play", "strong_rungs", "order", "lower", "upper",
+                  "difference_lower", "ci_low_lower", "ci_high_lower", "verdict_lower", "difference_upper",
+                  "ci_low_upper", "ci_high_upper", "verdict_upper"]
+MEASURED, BY_DESIGN, NO_ORDER = "measured at the game", "the ladder's design", "not established at the game"
+
+
 def strong_play(fr: FrontierData, baseline: str, thresholds) -> pd.DataFrame:
-    """Each profile's difference from the baseline judged at each of the top two rungs (within the
-    rung's run, as the report judges it), and `strong_play`: "higher/lower for strong play" when both
-    rungs find the same clear difference, "practically equivalent for strong play" when both find it
-    equivalent, "" otherwise; beside it, at each rung, the difference with its 95% interval and verdict
-    (``difference_RUNG``, ``ci_low_RUNG``, ``ci_high_RUNG``, ``verdict_RUNG``: the size for strong play
-    is the top rungs', not the report's mixed tables').  Empty when the frontier lacks the baseline."""
+    """Each profile's difference from the baseline judged at each of the two rungs that stand for strong
+    play in the baseline and that profile (``FrontierData.strong_rungs``: the top two of their common
+    order measured at the game, or the ladder's top two by design where a ladder study does not measure
+    them), within each rung's run as the report judges it, and `strong_play`: "higher/lower for strong
+    play" when both rungs find the same clear difference, "practically equivalent for strong play" when
+    both find it equivalent, "" otherwise, or where the measured order holds fewer than two rungs (no
+    rung measured stronger than the bottom one: ``order`` says "not established at the game").  Beside
+    it, at each of the two rungs (``lower``, ``upper``), the difference with its 95% interval and verdict
+    (``difference_lower``, ...: the size for strong play is those rungs', not the report's mixed
+    tables').  Empty when the frontier lacks the baseline."""
     from .compare import compare_results
-    cols = ["profile_b", "metric", "strong_play"]
     if baseline not in fr.profiles:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=STRONG_COLUMNS)
     judged = {}
-    for rung in fr.top_two:
-        res = fr.results[rung]
-        pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
-        if not pairs:
-            return pd.DataFrame(columns=cols)
-        paired = bool(res.run.manifest.get("paired"))
-        judged[rung] = findings.judge(compare_results(res, res, pairs, {pair: paired for pair in pairs}),
-                                      thresholds).set_index(["profile_b", "metric"])
-    low, high = (judged[r] for r in fr.top_two)
+
+    def judged_at(rung):
+        if rung not in judged:
+            res = fr.results[rung]
+            pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
+            paired = bool(res.run.manifest.get("paired"))
+            judged[rung] = findings.judge(compare_results(res, res, pairs, {pair: paired for pair in pairs}),
+                                          thresholds).set_index(["profile_b", "metric"]) if pairs else None
+        return judged[rung]
+
     rows = []
-    for key in high.index:
-        if key not in low.index:
+    for profile in fr.profiles:
+        if profile == baseline:
             continue
-        a, b = low.loc[key], high.loc[key]
-        mark = ""
-        if a["verdict"] == b["verdict"] and a["verdict"] in findings.STATED + (findings.EQUIVALENT,):
-            mark = f"{a['verdict']} {STRONG}"
-        row = {"profile_b": key[0], "metric": key[1], "kind": b.get("kind", ""), "strong_play": mark}
-        for r, j in judged.items():
-            row.update({f"difference_{r}": j.loc[key, "difference"], f"ci_low_{r}": j.loc[key, "diff_ci_low"],
-                        f"ci_high_{r}": j.loc[key, "diff_ci_high"], f"verdict_{r}": j.loc[key, "verdict"]})
-        rows.append(row)
-    return pd.DataFrame(rows)
+        rungs = fr.strong_rungs(baseline, profile)
+        order = MEASURED if fr.measured(baseline, profile) else BY_DESIGN
+        if len(rungs) < 2:
+            rungs, order = fr.rungs[-2:], NO_ORDER  # shown at the top two by design, stated for neither
+        low, high = judged_at(rungs[0]), judged_at(rungs[1])
+        if low is None or high is None:
+            continue
+        for key in high.index:
+            if key[0] != profile or key not in low.index:
+                continue
+            a, b = low.loc[key], high.loc[key]
+            mark = ""
+            if order != NO_ORDER and a["verdict"] == b["verdict"] and \
+                    a["verdict"] in findings.STATED + (findings.EQUIVALENT,):
+                mark = f"{a['verdict']} {STRONG}"
+            row = {"profile_b": key[0], "metric": key[1], "kind": b.get("kind", ""), "strong_play": mark,
+                   "strong_rungs": " and ".join(rungs) if order != NO_ORDER else "", "order": order,
+                   "lower": rungs[0], "upper": rungs[1]}
+            for side, j in (("lower", a), ("upper", b)):
+                row.update({f"difference_{side}": j["difference"], f"ci_low_{side}": j["diff_ci_low"],
+                            f"ci_high_{side}": j["diff_ci_high"], f"verdict_{side}": j["verdict"]})
+            rows.append(row)
+    return pd.DataFrame(rows, columns=STRONG_COLUMNS)
 
 
 def closest_composition(by_table: pd.DataFrame, fr: FrontierData, thresholds) -> pd.DataFrame:
     """Per table composition of the report's run: for how many (profile, metric) pairs its estimate lies
-    within one practical threshold of the frontier's top rung, and the median distance in thresholds;
-    the closest first (the composition to read for good players)."""
-    top = fr.results[fr.rungs[-1]].summary.set_index(["profile", "metric"])
+    within one practical threshold of the frontier's strongest rung in that profile (``FrontierData.
+    strongest``: measured at the game where a ladder study measures it), and the median distance in
+    thresholds; the closest first (the composition to read for good players)."""
+    top = pd.concat([fr.results[fr.strongest(p)].summary.pipe(lambda t, p=p: t[t["profile"] == p])
+                     for p in fr.profiles], ignore_index=True).set_index(["profile", "metric"])
     rows = []
     for table, mine in by_table.groupby("table", sort=False):
         distances = []
@@ -449,13 +546,23 @@ def counts_text(conv: pd.DataFrame) -> str:
             f"established of {len(judged)} (profile, metric) pairs judged")
 
 
-def composition_text(closest: pd.DataFrame, top: str) -> str:
+def strongest_text(fr: FrontierData) -> str:
+    """'the rung measured strongest at the game in each profile (kalooki40 expert, scala40 lookahead)', or
+    the top rung by design where the order is not measured."""
+    if not fr.measured():
+        return (f"the frontier's top rung by design ({fr.rungs[-1]} at every seat; its order is not measured at the "
+                "game)")
+    which = ", ".join(f"{p} {fr.strongest(p)}" for p in fr.profiles)
+    return f"the frontier's rung measured strongest at the game in each profile ({which}, at every seat)"
+
+
+def composition_text(closest: pd.DataFrame, fr: FrontierData) -> str:
     if closest.empty:
         return ""
     best = closest.iloc[0]
     others = "; ".join(f"{r.table} {r.within_one_threshold:.0%}" for r in closest.iloc[1:].itertuples(index=False))
     return (f"For good players read the {best['table']} table composition: its estimates lie within one practical "
-            f"threshold of the frontier's top rung ({top} at every seat) for {best['within_one_threshold']:.0%} of "
+            f"threshold of {strongest_text(fr)} for {best['within_one_threshold']:.0%} of "
             f"{int(best['pairs'])} (profile, metric) pairs (median distance {best['median_distance']:.2f} "
             "thresholds)" + (f"; {others}" if others else "") + ".")
 
@@ -470,7 +577,7 @@ def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[
     doc = fr.document
     games = doc.get("games")
     lines = [f"{len(fr.profiles)} profile(s), {games} game{'' if games == 1 else 's'} per profile and rung, seed "
-             f"{doc.get('seed')}, rungs {' < '.join(fr.rungs)}"[:width]]
+             f"{doc.get('seed')}, rungs {' < '.join(fr.rungs)} (by design)"[:width]]
     cols = fr.rungs + ["last step", "status"]
     for profile in fr.profiles:
         lines.append("")
@@ -491,16 +598,23 @@ def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[
             lines.append(line[:width])
     lines.append("")
     lines.append(f"Converged: {counts_text(conv.reset_index())}."[:width])
+    import textwrap
+    for note in fr.order_notes():
+        lines += textwrap.wrap(note, width)
     return lines
 
 
-def strong_text(strong: pd.DataFrame, top_two: list[str], judged: pd.DataFrame | None = None) -> str:
-    """How many differences from the baseline hold at the top two rungs, and how many of them the
-    headline table marks ★ (those that also change with the table composition: ``judged``, the report's
-    differences with `strong_play` and `robustness`; without it the number marked is not said)."""
+def strong_text(strong: pd.DataFrame, judged: pd.DataFrame | None = None) -> str:
+    """How many differences from the baseline hold at the two rungs that stand for strong play (each
+    pair of profiles' own: ``strong_rungs``), and how many of them the headline table marks ★ (those
+    that also change with the table composition: ``judged``, the report's differences with
+    `strong_play` and `robustness`; without it the number marked is not said)."""
     held = strong[strong["strong_play"] != ""]
+    rungs = sorted(set(held["strong_rungs"])) if len(held) else sorted(set(strong["strong_rungs"]) - {""})
+    where = (f"the two rungs that stand for strong play ({'; '.join(rungs)})" if rungs else
+             "the two rungs that stand for strong play")
     text = (f"Of the {len(strong)} differences from the baseline, {len(held)} "
-            f"{'holds' if len(held) == 1 else 'hold'} at the top two rungs ({' and '.join(top_two)}): the same "
+            f"{'holds' if len(held) == 1 else 'hold'} at {where}: the same "
             "verdict at both, with its size at each rung in the table below (every difference's verdict at each "
             "rung in frontier_strong_play.csv).")
     if judged is not None and {"strong_play", "robustness"} <= set(judged.columns):
@@ -513,23 +627,30 @@ def strong_text(strong: pd.DataFrame, top_two: list[str], judged: pd.DataFrame |
     return text
 
 
-def strong_table(strong: pd.DataFrame, top_two: list[str]) -> pd.DataFrame:
-    """The differences that hold at the top two rungs, each with its size and 95% interval at each."""
+def strong_table(strong: pd.DataFrame) -> pd.DataFrame:
+    """The differences that hold at the two rungs that stand for strong play, each with its size and 95%
+    interval at each."""
     held = strong[strong["strong_play"] != ""]
+
+    def fmt(r, side):
+        return findings.fmt_difference(r["metric"], r[f"difference_{side}"], r[f"ci_low_{side}"], r[f"ci_high_{side}"],
+                                       r["kind"] or "proportion")
+
     return pd.DataFrame([{"profile": r["profile_b"], "metric": r["metric"],
                           "verdict at both": r["strong_play"].replace(" " + STRONG, ""),
-                          **{f"at {rung}": findings.fmt_difference(r["metric"], r[f"difference_{rung}"],
-                                                                  r[f"ci_low_{rung}"], r[f"ci_high_{rung}"],
-                                                                  r["kind"] or "proportion") for rung in top_two}}
+                          "rungs (order)": f"{r['lower']} < {r['upper']} ({r['order']})",
+                          "at the lower rung": fmt(r, "lower"), "at the upper rung": fmt(r, "upper")}
                          for _, r in held.iterrows()],
-                        columns=["profile", "metric", "verdict at both"] + [f"at {r}" for r in top_two])
+                        columns=["profile", "metric", "verdict at both", "rungs (order)", "at the lower rung",
+                                 "at the upper rung"])
 
 
 def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = None,
             strong: pd.DataFrame | None = None, judged: pd.DataFrame | None = None) -> None:
     """The report's "Strength frontier": what was played, the figure, the convergence table, the
-    composition to read for good players, the differences that hold for strong play with their sizes
-    at the top two rungs, and the data as CSV.  ``judged``: the report's differences from the baseline
+    composition to read for good players, the rungs' order at the game (measured, or said to be by
+    design), the differences that hold for strong play with their sizes at the two rungs that stand
+    for it, and the data as CSV.  ``judged``: the report's differences from the baseline
     (with `strong_play` and `robustness`), to count the ★ marks."""
     from . import plots
     table = by_rung(fr)
@@ -542,20 +663,26 @@ def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = N
              f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
              "converged when the last step (the top rung minus the one below) is shown inside its practical "
              "threshold by the equivalence test (Methods); the step before is shown, not tested. "
-             + counts_text(conv) + ".")
+             + counts_text(conv) + ". Convergence reads the rungs in the ladder's order by design; which rungs "
+             "stand for strong play is read from their order measured at the game:")
+    for note in fr.order_notes():
+        doc.text(note)
     if by_table is not None and len(by_table):
-        text = composition_text(closest_composition(by_table, fr, thresholds), fr.rungs[-1])
+        text = composition_text(closest_composition(by_table, fr, thresholds), fr)
         if text:
             doc.text(text)
     if strong is not None and len(strong):
-        doc.text(strong_text(strong, fr.top_two, judged))
-        held = strong_table(strong, fr.top_two)
+        doc.text(strong_text(strong, judged))
+        held = strong_table(strong)
         if len(held):
-            doc.table(held, "Differences from the baseline that hold at the top two rungs: the verdict at both, and "
-                      "the difference with its 95% interval at each rung (every seat that rung's bot): the size for "
-                      "strong play, where the headline table's is the report's mixed tables'.")
-        doc.attach("frontier_strong_play", strong, "Every difference from the baseline judged at each of the top "
-                   "two rungs: difference, 95% interval and verdict per rung, and whether it holds for strong play")
+            doc.table(held, "Differences from the baseline that hold at the two rungs that stand for strong play (the "
+                      "top two of the order measured at the game in both profiles, or of the ladder's design where "
+                      "it is not measured): the verdict at both, and the difference with its 95% interval at each "
+                      "rung (every seat that rung's bot): the size for strong play, where the headline table's is "
+                      "the report's mixed tables'.")
+        doc.attach("frontier_strong_play", strong, "Every difference from the baseline judged at each of the two "
+                   "rungs that stand for strong play: difference, 95% interval and verdict per rung, the order they "
+                   "come from, and whether it holds for strong play")
     frame = figure_frame(table)
     flat = flat_metrics(frame)
     kinds = dict(zip(frame["metric"], frame["kind"]))

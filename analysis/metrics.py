@@ -11,8 +11,10 @@ sections 4-8 and the column meanings in ``sim.schema``:
 - a *played* hand is neither void nor stalled: it has exactly one winner.  Every metric of play
   (opening, Kalookis, wins, rounds) counts played hands only; only the metrics about deals as such
   (P(can open at deal), reshuffles, void and stalled shares) count every deal;
-- every interval is clustered by game: each estimate is a ratio of sums over games with a
-  cluster-robust variance (shares: Wilson at the effective n; means and differences: t);
+- every interval is clustered by game, or in a duplicate run by deal (:func:`cluster_unit`: the
+  manifest's ``games_per_deal`` games of one deal, its rotations, share its cards and are one
+  cluster): each estimate is a ratio of sums over clusters with a cluster-robust variance (shares:
+  Wilson at the effective n; means and differences: t), and its method names the clusters;
 - elimination metrics are "not applicable" where the profile's ``game_end`` is not elimination.
 
 By table composition: :func:`composition_run` views each (profile, table composition) as a profile of
@@ -22,13 +24,14 @@ the same code; ``Results.by_table`` is the headline table per profile and compos
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, wraps
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
+from sim.runformat import games_per_deal
 
 from . import load, stats
 from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
@@ -82,6 +85,41 @@ def load_run(run_dir, profiles=None, exclude=(), problems=(), keep_games: bool =
     if sum(summary.counts.get(p, {}).get("hand_rows", 0) for p in profiles) == 0:
         raise UserError(f"run {run_dir} has no readable hands rows for profile(s) {', '.join(profiles)}")
     return RunData(manifest, summary, profiles, Path(str(run_dir)), list(problems))
+
+
+def cluster_unit(run: RunData, profile: str) -> str:
+    """What the profile's intervals are clustered by: "deal" in a duplicate run (the manifest's
+    ``games_per_deal`` above 1: the rotations of a deal together), else "game"; a run whose manifest
+    does not record its design reads as one game a deal."""
+    return "deal" if games_per_deal(run.manifest, profile) > 1 else "game"
+
+
+KM_BY_DEAL = ("; the games of a duplicate deal are not independent and this band treats them as if they were, so it "
+              "is narrower than clustering by deal would make it")
+
+
+def _name_clusters(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s methods with the clusters named by deal for the profiles of a duplicate run."""
+    if "method" not in frame or "profile" not in frame or not len(frame):
+        return frame
+    deal = frame["profile"].astype(str).map(lambda p: cluster_unit(run, p) == "deal").to_numpy(dtype=bool)
+    if not deal.any():
+        return frame
+    frame = frame.copy()
+    km = lambda m: str(m).startswith("Kaplan-Meier") and not str(m).endswith(KM_BY_DEAL)
+    frame.loc[deal, "method"] = [stats.clustered_by(m, "deal") + (KM_BY_DEAL if km(m) else "")
+                                 for m in frame.loc[deal, "method"]]
+    return frame
+
+
+def _clusters_named(func):
+    """A metric function whose tables' methods name the clusters (:func:`_name_clusters`)."""
+    @wraps(func)
+    def named(run, *args, **kwargs):
+        run = _as_run(run)
+        out = func(run, *args, **kwargs)
+        return tuple(_name_clusters(run, f) for f in out) if isinstance(out, tuple) else _name_clusters(run, out)
+    return named
 
 
 def _as_run(run) -> RunData:
@@ -173,6 +211,7 @@ def _not_applicable(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
 # 1. opening timing
 
 
+@_clusters_named
 def opening(run) -> pd.DataFrame:
     """P(can open at deal) over every player-hand dealt; over played player-hands the share never
     opened; over openings in played hands the mean open round, mean open value and share made with
@@ -187,6 +226,7 @@ def opening(run) -> pd.DataFrame:
     ], ignore_index=True)
 
 
+@_clusters_named
 def open_round_distribution(run) -> pd.DataFrame:
     """Distribution of open_round among openings in played hands: share of openings at each round."""
     run = _as_run(run)
@@ -197,6 +237,7 @@ def open_round_distribution(run) -> pd.DataFrame:
     return _tidy("open_round_share", out, ["profile", "open_round"])
 
 
+@_clusters_named
 def opened_by_round(run) -> pd.DataFrame:
     """Cumulative P(opened by round k), k = 1..the profile's last open round; the denominator is every
     played player-hand (so the curve ends at 1 - share never opened)."""
@@ -215,6 +256,7 @@ def opened_by_round(run) -> pd.DataFrame:
 # 2. Kalooki frequency
 
 
+@_clusters_named
 def kalooki_frequency(run) -> pd.DataFrame:
     """Kalookis per played hand, per played player-hand and as a share of wins (played hands)."""
     run = _as_run(run)
@@ -229,6 +271,7 @@ def kalooki_frequency(run) -> pd.DataFrame:
 # 3. elimination
 
 
+@_clusters_named
 def elimination(run) -> pd.DataFrame:
     """Share of players eliminated at least once in their game (over player-games), share of games with
     an elimination, the buy-in rate (buy-ins over the eliminations where the rules allowed one), the
@@ -266,6 +309,7 @@ def _km_curve(run: RunData, profile: str) -> pd.DataFrame:
     return stats.km_from_counts(h["time"], h["event"].astype(bool), h["games"])
 
 
+@_clusters_named
 def first_elimination_survival(run) -> pd.DataFrame:
     """Kaplan-Meier curve of hands until a game's first elimination, per profile with elimination:
     S(t) = P(nobody eliminated in hands 1..t).  Games without an elimination are censored at
@@ -305,6 +349,7 @@ def first_elimination_survival(run) -> pd.DataFrame:
 # 4. game shape
 
 
+@_clusters_named
 def game_shape(run) -> pd.DataFrame:
     """Hands per game, rounds per played hand, stock reshuffles per deal, shares of void and stalled
     deals, share of stalled games."""
@@ -335,6 +380,7 @@ def hands_per_game_counts(run) -> pd.DataFrame:
 # 5. fairness
 
 
+@_clusters_named
 def seat_win_rates(run) -> pd.DataFrame:
     """Win rate by seat_from_dealer, per profile and table size: of played hands (level 'hand'), and
     of finished games by the seat in the game's first deal (level 'game')."""
@@ -353,6 +399,7 @@ def seat_win_rates(run) -> pd.DataFrame:
     return _tidy("win_rate_by_seat", out, ["profile", "level", "n_players", "seat_from_dealer"])
 
 
+@_clusters_named
 def seat_tests(run, rates: pd.DataFrame | None = None) -> pd.DataFrame:
     """Chi-square test of the winner's seat against equal shares, per profile, level and table size
     (one-sample: the expected wins of each seat are its share of the hands or games)."""
@@ -371,6 +418,7 @@ DEALER_TEST = ("t-test of the dealer's rate against 1/n, cluster-robust (by game
                "(n d - 1) / (n - 1))")
 
 
+@_clusters_named
 def dealer_edge(run) -> pd.DataFrame:
     """Per profile and table size (played hands): the dealer's hand win rate (seat_from_dealer ==
     n_players) against its fair share 1/n, the edge over the other seats (dealer's rate minus theirs),
@@ -411,6 +459,7 @@ def dealer_edge(run) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@_clusters_named
 def bot_win_shares(run) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per bot: win rate of played player-hands and of finished player-games, its share of all wins,
     and the rate expected if every seat were equally likely to win (the mean of 1/n_players over the
@@ -435,6 +484,7 @@ def bot_win_shares(run) -> tuple[pd.DataFrame, pd.DataFrame]:
         pd.DataFrame(tests, columns=["metric", "profile", "level", "n", "statistic", "df", "p_value", "test"])
 
 
+@_clusters_named
 def net_payment(run) -> pd.DataFrame:
     """Mean net_payment per player-game (units) by the seat in the game's first deal and by bot."""
     run = _as_run(run)
@@ -446,6 +496,7 @@ def net_payment(run) -> pd.DataFrame:
     return _tidy("mean_net_payment_per_game", out, ["profile", "by", "group"])
 
 
+@_clusters_named
 def eliminated_by_group(run) -> pd.DataFrame:
     """Share of player-games in which the player was eliminated at least once, by the seat in the
     game's first deal ("seat") and by bot ("bot"), per profile; expected: the profile's overall share.
@@ -475,6 +526,7 @@ def eliminated_by_group(run) -> pd.DataFrame:
 # 6. jokers
 
 
+@_clusters_named
 def win_by_jokers(run) -> pd.DataFrame:
     """P(win the hand | dealt_jokers = j) over played player-hands, per profile."""
     run = _as_run(run)
@@ -574,7 +626,7 @@ class Results:
 
     @cached_property
     def summary(self) -> pd.DataFrame:
-        return _summary(self)
+        return _name_clusters(self.run, _summary(self))
 
     @cached_property
     def compositions(self) -> "Results":

@@ -544,12 +544,16 @@ def details(doc: Document, res: metrics.Results) -> None:
 
 
 def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None, frontier=None,
-                 frontier_problem: str | None = None, skill_fit=None) -> Document:
+                 frontier_problem: str | None = None, skill_fit=None, ladder=None,
+                 ladder_problem: str | None = None) -> Document:
     """The balance report; with `frontier` (analysis.frontier.FrontierData) its Strength frontier section,
     and the differences that depend on play strength stated for strong play where its top two rungs
     agree; `frontier_problem`: why the run's frontier could not be read (said, the section left out);
-    ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section."""
+    ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section; ``ladder``
+    (``analysis.ladder.LadderData``) its Bot ladder at the game section (``ladder_problem``: why it
+    could not be read)."""
     from . import frontier as F
+    from . import ladder as L
     manifest = res.run.manifest
     profiles = res.run.profiles
     baseline = pick_baseline(profiles, baseline)
@@ -559,14 +563,15 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     if frontier is not None and len(judged):
         strong = F.strong_play(frontier, baseline, thresholds)
         if len(strong):
-            judged = judged.merge(strong[["profile_b", "metric", "strong_play"]], on=["profile_b", "metric"],
-                                  how="left")
-            judged["strong_play"] = judged["strong_play"].fillna("")
+            judged = judged.merge(strong[["profile_b", "metric", "strong_play", "strong_rungs"]],
+                                  on=["profile_b", "metric"], how="left")
+            judged[["strong_play", "strong_rungs"]] = judged[["strong_play", "strong_rungs"]].fillna("")
         closest = F.closest_composition(res.by_table, frontier, thresholds) \
             if len(metrics.tables_of(res.run)) > 1 else None
         strong_found = [findings.strong_play_finding(judged, frontier.top_two,
-                                                     F.composition_text(closest, frontier.rungs[-1])
-                                                     if closest is not None else "")]
+                                                     F.composition_text(closest, frontier)
+                                                     if closest is not None else "",
+                                                     order=frontier.order_summary())]
     doc = Document(f"Kalooki balance report: run {manifest.get('run_id')}")
     if res.run.problems:
         partial_warning(doc, res.run.problems)
@@ -590,8 +595,8 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     tables_note = "; ⚠: the difference changes direction with play strength (By table composition)" \
         if len(metrics.tables_of(res.run)) > 1 else ""
     if tables_note and strong is not None:
-        tables_note += "; ★: it changes with play strength, but the frontier's top two rungs agree on it (stated " \
-                       "for strong play under Findings)"
+        tables_note += "; ★: it changes with play strength, but the two frontier rungs that stand for strong play " \
+                       "agree on it (stated for strong play under Findings)"
     seats_note = (" Equal wins by order of play marked detectable: the chi-square test finds the places unequal, but "
                   "the difference is below the practical threshold (or not shown past it), so it is not a practical "
                   "advantage (Findings in full, Order of play).")
@@ -610,6 +615,11 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     elif frontier_problem:
         doc.heading("Strength frontier")
         doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")
+    if ladder is not None:
+        L.section(doc, ladder)
+    elif ladder_problem:
+        doc.heading("Bot ladder at the game")
+        doc.text(f"The run's ladder study could not be read, so this section is left out: {ladder_problem}")
     if skill_fit is not None:
         skill.report_section(doc, skill_fit)
     doc.heading("Figures")
@@ -626,7 +636,7 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     doc.heading("Methods")
     doc.open("details", "How each number was made")
     doc.bullets(METHOD_NOTES + VERDICT_NOTES + [findings.ROBUSTNESS_NOTE]
-                + ([F.CONVERGENCE_NOTE] if frontier is not None else []))
+                + ([F.CONVERGENCE_NOTE] if frontier is not None else []) + ([L.NOTE] if ladder is not None else []))
     doc.close("details")
     provenance(doc, manifest)
     return doc
@@ -637,18 +647,29 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
     """Verify, analyse and write out_dir/report.html, out_dir/report.md, out_dir/figures/ and
     out_dir/data/*.csv; returns the HTML path.  UserError naming the problems when verification
     fails and allow_partial is False, or when the baseline or the thresholds file is wrong.  A skill
-    study of the run (RUN/skill/, ``analysis.skill.find_fit``) adds a Skill and luck section."""
+    study of the run (RUN/skill/, ``analysis.skill.find_fit``) adds a Skill and luck section, a ladder
+    study (RUN/ladder/, ``analysis.ladder.find_in_run``) a Bot ladder at the game section and the
+    frontier's measured order."""
     if Path(out_dir).resolve() == Path(run_dir).resolve():
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
     paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
     res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
     from . import frontier as F
+    from . import ladder as L
+    lad, lad_problem = None, None
+    where = L.find_in_run(run_dir)
+    if where is not None:
+        try:
+            lad = L.load_ladder(where)
+        except UserError as e:
+            lad_problem = str(e)
     fr, problem = None, None
     where = F.find(run_dir)
     if where is not None:
         try:
-            fr = F.load_frontier(where)
+            fr = F.load_frontier(where, ladder=lad)
         except UserError as e:
             problem = str(e)
-    return build_report(res, baseline, thresholds, fr, problem, skill.find_fit(run_dir)).write(out_dir)
+    return build_report(res, baseline, thresholds, fr, problem, skill.find_fit(run_dir), lad,
+                        lad_problem).write(out_dir)

@@ -55,6 +55,11 @@ replicate draws the deals with replacement and refits; the order of the players 
 who neighbours whom) stays that of the full-sample fit.  A study draws the same deals for every
 profile in each replicate, so its replicates are paired by deal across profiles.
 
+The players' order is measured, never assumed: the players are listed by fitted rating, and each
+one's lead over the next down (``ahead_of_next``, log-odds) comes with the percentile interval of
+that difference over the same replicates; ``order_text`` names the neighbours whose order the
+interval establishes and those it does not.
+
 Robustness (``leave_one_out``): every measure refitted without each player in turn, against its own
 chance benchmark.  ``profile_ranking``: "skill decides more in X than in Y" only for a clear paired
 difference of the coin-flip share (Holm over the pairs of profiles) that no single player's absence
@@ -329,7 +334,9 @@ def chance_stream(seed) -> np.random.Generator:
 
 def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed=0, level: float = LEVEL,
             chance: int = CHANCE, weights: np.ndarray | None = None, leave_out: bool = True) -> dict:
-    """A profile's fit: ``players`` (a row per player: rating with its interval, Elo, games, share of
+    """A profile's fit: ``players`` (a row per player in the fitted order, strongest first: rating with
+    its interval, its lead over the next player down with that difference's interval (``ahead_of_next``:
+    the order between the two is established where the interval lies above 0), Elo, games, share of
     games won, mean finish rank, mean net payment), ``measures`` (a row per measure: estimate, interval,
     the chance benchmark's median and 95% range, the excess over chance with its interval, unit,
     denominator, and for a spread the two players it spans), ``replicates`` (every bootstrap
@@ -387,11 +394,16 @@ def measure(games: pd.DataFrame, players=None, boot: int = BOOT, seed=0, level: 
     per = g.groupby("bot").agg(games=("game_id", "size"), won=("finish_rank", lambda x: float((x == 1).mean())),
                                mean_rank=("finish_rank", "mean"), net_payment=("net_payment", "mean"))
     prows = []
-    for k in order:
+    for i, k in enumerate(order):
         name = counts.players[k]
         lo, hi = stats.percentile_interval(rep_r[:, k], level) if boot else (math.nan, math.nan)
         row = per.loc[name] if name in per.index else None
+        below = order[i + 1] if i + 1 < len(order) else None  # the next player down the fitted order
+        gap = float(r[k] - r[below]) if below is not None else math.nan
+        gap_lo, gap_hi = stats.percentile_interval(rep_r[:, k] - rep_r[:, below], level) \
+            if boot and below is not None else (math.nan, math.nan)
         prows.append(dict(player=name, strength_rank=len(prows) + 1, rating=float(r[k]), rating_lo=lo, rating_hi=hi,
+                          ahead_of_next=gap, ahead_of_next_lo=gap_lo, ahead_of_next_hi=gap_hi,
                           elo=float(r[k] * ELO_PER_LOGIT), games=int(row["games"]) if row is not None else 0,
                           game_win=float(row["won"]) if row is not None else math.nan,
                           mean_finish_rank=float(row["mean_rank"]) if row is not None else math.nan,
@@ -564,6 +576,27 @@ def _fmt(x, digits=3, sign=False) -> str:
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
 
 
+def order_text(players: pd.DataFrame, profile: str) -> str:
+    """'kalooki40, measured order: expert > lookahead (not established) > expert@0.1 > ...': the players
+    by fitted rating, each '>' established (the lead's interval above 0) or marked not established."""
+    if players is None or not len(players):
+        return ""
+    names = list(players["player"])
+    if "ahead_of_next_lo" not in players:
+        return f"{profile}, by fitted rating: {' > '.join(names)} (the leads' intervals are not stored in this fit)"
+    parts = [names[0]]
+    loose = []
+    for (_, a), b in zip(players.iloc[:-1].iterrows(), names[1:]):
+        ok = bool(a["ahead_of_next_lo"] > 0)
+        parts.append(f"> {b}" if ok else f">? {b}")
+        if not ok:
+            loose.append(f"{a['player']} over {b}")
+    text = f"{profile}, measured order (by fitted rating; >: the lead's 95% interval lies above 0): {' '.join(parts)}"
+    if loose:
+        text += f"; not established: {', '.join(loose)}"
+    return text
+
+
 def text_lines(study: dict) -> list[str]:
     """The study as text: per profile, the players by rating and the measures, each with its interval."""
     lines = [f"Skill study: players {', '.join(study['players'])}; {int(LEVEL * 100)}% percentile bootstrap "
@@ -573,11 +606,16 @@ def text_lines(study: dict) -> list[str]:
     for prof, r in study["profiles"].items():
         lines.append("")
         lines.append(f"{prof}: {r['deals']} deals, each played in every rotation of its table")
-        lines.append(f"  {'player':<14} {'rating (log-odds)':<26} {'Elo':>6} {'games':>6} {'won':>6} {'mean rank':>9}")
+        lines.append(f"  {'player':<14} {'rating (log-odds)':<22} {'ahead of next':<22} {'Elo':>5} {'games':>6} "
+                     f"{'won':>5} {'rank':>5}")
         for p in r["players"].itertuples():
-            lines.append(f"  {p.player:<14} {_fmt(p.rating, 2, True)} [{_fmt(p.rating_lo, 2, True)}, "
-                         f"{_fmt(p.rating_hi, 2, True)}]".ljust(43) + f" {p.elo:+6.0f} {p.games:>6d} "
-                         f"{p.game_win:6.3f} {p.mean_finish_rank:9.2f}")
+            ahead = "" if p.ahead_of_next != p.ahead_of_next else (
+                f"{_fmt(p.ahead_of_next, 2, True)} [{_fmt(p.ahead_of_next_lo, 2, True)}, "
+                f"{_fmt(p.ahead_of_next_hi, 2, True)}]")
+            lines.append(f"  {p.player:<14} " + f"{_fmt(p.rating, 2, True)} [{_fmt(p.rating_lo, 2, True)}, "
+                         f"{_fmt(p.rating_hi, 2, True)}]".ljust(22) + f" {ahead:<22} {p.elo:+5.0f} {p.games:>6d} "
+                         f"{p.game_win:5.3f} {p.mean_finish_rank:5.2f}")
+        lines.extend("  " + x for x in textwrap.wrap(order_text(r["players"], prof), 98))
         lines.append(f"  {'measure':<16} {'estimate [95% interval]':<26} {'chance [95% range]':<24} "
                      f"{'excess over chance':<24} unit")
         for m in r["measures"].itertuples():
@@ -1023,6 +1061,25 @@ def report_section(doc, fit: Fit) -> None:
               "coin-flip share are scaled so that pure chance reads 1. Spread spans: the strongest and the weakest "
               "player of the profile, the pair its spread measures. Pay spread only where money changes hands. "
               f"Made by: {meta.get('command') or 'kalooki skill'}")
+    players = fit.table("players")
+    if players is not None and len(players):
+        shown = players.assign(
+            rating=[f"{x * ELO_PER_LOGIT:+.0f} Elo ({lo * ELO_PER_LOGIT:+.0f} to {hi * ELO_PER_LOGIT:+.0f})"
+                    for x, lo, hi in zip(players["rating"], players["rating_lo"], players["rating_hi"])],
+            lead=[("" if x != x else f"{x * ELO_PER_LOGIT:+.0f} Elo ({lo * ELO_PER_LOGIT:+.0f} to "
+                   f"{hi * ELO_PER_LOGIT:+.0f})" + ("" if lo > 0 else ", not established"))
+                  for x, lo, hi in zip(*(players.get(c, pd.Series(math.nan, index=players.index))
+                                         for c in ("ahead_of_next", "ahead_of_next_lo", "ahead_of_next_hi")))])
+        doc.table(shown.rename(columns={"strength_rank": "place", "lead": "ahead of the next"})[
+            ["profile", "place", "player", "rating", "ahead of the next", "game_win"]],
+            "The players in the order their fitted ratings put them, per profile (measured, not assumed): the rating "
+            "with its 95% bootstrap interval over deals, and the lead over the next player down with the interval "
+            "of that difference over the same replicates; the order of two neighbours is established where that "
+            "interval lies above 0. game_win: share of the player's games won.")
+        for prof in fit.profiles:
+            text = order_text(players[players["profile"] == prof].reset_index(drop=True), prof)
+            if text:
+                doc.text(text + ".")
     if loo is not None and len(loo):
         one = loo[loo["measure"] == REPORT_MEASURE]
         full = {r.profile: r.estimate for r in m[m["measure"] == REPORT_MEASURE].itertuples(index=False)}

@@ -25,8 +25,21 @@ CLUSTER_T = ("t 95% interval, cluster-robust (by game) standard error, df = game
 CLUSTER_T_AT_0 = CLUSTER_T + ", its lower end cut at 0 (a mean that cannot be negative)"
 CLUSTER_POISSON = ("exact Poisson (Garwood) 95% interval at the effective count (count / dispersion; variance "
                    "cluster-robust by game, df = games - 1)")
+# the words of the cluster methods above that name the clusters: games, or deals in a duplicate run
+CLUSTER_WORDS = (("by game", "by deal"), ("games - 1", "deals - 1"), ("few games", "few deals"),
+                 ("the games show", "the deals show"))
 TRUSTED_GAMES = 20  # games from which a design effect below 1 is believed (design_effect_floor)
 POISSON_NONE = "no event in the sample: one-sided 95% upper bound 3.0 / n (rule of three)"
+
+
+def clustered_by(method: str, unit: str) -> str:
+    """A cluster method's text with its clusters named: as written for games, or for ``unit`` "deal"
+    (a duplicate run's rotations of one deal, one cluster; every rule is the same with deals counted)."""
+    if unit == "game" or not isinstance(method, str):
+        return method
+    for game, deal in CLUSTER_WORDS:
+        method = method.replace(game, deal)
+    return method
 
 
 def proportion(k, n) -> pd.DataFrame:

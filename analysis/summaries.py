@@ -1,33 +1,38 @@
 """Mergeable per-shard summaries: what the metrics need from a run, one shard at a time.
 
-Every metric is a ratio R = sum over games of y_g / sum over games of x_g, where y_g and x_g are
-sums over the game's rows (player-hands, deals or player-games) of a value and of a count, per
-group (bot, table size and seat, jokers dealt, round, ...).  A shard summarises its rows once into,
-per metric cell: the number of games with rows in the cell, sum x, sum y, the row-level sum of
-y^2 (for a standard deviation), and the sums over games of Y^2, X^2 and XY.  These sums add across
-shards exactly (a game lives in one shard), so :meth:`Summary.merge` is addition and the report
-holds a few thousand numbers however many rows the run has.  The cross-products give each ratio a
-cluster-robust (by game) variance, the linearisation estimate
+Every metric is a ratio R = sum over clusters of y_c / sum over clusters of x_c, where y_c and x_c are
+sums over the cluster's rows (player-hands, deals or player-games) of a value and of a count, per
+group (bot, table size and seat, jokers dealt, round, ...).  A cluster is a game, or in a duplicate
+run (the manifest's ``games_per_deal`` = n > 1: a skill study's games d*n .. d*n+n-1 are the n
+rotations of deal d, the same cards to the same seats) the n games of one deal, whose results are
+not independent.  A shard summarises its rows once into, per metric cell: the number of clusters with
+rows in the cell (the ``games`` column), sum x, sum y, the row-level sum of y^2 (for a standard
+deviation), and the sums over clusters of Y^2, X^2 and XY.  These sums add across shards exactly (a
+cluster lives in one shard: a duplicate run's shards hold whole deals), so :meth:`Summary.merge` is
+addition and the report holds a few thousand numbers however many rows the run has.  The
+cross-products give each ratio a cluster-robust variance, the linearisation estimate
 
-    var(R) = G / (G - 1) * sum_g (y_g - R x_g)^2 / (sum_g x_g)^2,   G = games in the cell.
+    var(R) = C / (C - 1) * sum_c (y_c - R x_c)^2 / (sum_c x_c)^2,   C = clusters in the cell.
 
 Kaplan-Meier of a game's first elimination is a histogram of (hands, event) per game.  For
-``compare`` of paired runs a summary can also keep per-game (y_g, x_g) keyed by game number
-(``keep_games=True``); the report never asks for them.
+``compare`` of paired runs a summary can also keep per-cluster (y_c, x_c) keyed by the cluster (the
+game id, or the deal number; ``keep_games=True``); the report never asks for them.
 
 Table compositions: every game is played at one composition (the ``table`` column).  A shard is
 summarised per (profile, composition) as if each were its own profile (a *composition profile*,
-named by :func:`composition_name`), since games partition a profile exactly; the profile's summary
-is those summaries added up (:func:`collapse`), kept with them in ``Summary.by_table``.  Runs written
-before the column existed are one composition named from the manifest's bots.
+named by :func:`composition_name`), since games partition a profile exactly (the rotations of a
+duplicate deal share its composition); the profile's summary is those summaries added up
+(:func:`collapse`), kept with them in ``Summary.by_table``.  Runs written before the column existed
+are one composition named from the manifest's bots.
 
 Written once: the worker that plays a shard summarises it (:func:`write_shard_summary`, keyed by
-composition profile, per-game sums kept) into the shard's ``summary`` file beside its tables
+composition profile, per-cluster sums kept) into the shard's ``summary`` file beside its tables
 (``summary/profile=P/part-NNNNN.parquet``, listed in the manifest with its rows and sha256 like
 them); the report merges those files (:func:`summarise_run`) and summarises a shard from its rows
 only where the run has no intact summary of it (older runs, a damaged or missing summary file, a
-summary of another format version or written under other rules than the manifest's).  The sums are
-the same numbers either way, merged in the same order, so the report is the same to the last digit.
+summary of another format version, or one written under other rules or another ``games_per_deal``
+than the manifest's).  The sums are the same numbers either way, merged in the same order, so the
+report is the same to the last digit.
 
 Buy-ins: ``bought_in`` is a decision only where the rules allowed one.  RULES.md 6: an eliminated
 player may buy in while they have bought in fewer than ``max_buy_ins`` times and at least two players
@@ -50,6 +55,7 @@ import pyarrow.parquet as pq
 
 from sim import runformat
 from sim.profiles import Profile
+from sim.runformat import games_per_deal
 
 from . import load
 
@@ -62,7 +68,8 @@ GAME_COLUMNS = ["profile", "game_id", "seat", "n_players", "bot", "hands_played"
 ALL = "all"  # the group label of a whole profile (bot) and of "no group" (n_players, seat, value = -1)
 NONE = -1
 KEYS = ["metric", "profile", "bot", "n_players", "seat", "value"]
-MOMENTS = ["games", "x", "y", "yy_rows", "Y2", "X2", "XY"]
+MOMENTS = ["games", "x", "y", "yy_rows", "Y2", "X2", "XY"]  # "games": the clusters (games, or deals) in the cell
+CLUSTER = "cluster"  # the per-cluster sums' key: the game id, or in a duplicate run the deal number
 _RULE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Profile)}
 
 
@@ -82,7 +89,7 @@ class Summary:
     moments: pd.DataFrame  # KEYS + MOMENTS, one row per metric cell
     survival: pd.DataFrame  # profile, time, event, games: the first-elimination histogram
     counts: dict = field(default_factory=dict)  # profile -> {"hand_rows", "game_rows", "games", "deals"}
-    per_game: list = field(default_factory=list)  # frames of (profile, metric, cell keys, game_id, y, x)
+    per_game: list = field(default_factory=list)  # frames of (profile, metric, cell keys, cluster, y, x)
     # composition profile name -> (profile, table); set on a summary keyed by composition profiles
     compositions: dict = field(default_factory=dict)
     by_table: "Summary | None" = None  # the same sums per (profile, composition), keyed by composition_name
@@ -116,9 +123,10 @@ class Summary:
                        {**self.compositions, **other.compositions}, by_table, read_from)
 
     def games_table(self) -> pd.DataFrame:
-        """Per-game sums kept for paired comparisons (empty unless summarised with keep_games)."""
+        """Per-cluster sums (a game's, or a duplicate deal's) kept for paired comparisons (empty unless
+        summarised with keep_games)."""
         if not self.per_game:
-            return pd.DataFrame(columns=KEYS + ["game_id", "y", "x"])
+            return pd.DataFrame(columns=KEYS + [CLUSTER, "y", "x"])
         if len(self.per_game) > 1:  # concatenated once, then kept
             self.per_game[:] = [pd.concat(self.per_game, ignore_index=True)]
         return self.per_game[0]
@@ -180,10 +188,15 @@ def _extend_cumulative(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
 
 
 class _Cells:
-    """Collects the metric cells of one shard: per-game sums by bincount, then moments over games."""
+    """Collects the metric cells of one shard: per-cluster sums by bincount, then moments over clusters.
 
-    def __init__(self, profile: str, n_games: int, game_ids: np.ndarray, keep_games: bool):
-        self.profile, self.n_games, self.game_ids, self.keep_games = profile, n_games, game_ids, keep_games
+    Rows are handed in with their game's index; ``cluster_of`` maps a game's index to its cluster's (the
+    identity where every game is its own deal, the deal's in a duplicate run), ``cluster_ids`` names
+    the clusters (game ids, or deal numbers)."""
+
+    def __init__(self, profile: str, cluster_ids: np.ndarray, cluster_of: np.ndarray, keep_games: bool):
+        self.profile, self.game_ids, self.keep_games = profile, cluster_ids, keep_games
+        self.n_games, self.cluster_of = cluster_ids.size, cluster_of
         self.parts: list[pd.DataFrame] = []
         self.per_game: list[pd.DataFrame] = []
 
@@ -206,6 +219,7 @@ class _Cells:
         self._add(metric, game, y, x, {}, None, n_players, seat, value, x_by_game, keep)
 
     def _add(self, metric, game, y, x, extra, bot_names, n_players, seat, value, x_by_game, keep, with_all=False):
+        game = self.cluster_of[game]
         keys = {"bot": extra.get("bot"), "n_players": n_players, "seat": seat, "value": value}
         present = {k: np.asarray(v, dtype=np.int64) for k, v in keys.items() if v is not None}
         if present:
@@ -240,6 +254,7 @@ class _Cells:
     def add_cumulative(self, metric: str, game: np.ndarray, value: np.ndarray, x: np.ndarray):
         """Running counts: cell v counts the rows with 1 <= value <= v, over the game's total x; a FINAL
         cell counts every row with value >= 1 (it stands for every v past the last)."""
+        game = self.cluster_of[game]
         event = value >= 1
         last = int(value[event].max()) if event.any() else 0
         size = self.n_games * (last + 1)
@@ -269,7 +284,7 @@ class _Cells:
         if self.keep_games and keep:
             g, c = np.nonzero(present_games | (Y != 0))
             cells = frame.iloc[c][KEYS].reset_index(drop=True)
-            cells["game_id"] = self.game_ids[g]
+            cells[CLUSTER] = self.game_ids[g]
             cells["y"], cells["x"] = Y[g, c], X[g, c]
             self.per_game.append(cells)
 
@@ -418,7 +433,9 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
     else:
         ids, inverse = np.unique(both, return_inverse=True)
         hg, gg = inverse[:hand_ids.size], inverse[hand_ids.size:]
-    cells = _Cells(profile, ids.size, ids, keep_games)
+    # the clusters: a game, or in a duplicate run the games of one deal (a shard holds whole deals)
+    deals, cluster_of = np.unique(ids // games_per_deal(manifest, profile), return_inverse=True)
+    cells = _Cells(profile, deals, cluster_of.reshape(-1), keep_games)
     elimination = has_elimination(manifest, profile)
 
     # --- player-hands
@@ -532,21 +549,21 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
 # ---------------------------------------------------------------------------------------------
 # a shard's summary file
 
-SUMMARY_VERSION = 1  # bumped whenever the stored sums or their layout change; other versions are not read
+SUMMARY_VERSION = 2  # bumped whenever the stored sums or their layout change; other versions are not read
 RULES_READ = ("game_end", "max_buy_ins")  # the rule parameters a summary depends on (see summarise_by_table)
 PARTS = {"moments": KEYS + MOMENTS, "survival": ["profile", "time", "event", "games"],
-         "per_game": KEYS + ["game_id", "y", "x"]}
+         "per_game": KEYS + [CLUSTER, "y", "x"]}
 # one long table: `part` says which frame a row belongs to; the other columns are the frames' own
 SUMMARY_SCHEMA = pa.schema([("part", pa.string()), ("metric", pa.string()), ("profile", pa.string()),
                             ("bot", pa.string()), ("n_players", pa.int64()), ("seat", pa.int64()),
-                            ("value", pa.int64()), ("game_id", pa.int64()), ("time", pa.float64()),
+                            ("value", pa.int64()), (CLUSTER, pa.int64()), ("time", pa.float64()),
                             ("event", pa.bool_()), ("games", pa.int64()), ("x", pa.float64()), ("y", pa.float64()),
                             ("yy_rows", pa.float64()), ("Y2", pa.float64()), ("X2", pa.float64()),
                             ("XY", pa.float64())])
-# per-game sums are most of a summary file: game ids as deltas (they ascend within a cell), the sums with
-# their bytes split by position (small whole numbers mostly); about half the size of the defaults
-SUMMARY_PARQUET = {"use_dictionary": [f.name for f in SUMMARY_SCHEMA if f.name not in ("game_id", "x", "y")],
-                   "column_encoding": {"game_id": "DELTA_BINARY_PACKED", "x": "BYTE_STREAM_SPLIT",
+# per-cluster sums are most of a summary file: cluster ids as deltas (they ascend within a cell), the sums
+# with their bytes split by position (small whole numbers mostly); about half the size of the defaults
+SUMMARY_PARQUET = {"use_dictionary": [f.name for f in SUMMARY_SCHEMA if f.name not in (CLUSTER, "x", "y")],
+                   "column_encoding": {CLUSTER: "DELTA_BINARY_PACKED", "x": "BYTE_STREAM_SPLIT",
                                        "y": "BYTE_STREAM_SPLIT"}}
 log = logging.getLogger("analysis.summaries")
 
@@ -555,13 +572,15 @@ def to_arrow(summary: Summary, manifest: dict | None = None) -> list[pa.Table]:
     """A summary keyed by composition profile (what :func:`summarise_by_table` returns) as the parts of
     its file: one table per part (moments, survival, per-game sums), each starting its own row groups so
     a reader skips the per-game sums it does not need.  Counts, compositions, the rules the sums were
-    made under (`manifest`'s) and SUMMARY_VERSION go in the schema's metadata."""
+    made under (`manifest`'s), the games a cluster holds (``games_per_deal``) and SUMMARY_VERSION go in the
+    schema's metadata."""
     if summary.by_table is not None:
         raise ValueError("store a shard's summary keyed by composition profile, before collapse()")
     manifest = manifest or {}
     meta = {"version": SUMMARY_VERSION, "counts": summary.counts,
             "compositions": {n: list(pt) for n, pt in summary.compositions.items()},
-            "rules": {n: {r: rule(manifest, p, r) for r in RULES_READ} for n, (p, _) in summary.compositions.items()}}
+            "rules": {n: {r: rule(manifest, p, r) for r in RULES_READ} for n, (p, _) in summary.compositions.items()},
+            "games_per_deal": {n: games_per_deal(manifest, p) for n, (p, _) in summary.compositions.items()}}
     schema = SUMMARY_SCHEMA.with_metadata({runformat.SUMMARY_METADATA_KEY: json.dumps(meta)})
     frames = {"moments": summary.moments, "survival": summary.survival, "per_game": summary.games_table()}
     tables = []
@@ -596,7 +615,8 @@ def from_arrow(table: pa.Table, keep_games: bool = True) -> Summary:
 
 
 def summary_metadata(schema: pa.Schema) -> dict | None:
-    """The metadata of a summary file's schema (version, counts, compositions, rules), or None."""
+    """The metadata of a summary file's schema (version, counts, compositions, rules, games_per_deal), or
+    None."""
     raw = (schema.metadata or {}).get(runformat.SUMMARY_METADATA_KEY.encode())
     return json.loads(raw) if raw else None
 
@@ -638,7 +658,8 @@ def read_shard_summary(file, manifest: dict, keep_games: bool) -> Summary | None
 
 def usable_summary(file, manifest: dict) -> bool:
     """Whether a summary file can stand for its shard's rows, from its footer alone: readable, of this
-    SUMMARY_VERSION, and made under the rules `manifest` gives its profile now."""
+    SUMMARY_VERSION, and made under the rules and the clusters (``games_per_deal``) `manifest` gives its
+    profile now."""
     try:
         fs, path = runformat.open_file(file)
         with fs.open_input_file(path) as f:
@@ -658,6 +679,11 @@ def _usable(file, parquet: pq.ParquetFile, manifest: dict) -> bool:
         if meta["rules"].get(name) != now:
             log.info("%s: summarised under %s, the manifest now says %s; summarising the shard's rows",
                      file, meta["rules"].get(name), now)
+            return False
+        clusters = games_per_deal(manifest, profile)
+        if meta["games_per_deal"].get(name) != clusters:
+            log.info("%s: summarised with %s game(s) a cluster, the manifest now says %s; summarising the shard's "
+                     "rows", file, meta["games_per_deal"].get(name), clusters)
             return False
     return True
 
@@ -709,11 +735,14 @@ def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: boo
     if from_rows is None:
         from_rows = os.environ.get(FROM_ROWS_ENV, "") not in ("", "0")
     sources = []  # per shard: (its summary file or None, the arguments to summarise its rows, its rows)
+    stale = 0  # summary files that cannot stand for their shards (another version, rules or design)
     for profile, files, rows in _shard_sources(run_dir, manifest, profiles, exclude):
         stored = files[runformat.SUMMARY]
         whole = files["hands"] is not None and files["games"] is not None  # a summary stands for both
-        if from_rows or stored is None or not whole or not usable_summary(stored, manifest):
+        if from_rows or stored is None or not whole:
             stored = None
+        elif not usable_summary(stored, manifest):
+            stored, stale = None, stale + 1
         sources.append((stored, (profile, files["hands"], files["games"], manifest, keep_games), rows))
     jobs = [(args, rows) for stored, args, rows in sources if stored is None]
     if workers is None:
@@ -745,6 +774,10 @@ def summarise_run(run_dir, manifest: dict, profiles, exclude=(), keep_games: boo
     log.info("summarised %d shard(s) from their summary files and %d from rows",
              total.read_from.get("summary file", 0), total.read_from.get("rows", 0),
              extra={"read_from": dict(total.read_from)})
+    if stale:
+        log.warning("%s: %d of %d shard summary file(s) cannot stand for their shards (another summary version, "
+                    "other rules or another design than the manifest's, or damaged), so those shards were "
+                    "summarised from their rows: the same numbers, more slowly", run_dir, stale, len(sources))
     return total
 
 

@@ -123,6 +123,7 @@ class Fit:
     equal_range: tuple  # (a, b): where the fitted curve lies within target +- threshold (NaN if nowhere)
     steps: pd.DataFrame  # adjacent played values: value_a, value_b, difference, ci_low, ci_high (Bonferroni)
     replicates: int
+    boot_crossings: np.ndarray = field(default=None, repr=False)  # the crossing in each bootstrap replicate
 
     @property
     def equal_values(self) -> list:
@@ -173,12 +174,25 @@ def _isotonic(rows: np.ndarray, weights: np.ndarray, increasing: bool) -> np.nda
     return out
 
 
+def deal_keys(data: Data) -> np.ndarray:
+    """Every deal (key) played at some value, sorted: the columns of a bootstrap's weights."""
+    return np.unique(np.concatenate([data.by_value[v]["key"].to_numpy() for v in data.values]))
+
+
+def resample_deals(keys: np.ndarray, boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``boot`` x len(keys) bootstrap weights: each replicate draws the deals with replacement (how many
+    times each is drawn)."""
+    n = len(keys)
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=boot).astype(np.float64)
+
+
 def fit(data: Data, metric: str, target: float, threshold: float, lo: int, hi: int, *, boot: int = BOOT,
-        seed: int = 0) -> Fit:
+        seed: int = 0, weights=None) -> Fit:
     """The monotone fit of the metric on the parameter and its crossing of ``target``, with percentile
-    bootstrap intervals over deals (``boot`` replicates from ``seed``)."""
+    bootstrap intervals over deals (``boot`` replicates from ``seed``; or ``weights(keys)``, the weights
+    of ``deal_keys(data)`` in each replicate, as two studies on common deals are resampled together)."""
     values = data.values
-    keys = np.unique(np.concatenate([data.by_value[v]["key"].to_numpy() for v in values]))
+    keys = deal_keys(data)
     n_keys = len(keys)
     Y = np.zeros((n_keys, len(values)))
     X = np.zeros((n_keys, len(values)))
@@ -187,8 +201,11 @@ def fit(data: Data, metric: str, target: float, threshold: float, lo: int, hi: i
         part = data.by_value[v].groupby("key")[["y", "x"]].sum()
         idx = np.searchsorted(keys, part.index.to_numpy())
         Y[idx, j], X[idx, j], P[idx, j] = part["y"].to_numpy(), part["x"].to_numpy(), True
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 46]))
-    W = rng.multinomial(n_keys, np.full(n_keys, 1.0 / n_keys), size=boot).astype(np.float64)
+    if weights is None:
+        W = resample_deals(keys, boot, np.random.default_rng(np.random.SeedSequence([int(seed), 46])))
+    else:
+        W = np.asarray(weights(keys), dtype=np.float64)
+        boot = len(W)
     W = np.vstack([np.ones(n_keys), W])  # row 0: the data as they are
     with np.errstate(divide="ignore", invalid="ignore"):
         sy, sx = W @ Y, W @ X
@@ -221,7 +238,7 @@ def fit(data: Data, metric: str, target: float, threshold: float, lo: int, hi: i
     equal_range = tuple(band) if inside.any() or band[0] < band[1] else (np.nan, np.nan)
     steps = _steps(values, W, Y, X, P)
     return Fit(metric, float(target), float(threshold), lo, hi, table, increasing, float(theta[0]), float(ci[0]),
-               float(ci[1]), censored, equal_range, steps, boot)
+               float(ci[1]), censored, equal_range, steps, boot, theta[1:])
 
 
 def _meets(value: float, target: float) -> bool:
@@ -457,6 +474,19 @@ def build_tune(f: Fit, profile: str, param: str, stages: pd.DataFrame, provenanc
 def load_study(study) -> tuple[Fit, pd.DataFrame, dict]:
     """A tune study folder (a path or URI holding tune.json and its runs) read back: the fit of every game
     it played (the same numbers the command printed), its stages as a table and its document."""
+    data, doc = load_data(study)
+    f = fit(data, doc["metric"], doc["target"], study_threshold(doc), doc["lo"], doc["hi"], seed=doc["seed"])
+    return f, stages_frame(doc["stages"]), doc
+
+
+def study_threshold(doc: dict) -> float:
+    """The practical threshold a study was judged by (its answer's), else the shipped one of its metric."""
+    threshold = (doc.get("answer") or {}).get("threshold")
+    return findings.default_thresholds()[doc["metric"]].threshold if threshold is None else threshold
+
+
+def read_doc(study) -> dict:
+    """A tune study's tune.json (a path or URI), refused (UserError) where there is none with a finished stage."""
     import json
 
     from sim import runformat
@@ -467,17 +497,20 @@ def load_study(study) -> tuple[Fit, pd.DataFrame, dict]:
         assert isinstance(doc, dict) and doc.get("format") == "kalooki-lab tune" and doc.get("stages")
     except (ValueError, AssertionError):
         raise UserError(f"{study}: no kalooki-lab tune study with a finished stage here ({TUNE_DOC})") from None
+    return doc
+
+
+def load_data(study) -> tuple[Data, dict]:
+    """Every game a tune study played (its runs, verified), as the fit takes them, and its tune.json."""
+    from sim import runformat
+    doc = read_doc(study)
     data = Data()
     for stage in doc["stages"]:
         for v in stage["values"]:
             sums = run_sums(runformat.join_uri(str(study), f"{doc['param']}={v}/block-{stage['block']:03d}"),
                             doc["profile"], doc["metric"])
             data.add(v, stage["block"] * 2 ** 32 + sums.index.to_numpy(), sums["y"], sums["x"])
-    threshold = doc.get("answer", {}).get("threshold")
-    if threshold is None:
-        threshold = findings.default_thresholds()[doc["metric"]].threshold
-    f = fit(data, doc["metric"], doc["target"], threshold, doc["lo"], doc["hi"], seed=doc["seed"])
-    return f, stages_frame(doc["stages"]), doc
+    return data, doc
 
 
 def stages_frame(stages: list[dict]) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from .errors import UserError, is_interrupt
 INTERRUPTED = 130  # the shell's status for a command ended by SIGINT (128 + 2)
 # Subcommand modules, in the order `kalooki -h` lists them.
 COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "verify", "replay",
-            "report", "compare", "sweep", "skill", "frontier", "tune"]
+            "report", "compare", "sweep", "skill", "frontier", "ladder", "tune", "equity"]
 
 
 def version_text() -> str:

@@ -153,12 +153,14 @@ RUNG_COST = {"greedy": 1.0, "expert": 2.1, "lookahead": 5.7, "search": 56.0}
 
 class Clock:
     """The time left over every rung still to play: the rung being played at its measured speed, each
-    later rung at the last measured speed scaled by ``RUNG_COST``.  Called by the runner after each
+    later rung at the last measured speed scaled by ``cost`` (a rung's time per game, relative;
+    ``RUNG_COST`` by default; a ladder study's steps give their own).  Called by the runner after each
     shard with (games played in this rung, seconds)."""
 
-    def __init__(self, games: dict):
+    def __init__(self, games: dict, cost=None, what: str = "frontier"):
         self.games = dict(games)  # rung -> games to play, in the order they are played
         self.current, self.per_game = None, None  # the rung being played; the last measured s/game and its rung
+        self.cost, self.what = cost or _cost, what  # a rung's time per game relative to the others'; the study
 
     def start(self, rung: str) -> str | None:
         self.current = rung
@@ -168,11 +170,11 @@ class Clock:
         if per_game is None:
             if self.per_game is None:
                 return None
-            per_game = self.per_game[0] * _cost(rung) / _cost(self.per_game[1])
+            per_game = self.per_game[0] * self.cost(rung) / self.cost(self.per_game[1])
         rungs = list(self.games)
         seconds = max(0, self.games[rung] - done) * per_game
-        seconds += sum(self.games[r] * per_game * _cost(r) / _cost(rung) for r in rungs[rungs.index(rung) + 1:])
-        return f"frontier: about {runner.duration_text(seconds)} left in all"
+        seconds += sum(self.games[r] * per_game * self.cost(r) / self.cost(rung) for r in rungs[rungs.index(rung) + 1:])
+        return f"{self.what}: about {runner.duration_text(seconds)} left in all"
 
     def __call__(self, done: int, elapsed: float) -> str | None:
         if not done:

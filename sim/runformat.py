@@ -6,7 +6,9 @@ A run lives under a root that is a local path or any URI pyarrow's filesystems o
 every read and write goes through ``pyarrow.fs``.  The root holds ``manifest.json`` and one Parquet
 file per shard and table at ``TABLE/profile=P/part-NNNNN.parquet`` (``shard_path``).  The manifest is
 the source of truth for which files make up the run: each shard's entry lists, per table, the file's
-path (relative to the root), rows and sha256.  Beside its tables a shard has a ``summary`` file at
+path (relative to the root), rows and sha256; each profile's entry records the design
+(``games_per_deal``: the games played from one deal, n in a duplicate run, 1 otherwise;
+:func:`games_per_deal`).  Beside its tables a shard has a ``summary`` file at
 ``summary/profile=P/part-NNNNN.parquet``: the sufficient statistics the report needs, written once
 by the worker that played the shard (``analysis.summaries`` owns its content; this module checks it
 like the tables: listed, present, byte for byte, readable Parquet that says it is a summary).  Runs
@@ -45,6 +47,7 @@ REQUIRED_TABLES = ("hands", "games")  # every shard has these; "turns" only with
 SUMMARY = "summary"  # a shard's summary file (analysis.summaries), listed beside its tables
 SUMMARY_METADATA_KEY = "kalooki_summary"  # the summary file's schema metadata: its version, counts, ...
 SHARD_DIRS = ("hands", "games", "turns", SUMMARY)  # the folders shard files are written under
+GAMES_PER_DEAL = "games_per_deal"  # a profile's manifest entry: games played from one deal (see games_per_deal)
 TEMP_PREFIX = ".tmp-"
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3}
 URI_HELP = "give a local path or a URI such as file:///abs/path or s3://bucket/prefix"
@@ -366,6 +369,38 @@ def manifest_to_resume(loc: RunLocation, is_empty, flag: str = "--out") -> dict 
     return manifest
 
 
+def games_per_deal(manifest: dict, profile: str) -> int:
+    """How many of the profile's games share a deal: the run's design, from the profile's manifest entry.
+
+    A duplicate run (``"duplicate": true``; skill studies) plays deal d once per rotation of its n seats,
+    games d*n .. d*n+n-1, and records ``games_per_deal`` = n; any other run 1 (every game its own deal).
+    A manifest written before the design was recorded has no such entry and reads as 1.  The games of a
+    deal are one cluster to an analysis, and a shard holds whole deals."""
+    value = (manifest.get("profiles", {}).get(profile) or {}).get(GAMES_PER_DEAL, 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
+
+
+def design_problems(manifest: dict) -> list[str]:
+    """What is wrong with the manifest's record of its design: a ``games_per_deal`` that is not a positive
+    integer, or a shard that does not hold whole deals."""
+    problems = []
+    for name, info in (manifest.get("profiles") or {}).items():
+        value = (info or {}).get(GAMES_PER_DEAL, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            problems.append(f"profile {name}: {GAMES_PER_DEAL} is {value!r}; it must be a positive integer "
+                            "(the games played from one deal)")
+            continue
+        if value == 1:
+            continue
+        for shard in manifest.get("shards") or []:
+            first, n = shard.get("first_game"), shard.get("n_games")
+            if shard.get("profile") == name and isinstance(first, int) and isinstance(n, int) and (first % value
+                                                                                                  or n % value):
+                problems.append(f"profile {name} shard {shard.get('index')}: games {first}..{first + n - 1} are not "
+                                f"whole deals of {value} games ({GAMES_PER_DEAL} = {value})")
+    return problems
+
+
 # ----------------------------------------------------------------------------------------------
 # integrity
 
@@ -468,6 +503,7 @@ def check_run(uri: RunLocation | str) -> RunCheck:
     if manifest.get("complete") is not True:
         problems.append("the manifest does not say the run is complete (complete is not true): "
                         "the run is still going or stopped early")
+    problems += design_problems(manifest)
     profiles = manifest["profiles"]
     shards_by_profile: dict[str, list[dict]] = {}
     for i, shard in enumerate(manifest["shards"]):

@@ -65,11 +65,13 @@ CONFIG_KEYS = {
     "bot_params": "a table of bot name = { parameter = value }",
     "tables": "a list of table compositions { bots = \"a,b,c,d\", weight = 1, name = \"...\" } (name optional)",
     "paired": "true to deal game g of every profile from the same shuffled pack (common deals), or false",
+    "duplicate": "true to play each deal once per rotation of the seats (games d*n .. d*n+n-1 share deal d), "
+                 "or false",
 }
 CLI_FLAGS = {"profiles": "--profile", "games": "--games", "seed": "--seed", "out": "--out", "bots": "--bots",
              "players": "--players", "workers": "--workers", "shard_games": "--shard-games",
              "events": "--events", "sets": "--set", "bot_params": "bot_params", "tables": "--tables",
-             "paired": "--paired"}
+             "paired": "--paired", "duplicate": "duplicate"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -103,6 +105,7 @@ class RunConfig:
     bot_params: dict = field(default_factory=dict)
     tables: tuple | None = None  # TableMix entries; None: one composition (bots, else greedy in every seat)
     paired: bool = False
+    duplicate: bool = False  # game g is rotation g % n of deal g // n (skill studies)
 
     def to_json(self) -> dict:
         return {"profiles": list(self.profiles), "games": self.games, "seed": self.seed, "out": self.out,
@@ -110,7 +113,8 @@ class RunConfig:
                 "workers": self.workers, "shard_games": self.shard_games,
                 "events": "turns" if self.events else "none",
                 "sets": {p: dict(v) for p, v in self.sets.items() if v}, "bot_params": self.bot_params,
-                "tables": [t.to_json() for t in self.tables] if self.tables else None, "paired": self.paired}
+                "tables": [t.to_json() for t in self.tables] if self.tables else None, "paired": self.paired,
+                **({"duplicate": True} if self.duplicate else {})}
 
 
 def read_run_config(path) -> dict:
@@ -267,8 +271,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
 
     CLI values: profiles (list), games, seed, out, bots ("a,b,c" or list), players, workers,
     shard_games, events ("turns"/"none"), sets (list of "KEY=VALUE", applied to every profile),
-    tables (``parse_tables_text`` syntax or a list of tables), paired (bool).  ``--bots`` is the
-    one-composition shorthand: given as a flag it replaces the file's tables; both as flags is an error.
+    tables (``parse_tables_text`` syntax or a list of tables), paired (bool), duplicate (bool).  ``--bots``
+    is the one-composition shorthand: given as a flag it replaces the file's tables; both as flags is an error.
     """
     file_values = dict(file_values or {})
     unknown = [k for k in cli if k not in CONFIG_KEYS]
@@ -352,6 +356,11 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         paired = False
     if not isinstance(paired, bool):
         raise UserError(f"{where} = {paired!r} is not allowed; allowed: {CONFIG_KEYS['paired']}")
+    duplicate, where = pick("duplicate")
+    if duplicate is None:
+        duplicate = False
+    if not isinstance(duplicate, bool):
+        raise UserError(f"{where} = {duplicate!r} is not allowed; allowed: {CONFIG_KEYS['duplicate']}")
 
     events, where = pick("events")
     if events is None or events in ("none", "", []):
@@ -382,7 +391,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         check_params(b, params, where)
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
-                     bot_params=bot_params, tables=tables, paired=paired, **values)
+                     bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,
+                     **values)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -428,11 +438,11 @@ def _apply_sets(p: PR.Profile, sets: dict) -> PR.Profile:
 
 
 def data_identity(profile_entries: dict, games: int, seed: int, events: bool, bot_params: dict,
-                  paired: bool = False) -> dict:
-    """What determines the rows of a run (the run_id hashes this)."""
+                  paired: bool = False, duplicate: bool = False) -> dict:
+    """What determines the rows of a run (the run_id hashes this; a duplicate run's design too)."""
     return {"engine_version": schema.ENGINE_VERSION, "schema_version": schema.SCHEMA_VERSION,
             "games": games, "seed": seed, "events": "turns" if events else "none", "bot_params": bot_params,
-            "paired": paired,
+            "paired": paired, **({"duplicate": True} if duplicate else {}),
             "profiles": {n: {"params": e["params"], "n_players": e["n_players"],
                              "tables": [t.to_json() for t in e["tables"]]}
                          for n, e in sorted(profile_entries.items())}}
@@ -500,13 +510,17 @@ def make_plan(config: RunConfig) -> Plan:
                                 f"(players = {n}); give one bot per seat")
             tables = (TableMix(",".join(bots), bots, 1),)
         m = config.shard_games
+        if config.duplicate and (config.games % n or m % n):
+            raise UserError(f"a duplicate run plays each deal once per rotation of its {n} seats, and a shard holds "
+                            f"whole deals: games ({config.games}) and shard_games ({m}) must be multiples of {n}")
         shards = tuple((i, i * m, min(m, config.games - i * m)) for i in range(math.ceil(config.games / m)))
         plans[name] = ProfilePlan(prof, n, tables, shards, None if given == name else given)
     if config.paired:
         check_pairing(plans)
     entries = {n: {"params": pp.profile.params(), "n_players": pp.n_players, "tables": pp.tables}
                for n, pp in plans.items()}
-    ident = data_identity(entries, config.games, config.seed, config.events, config.bot_params, config.paired)
+    ident = data_identity(entries, config.games, config.seed, config.events, config.bot_params, config.paired,
+                          config.duplicate)
     run_id = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
     return Plan(config, plans, run_id)
 
@@ -568,7 +582,9 @@ def execute_shard(job: ShardJob, shard_fn=None, in_worker: bool = False) -> dict
     from analysis.summaries import write_shard_summary
     files[runformat.SUMMARY] = write_shard_summary(loc, spec.profile.name, job.index, tables["hands"],
                                                    tables["games"], {"profiles": {spec.profile.name: {
-                                                       "params": spec.profile.params()}}})
+                                                       "params": spec.profile.params(),
+                                                       runformat.GAMES_PER_DEAL: (len(spec.bots) if spec.duplicate
+                                                                                  else 1)}}})
     hands = tables["hands"]
     n_hands = hands.group_by(["game_id", "hand_no", "redeal_no"]).aggregate([]).num_rows if hands.num_rows else 0
     return {"profile": spec.profile.name, "index": job.index, "first_game": spec.first_game,
@@ -610,9 +626,11 @@ def new_manifest(plan: Plan, command: str, created: str | None = None) -> dict:
     return {
         "format": RUN_FORMAT, "schema_version": schema.SCHEMA_VERSION, "engine_version": schema.ENGINE_VERSION,
         "run_id": plan.run_id, "created": created or _now(), "updated": _now(), "command": command,
-        "seed": c.seed, "paired": c.paired, "config": c.to_json(), "package_versions": package_versions(),
+        "seed": c.seed, "paired": c.paired, "duplicate": c.duplicate, "config": c.to_json(),
+        "package_versions": package_versions(),
         "profiles": {n: {"rules_hash": pp.profile.rules_hash(), "params": pp.profile.params(), "games": c.games,
                          "n_players": pp.n_players, "bots": list(pp.bots), "shards_planned": len(pp.shards),
+                         runformat.GAMES_PER_DEAL: pp.n_players if c.duplicate else 1,
                          "tables": [t.to_json() for t in pp.tables],
                          **({"source": pp.source} if pp.source else {})}
                      for n, pp in plan.profiles.items()},
@@ -632,6 +650,8 @@ def _identity_of_manifest(m: dict) -> dict:
            "profiles": sorted(m.get("profiles", {})), "games": cfg.get("games"), "seed": cfg.get("seed"),
            "events": cfg.get("events"), "shard_games": cfg.get("shard_games"), "bot_params": cfg.get("bot_params"),
            "paired": bool(cfg.get("paired"))}
+    if "duplicate" in m:  # a run written before the design was recorded is not asked about it
+        out["duplicate"] = bool(m["duplicate"])
     for name, e in m.get("profiles", {}).items():
         out[f"players ({name})"] = e.get("n_players")
         out[f"bots ({name})"] = list(e.get("bots") or [])
@@ -649,6 +669,8 @@ def config_differences(old: dict, plan: Plan) -> list[str]:
     """What differs between the run at --out (``old``) and the plan, one line per setting; a profile
     whose rules differ is one line naming its rules hashes and the parameters that differ."""
     a, b = _identity_of_manifest(old), _identity_of_plan(plan)
+    if "duplicate" not in a:
+        b.pop("duplicate", None)
     plain = {k: v for k, v in a.items() if not isinstance(k, tuple)}, {k: v for k, v in b.items() if not isinstance(k, tuple)}
     diffs, rules = storage.differences(*plain), {}
     for key in [k for k in b if isinstance(k, tuple)] + [k for k in a if isinstance(k, tuple) and k not in b]:
@@ -974,7 +996,7 @@ def _run_claimed(config: RunConfig, plan: Plan, loc: runformat.RunLocation, old:
             spec = ShardSpec(profile=pp.profile, bots=list(pp.tables[0].bots), seed=config.seed,
                              first_game=first, n_games=n, run_id=plan.run_id, events=config.events,
                              bot_params=config.bot_params, rotate=True, paired=config.paired,
-                             tables=tuple((t.name, t.bots, t.weight) for t in pp.tables))
+                             duplicate=config.duplicate, tables=tuple((t.name, t.bots, t.weight) for t in pp.tables))
             jobs.append(ShardJob(spec, index, config.out, plan.tables))
     # Profiles interleaved (a steadier rate and time left), short last shards at the end.
     jobs.sort(key=lambda j: (j.spec.n_games < config.shard_games, j.index))

@@ -18,7 +18,8 @@ import itertools
 
 from .errors import UserError
 
-# Strongest to weakest by design: the ladder's bots and the expert weakened by known amounts.
+# The ladder's bots and the expert weakened by known amounts; their order is what the fit measures
+# (analysis.skill lists them by fitted rating, each lead over the next with its interval).
 DEFAULT_PLAYERS = ("lookahead", "expert", "expert@0.1", "expert@0.3", "greedy")
 DEFAULT_PROFILES = ("kalooki40", "british", "swedish", "kalooki51", "east_coast", "scala40")
 SEATS = 4
@@ -63,7 +64,7 @@ def study_config(profiles, players, games: int, seed: int, out: str, seats: int 
         raise UserError(f"--shard-games {shard}: a shard holds whole deals, so give a multiple of {seats}")
     return runner.make_config(None, None, profiles=list(profiles), games=games, seed=seed, out=out,
                               players=seats, workers=workers, shard_games=shard, events=None, sets=sets or [],
-                              tables=list(tables_for(players, seats)), paired=None)
+                              tables=list(tables_for(players, seats)), paired=None, duplicate=True)
 
 
 def run_study(config, local: bool = False, address=None, progress: bool = False, command=None, log=None,

@@ -190,6 +190,7 @@ def test_compare_refuses_a_profile_against_itself_within_one_run(alpha_run):
         compare.compare(alpha_run, None, "alpha,alpha")
 
 
+@pytest.mark.slow  # three child processes; the slow tier's entry-point test covers its repeated-shards path
 def test_bench_report_runs_end_to_end():
     result = bench_report.run(rows=20_000)
     assert result["rows"] == pytest.approx(20_000, rel=0.1)

@@ -2,9 +2,10 @@
 host and moto's S3 server on loopback, both started and stopped here.  `kalooki simulate --address`
 writes to an s3:// URI; a worker is killed mid-shard (Ray re-runs its task) and the driver is killed
 mid-run (re-running the command resumes it); then `verify`, `report` and `compare` read the bucket,
-and the tables equal those of a local in-process run with the same seed.  `replay`, verify's damage
-report and `sweep` use small runs in the bucket.  The cluster run is the ``slow`` tier (``make
-test-slow``); the small runs in the bucket are ``make test``'s.
+and the tables equal those of a local in-process run with the same seed.  `frontier`, `skill` and
+`tune` play on the same cluster into the bucket, and `report` shows their sections.  `replay`, verify's
+damage report and `sweep` use small runs in the bucket.  The cluster studies are the ``slow`` tier
+(``make test-slow``); the small runs in the bucket are ``make test``'s.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -223,3 +225,93 @@ def test_sweep_keeps_its_runs_in_the_bucket(s3, tmp_path, capsys):
         manifest = runformat.read_manifest(runformat.locate_run(point))
         assert manifest["profiles"][PROFILE]["params"]["opening_min"] == value
     assert (tmp_path / "rep" / "report.html").is_file()
+
+
+# The studies on the cluster, each as small as its command accepts: two cheap rungs of the ladder, two
+# cheap players, a tune study of one coarse stage.  The tune arguments are those of test_tune's study in
+# a bucket, so the same answer is known to be reachable from five games a value.
+STUDY_GAMES, STUDY_SEED = 8, 2
+TUNE = ["--param", "opening_min=30:60", "--target", "p_can_open_at_deal=0.2", "--games", "25", "--block-games", "5",
+        "--shard-games", "5", "--seed", "4"]
+
+
+def _kalooki(*argv: str, seconds: float = 300) -> subprocess.CompletedProcess:
+    """`kalooki ARGV` in a process of its own with this module's environment (ENV and its RAY_TMPDIR),
+    so that its Ray driver, like the nodes and their workers, takes 127.0.0.1 as this host's address:
+    Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when first imported, which in this test process may have
+    been before ENV was set.  A command still running after ``seconds`` is killed with its process group
+    and fails the test, naming it."""
+    with subprocess.Popen([sys.executable, "-m", "sim.cli", *argv], cwd=ROOT, env={**os.environ, **ENV},
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            pytest.fail(f"kalooki {argv[0]} did not finish in {seconds:.0f} s: {err[-3000:]}")
+    assert proc.returncode == 0, f"kalooki {' '.join(argv)} exited {proc.returncode}: {err[-3000:]}"
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _json(uri: str, name: str) -> dict:
+    loc = runformat.locate(uri)
+    data = runformat.read_bytes(loc.fs, loc.path(name))
+    assert data is not None, f"{name} is not in {uri}"
+    return json.loads(data)
+
+
+@pytest.mark.slow
+def test_frontier_skill_and_tune_on_a_cluster_into_s3_and_their_report(s3, cluster, tmp_path, capsys):
+    """A run, its frontier and its skill study, and a tune study, each played on the two-node cluster
+    (--address; the runner never falls back to a local Ray, so success means the cluster played them)
+    into the bucket; `report RUN` shows the frontier's and the skill study's sections read from the bucket,
+    `report STUDY` the tune study's page, and the tune study's answer is the one an in-process study of the
+    same settings finds (and `compare` of the two finds no difference)."""
+    address, _ = cluster
+    run = f"s3://{BUCKET}/studies?{s3}"
+    study = f"s3://{BUCKET}/tune?{s3}"
+    on_cluster = ["--address", address, "-q"]
+    _kalooki("simulate", *on_cluster, "--profile", PROFILE, "--games", str(STUDY_GAMES), "--seed", str(STUDY_SEED),
+             "--shard-games", "4", "--out", run)
+    frontier = _kalooki("frontier", *on_cluster, "--profile", PROFILE, "--games", str(STUDY_GAMES),
+                        "--seed", str(STUDY_SEED), "--rungs", "greedy,expert", "--shard-games", "4", "--out", run)
+    assert "frontier: " in frontier.stdout and "greedy" in frontier.stdout and "expert" in frontier.stdout
+    skill = _kalooki("skill", *on_cluster, "--profile", PROFILE, "--players", "greedy,random", "--games", "16",
+                     "--seed", str(STUDY_SEED), "--boot", "20", "--shard-games", "8", "--out", run)
+    assert "the spread spans greedy to random" in skill.stdout
+    tuned = _kalooki("tune", *on_cluster, *TUNE, "--out", study, "--report", str(tmp_path / "tune-report"))
+    assert "meets 0.2 at opening_min" in tuned.stdout
+
+    doc = _json(runformat.join_uri(run, "frontier"), "frontier.json")
+    assert doc["rungs"] == ["greedy", "expert"]
+    for rung in doc["rungs"]:
+        manifest = _json(runformat.join_uri(run, f"frontier/{rung}"), runformat.MANIFEST_NAME)
+        assert manifest["complete"] and sum(s["n_games"] for s in manifest["shards"]) == STUDY_GAMES
+    skill_run = _json(runformat.join_uri(run, "skill"), runformat.MANIFEST_NAME)
+    assert skill_run["complete"] and "--address" in skill_run["command"]
+    assert _json(runformat.join_uri(run, "skill"), "skill/skill.json")
+    tune_doc = _json(study, "tune.json")
+    assert tune_doc["complete"] and tune_doc["stages"][0]["values"] == [30, 38, 45, 52, 60]
+    for name in tune_doc["runs"]:
+        manifest = _json(runformat.join_uri(study, name), runformat.MANIFEST_NAME)
+        assert manifest["complete"] and "--address" in manifest["command"]
+
+    capsys.readouterr()
+    assert cli.main(["report", run, "--out", str(tmp_path / "report"), "-q"]) == 0
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert 'id="strength-frontier"' in html and 'id="skill-and-luck"' in html
+    assert "could not be read" not in html  # the frontier's section itself, not the note of a failed read
+    assert "greedy" in html and "expert" in html and "random" in html
+    assert cli.main(["report", study, "--out", str(tmp_path / "tune-page"), "-q"]) == 0
+    assert "tune study" in capsys.readouterr().out
+    assert (tmp_path / "tune-page" / "data" / "values.csv").read_text() == \
+        (tmp_path / "tune-report" / "data" / "values.csv").read_text()
+
+    here = str(tmp_path / "tune-local")
+    assert cli.main(["tune", *TUNE, "--local", "-q", "--out", here, "--report", str(tmp_path / "local-report")]) == 0
+    local_doc = json.loads((Path(here) / "tune.json").read_text())
+    assert (local_doc["answer"], local_doc["stages"]) == (tune_doc["answer"], tune_doc["stages"])
+    assert cli.main(["compare", study, here, "--out", str(tmp_path / "compare"), "-q"]) == 0  # the same deals
+    difference = pd.read_csv(tmp_path / "compare" / "data" / "answers.csv").set_index("side").loc["B - A"]
+    assert (difference["answer"], difference["ci_low"], difference["ci_high"]) == (0, 0, 0)

@@ -81,25 +81,37 @@ def _run(tmp_path, order, *extra, link="once", late=False):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def module(tmp_path):
-    (tmp_path / "linkmod.py").write_text(textwrap.dedent(_MODULE))
-    return tmp_path
+ORDERS = ("top,middle,bottom", "middle,top,bottom", "bottom,top,middle", "bottom,middle,top")
 
 
-def test_callers_keep_their_callees_external_and_compute_what_numba_computes(module, tmp_path):
-    copy = _run(module, "top,middle,bottom", link="copy")
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every process the checks read, started once for the module (each compile is seconds): numba's
+    linking, ours, ours loading the cache in every order, and a second process compiling afresh; the
+    first of ours also writes its top's entry without the bundle (``stripped.pkl``)."""
+    root = tmp_path_factory.mktemp("link")
+    (root / "linkmod.py").write_text(textwrap.dedent(_MODULE))
+    runs = {"copy": _run(root, "top,middle,bottom", link="copy"),
+            "fresh": _run(root, "top,middle,bottom", str(root / "stripped.pkl")),
+            "copy again": _run(root, "top", link="copy"),
+            "orders": {order: _run(root, order, late=order == "middle,top,bottom") for order in ORDERS}}
+    shutil.rmtree(root / "cache")
+    runs["another"] = _run(root, "top")
+    runs["stripped"] = root / "stripped.pkl"
+    return runs
+
+
+def test_callers_keep_their_callees_external_and_compute_what_numba_computes(runs):
+    copy, fresh = runs["copy"], runs["fresh"]
     assert copy["top_defines_callees"]  # numba's own linking: the caller carries the callee's code
-    fresh = _run(module, "top,middle,bottom")
     assert not fresh["top_defines_callees"]  # here the callee's code stays in the callee's library
     for name in ("top", "middle", "bottom"):
         assert fresh[name] == copy[name]
     assert fresh["top_hits"] == 0  # numba's entries in the same cache are keyed apart: never loaded here
-    assert _run(module, "top", link="copy")["top_hits"] == 1  # nor ours by numba's linking
+    assert runs["copy again"]["top_hits"] == 1  # nor ours by numba's linking
     # fresh processes loading the cache in every order: the same values, from the cache
     late_runs = 0
-    for order in ("top,middle,bottom", "middle,top,bottom", "bottom,top,middle", "bottom,middle,top"):
-        loaded = _run(module, order, late=order == "middle,top,bottom")
+    for order, loaded in runs["orders"].items():
         for name in ("top", "middle", "bottom"):
             assert loaded[name] == copy[name], order
             assert loaded[name + "_hits"] == 1, order
@@ -110,16 +122,11 @@ def test_callers_keep_their_callees_external_and_compute_what_numba_computes(mod
     assert late_runs == 1
     # two processes compiling the same function name it differently (a bundle never stands in for
     # another process's function of the same name)
-    names = {fresh["top_name"]}
-    for _ in range(2):
-        shutil.rmtree(module / "cache")
-        names.add(_run(module, "top")["top_name"])
-    assert len(names) == 3
+    assert runs["another"]["top_name"] != fresh["top_name"]
 
 
-def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(module, tmp_path):
-    stripped = tmp_path / "stripped.pkl"
-    _run(module, "top", str(stripped))
+def test_an_entry_that_lacks_code_it_calls_is_a_cache_miss(runs):
+    stripped = runs["stripped"]
     code = ("import pickle, sys; import sim.jit.link as L; from numba.core.registry import cpu_target\n"
             "cg = cpu_target.target_context.codegen()\n"
             "try:\n    cg.unserialize_library(pickle.load(open(sys.argv[1], 'rb')))\nexcept L.MissingCode as e:\n"

@@ -111,6 +111,9 @@ def test_compare_of_two_skill_studies_shows_differences_intervals_and_verdicts(s
     assert (table["diff_ci_low"] <= table["diff_ci_high"]).all()
     assert set(table["verdict"]) <= set(findings.THREE_WAY) | {findings.NOT_TESTED}
     assert set(table["design"]) == {"paired by deal"}  # one seed: deal d dealt alike in both
+    headline = pd.read_csv(studies / "cmp" / "data" / "comparison.csv")  # the runs' metrics, clustered by deal
+    tested = headline[headline["p_value"].notna()]
+    assert len(tested) and tested["design"].str.startswith("paired by deal (4 deals)").all(), set(tested["design"])
     assert "Skill and luck" in (studies / "cmp" / "report.html").read_text()
 
 
@@ -140,6 +143,8 @@ def test_report_has_the_skill_section_only_with_a_study(studies):
     assert (studies / "rep1" / "figures" / "skill_coin_flip_share.png").read_bytes()[:4] == b"\x89PNG"
     section = text.split("## Skill and luck")[1].split("\n## ")[0]
     assert "east_coast" in section and "One profile measured" in section
+    assert "in the order their fitted ratings put them" in section  # measured, not the order named
+    assert "east_coast, measured order (by fitted rating" in section and "by design" not in section
     assert _cli("report", str(studies / "base" / "skill"), "--out", str(studies / "rep2"))[0] == 0  # a study run itself
     assert "## Skill and luck" in (studies / "rep2" / "report.md").read_text()
 

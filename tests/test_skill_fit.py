@@ -140,3 +140,29 @@ def test_study_text_and_json_compare_profiles():
     json.dumps(data, allow_nan=False)  # intervals without replicates would be null, never NaN
     diff = {d["measure"]: d for d in data["differences"]["skilled - lucky"]}
     assert diff["coin_flip_share"]["separated"] and diff["coin_flip_share"]["difference"] < -0.6
+
+
+def test_the_players_come_in_their_measured_order_with_each_lead_and_its_interval():
+    """Listed by fitted rating, not by the order the players were named in; a lead whose interval lies
+    above 0 is an established order, a pair that plays alike is not."""
+    rng = np.random.default_rng(11)
+    names = ["weak", "twin_a", "twin_b", "strong"]  # named weakest first: the fit must not keep this order
+    strength = {"weak": 0.0, "twin_a": 1.0, "twin_b": 1.0, "strong": 3.0}
+    seatings, orders = [], []
+    for _ in range(600):
+        seat = list(rng.permutation(names))
+        score = [strength[b] + rng.gumbel() for b in seat]
+        ranks = np.argsort(np.argsort(-np.array(score))) + 1
+        seatings.append(seat)
+        orders.append(list(ranks))
+    res = S.measure(_games(orders, seatings), boot=100, seed=2, chance=0, leave_out=False)
+    p = res["players"]
+    assert p["player"].iloc[0] == "strong" and p["player"].iloc[-1] == "weak"
+    assert (np.diff(p["rating"].to_numpy()) <= 0).all()
+    assert p["ahead_of_next"].iloc[:-1].to_numpy() == pytest.approx(-np.diff(p["rating"].to_numpy()))
+    assert p["ahead_of_next_lo"].iloc[0] > 0 and p["ahead_of_next_lo"].iloc[2] > 0  # strong > twin, twin > weak
+    assert p["ahead_of_next_lo"].iloc[1] < 0 < p["ahead_of_next_hi"].iloc[1]  # the twins: not established
+    assert math.isnan(p["ahead_of_next"].iloc[-1])
+    text = S.order_text(p, "p")
+    assert text.startswith("p, measured order (by fitted rating") and "strong > twin" in text
+    assert "not established: twin" in text and "> weak" in text

@@ -70,6 +70,9 @@ def test_a_summary_of_another_version_or_other_rules_is_not_used(tmp_path):
     other_rules = json.loads(json.dumps(manifest))
     other_rules["profiles"][manifest["shards"][0]["profile"]]["params"]["max_buy_ins"] = 7
     assert summaries.read_shard_summary(file, other_rules, False) is None
+    other_design = json.loads(json.dumps(manifest))  # clustered otherwise: a duplicate run's deals
+    other_design["profiles"][manifest["shards"][0]["profile"]][runformat.GAMES_PER_DEAL] = 4
+    assert summaries.read_shard_summary(file, other_design, False) is None
     table = pq.read_table(file)
     meta = summaries.summary_metadata(table.schema)
     stale = table.replace_schema_metadata({runformat.SUMMARY_METADATA_KEY: json.dumps({**meta, "version": 0})})

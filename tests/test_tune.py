@@ -254,3 +254,79 @@ def test_a_study_in_a_bucket_is_read_back_and_resumed(s3_uri, tmp_path):
     assert f"≈ {f.crossing:.2f} (95% interval {f.ci_low:.2f}–{f.ci_high:.2f})" in out
     rc, again, _ = _cli(*argv)
     assert rc == 0 and "0 played now" in again and again.splitlines()[3:] == out.splitlines()[3:]
+
+
+# ---------------------------------------------------------------------------------------------
+# compare
+
+
+@pytest.fixture(scope="module")
+def other_seed(tmp_path_factory):
+    """The study's question on other deals (seed 5): one coarse stage."""
+    root = tmp_path_factory.mktemp("tune-other")
+    rc, _, err = _cli("--param", "opening_min=30:60", "--target", "p_can_open_at_deal=0.2", "--games", "30",
+                      "--block-games", "6", "--shard-games", "6", "--seed", "5", "--local", "-q",
+                      "--out", str(root / "study"), "--report", str(root / "report"))
+    assert rc == 0, err
+    return root / "study"
+
+
+def _compare(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["compare", *argv, "-q"])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_compare_of_two_studies_gives_both_answers_and_their_difference(study, other_seed, tmp_path):
+    root, _, _ = study
+    rc, out, err = _compare(str(root / "study"), str(other_seed), "--out", str(tmp_path / "c"))
+    assert rc == 0, err
+    answers = pd.read_csv(tmp_path / "c" / "data" / "answers.csv").set_index("side")
+    for side, where in (("A", root / "study"), ("B", other_seed)):  # each answer the study's own
+        own = json.loads((where / "tune.json").read_text())["answer"]
+        assert tuple(answers.loc[side, ["answer", "ci_low", "ci_high"]]) == (own["crossing"], own["ci_low"],
+                                                                             own["ci_high"])
+    d = answers.loc["B - A"]
+    assert d["answer"] == pytest.approx(answers.loc["B", "answer"] - answers.loc["A", "answer"])
+    assert d["ci_low"] < d["answer"] < d["ci_high"]  # other deals: the two sides' noise adds up
+    assert "each study resampled on its own" in d["interval"]
+    assert "settings that differ (A vs B): seed 3 vs 5" in out and f"B - A = {d['answer']:+.2f} opening_min" in out
+    said = "The answers differ" if d["ci_low"] > 0 or d["ci_high"] < 0 else "The answers are not shown to differ"
+    assert said in out and said in (tmp_path / "c" / "report.html").read_text()
+    assert (tmp_path / "c" / "figures" / "tune_compare.png").is_file() and len(out.splitlines()) <= 20
+    values = pd.read_csv(tmp_path / "c" / "data" / "values.csv")
+    assert values.groupby("side")["games"].sum().to_dict() == {"A": 60, "B": 30}
+
+
+def test_compare_resamples_common_deals_together(study, tmp_path):
+    """A study against a copy of itself: the same deals, resampled together, differ by exactly 0 in every
+    replicate (resampled apart, the interval would be as wide as the two answers' together)."""
+    import shutil
+    root, _, _ = study
+    shutil.copytree(root / "study", tmp_path / "copy")
+    rc, out, err = _compare(str(root / "study"), str(tmp_path / "copy"), "--out", str(tmp_path / "c"))
+    assert rc == 0, err
+    d = pd.read_csv(tmp_path / "c" / "data" / "answers.csv").set_index("side").loc["B - A"]
+    assert (d["answer"], d["ci_low"], d["ci_high"]) == (0, 0, 0) and "common deals" in d["interval"]
+    assert "The answers are not shown to differ" in out and "settings that differ: none" in out
+
+
+def test_compare_refuses_studies_of_other_questions_and_a_run(study, tmp_path):
+    import shutil
+    root, _, _ = study
+    a = str(root / "study")
+    for key, value in (("target", 0.25), ("param", "opening_max"), ("metric", "share_never_opened"),
+                       ("profile", "scala40")):
+        shutil.copytree(root / "study", tmp_path / key)
+        doc = json.loads((tmp_path / key / "tune.json").read_text())
+        doc[key] = value
+        (tmp_path / key / "tune.json").write_text(json.dumps(doc))
+        rc, _, err = _compare(a, str(tmp_path / key), "--out", str(tmp_path / "c"))
+        assert rc == 2 and f"their {key} differ" in err and err.count("\n") == 1, err
+    run = str(root / "study" / "opening_min=30" / "block-000")  # a study's run is a run, not a study
+    for argv, message in (([a, run], "not a tune study"), ([run, a], "not a tune study"), ([a], "give RUN_B"),
+                          ([a, a, "--profiles", "kalooki40,kalooki40"], "leave --profiles out")):
+        rc, _, err = _compare(*argv, "--out", str(tmp_path / "c"))
+        assert rc == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "c").exists()

@@ -1,5 +1,6 @@
 """`kalooki compare RUN_A [RUN_B]`: headline metrics of two runs or two profiles, tested and corrected,
-and their skill and luck measures when both runs hold a skill study (RUN/skill/).  A run is a
+and their skill and luck measures when both runs hold a skill study (RUN/skill/); or the answers of two
+`kalooki tune` studies of the same question (``analysis.tune_compare``).  A run or study is a
 directory or a URI (file:///..., s3://bucket/run?endpoint_override=...)."""
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from .common import add_force_arg, report_dir, stderr_log
 
 def register(sub):
     p = sub.add_parser("compare", help="compare the headline metrics of two runs, or of two profiles of one run "
-                                       "(and their skill studies, when both hold one)")
-    p.add_argument("dir_a", metavar="RUN_A", help="run A: a directory or a URI (required)")
-    p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B: a directory or a URI (default: compare "
-                                                              "two profiles within RUN_A)")
+                                       "(and their skill studies, when both hold one), or the answers of two tune "
+                                       "studies")
+    p.add_argument("dir_a", metavar="RUN_A", help="run A, or tune study A: a directory or a URI (required)")
+    p.add_argument("dir_b", metavar="RUN_B", nargs="?", help="run B, or tune study B of the same profile, parameter, "
+                                                              "metric and target: a directory or a URI (default: "
+                                                              "compare two profiles within RUN_A)")
     p.add_argument("--profiles", metavar="A,B",
                    help="profile of A and profile of B to compare (default: the profiles both runs hold, each "
                         "against itself; two runs of one profile each; within one run, its two profiles)")
@@ -43,6 +46,9 @@ def run(args):
     from ..runformat import locate_run, read_manifest
 
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
+    studies = [_tune_mark(d) for d in (args.dir_a, args.dir_b)]
+    if any(studies):
+        return _compare_tune(args, out, studies)
     run_ids = [str(read_manifest(locate_run(d)).get("run_id")) for d in (args.dir_a, args.dir_b) if d]
     if args.profiles:
         run_ids.append(f"profiles {args.profiles}")
@@ -63,4 +69,43 @@ def run(args):
     if table.attrs.get("skill_lines"):
         print("\n" + "\n".join(table.attrs["skill_lines"]))
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
+    return 0
+
+
+def _tune_mark(where: str | None) -> dict | None:
+    """The mark of a `kalooki tune` study at ``where`` (its tune.json), or None where there is none."""
+    if not where:
+        return None
+    from ..runformat import locate
+    from .tune import read_mark
+    try:
+        return read_mark(locate(where))
+    except (OSError, ValueError):
+        return None
+
+
+def _compare_tune(args, out: Path, studies: list) -> int:
+    """Two tune studies of the same question: each answer, their difference with its interval, a page."""
+    from analysis import tune_compare
+
+    from ..errors import UserError
+    if args.dir_b is None:
+        raise UserError(f"{args.dir_a} is a tune study: give RUN_B, a tune study of the same profile, parameter, "
+                        "metric and target, to compare its answer with")
+    if not all(studies):
+        study, other = (args.dir_a, args.dir_b) if studies[0] else (args.dir_b, args.dir_a)
+        raise UserError(f"cannot compare {study} (a tune study) with {other} (not a tune study: a run, or no study); "
+                        "compare two tune studies of the same question, or two runs")
+    if args.profiles:
+        raise UserError("--profiles chooses the profiles of two runs; two tune studies are compared on the profile "
+                        "they tuned: leave --profiles out")
+    if args.allow_partial or args.thresholds:
+        raise UserError(f"{'--allow-partial' if args.allow_partial else '--thresholds'} applies to runs; two tune "
+                        "studies are compared on their own runs (verified) and thresholds: leave it out")
+    comparison = tune_compare.compare(args.dir_a, args.dir_b)
+    ids = [str(m["doc"].get("study_id")) for m in studies]
+    with report_dir(out, "compare", ids, args.force, log=stderr_log(args)) as where:
+        tune_compare.write_tune_compare(comparison, where, tune_compare.provenance_lines(comparison))
+    print("\n".join(tune_compare.terminal_lines(comparison)))
+    print(f"wrote {out / 'report.html'}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0

@@ -22,7 +22,9 @@ def register(sub):
                                    "moved into place when complete, so a stop never leaves half a frontier and the "
                                    "same command resumes it; a frontier of the same settings is added to (rungs "
                                    "not in --rungs are kept); one of other settings is replaced only with --force.  "
-                                   "Prints each headline metric by rung and whether it has converged.")
+                                   "Prints each headline metric by rung and whether it has converged, and the rungs' "
+                                   "order at the game: measured by a ladder study (--ladder, or RUN/ladder), else "
+                                   "the ladder's design, said as such.")
     p.add_argument("--profile", action="append", dest="profiles", metavar="P",
                    help=f"rule profile, repeatable (default: the run config's profiles, else "
                         f"{', '.join(DEFAULT_PROFILES)})")
@@ -41,6 +43,10 @@ def register(sub):
     p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
     p.add_argument("--out", metavar="RUN", help="the run's folder: a path or a URI (file:///..., s3://...); the "
                                                 "frontier goes to RUN/frontier (default: the run config's out)")
+    p.add_argument("--ladder", metavar="STUDY",
+                   help="a ladder study (`kalooki ladder`: its folder, or a run's folder holding one in RUN/ladder) "
+                        "whose order of the rungs, measured at the game, decides which rungs stand for strong play "
+                        "(default: RUN/ladder where it exists, else the ladder's order by design, said as such)")
     add_force_arg(p, help="replace a frontier of other settings in RUN/frontier (once the new one is complete) "
                           "(default: off)")
     add_ray_args(p, "games per shard (default: the run config's, else 500)", count=positive_int)
@@ -54,7 +60,17 @@ def _command(args) -> str:
 
 
 def run(args):
+    from analysis import ladder as measured_ladder
+
     from .. import frontier, runner
+    from ..errors import UserError
+    ladder_at = None
+    if args.ladder is not None:  # checked before anything is played
+        ladder_at = measured_ladder.find(args.ladder)
+        if ladder_at is None:
+            raise UserError(f"--ladder {args.ladder}: no ladder study there (no ladder.json in it or in "
+                            f"{args.ladder}/ladder); `kalooki ladder --out RUN` writes one to RUN/ladder")
+        measured_ladder.read_document(ladder_at)
     rungs = frontier.parse_rungs(args.rungs)
     file_values = runner.read_run_config(config_path(args.config)) if args.config else None
     study = frontier.plan(file_values, args.config, profiles=args.profiles, games=args.games, seed=args.seed,
@@ -69,6 +85,9 @@ def run(args):
     frontier.run(study, command=_command(args), local=args.local, address=args.address,
                  progress=show_progress(args), log=log, force=args.force)
     from analysis.frontier import load_frontier, terminal_lines
-    print("\n".join(terminal_lines(load_frontier(study.out))))
+    if ladder_at is None:
+        ladder_at = measured_ladder.find_in_run(args.out if args.out else str(file_values["out"]))
+    order = measured_ladder.load_ladder(ladder_at) if ladder_at is not None else None
+    print("\n".join(terminal_lines(load_frontier(study.out, ladder=order))))
     print(f"frontier: {study.out}")
     return 0

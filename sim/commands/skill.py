@@ -23,7 +23,9 @@ and says so); one of other settings is refused unless --force.
 
 Per profile, from head-to-head results (every pair of different players at a game; the one finishing
 ahead wins; players knocked out for good in the same hand, or level on their totals, share a place: half
-a win each) a Bradley-Terry fit gives each player a rating (log-odds; Elo = x 400/ln 10).  Measures:
+a win each) a Bradley-Terry fit gives each player a rating (log-odds; Elo = x 400/ln 10); the players
+are listed in the order their ratings put them (measured, never the order named), each with its lead
+over the next player down and that lead's interval (the order is established where it lies above 0).  Measures:
 spread (strongest minus weakest rating; the pair it spans is named), adjacent_win (mean over
 neighbouring players of the chance the stronger finishes ahead), luck_share (mean squared error of the
 fitted chances over the head-to-head results, divided by the same for pure chance: 1 = no more than

@@ -201,8 +201,9 @@ def _command(args) -> str:
                                        ("--block-games", args.block_games), ("--seed", args.seed),
                                        ("--bots", args.bots), ("--tables", args.tables),
                                        ("--players", args.players), ("--thresholds", args.thresholds),
-                                       ("--out", args.out), ("--report", args.report),
-                                       ("--shard-games", args.shard_games)), (("--local", args.local),))
+                                       ("--out", args.out), ("--report", args.report), ("--workers", args.workers),
+                                       ("--address", args.address), ("--shard-games", args.shard_games)),
+                        (("--local", args.local),))
 
 
 def run(args):

@@ -1,0 +1,378 @@
+"""`kalooki equity`: build, show and check a profile's equity table (the game's value of a score sheet,
+``sim.equity``; docs/EQUITY.md).
+
+``build`` plays the sample hands with the bots (every seat the expert by default) and plays games on
+from every grid sheet; ``show`` prints a slice; ``calibrate`` plays whole games the table was not built
+from and sets the value it predicts at a sheet against what came of it.
+"""
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import shlex
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from .. import equity as EQ
+from .. import profiles
+from ..errors import UserError
+from ..schema import ENGINE_VERSION
+from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int, profile_from_args, show_progress
+
+DEFAULT_HANDS = 3000
+DEFAULT_SIMS = 384
+DEFAULT_BOT = "expert"
+
+
+def register(sub):
+    p = sub.add_parser("equity", help="the game's value of a score sheet: build, show or check a profile's table")
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+
+    b = actions.add_parser("build", help="play sample hands and games on from a grid of sheets; write the table")
+    add_profile_args(b)
+    b.add_argument("--players", type=positive_int, metavar="N",
+                   help="players at the table (default: the profile's players)")
+    b.add_argument("--hands", type=positive_int, default=DEFAULT_HANDS, metavar="N",
+                   help="sample hands dealt to every player in an elimination game's hand with all in, half as "
+                        "many to each smaller count (default: %(default)s)")
+    b.add_argument("--sims", type=positive_int, default=DEFAULT_SIMS, metavar="M",
+                   help="games played on from every grid sheet (default: %(default)s)")
+    b.add_argument("--bot", default=DEFAULT_BOT, metavar="NAME",
+                   help="the bot in every seat of the sample hands (default: %(default)s)")
+    add_seed_arg(b, default=1)
+    b.add_argument("--out", metavar="FILE",
+                   help="the .npz to write (default: the shipped table's file, configs/equity/PROFILE-Np.npz)")
+    b.add_argument("--force", action="store_true", help="replace --out if it exists (default: off)")
+    b.set_defaults(func=run_build)
+
+    s = actions.add_parser("show", help="print a slice of a profile's table")
+    add_profile_args(s)
+    s.add_argument("--table", metavar="FILE", help="a table file (default: the shipped table of the profile)")
+    s.set_defaults(func=run_show)
+
+    c = actions.add_parser("calibrate",
+                           help="predicted value against the outcome of games the table was not made from")
+    add_profile_args(c)
+    c.add_argument("--table", metavar="FILE", help="a table file (default: the shipped table of the profile)")
+    c.add_argument("--games", type=positive_int, default=400, metavar="N",
+                   help="games to play (default: %(default)s)")
+    c.add_argument("--bins", type=positive_int, default=5, metavar="B",
+                   help="bins of predicted value (default: %(default)s)")
+    add_seed_arg(c, default=2)
+    c.set_defaults(func=run_calibrate)
+    for action in (b, s, c):
+        add_quiet_arg(action)
+
+
+# ---------------------------------------------------------------------------------------------
+# build
+
+def bots_for(name: str):
+    from ..bots import make_bot
+    make_bot(name, np.random.default_rng(0))  # a bad name: the registry's one-line error
+
+    def make(n_in, rngs):
+        return [make_bot(name, rngs[i]) for i in range(n_in)]
+    return make
+
+
+def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = DEFAULT_BOT,
+          command: str = "", progress: bool = False) -> EQ.EquityTable:
+    """Play the sample hands and build the table (``sim.equity.build_table``), its making recorded."""
+    profiles.check_players(profile, n_players)
+    t0 = time.process_time()
+    wanted = sum(EQ.hands_wanted(profile, n_players, hands).values())
+    with tqdm(total=wanted, desc="sample hands", unit="hand", disable=not progress, leave=False) as bar:
+        samples = EQ.collect_hands(profile, n_players, hands, seed, bots_for(bot), progress=bar.update)
+    t1 = time.process_time()
+    meta = {"profile": profile.name, "rules_hash": profile.rules_hash(), "players": n_players,
+            "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
+            "bot": bot, "engine_version": ENGINE_VERSION,
+            "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "buy_in_rule": "the expert's pool rule (sim.equity.pool_rule_buys) for every seat inside the model"}
+    with tqdm(desc="grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
+        def tick(k):
+            bar.total = bar.total or None
+            bar.update(k)
+        table = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=tick)
+    table.meta["cpu_s"] = {"hands": round(t1 - t0, 1), "values": round(time.process_time() - t1, 1)}
+    return table
+
+
+def run_build(args):
+    prof = profile_from_args(args)
+    n = args.players or prof.players
+    try:
+        profiles.check_players(prof, n)
+    except profiles.ProfileError as e:
+        raise UserError(str(e)) from None
+    out = Path(args.out) if args.out else Path(str(EQ.shipped_path(prof.name, n)))
+    if out.suffix != ".npz":
+        raise UserError(f"--out {out}: an equity table is a .npz file; give a name ending in .npz")
+    if out.exists() and not args.force:
+        raise UserError(f"--out {out} exists; add --force to replace it")
+    if not out.parent.is_dir():
+        raise UserError(f"--out {out}: no folder {out.parent}")
+    bots_for(args.bot)
+    words = ["kalooki", "equity", "build", "--profile", args.profile] + [w for s in args.sets for w in ("--set", s)]
+    for flag, value, default in (("--players", args.players, None), ("--hands", args.hands, DEFAULT_HANDS),
+                                 ("--sims", args.sims, DEFAULT_SIMS), ("--bot", args.bot, DEFAULT_BOT)):
+        if value is not None and value != default:
+            words += [flag, str(value)]
+    words += ["--seed", str(args.seed)]
+    table = build(prof, n, args.hands, args.sims, args.seed, args.bot, shlex.join(words), show_progress(args))
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        EQ.save(table, tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a file opened for writing would be (mkstemp's is private)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    cpu = table.meta["cpu_s"]
+    values = (f"{table.meta['sheets']} grid sheets x {args.sims} games" if "sheets" in table.meta
+              else "its one sheet's payments")
+    print(f"{out}: {prof.name} at {n} players, {table.meta['hands_played']} sample hands, {values}; "
+          f"{cpu['hands']} + {cpu['values']} CPU-s")
+
+
+# ---------------------------------------------------------------------------------------------
+# show
+
+def _table_or_error(prof, path):
+    if path:
+        try:
+            return EQ.read(path)
+        except (ValueError, OSError) as e:
+            raise UserError(str(e)) from None
+    table = EQ.load_table(prof)
+    if table is None:
+        raise UserError(f"no shipped equity table for profile {prof.name!r} with these rules at {prof.players} "
+                        f"players; make one with `kalooki equity build --profile {prof.name} --out FILE`")
+    return table
+
+
+def run_show(args):
+    prof = profile_from_args(args)
+    table = _table_or_error(prof, args.table)
+    meta = table.meta
+    print(f"{prof.name}: equity table at {table.n} players ({table.units})")
+    print(f"made by: {meta.get('command')}")
+    print(f"  engine {meta.get('engine_version')}, {meta.get('built')}, {meta.get('hands_played')} sample hands by "
+          f"{meta.get('bot')},")
+    if "sheets" in meta:
+        print(f"  {meta['games_per_sheet']} games played on from each of {meta['sheets']} sheets")
+    print(f"a penalty point on a fresh sheet is worth {table.scale:.4g} (value units)")
+    if table.kind == EQ.KIND_SINGLE:
+        info = meta.get("single_hand", {})
+        print(f"going out: {info.get('win_plain_mean', 0):.2f} units received; Kalooki "
+              f"{info.get('win_kalooki_mean', 0):.2f}")
+        paid = sorted(info.get("paid_at", {}).items(), key=lambda kv: int(kv[0]))
+        print("paid (stake units) at a penalty of " + ", ".join(f"{x}: {v:.1f}" for x, v in paid))
+        return
+    from ..game import Ledger
+    n = table.n
+    grid = [int(round(t)) for t in table.grid]
+    if table.kind == EQ.KIND_ELIMINATION:
+        print("Value to seat 0 in stake units (rows: its total; columns: the others' common total),")
+        print(f"every seat in with {prof.max_buy_ins} buy-ins left, pool {n * prof.stake_initial}:")
+    else:
+        print("Chance seat 0 wins the game (rows: its score; columns: the others' common score):")
+    cols = grid[::2]
+    print("own \\ others " + "".join(f"{c:>7}" for c in cols))
+    for t in grid[::2]:
+        cells = []
+        for o in cols:
+            lg = Ledger(prof, n)
+            lg.totals = [t] + [o] * (n - 1)
+            cells.append(EQ.sheet_value(prof, lg, 0, table))
+        print(f"{t:>12} " + "".join(f"{v:>7.3f}" if table.kind == EQ.KIND_TARGET else f"{v:>7.2f}" for v in cells))
+    if table.kind == EQ.KIND_ELIMINATION and n == 4:
+        _show_examples(prof, table)
+
+
+def example_sheets(prof) -> list:
+    """(label, totals, buy-ins used) of the sheets ``show`` prices, in fractions of eliminate_above."""
+    top, b = prof.eliminate_above, prof.max_buy_ins
+
+    def at(f):
+        return int(round(f * top))
+    return [("fresh", [0] * 4, [0] * 4),
+            (f"0 against three at {at(.4)}; none left, they {b}", [0] + [at(.4)] * 3, [b, 0, 0, 0]),
+            (f"{at(.8)} against three at {at(.4)}; none left, they {b}", [at(.8)] + [at(.4)] * 3, [b, 0, 0, 0]),
+            (f"all at {at(.27)}; {b} left each but seat 1, none", [at(.27)] * 4, [0, b, 0, 0]),
+            (f"{at(.27)} against one at {at(.93)} with none left, two at {at(.27)}",
+             [at(.27), at(.93), at(.27), at(.27)], [0, b, 0, 0])]
+
+
+def _show_examples(prof, table):
+    """Seat 0's value, chance and stakes (points-equivalents) on a few sheets; the pool holds every stake
+    and buy-in paid."""
+    from ..game import Ledger
+    print("Seat 0 on a few sheets (totals; buy-ins left; the pool holds every stake and buy-in paid):")
+    print("its value, chance of winning, and stakes in points-equivalents: going out, taking 0, 25, 50 points")
+    print(f"  {'sheet':<54} {'value':>6} {'chance':>6}{'out':>6}{'0 pts':>6}{'25':>6}{'50':>6}")
+    for label, totals, used in example_sheets(prof):
+        lg = Ledger(prof, 4)
+        lg.totals, lg.buy_ins = totals, used
+        lg.pool += prof.stake_buy_in * sum(used)
+        row = EQ.hand_stakes(prof, lg, table)[0]
+        value, chance = EQ.sheet_value(prof, lg, 0, table), EQ.sheet_chance(prof, lg, 0, table)
+        stakes = "".join(f"{row[c]:>6.0f}" for c in (EQ.ST_WIN, EQ.ST_CURVE, EQ.ST_CURVE + 25, EQ.ST_CURVE + 50))
+        print(f"  {label:<54} {value:>6.2f} {chance:>6.3f}{stakes}")
+
+
+# ---------------------------------------------------------------------------------------------
+# calibrate
+
+def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
+    """One point a game: at a hand start drawn uniformly among the game's hands (the first included), a
+    seat drawn among those in.  Columns: the predicted value then (``sheet_value``), the predicted chance
+    of winning (``sheet_chance``), whether it won the game, its net payment from then to the end, the
+    hand start's number, the game.  The games' streams: (seed, profile, game) as in a run
+    (sim.records.make_game); the draws of hand and seat from (seed, profile, 2)."""
+    from ..game import GameRecord, Ledger, play_on
+    from ..records import ShardSpec, make_game
+    n = table.n
+    spec = ShardSpec(profile, [bot] * n, seed=seed, first_game=0, n_games=games)
+    pick = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 2)))
+    out = []
+    for g in range(games):
+        rng, bots = make_game(spec, g)
+        game = GameRecord(ledger=Ledger(profile, n))
+        starts = [game.ledger.copy()]
+
+        def on_hand(rec, game=game, starts=starts):
+            if rec.sheet is not None and not game.ledger.over:
+                starts.append(game.ledger.copy())
+
+        dealer = int(rng.integers(n))  # as sim.game.play_game draws the first dealer
+        play_on(game, profile, bots, rng, dealer, on_hand=on_hand)
+        lg = game.ledger
+        h = int(pick.integers(len(starts)))
+        sheet = starts[h]
+        seats_in = [s for s in range(n) if sheet.in_game[s]]
+        s = seats_in[int(pick.integers(len(seats_in)))]
+        out.append((EQ.sheet_value(profile, sheet, s, table), EQ.sheet_chance(profile, sheet, s, table),
+                    float(lg.winner == s), float(lg.balances[s] - sheet.balances[s]), h, g))
+        if progress:
+            progress(1)
+    return np.array(out, dtype=np.float64)
+
+
+def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
+    """A single-hand game's check: one seat a game drawn at random (from (seed, profile, 2)); the payment
+    the table predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took)
+    and the payment it got."""
+    from ..game import play_game
+    from ..records import ShardSpec, make_game
+    n = table.n
+    spec = ShardSpec(profile, [bot] * n, seed=seed, first_game=0, n_games=games)
+    pick = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 2)))
+    out = []
+    for g in range(games):
+        rng, bots = make_game(spec, g)
+        game = play_game(profile, bots, rng)
+        final = [h for h in game.hands if h.sheet is not None][-1]
+        res = final.state.result
+        s = int(pick.integers(n))
+        pos = final.seats.index(s)
+        if res.winner == pos:
+            col = EQ.ST_KALOOKI if res.win_type == "kalooki" else EQ.ST_WIN
+        else:
+            col = EQ.ST_CURVE + min(int(res.penalties[pos]), EQ.ST_XMAX)
+        out.append((table.rows[s, col] * table.scale, float(game.ledger.balances[s])))
+        if progress:
+            progress(1)
+    return np.array(out, dtype=np.float64)
+
+
+def wilson(k: float, n: int, z: float = 1.959964) -> tuple:
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (c - h, c + h)
+
+
+def calibration_bins(predicted: np.ndarray, observed: np.ndarray, bins: int, money: bool,
+                     z: float = 1.959964) -> list[dict]:
+    """Points binned by predicted value into equal-count bins.  A chance: the observed share with its
+    Wilson interval; money: the observed mean with its t interval; both at the normal quantile ``z``
+    (1.96: 95%), over the points of the bin (one a game, so independent)."""
+    from scipy import stats
+    order = np.argsort(predicted, kind="stable")
+    rows = []
+    for part in np.array_split(order, bins):
+        k = len(part)
+        if k == 0:
+            continue
+        row = {"points": k, "predicted": float(predicted[part].mean()), "observed": float(observed[part].mean())}
+        if money:
+            q = stats.t.ppf(stats.norm.cdf(z), k - 1) if k > 1 else float("nan")
+            half = q * observed[part].std(ddof=1) / math.sqrt(k) if k > 1 else float("nan")
+            row["lo"], row["hi"] = row["observed"] - half, row["observed"] + half
+        else:
+            row["lo"], row["hi"] = wilson(float(observed[part].sum()), k, z)
+        row["covers"] = bool(row["lo"] <= row["predicted"] <= row["hi"])
+        # the bin's term of the overall test: (observed - predicted)^2 over the variance of the observed mean
+        var = (predicted[part].mean() * (1 - predicted[part].mean()) / k if not money
+               else (observed[part].var(ddof=1) / k if k > 1 else float("nan")))
+        row["chi2"] = float((row["observed"] - row["predicted"]) ** 2 / var) if var > 0 else 0.0
+        rows.append(row)
+    return rows
+
+
+def overall_test(rows) -> tuple:
+    """(statistic, degrees of freedom, p): the bins' chi2 terms summed against chi-square with one degree
+    of freedom a bin (a Hosmer-Lemeshow test on points the table was not fitted to)."""
+    from scipy import stats
+    stat = float(sum(r["chi2"] for r in rows))
+    return stat, len(rows), float(stats.chi2.sf(stat, len(rows)))
+
+
+def run_calibrate(args):
+    prof = profile_from_args(args)
+    table = _table_or_error(prof, args.table)
+    t0 = time.process_time()
+    if table.kind == EQ.KIND_SINGLE:
+        with tqdm(total=args.games, desc="games", unit="game", disable=not show_progress(args), leave=False) as bar:
+            points = play_single_points(prof, args.games, args.seed, table, progress=bar.update)
+        print(f"{prof.name}: {args.games} single-hand games by {DEFAULT_BOT} (seed {args.seed}; the table: seed "
+              f"{table.meta.get('seed')}), one seat a game drawn at random; {time.process_time() - t0:.0f} CPU-s")
+        print("  payment (stake units) predicted from how the seat's hand ended: mean, 95% t interval")
+        _print_bins(calibration_bins(points[:, 0], points[:, 1], args.bins, True))
+        return
+    with tqdm(total=args.games, desc="games", unit="game", disable=not show_progress(args), leave=False) as bar:
+        points = play_points(prof, args.games, args.seed, table, progress=bar.update)
+    print(f"{prof.name}: {args.games} games by {DEFAULT_BOT} (seed {args.seed}; the table: seed "
+          f"{table.meta.get('seed')}), one sheet a game (a hand start and a seat in, drawn at random); "
+          f"{time.process_time() - t0:.0f} CPU-s")
+    checks = [("game won: share, 95% Wilson interval", points[:, 1], points[:, 2], False)]
+    if table.kind == EQ.KIND_ELIMINATION and prof.pays_money:
+        checks.insert(0, ("net payment from the sheet to the game's end, stake units: mean, 95% t interval",
+                          points[:, 0], points[:, 3], True))
+    for label, predicted, observed, money in checks:
+        print(f"  {label}")
+        _print_bins(calibration_bins(predicted, observed, args.bins, money))
+
+
+def _print_bins(rows):
+    print(f"  {'points':>7} {'predicted':>10} {'observed':>10}  interval")
+    for row in rows:
+        print(f"  {row['points']:>7} {row['predicted']:>10.3f} {row['observed']:>10.3f}  "
+              f"[{row['lo']:.3f}, {row['hi']:.3f}]{'' if row['covers'] else '  (misses)'}")
+    stat, df, p = overall_test(rows)
+    print(f"  all bins: chi-square {stat:.2f} on {df} degrees of freedom, p = {p:.3f}")

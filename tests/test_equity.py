@@ -1,0 +1,366 @@
+"""The equity tables (sim.equity, docs/EQUITY.md): the compiled game rules against sim.game.Ledger, the
+compiled lookup against a plain-Python interpolation, the values monotone where the rules make them so,
+the stakes interface's invariants, the build command's refusals and records, and calibration:
+predicted value against the outcome of games the table was not made from."""
+import itertools
+
+import numpy as np
+import pytest
+
+from sim import equity as EQ
+from sim import profiles
+from sim.bots import make_bot
+from sim.commands.equity import calibration_bins, overall_test, play_points, play_single_points
+from sim.engine import HandResult
+from sim.game import Ledger
+
+K40 = profiles.load("kalooki40")
+TOL = 1e-5  # the tables are stored in single precision
+K51 = profiles.load("kalooki51")
+EAST = profiles.load("east_coast")
+
+
+# ---- the compiled rules against the Ledger
+
+def _random_ledger(p, n, rng):
+    lg = Ledger(p, n)
+    if p.game_end == "elimination":
+        lg.in_game = [bool(rng.random() < 0.8) for _ in range(n)]
+        if sum(lg.in_game) < 2:
+            lg.in_game[:2] = [True, True]
+        lg.totals = [int(rng.integers(0, p.eliminate_above + 1)) if lg.in_game[s] else int(rng.integers(151, 300))
+                     for s in range(n)]
+        lg.buy_ins = [int(rng.integers(0, p.max_buy_ins + 1)) for _ in range(n)]
+        extra = p.stake_buy_in * sum(lg.buy_ins) + int(rng.integers(0, 10))  # at least what the buy-ins paid in
+        lg.pool += extra
+        lg.pool_collected += extra
+    else:
+        lg.totals = [int(rng.integers(0, p.target_score)) for _ in range(n)]
+    lg.hands_played = int(rng.integers(0, p.hand_cap))
+    return lg
+
+
+def _random_hand(n, rng, in_game):
+    players = [s for s in range(n) if in_game[s]]
+    w = int(rng.choice(players)) if rng.random() > 0.05 else -1
+    pen = [0 if s == w else int(rng.integers(0, 160)) for s in range(n)]
+    cards = [0 if s == w else int(rng.integers(1, 14)) for s in range(n)]
+    jokers = [min(c, int(rng.integers(0, 3))) for c in cards]
+    kind = "kalooki" if rng.random() < 0.2 else "call"
+    return HandResult(winner=w, win_type=kind if w >= 0 else None, stalled=w < 0, penalties=pen, cards_left=cards,
+                      jokers_left=jokers)
+
+
+@pytest.mark.parametrize("name, n", [("kalooki40", 4), ("scala40", 3), ("kalooki51", 4), ("east_coast", 5),
+                                     ("swedish", 6)])
+def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
+    """record_hand (with the expert's buy-in rule) against Ledger.record_hand with the expert bot deciding."""
+    p = profiles.load(name)
+    rng = np.random.default_rng(44)
+    expert = make_bot("expert", np.random.default_rng(0))
+    r = EQ.rules_vector(p, n, EQ.DECIDE_POOL_RULE)
+    for _ in range(1000):
+        lg = _random_ledger(p, n, rng)
+        if rng.random() < 0.05:
+            lg.hands_played = p.hand_cap - 1  # the hand cap
+        res = _random_hand(n, rng, lg.in_game)
+        totals = np.array(lg.totals, dtype=np.float64)
+        in_game = np.array(lg.in_game, dtype=np.bool_)
+        buys = np.array(lg.buy_ins, dtype=np.int64)
+        balances = np.array(lg.balances, dtype=np.float64)
+        sc = np.zeros(EQ.C_WORDS)
+        sc[EQ.C_POOL], sc[EQ.C_HANDS] = lg.pool, lg.hands_played
+        EQ.record_hand(r, totals, in_game, buys, balances, sc, res.winner, res.win_type == "kalooki",
+                       np.array(res.penalties, dtype=np.float64), np.array(res.cards_left, dtype=np.float64),
+                       np.array(res.jokers_left, dtype=np.float64))
+        lg.record_hand(res, lambda s, ledger: expert.buy_in(ledger, s))
+        where = f"{name}: {res}"
+        assert totals.tolist() == lg.totals, where
+        assert in_game.tolist() == lg.in_game, where
+        assert buys.tolist() == lg.buy_ins, where
+        assert balances.tolist() == lg.balances, where
+        assert (sc[EQ.C_POOL], bool(sc[EQ.C_OVER]), bool(sc[EQ.C_STALLED])) == (lg.pool, lg.over, lg.stalled), where
+        if lg.over:
+            assert sc[EQ.C_WINNER] == lg.winner, where
+
+
+def test_the_pool_rule_is_the_experts():
+    rng = np.random.default_rng(3)
+    expert = make_bot("expert", np.random.default_rng(0))
+    for _ in range(300):
+        lg = _random_ledger(K40, 4, rng)
+        seat = int(rng.integers(4))
+        lg.in_game[seat] = False
+        assert EQ.pool_rule_buys(float(lg.pool), len(lg.players_in()), K40.stake_buy_in) == expert.buy_in(lg, seat)
+
+
+# ---- the shipped tables
+
+@pytest.fixture(scope="module")
+def k40():
+    table = EQ.load_table(K40)
+    assert table is not None, "configs/equity holds no kalooki40 table: `make equity`"
+    return table
+
+
+@pytest.fixture(scope="module")
+def k51():
+    table = EQ.load_table(K51)
+    assert table is not None, "configs/equity holds no kalooki51 table: `make equity`"
+    return table
+
+
+def test_every_shipped_profile_has_a_table_recording_how_it_was_made():
+    for name in profiles.available():
+        p = profiles.load(name)
+        table = EQ.load_table(p)
+        assert table is not None, name
+        meta = table.meta
+        assert meta["profile"] == name and meta["rules_hash"] == p.rules_hash() and meta["players"] == p.players
+        assert meta["command"].startswith(f"kalooki equity build --profile {name} ")
+        for key in ("seed", "hands", "hands_played", "engine_version", "built", "bot"):
+            assert key in meta, (name, key)
+        assert table.scale > 0, name
+
+
+def test_a_table_is_for_its_rules_and_player_count():
+    assert EQ.load_table(K40.replace(eliminate_above=120)) is None
+    assert EQ.load_table(K40, 3) is None
+    lg = Ledger(K40, 3)
+    assert np.array_equal(EQ.hand_stakes(K40, lg), EQ.neutral_stakes(3))
+    assert EQ.buy_in_gain(K40, lg, 0) == 0.0
+
+
+def _python_value(table, totals, in_game, left, pool, seat):
+    """Seat's value by plain Python: the others sorted, the 2^(m+1) corners of the cell weighted."""
+    K, base = table.K, table.K + 1
+    grid = table.grid
+
+    def cell(t):
+        t = min(max(t, grid[0]), grid[-1])
+        i = min(int(np.searchsorted(grid, t, side="right")) - 1, K - 2)
+        return i, (t - grid[i]) / (grid[i + 1] - grid[i])
+
+    elim = table.kind == EQ.KIND_ELIMINATION
+    others = [s for s in range(table.n) if s != seat and (in_game[s] or not elim)]
+    ob = min(sum(left[s] for s in others), table.P.shape[2] - 1)
+    bl = min(left[seat], table.P.shape[1] - 1)
+    axes = [cell(totals[seat])] + [cell(totals[s]) for s in others]
+    value = 0.0
+    for ups in itertools.product((0, 1), repeat=len(axes)):
+        w = np.prod([wt if u else 1 - wt for (i, wt), u in zip(axes, ups)])
+        idx = [i + u for (i, _), u in zip(axes, ups)]
+        opp = sorted(idx[1:]) + [K] * (table.n - 1 - len(others))
+        flat = sum(v * base ** j for j, v in enumerate(opp))
+        value += w * (pool * table.P[idx[0], bl, ob, flat] + table.F[idx[0], bl, ob, flat])
+    return value
+
+
+def test_the_compiled_lookup_agrees_with_plain_python(k40, k51):
+    rng = np.random.default_rng(5)
+    for p, table in ((K40, k40), (K51, k51)):
+        for _ in range(300):
+            lg = _random_ledger(p, 4, rng)
+            totals, in_game, left, pool, _ = EQ._sheet_arrays(lg)
+            for seat in lg.players_in() if p.game_end == "elimination" else range(4):
+                if p.game_end == "elimination" and len(lg.players_in()) == 1:
+                    continue
+                got = EQ.sheet_value(p, lg, seat, table)
+                want = _python_value(table, totals, in_game, left, pool, seat)
+                assert got == pytest.approx(want, abs=1e-9), (lg.totals, lg.in_game, seat)
+
+
+def test_penalty_game_values_are_monotone_and_a_seat_out_has_none(k40):
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        lg = _random_ledger(K40, 4, rng)
+        seats = lg.players_in()
+        if len(seats) < 2:
+            continue
+        seat, other = seats[0], seats[1]
+        base = EQ.sheet_value(K40, lg, seat, k40)
+        lg.totals[seat] = min(150, lg.totals[seat] + int(rng.integers(1, 40)))
+        assert EQ.sheet_value(K40, lg, seat, k40) <= base + TOL  # non-increasing in its own total
+        mine = EQ.sheet_value(K40, lg, seat, k40)
+        lg.totals[other] = min(150, lg.totals[other] + int(rng.integers(1, 40)))
+        assert EQ.sheet_value(K40, lg, seat, k40) >= mine - TOL  # non-decreasing in another's total
+        lg.in_game[other] = False
+        assert EQ.sheet_value(K40, lg, other, k40) == 0.0  # out of the game: nothing more paid or won
+    lg = Ledger(K40, 4)
+    lg.in_game = [True, False, False, False]
+    assert EQ.sheet_value(K40, lg, 0, k40) == lg.pool  # the last one in takes the pool
+    assert EQ.sheet_chance(K40, lg, 0, k40) == 1.0
+
+
+def test_target_game_chances_are_monotone_and_sum_to_about_one(k51):
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        lg = _random_ledger(K51, 4, rng)
+        chances = [EQ.sheet_value(K51, lg, s, k51) for s in range(4)]
+        assert all(0.0 <= c <= 1.0 for c in chances)
+        assert sum(chances) == pytest.approx(1.0, abs=0.15)
+        lg.totals[0] = min(K51.target_score - 1, lg.totals[0] + int(rng.integers(1, 80)))
+        assert EQ.sheet_value(K51, lg, 0, k51) >= chances[0] - TOL  # non-decreasing in its own score
+        assert EQ.sheet_value(K51, lg, 1, k51) <= chances[1] + TOL  # non-increasing in another's
+
+
+def _check_rows(rows, lg, p):
+    n = lg.n
+    assert rows.shape == (n, EQ.ST_W) and rows.dtype == np.float64 and rows.flags["C_CONTIGUOUS"]
+    neutral = EQ.neutral_stakes(n)
+    kalooki_pays_more = p.stake_kalooki >= p.stake_call
+    for s in range(n):
+        row = rows[s]
+        curve = row[EQ.ST_CURVE:]
+        assert np.all(np.diff(curve) <= 1e-9), (s, lg.totals)
+        assert row[EQ.ST_WIN] >= curve[0] - 1e-9
+        if kalooki_pays_more:
+            assert row[EQ.ST_KALOOKI] >= row[EQ.ST_WIN] - 1e-9
+        if p.game_end == "elimination" and not lg.in_game[s]:
+            assert np.array_equal(row, neutral[s])
+
+
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "east_coast", "scala40"])
+def test_hand_stakes_keep_the_interface_invariants(name):
+    p = profiles.load(name)
+    rng = np.random.default_rng(8)
+    for _ in range(150):
+        lg = _random_ledger(p, p.players, rng)
+        _check_rows(EQ.hand_stakes(p, lg), lg, p)
+
+
+def test_fresh_sheet_stakes_read_like_points(k40):
+    """On a fresh sheet the curve falls by about a point a penalty point over the penalties losers take."""
+    for p in (K40, K51, EAST):
+        rows = EQ.hand_stakes(p, Ledger(p, 4))
+        curve = rows[0, EQ.ST_CURVE:]
+        slope = -(curve[80] - curve[0]) / 80
+        assert 0.4 < slope < 2.5, (p.name, slope)
+        assert np.allclose(rows, rows[0])  # a fresh sheet: every seat alike (who deals averaged over)
+
+
+def test_the_near_elimination_of_an_opponent_makes_ending_the_hand_worth_more(k40):
+    """Against an opponent one hand from elimination, going out (the others take their penalties) is worth
+    more to a seat than against the same opponent far from it."""
+    far, near = Ledger(K40, 4), Ledger(K40, 4)
+    far.totals = [40, 40, 40, 40]
+    near.totals = [40, 140, 40, 40]
+    far.buy_ins = near.buy_ins = [2, 2, 2, 2]  # no buy-ins left: an elimination is for good
+    assert EQ.hand_stakes(K40, near)[0, EQ.ST_WIN] > EQ.hand_stakes(K40, far)[0, EQ.ST_WIN]
+
+
+def test_a_seat_pushed_out_with_no_buy_in_left_keeps_only_what_the_rules_give(k40):
+    """At 140 with no buy-in left, any penalty over 10 ends the seat's game: the curve is flat from there,
+    at the stake it pays and the value it gives up."""
+    lg = Ledger(K40, 4)
+    lg.totals, lg.buy_ins = [140, 60, 60, 60], [2, 0, 0, 0]
+    lg.pool += K40.stake_buy_in * 2
+    row = EQ.hand_stakes(K40, lg, k40)[0]
+    q = k40.typical[4, 2]
+    stake = (1 - q) * K40.stake_call + q * K40.stake_kalooki
+    out = (-stake - EQ.sheet_value(K40, lg, 0, k40)) / k40.scale
+    flat = row[EQ.ST_CURVE + 11]
+    assert np.allclose(row[EQ.ST_CURVE + 11:], flat)
+    # out of the game, or lower where staying in at 150 was worth less (the curve never rises with x)
+    assert flat == pytest.approx(min(out, row[EQ.ST_CURVE + 10]))
+
+
+def test_buy_in_gain_reads_the_table(k40):
+    lg = Ledger(K40, 4)
+    lg.totals = [151, 30, 40, 50]
+    lg.in_game = [False, True, True, True]
+    gain = EQ.buy_in_gain(K40, lg, 0, k40)
+    after = lg.copy()
+    after.re_enter(0)
+    value = EQ.sheet_value(K40, after, 0, k40)
+    assert gain == pytest.approx(value - K40.stake_buy_in)
+    assert EQ.buy_in_gain(K51, Ledger(K51, 4), 0) == 0.0
+    assert EQ.buy_in_gain(EAST, Ledger(EAST, 4), 0) == 0.0
+
+
+# ---- the build command
+
+def test_build_writes_a_table_that_records_its_making_and_refuses_to_overwrite(tmp_path, capsys):
+    from sim.cli import main
+    out = tmp_path / "t.npz"
+    assert main(["equity", "build", "--profile", "kalooki51", "--hands", "40", "--sims", "4", "--seed", "9",
+                 "--out", str(out), "-q"]) == 0
+    table = EQ.read(out)
+    assert table.meta["command"] == "kalooki equity build --profile kalooki51 --hands 40 --sims 4 --seed 9"
+    assert table.meta["seed"] == 9 and table.meta["hands_played"] == 40 and table.meta["games_per_sheet"] == 4
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert main(["equity", "build", "--profile", "kalooki51", "--hands", "40", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--force" in err
+    assert out.read_bytes() == before
+    assert main(["equity", "show", "--profile", "kalooki51", "--table", str(out)]) == 0
+    assert "Chance seat 0 wins" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--out", "x.txt"], ".npz"),
+    (["--players", "9"], "players"),
+    (["--bot", "nobody"], "nobody"),
+    (["--hands", "0"], "--hands"),
+    (["--profile", "nosuch"], "nosuch"),
+])
+def test_build_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys, args, says):
+    from sim.cli import main
+    monkeypatch.chdir(tmp_path)
+    argv = ["equity", "build"] + ([] if "--profile" in args else ["--profile", "kalooki51"]) + args
+    argv += [] if "--out" in args else ["--out", str(tmp_path / "t.npz")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_samples_and_values_depend_on_the_seed_alone():
+    from sim.commands.equity import bots_for
+    a = EQ.collect_hands(K51, 4, 12, 3, bots_for("expert"))
+    b = EQ.collect_hands(K51, 4, 12, 3, bots_for("expert"))
+    c = EQ.collect_hands(K51, 4, 12, 4, bots_for("expert"))
+    assert np.array_equal(a.penalty, b.penalty) and not np.array_equal(a.penalty, c.penalty)
+
+
+# ---- calibration
+
+def _calibration_covers(p, table, games, seed, bins, z):
+    points = play_points(p, games, seed, table)
+    assert table.meta["seed"] != seed
+    checks = [(points[:, 1], points[:, 2], False)]
+    if p.pays_money and p.game_end == "elimination":
+        checks.append((points[:, 0], points[:, 3], True))
+    out = []
+    for predicted, observed, money in checks:
+        rows = calibration_bins(predicted, observed, bins, money, z)
+        out.append(rows)
+        assert all(r["covers"] for r in rows), (p.name, money, rows)
+        assert overall_test(rows)[2] > 0.01, (p.name, money, rows)
+    return out
+
+
+def test_calibrated_on_games_the_table_was_not_made_from(k40):
+    """60 kalooki40 games by the expert (seed 2), one sheet a game: in each of 2 bins of predicted value
+    the observed share of games won (Wilson) and mean money from the sheet on (t) cover the prediction at
+    99%, and the bins together pass a chi-square test at 1%.  The slow tier checks more games and bins."""
+    _calibration_covers(K40, k40, 60, 2, 2, 2.5758)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40"])
+def test_calibrated_on_many_games(name):
+    """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers, and
+    the bins together pass a chi-square test at 1%."""
+    p = profiles.load(name)
+    _calibration_covers(p, EQ.load_table(p), 400, 2, 4, 2.5758)
+
+
+def test_single_hand_payments_calibrated():
+    """200 east_coast games (seed 2): the payment predicted from how a seat's hand ended against the
+    payment it got, in 3 bins, each bin's 99% t interval covering."""
+    table = EQ.load_table(EAST)
+    points = play_single_points(EAST, 200, 2, table)
+    rows = calibration_bins(points[:, 0], points[:, 1], 3, True, 2.5758)
+    assert all(r["covers"] for r in rows), rows
