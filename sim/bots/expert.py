@@ -54,13 +54,14 @@ class ExpertBot(PatientBot):
 
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
-    where the profile allows it; and it buys back in when the table of game values says buying in is
-    worth more money than leaving, or, for a profile without one, only when the pool is worth the stake.
+    where the profile allows it; and it buys back in only when the pool is worth the stake (the rule
+    the tables of game values, ``sim.equity``, assume for every later buy-in).
     """
 
     name = "expert"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_EXPERT  # its draw and discard choice in sim.bots.expert_core
+    buys_by_table = False  # buy-ins by the pool rule (the one the tables of game values assume)
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, **params):
         super().__init__(rng, **params)
@@ -138,15 +139,14 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
-        """Where the profile has a table of game values (``sim.equity``), buy back in when the money
-        expected from buying in beats leaving (``buy_in_gain`` above 0); elsewhere when the pool, shared
-        a little below evenly, is worth the stake."""
-        try:
+        """With ``buys_by_table`` and a table of game values for the profile (``sim.equity``), buy back
+        in when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else when
+        the pool, shared a little below evenly, is worth the stake (the pool rule, which the tables
+        assume every later buy-in of a game follows: ``sim.equity.pool_rule_buys``)."""
+        if self.buys_by_table:
             from .. import equity
-        except ModuleNotFoundError:
-            equity = None
-        if equity is not None and equity.load_table(ledger.p, ledger.n) is not None:
-            return equity.buy_in_gain(ledger.p, ledger, seat) > 0
+            if equity.load_table(ledger.p, ledger.n) is not None:
+                return equity.buy_in_gain(ledger.p, ledger, seat) > 0
         p = ledger.p
         still_in = ledger.players_in()
         pool_after = ledger.pool + p.stake_buy_in
