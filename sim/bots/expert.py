@@ -32,15 +32,14 @@ class ExpertBot(PatientBot):
 
     It takes a discard it is free to take only when that, with the discard it would then make, leaves
     at least ``draw_gain`` less deadwood than a stock draw is expected to (exactly, over the cards it
-    cannot see; once opened, a stock card that lets it go out with melds and lay-offs counts as going
-    out), always when it goes out with it, and a discard the rules tie to its opening only when it
+    cannot see; once opened, a stock card that lets it go out with melds and lay-offs counts as leaving
+    no deadwood), always when it goes out with it, and a discard the rules tie to its opening only when it
     opens with it, with the table's help where the profile allows.
 
     It weighs the score sheet: every deadwood above (held after a discard, expected after a draw) is
     weighed by what that many penalty points cost it on the sheet (its row of stakes), so near
     elimination it sheds the points above the cliff first and its ``max_risk`` while holding for a
-    Kalooki shrinks to the deadwood whose cost is within it (it opens sooner); where going out is
-    worth more on the sheet, a stock draw that goes out is worth that much.
+    Kalooki shrinks to the deadwood whose cost is within it (it opens sooner).
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it

@@ -32,8 +32,10 @@ Near elimination, points above the cliff cost far more: the discard sheds them b
 partial meld, the draw prizes the points a discard saves, and the patient's ``max_risk`` (while it
 holds its opening for a Kalooki) is read through the curve too (``risk_limit``: the most deadwood
 whose cost is within ``max_risk``), so it opens sooner.  Where the row values a go-out more (an
-opponent one hand from elimination), the lookahead's ``out_bonus`` grows by it and a stock draw
-that goes out is worth it.
+opponent one hand from elimination), the lookahead's ``out_bonus`` grows by it.  The draw looks one
+draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
+as leaving no deadwood (``_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
+chances of going out a turn later are not counted either.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
 and throwing the card its discard choice would throw (the choice below, feeding risk aside: so not a
@@ -41,7 +43,7 @@ card of a pair or near-run it means to keep) is at least the margin (the expert'
 lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
 expectation over the unseen cards (``outlook.outlook_kernel``), where an opened player's draws that
 go out (with melds and lay-offs onto the table: ``greedy_core._go_out``, ``_go_out_building``) count
-as a go-out, not as the deadwood they would leave; a discard that goes out at once is always taken.
+as leaving no deadwood, not as the deadwood they would leave; a discard that goes out at once is always taken.
 Two bounds spare most of those
 searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
 nor more than the hand with the drawn card kept loose and its dearest loose card thrown; a discard
@@ -425,7 +427,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     ahead = np.zeros((1, 2), np.int64)
     outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead, srow)
     stock = ahead[0, 0]
-    if opened[me] != 0:  # the draws that go out: a go-out, not the deadwood they would leave
+    if opened[me] != 0:  # the draws that go out: no deadwood left, not the deadwood they would leave
         for x in range(N_KINDS):
             if unseen[x] <= 0:
                 continue
@@ -433,7 +435,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
             hh2[x] += 1
             if _goes_out(hh2, -1, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
                 _, d_all, _ = _search(hh2, prm, mv, ws, rec, NO)
-                stock -= unseen[x] * (_cost(srow, _best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) + srow[ST_WIN])
+                stock -= unseen[x] * (_cost(srow, _best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - _cost(srow, 0))
     return DISCARD if taken * weight <= stock - margin * weight else STOCK
 
 
