@@ -38,11 +38,12 @@ run: $(STAMP)
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
 
 # The suite's three tiers (pyproject.toml's markers; tests/conftest.py says which test goes where):
-# test, everything unmarked, in parallel; test-slow, the fault and cluster studies, one at a time (their
+# test, everything unmarked, in parallel, a test file to a process (its module fixtures made once, not once
+# in every process that runs one of its tests); test-slow, the fault and cluster studies, one at a time (their
 # Ray clusters and timed kills want the cores); soak, the long soaks and studies, never in CI.  A tier
 # that selects no test (pytest's exit status 5) passes.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow || test $$? -eq 5

@@ -440,8 +440,9 @@ def build_comparison(cmp: Comparison, dir_a, dir_b, judged: pd.DataFrame | None 
     doc.heading("Headline metrics")
     doc.text(f"Design: {cmp.table.attrs['design']}.")
     doc.text(f"Significance: {cmp.table.attrs['correction']} (paired: t-test of per-game differences, per-deal in "
-             "a duplicate run; independent: Welch's t-test of cluster-robust estimates). Medians, p-values, near-duplicates, metrics not "
-             "applicable on a side and metrics constant in both runs are shown but not tested (in_family).")
+             "a duplicate run; independent: Welch's t-test of cluster-robust estimates). Medians, p-values, "
+             "near-duplicates, metrics not applicable on a side and metrics constant in both runs are shown but not "
+             "tested (in_family).")
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         doc.grid(*headline_grid(rows), f"A = {a}, B = {b}")
     doc.attach("comparison", judged, "The whole comparison table (every column)")

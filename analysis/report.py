@@ -27,8 +27,11 @@ METHOD_NOTES = [
     "(t/z)^2 (t on games - 1 degrees of freedom) and at least 1 below 20 games; means a t 95% interval on games "
     "- 1 degrees of freedom, never narrower than the independent one below 20 games, cut at 0 where a mean cannot "
     "be negative; counts of events (reshuffles, buy-ins) an exact Poisson interval at the effective count, and "
-    "with no event the bound 0 to 3/n (rule of three); games that all agree leave an interval of some width. The "
-    "summary states each metric's unit, denominator and interval method.",
+    "with no event the bound 0 to 3/n (rule of three); games that all agree leave an interval of some width. In a "
+    "duplicate run (a skill study's: every deal played once per rotation of the seats, the same cards to the same "
+    "seats) the rotations of a deal are one cluster, and every rule above counts deals where it says games; a "
+    "comparison of two duplicate runs of one seed is paired by deal. The summary states each metric's unit, "
+    "denominator and interval method.",
     "A hand is one deal, (game_id, hand_no, redeal_no); a played hand is neither void nor stalled and has "
     "exactly one winner. Every metric of play counts played hands; P(can open at deal), reshuffles and the "
     "void and stalled shares count every deal.",

@@ -30,6 +30,7 @@ symmetric in them), and the sum of their buy-ins left; who deals is averaged ove
 from __future__ import annotations
 
 import json
+import zipfile
 import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -225,6 +226,8 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
                 dealer = int(rng.integers(n_in))
                 state = HandState(profile, n_in, dealer, rng)
                 bots = make_bots(n_in, [np.random.default_rng(c) for c in children[1:]])
+                for seat, bot in enumerate(bots):
+                    bot.seat_in_game = seat  # as sim.game.play_on seats them
                 result = play_hand(state, bots, list(range(n_in)))
                 if not result.void:
                     break
@@ -378,6 +381,15 @@ class EquityTable:
     scale: float  # equity per penalty point on a fresh sheet (value units per point)
     rows: np.ndarray  # float64 (n, ST_W): single-hand games' stakes rows (points-equivalents)
     meta: dict = field(default_factory=dict)
+    _pf: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def pf(self) -> np.ndarray:
+        """P and F side by side (last axis), as the compiled lookup reads them: one place in memory per
+        grid sheet.  Made on first use; a table's P and F are not changed after that."""
+        if self._pf is None:
+            self._pf = np.ascontiguousarray(np.stack([self.P, self.F], axis=-1))
+        return self._pf
 
     @property
     def K(self) -> int:
@@ -576,22 +588,26 @@ def _cell(grid, t):
 
 
 @njit(cache=True)
-def _lookup(P, F, grid, m_all, t_own, bl, ob, opp, pool):
-    """Seat 0's value (``pool * P + F``) at own total ``t_own``, ``bl`` buy-ins left, the others' buy-ins
-    left ``ob`` and totals ``opp`` (the others in), multilinear between grid points."""
+def _lookup(PF, fw, grid, totals, counted, seat, bl, ob, pool):
+    """The value (``pool * P + fw * F``, from ``PF``: P and F side by side) to ``seat`` at its total, ``bl`` buy-ins left, the others' buy-ins
+    left ``ob`` and the totals of the others ``counted`` (those in), multilinear between grid points.
+    Allocates nothing: it runs a few hundred times a hand."""
     K = grid.shape[0]
     base = K + 1
-    m = opp.shape[0]
-    bl = min(max(bl, 0), P.shape[1] - 1)
-    ob = min(max(ob, 0), P.shape[2] - 1)
-    i0, w0 = _cell(grid, t_own)
-    cells = np.empty(m, dtype=np.int64)
-    weights = np.empty(m)
-    for j in range(m):
-        cells[j], weights[j] = _cell(grid, opp[j])
+    n = totals.shape[0]
+    bl = min(max(bl, 0), PF.shape[1] - 1)
+    ob = min(max(ob, 0), PF.shape[2] - 1)
+    i0, w0 = _cell(grid, totals[seat])
+    m = 0
+    for s in range(n):
+        if s != seat and counted[s]:
+            m += 1
     out_part = 0
-    for j in range(m, m_all):
-        out_part += K * base ** j
+    power = 1
+    for j in range(n - 1):
+        if j >= m:
+            out_part += K * power  # the others out: index K, after those in
+        power *= base
     total = 0.0
     for corner in range(1 << (m + 1)):
         w = w0 if corner & 1 else 1.0 - w0
@@ -599,23 +615,30 @@ def _lookup(P, F, grid, m_all, t_own, bl, ob, opp, pool):
             continue
         i = i0 + (corner & 1)
         flat = out_part
-        for j in range(m):
+        j = 0
+        power = 1
+        for s in range(n):
+            if s == seat or not counted[s]:
+                continue
+            c, wt = _cell(grid, totals[s])
             up = (corner >> (j + 1)) & 1
-            wj = weights[j] if up else 1.0 - weights[j]
-            w *= wj
-            flat += (cells[j] + up) * base ** j
+            w *= wt if up else 1.0 - wt
+            flat += (c + up) * power
+            power *= base
+            j += 1
         if w == 0.0:
             continue
-        total += w * (pool * P[i, bl, ob, flat] + F[i, bl, ob, flat])
+        total += w * (pool * PF[i, bl, ob, flat, 0] + fw * PF[i, bl, ob, flat, 1])
     return total
 
 
 @njit(cache=True)
-def _seat_value(P, F, grid, r, totals, in_game, buys_left, pool, seat):
+def _seat_value(PF, fw, grid, r, totals, in_game, buys_left, pool, seat):
     """A seat's value of a sheet: its expected money from now on (elimination) or chance of winning
     (target); a seat out of an elimination game has none to come."""
     n = totals.shape[0]
-    if r[R_KIND] == KIND_ELIMINATION:
+    elimination = r[R_KIND] == KIND_ELIMINATION
+    if elimination:
         if not in_game[seat]:
             return 0.0
         if _count_in(in_game) == 1:
@@ -627,15 +650,13 @@ def _seat_value(P, F, grid, r, totals, in_game, buys_left, pool, seat):
         for s in range(n):
             if s != seat and totals[s] >= r[R_TARGET]:
                 return 0.0
-    m = 0
     ob = 0
-    opp = np.empty(n - 1)
     for s in range(n):
-        if s != seat and (in_game[s] or r[R_KIND] != KIND_ELIMINATION):
-            opp[m] = totals[s]
+        if s != seat and (in_game[s] or not elimination):
             ob += buys_left[s]
-            m += 1
-    return _lookup(P, F, grid, n - 1, totals[seat], buys_left[seat], ob, opp[:m], pool)
+    if elimination:
+        return _lookup(PF, fw, grid, totals, in_game, seat, buys_left[seat], ob, pool)
+    return _lookup(PF, fw, grid, totals, np.ones(n, dtype=np.bool_), seat, buys_left[seat], ob, pool)
 
 
 @njit(cache=True)
@@ -665,7 +686,7 @@ def _after_others(r, totals, in_game, buys_left, pool, skip_a, skip_b, add):
 
 
 @njit(cache=True)
-def _own_reentry(P, F, grid, r, totals, in_game, buys_left, pool, seat):
+def _own_reentry(PF, grid, r, totals, in_game, buys_left, pool, seat):
     """The seat's value just eliminated: back in at the highest total of those in for the stake, when
     that gains (``buy_in_gain`` > 0), else nothing more."""
     players_in = _count_in(in_game)  # the seat itself is out
@@ -681,12 +702,12 @@ def _own_reentry(P, F, grid, r, totals, in_game, buys_left, pool, seat):
     t[seat] = top
     inn[seat] = True
     b[seat] -= 1
-    gain = _seat_value(P, F, grid, r, t, inn, b, pool + r[R_BUY_IN], seat) - r[R_BUY_IN]
+    gain = _seat_value(PF, 1.0, grid, r, t, inn, b, pool + r[R_BUY_IN], seat) - r[R_BUY_IN]
     return max(gain, 0.0)
 
 
 @njit(cache=True)
-def _stakes(P, F, grid, r, typical, scale, totals, in_game, buys_left, pool, out):
+def _stakes(PF, grid, r, typical, scale, totals, in_game, buys_left, pool, out):
     """``hand_stakes``' rows of the seats in (the rows of the others are left as they are)."""
     n = totals.shape[0]
     kind = r[R_KIND]
@@ -704,7 +725,7 @@ def _stakes(P, F, grid, r, typical, scale, totals, in_game, buys_left, pool, out
     for seat in range(n):
         if kind == KIND_ELIMINATION and not in_game[seat]:
             continue
-        now = _seat_value(P, F, grid, r, totals, in_game, buys_left, pool, seat)
+        now = _seat_value(PF, 1.0, grid, r, totals, in_game, buys_left, pool, seat)
         for st in range(2):  # the seat goes out, plainly or Kalooki
             t = totals.copy()
             inn = in_game.copy()
@@ -717,7 +738,7 @@ def _stakes(P, F, grid, r, typical, scale, totals, in_game, buys_left, pool, out
             else:
                 t[seat] += add * (n - 1)
                 pl = pool
-            out[seat, ST_WIN + st] = paid + _seat_value(P, F, grid, r, t, inn, b, pl, seat) - now
+            out[seat, ST_WIN + st] = paid + _seat_value(PF, 1.0, grid, r, t, inn, b, pl, seat) - now
         curve = np.zeros(ST_XMAX + 1)
         others = 0
         for w in range(n):
@@ -730,11 +751,12 @@ def _stakes(P, F, grid, r, typical, scale, totals, in_game, buys_left, pool, out
             if kind == KIND_ELIMINATION:
                 pl = _after_others(r, t, inn, b, pool, seat, w, typ_plain)
                 # the seat's value over its own total, others fixed: the grid, then the elimination
-                for k in range(K):
+                first, _ = _cell(grid, totals[seat])  # the curve reads its own total and above
+                for k in range(first, K):
                     t[seat] = grid[k]
-                    profile_v[k] = _seat_value(P, F, grid, r, t, inn, b, pl, seat)
+                    profile_v[k] = _seat_value(PF, 1.0, grid, r, t, inn, b, pl, seat)
                 inn[seat] = False
-                out_value = _own_reentry(P, F, grid, r, t, inn, b, pl, seat)
+                out_value = _own_reentry(PF, grid, r, t, inn, b, pl, seat)
                 inn[seat] = True
                 for x in range(ST_XMAX + 1):
                     tx = totals[seat] + x
@@ -750,9 +772,10 @@ def _stakes(P, F, grid, r, typical, scale, totals, in_game, buys_left, pool, out
                         t[w] += typ_plain
                 base_w = t[w]
                 # the seat's value over the winner's total, the rest fixed
-                for k in range(K):
+                first, _ = _cell(grid, base_w)  # the curve reads the winner's total and above
+                for k in range(first, K):
                     t[w] = grid[k]
-                    profile_v[k] = _seat_value(P, F, grid, r, t, inn, b, pool, seat)
+                    profile_v[k] = _seat_value(PF, 1.0, grid, r, t, inn, b, pool, seat)
                 for x in range(ST_XMAX + 1):
                     tw = base_w + x
                     if tw >= r[R_TARGET]:
@@ -795,7 +818,7 @@ def _fresh_scale(profile, table: EquityTable, samples: HandSamples) -> float:
     if table.kind == KIND_ELIMINATION:
         pool = float(n * profile.stake_initial) if profile.pays_money else 1.0
     out = np.zeros((n, ST_W))
-    _stakes(table.P, table.F, table.grid, table.rules, table.typical, 1.0, totals, in_game, left, pool, out)
+    _stakes(table.pf, table.grid, table.rules, table.typical, 1.0, totals, in_game, left, pool, out)
     lo, hi = samples.start[n], samples.start[n + 1]
     pens = [samples.penalty[i, q] for i in range(lo, hi) if samples.winner[i] >= 0 for q in range(n)
             if q != samples.winner[i]]
@@ -885,17 +908,26 @@ def read(path) -> EquityTable:
     """A table from a .npz written by ``save`` (ValueError if it is not one)."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            if int(z["version"]) != TABLE_VERSION:
-                raise ValueError(f"{path}: an equity table of version {int(z['version'])}; this build reads "
-                                 f"version {TABLE_VERSION}")
+            version = int(z["version"])
+            if version != TABLE_VERSION:
+                raise ValueError(f"{getattr(path, 'name', path)}: an equity table of version {version}; this "
+                                 f"build reads version {TABLE_VERSION}: make it again with `kalooki equity build`")
             kind, n = int(z["kind"]), int(z["n"])
             grid = z["grid"].astype(np.float64)
             P, F = z["P"].astype(np.float64), z["F"].astype(np.float64)
             table = EquityTable(kind, n, grid, P, F, z["rules"].astype(np.int64), z["typical"].astype(np.float64),
                                 float(z["scale"]), np.ascontiguousarray(z["rows"], dtype=np.float64),
                                 json.loads(str(z["meta"])))
-    except (OSError, KeyError, EOFError, zlib.error) as e:
-        raise ValueError(f"{path}: not an equity table ({e})") from None
+    except FileNotFoundError:
+        raise ValueError(f"{getattr(path, 'name', path)}: no such file") from None
+    except ValueError as e:
+        if "an equity table of version" in str(e):
+            raise
+        raise ValueError(f"{getattr(path, 'name', path)}: not an equity table written by `kalooki equity build`") \
+            from None
+    except (OSError, KeyError, EOFError, zlib.error, zipfile.BadZipFile):
+        raise ValueError(f"{getattr(path, 'name', path)}: not an equity table written by `kalooki equity build`") \
+            from None
     if kind != KIND_SINGLE:
         canon = _canonical(len(grid), n - 1)
         table.P = np.ascontiguousarray(P[..., canon])
@@ -957,7 +989,7 @@ def sheet_value(profile, ledger, seat: int, table: EquityTable | None = None) ->
     if table.kind == KIND_SINGLE:
         return 0.0
     totals, in_game, left, pool, _ = _sheet_arrays(ledger)
-    return float(_seat_value(table.P, table.F, table.grid, table.rules, totals, in_game, left, pool, seat))
+    return float(_seat_value(table.pf, 1.0, table.grid, table.rules, totals, in_game, left, pool, seat))
 
 
 def sheet_chance(profile, ledger, seat: int, table: EquityTable | None = None) -> float | None:
@@ -967,8 +999,7 @@ def sheet_chance(profile, ledger, seat: int, table: EquityTable | None = None) -
     if table is None or table.kind == KIND_SINGLE:
         return None
     totals, in_game, left, _, _ = _sheet_arrays(ledger)
-    no_money = np.zeros_like(table.F)
-    return float(_seat_value(table.P, no_money, table.grid, table.rules, totals, in_game, left, 1.0, seat))
+    return float(_seat_value(table.pf, 0.0, table.grid, table.rules, totals, in_game, left, 1.0, seat))
 
 
 def hand_stakes(profile, ledger, table: EquityTable | None = None) -> np.ndarray:
@@ -983,7 +1014,7 @@ def hand_stakes(profile, ledger, table: EquityTable | None = None) -> np.ndarray
     if table.kind == KIND_SINGLE:
         return np.ascontiguousarray(table.rows.copy())
     totals, in_game, left, pool, _ = _sheet_arrays(ledger)
-    _stakes(table.P, table.F, table.grid, table.rules, table.typical, table.scale, totals, in_game, left, pool, out)
+    _stakes(table.pf, table.grid, table.rules, table.typical, table.scale, totals, in_game, left, pool, out)
     return out
 
 
@@ -1003,5 +1034,5 @@ def buy_in_gain(profile, ledger, seat: int, table: EquityTable | None = None) ->
     in_game[seat] = True
     left[seat] = max(0, left[seat] - 1)
     pool += profile.stake_buy_in
-    after = _seat_value(table.P, table.F, table.grid, table.rules, totals, in_game, left, pool, seat)
+    after = _seat_value(table.pf, 1.0, table.grid, table.rules, totals, in_game, left, pool, seat)
     return float(after - profile.stake_buy_in)

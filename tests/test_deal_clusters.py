@@ -136,9 +136,9 @@ def test_compare_pairs_only_runs_of_one_design():
 TABLE = "expert,greedy,random,greedy"
 
 
-def _duplicate_run(out, seed=3, games=80, sets=()):
+def _duplicate_run(out, seed=3, games=80, sets=(), table=TABLE):
     cfg = runner.make_config(None, None, profiles=["kalooki40"], games=games, seed=seed, out=str(out),
-                             shard_games=40, tables=[{"bots": TABLE}], players=SEATS, duplicate=True, sets=list(sets))
+                             shard_games=40, tables=[{"bots": table}], players=SEATS, duplicate=True, sets=list(sets))
     runner.run_local(cfg, progress=False, log=lambda m: None)
     return cfg
 
@@ -224,11 +224,13 @@ def test_compare_of_two_duplicate_runs_pairs_them_by_deal(duplicate_run, tmp_pat
 def test_an_aa_of_duplicate_runs_covers_zero_at_about_95_percent(tmp_path):
     """80 A/A comparisons of two independent duplicate runs of 10 deals (shards of one run, each with
     deals of its own) through `compare`: each tested metric's 95% interval of the difference covers 0
-    about 95% of the time; clustered by game (the manifest without its design) the intervals are too
-    narrow by the rotations' correlation."""
+    about 95% of the time (with 80 comparisons a true 95% stays above 80% with probability above
+    0.9999); clustered by game (the manifest without its design) the intervals are too narrow by the
+    rotations' correlation, most for P(can open at deal), which the cards alone decide, the same in
+    every rotation."""
     pairs, games = 80, 40
     out = tmp_path / "aa"
-    _duplicate_run(out, seed=45, games=2 * pairs * games)
+    _duplicate_run(out, seed=45, games=2 * pairs * games, table="greedy,random,greedy,random")
     manifest = load.read_manifest(out)
     old = copy.deepcopy(manifest)
     del old["duplicate"], old["profiles"]["kalooki40"]["games_per_deal"]
@@ -241,8 +243,9 @@ def test_an_aa_of_duplicate_runs_covers_zero_at_about_95_percent(tmp_path):
         both = pd.concat([compare.compare_results(a, b, [("kalooki40", "kalooki40")])
                           for a, b in zip(results[0::2], results[1::2])], ignore_index=True)
         tested = both[both["p_value"].notna() & both["in_family"]]
-        coverage[label] = ((tested["diff_ci_low"] <= 0) & (tested["diff_ci_high"] >= 0)).groupby(tested["metric"]).mean()
+        covers = (tested["diff_ci_low"] <= 0) & (tested["diff_ci_high"] >= 0)
+        coverage[label] = covers.groupby(tested["metric"]).mean()
     print("\n" + pd.DataFrame(coverage).to_string())
-    assert 0.92 <= coverage["deal"].mean() <= 0.98, coverage["deal"]
-    assert coverage["deal"].min() >= 0.85, coverage["deal"]
-    assert coverage["game"].mean() < coverage["deal"].mean() - 0.03, coverage
+    assert 0.92 <= coverage["deal"].mean() <= 0.985, coverage["deal"]
+    assert coverage["deal"].min() >= 0.8, coverage["deal"]
+    assert coverage["game"]["p_can_open_at_deal"] < 0.85, coverage["game"]

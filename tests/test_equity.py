@@ -192,6 +192,24 @@ def test_penalty_game_values_are_monotone_and_a_seat_out_has_none(k40):
     assert EQ.sheet_chance(K40, lg, 0, k40) == 1.0
 
 
+def test_the_seats_values_add_up_to_what_the_sheet_holds(k40):
+    """From any sheet exactly one seat wins the game and the pool goes to it: the seats' chances sum to 1
+    and their values to the pool, within the tables' Monte Carlo and grid error (exact on a fresh sheet)."""
+    rng = np.random.default_rng(9)
+    chances, values = [], []
+    for _ in range(200):
+        lg = _random_ledger(K40, 4, rng)
+        seats = lg.players_in()
+        chances.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
+        values.append(sum(EQ.sheet_value(K40, lg, s, k40) for s in seats) / lg.pool)
+    # measured: chances sum to 0.961 on average, 90% of sheets within 0.104 of 1 (docs/EQUITY.md)
+    assert abs(np.mean(chances) - 1) < 0.06 and abs(np.mean(values) - 1) < 0.06
+    assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.15
+    fresh = Ledger(K40, 4)
+    assert sum(EQ.sheet_chance(K40, fresh, s, k40) for s in range(4)) == pytest.approx(1.0)
+    assert sum(EQ.sheet_value(K40, fresh, s, k40) for s in range(4)) == pytest.approx(fresh.pool)
+
+
 def test_target_game_chances_are_monotone_and_sum_to_about_one(k51):
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -314,6 +332,28 @@ def test_build_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys, args
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err, err
     assert not list(tmp_path.iterdir())
+
+
+def test_build_without_out_is_for_a_shipped_profile_as_it_ships(tmp_path, monkeypatch, capsys):
+    from sim.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["equity", "build", "--profile", "kalooki40", "--set", "opening_min=51"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err
+
+
+@pytest.mark.parametrize("content, says", [(None, "no such file"), (b"not a table", "not an equity table"),
+                                           ("npz", "not an equity table")])
+def test_show_refuses_a_file_that_is_no_table_in_one_line(tmp_path, capsys, content, says):
+    from sim.cli import main
+    path = tmp_path / "t.npz"
+    if content == "npz":
+        np.savez(path, a=np.zeros(3))
+    elif content is not None:
+        path.write_bytes(content)
+    assert main(["equity", "show", "--profile", "kalooki40", "--table", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err, err
 
 
 def test_samples_and_values_depend_on_the_seed_alone():

@@ -60,10 +60,10 @@ def test_sweep_page_has_findings_one_table_and_one_figure(paired_sweep):
     assert shares[0] > shares[2]  # a higher opening minimum is harder to reach at the deal
 
 
-def test_profile_default_column_is_marked(tmp_path):
-    _sweep(tmp_path / "runs", tmp_path / "rep", grid=(40, 50), games="4")
-    html = (tmp_path / "rep" / "report.html").read_text()
+def test_profile_default_column_is_marked(mix_sweep):
+    html = (mix_sweep / "rep" / "report.html").read_text()
     assert "<th>opening_min=40<br><small>profile default</small></th>" in html
+    assert "<th>opening_min=60</th>" in html
 
 
 def test_findings_numbers_equal_a_direct_computation(paired_sweep):
@@ -137,15 +137,16 @@ def test_paired_differences_are_narrower_than_unpaired_on_the_same_data(tmp_path
 
 def test_runs_of_different_seeds_are_compared_as_independent_samples(paired_sweep, tmp_path):
     root, _ = paired_sweep
-    _sweep(tmp_path / "runs", tmp_path / "rep", seed="5", grid=(45, 60), games="12")
-    sweep = load_sweep({30: root / "runs" / "opening_min=30", 60: tmp_path / "runs" / "opening_min=60"},
-                       "opening_min")
+    other = tmp_path / "opening_min=60"  # a run of another seed, as a sweep of seed 5 makes its grid's runs
+    assert main(["simulate", "--profile", "kalooki40", "--set", "opening_min=60", "--games", "12", "--seed", "5",
+                 "--local", "--quiet", "--out", str(other)]) == 0
+    sweep = load_sweep({30: root / "runs" / "opening_min=30", 60: other}, "opening_min")
     assert not sweep.paired
     ends = end_differences(sweep, findings.default_thresholds()).set_index("metric")
     r = ends.loc["hands_per_game"]
     assert r["design"] == "independent samples"
     assert (r["diff_ci_low"], r["diff_ci_high"]) == pytest.approx((r["unpaired_ci_low"], r["unpaired_ci_high"]))
-    a, b = _hands_played(root / "runs" / "opening_min=30"), _hands_played(tmp_path / "runs" / "opening_min=60")
+    a, b = _hands_played(root / "runs" / "opening_min=30"), _hands_played(other)
     welch = sps.ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
     assert (r["diff_ci_low"], r["diff_ci_high"]) == pytest.approx((welch.low, welch.high))
 
@@ -160,19 +161,28 @@ def test_sweep_refuses_bad_grids(tmp_path, capsys):
         assert not (tmp_path / "r").exists()
 
 
-def test_sweep_takes_a_table_mix_and_common_deals(tmp_path, capsys):
-    runs, out = tmp_path / "runs", tmp_path / "rep"
-    rc = main(["sweep", "--profile", "kalooki40", "--param", "opening_min=30,60", "--games", "6", "--seed", "3",
-               "--tables", "a=greedy,greedy,greedy,greedy:1; b=greedy,greedy,greedy,patient:1", "--paired",
-               "--local", "--runs", str(runs), "--out", str(out)])
-    assert rc == 0, capsys.readouterr().err
+@pytest.fixture(scope="module")
+def mix_sweep(tmp_path_factory):
+    """A --paired sweep at a table mix over the profile's default (40) and 60."""
+    root = tmp_path_factory.mktemp("mix")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        rc = main(["sweep", "--profile", "kalooki40", "--param", "opening_min=40,60", "--games", "6", "--seed", "3",
+                   "--tables", "a=greedy,greedy,greedy,greedy:1; b=greedy,greedy,greedy,patient:1", "--paired",
+                   "--local", "--runs", str(root / "runs"), "--out", str(root / "rep")])
+    assert rc == 0, printed.getvalue()
+    return root
+
+
+def test_sweep_takes_a_table_mix_and_common_deals(mix_sweep):
+    runs, out = mix_sweep / "runs", mix_sweep / "rep"
     tables = {}
-    for v in (30, 60):
+    for v in (40, 60):
         m = json.loads((runs / f"opening_min={v}" / "manifest.json").read_text())
         assert m["config"]["paired"] is True and [t["name"] for t in m["config"]["tables"]] == ["a", "b"]
         g = ds.dataset(runs / f"opening_min={v}" / "games", format="parquet").to_table().to_pandas()
         tables[v] = g.groupby("game_id")["table"].first()
-    assert tables[30].equals(tables[60])  # paired: game g draws the same composition at every grid value
+    assert tables[40].equals(tables[60])  # paired: game g draws the same composition at every grid value
     page = (out / "report.md").read_text()
     assert "tables a = greedy,greedy,greedy,greedy (weight 1)" in page and "--paired" in page
 

@@ -40,8 +40,8 @@ def register(sub):
     b.add_argument("--players", type=positive_int, metavar="N",
                    help="players at the table (default: the profile's players)")
     b.add_argument("--hands", type=positive_int, default=DEFAULT_HANDS, metavar="N",
-                   help="sample hands dealt to every player in an elimination game's hand with all in, half as "
-                        "many to each smaller count (default: %(default)s)")
+                   help="sample hands with every player dealt in; an elimination game's table plays half as many "
+                        "at each smaller count too (default: %(default)s)")
     b.add_argument("--sims", type=positive_int, default=DEFAULT_SIMS, metavar="M",
                    help="games played on from every grid sheet (default: %(default)s)")
     b.add_argument("--bot", default=DEFAULT_BOT, metavar="NAME",
@@ -98,10 +98,7 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
             "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "buy_in_rule": "the expert's pool rule (sim.equity.pool_rule_buys) for every seat inside the model"}
     with tqdm(desc="grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
-        def tick(k):
-            bar.total = bar.total or None
-            bar.update(k)
-        table = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=tick)
+        table = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
     table.meta["cpu_s"] = {"hands": round(t1 - t0, 1), "values": round(time.process_time() - t1, 1)}
     return table
 
@@ -113,6 +110,9 @@ def run_build(args):
         profiles.check_players(prof, n)
     except profiles.ProfileError as e:
         raise UserError(str(e)) from None
+    if not args.out and (args.sets or prof.name not in profiles.available()):
+        raise UserError("--out FILE is needed for a profile other than a shipped one as it ships (the shipped "
+                        "tables are read by profile name and rules)")
     out = Path(args.out) if args.out else Path(str(EQ.shipped_path(prof.name, n)))
     if out.suffix != ".npz":
         raise UserError(f"--out {out}: an equity table is a .npz file; give a name ending in .npz")
@@ -158,7 +158,7 @@ def _table_or_error(prof, path):
     table = EQ.load_table(prof)
     if table is None:
         raise UserError(f"no shipped equity table for profile {prof.name!r} with these rules at {prof.players} "
-                        f"players; make one with `kalooki equity build --profile {prof.name} --out FILE`")
+                        "players; make one with `kalooki equity build` and --out FILE, and name it with --table FILE")
     return table
 
 
