@@ -5,6 +5,13 @@ may buy back in, when the game ends); it takes hand results and buy-in decisions
 of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger;
 ``play_on`` plays a game on from a ledger as it stands (a copy, for a bot weighing a buy-in).
 Payments and the pool always sum to zero.
+
+At the start of every hand the game hands the table its stakes: for each seat dealt in, a row of what
+each outcome of the hand is worth to it on this score sheet (``sim.equity.hand_stakes``; the layout
+``ST_*`` below), which the stakes-aware bots weigh their choices by.  Where ``sim.equity`` is not
+installed, or the profile has no table, every row is neutral (``neutral_stakes``: the hand's own
+points, exactly what a bot optimises without a score sheet), and so is every row of a hand played
+without a game.
 """
 from __future__ import annotations
 
@@ -16,6 +23,31 @@ from numba import njit
 from .engine import HandResult, HandState
 from .engine.loop import play_hand
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
+
+
+# A row of hand stakes (sim.equity's layout): ST_WIN the seat goes out now, ST_KALOOKI it goes out
+# Kalooki, ST_CURVE + x another seat goes out and it takes x penalty points (x = 0..ST_XMAX; more reads
+# ST_XMAX).  Values in points-equivalents: on a fresh sheet curve[x] is close to -x.
+ST_WIN, ST_KALOOKI, ST_CURVE = 0, 1, 2
+ST_XMAX = 250
+ST_W = ST_CURVE + ST_XMAX + 1
+
+
+def neutral_stakes(n_players: int, profile=None) -> np.ndarray:
+    """(n_players, ST_W) rows of the hand's own points: a go-out worth 0, x penalty points worth -x."""
+    rows = np.zeros((n_players, ST_W), np.float64)
+    rows[:, ST_CURVE:] = -np.arange(ST_XMAX + 1, dtype=np.float64)
+    return rows
+
+
+def hand_stakes(profile, ledger) -> np.ndarray:
+    """Every game seat's row of stakes for the next hand on ``ledger`` (``sim.equity.hand_stakes``
+    where that module is installed, else the neutral rows), C-contiguous float64."""
+    try:
+        from . import equity
+    except ModuleNotFoundError:  # no table of game values installed: the hand's own points
+        return neutral_stakes(ledger.n, profile)
+    return np.ascontiguousarray(equity.hand_stakes(profile, ledger), dtype=np.float64)
 
 
 @njit(cache=True)
@@ -300,6 +332,7 @@ def play_on(game: GameRecord, profile, bots, rng, dealer: int, record: bool = Fa
     while not ledger.over:
         hand_no += 1
         redeal = 0
+        stakes = hand_stakes(profile, ledger)  # what each outcome of this hand is worth to each seat
         while True:
             seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
             pos_dealer = seats.index(dealer) if dealer in seats else 0
@@ -312,7 +345,7 @@ def play_on(game: GameRecord, profile, bots, rng, dealer: int, record: bool = Fa
             hand_bots = [bots[s] for s in seats]
             for b, s in zip(hand_bots, seats):
                 b.seat_in_game = s
-            result = play_hand(state, hand_bots, seats, on_turn)
+            result = play_hand(state, hand_bots, seats, on_turn, stakes[seats])
             rec = HandRecord(hand_no, redeal, seats[pos_dealer], len(seats), seats,
                              [int(h[52]) for h in dealt], dealt, state, None)
             if record:

@@ -288,3 +288,68 @@ def test_no_bot_misses_a_sure_go_out():
 def test_no_bot_misses_a_sure_go_out_in_a_larger_scan():
     hands, missed = run_scan(range(10, 10 + int(os.environ.get("KALOOKI_BLUNDER_SEEDS", "200"))))
     assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
+
+
+# ---------------------------------------------------------------------------------------------
+# the draw: a discard taken and kept loose while the stock offered a sure go-out
+# ---------------------------------------------------------------------------------------------
+
+def stock_out_chance(state, me) -> float:
+    """The chance that a stock draw lets ``me`` (to draw) surely go out this turn (``sure_go_out``),
+    over the cards it cannot see, each copy alike."""
+    from sim.bots.outlook import unseen_counts
+    unseen = unseen_counts(state, me)
+    hands = [cards_str(from_counts(h)) for h in state.hands]
+    out = 0
+    for x in np.flatnonzero(unseen):
+        st = HandState.scripted(state.profile, hands, stock=cards_str([int(x)]), discard=cards_str(state.discard),
+                                current=me, table=list(state.table), opened=list(state.opened))
+        st.turns_taken = list(state.turns_taken)
+        st.apply_draw(DRAW_STOCK)
+        if sure_go_out(st, me) is not None:
+            out += int(unseen[x])
+    return out / max(int(unseen.sum()), 1)
+
+
+def thrown_away(profile: str, seed: int, names: list[str]) -> list[str]:
+    """Play the hand ``kalooki play --profile profile --seed seed --bots names`` plays: a line for each
+    free discard taken by an opened player and still in its hand when its turn ends (not melded, not
+    laid off, not gone out with) while a stock draw would have gone out with a chance above a quarter."""
+    prof = profiles.load(profile)
+    kids = np.random.SeedSequence(seed).spawn(1 + len(names))
+    rng = np.random.default_rng(kids[0])
+    bots = [make_bot(n, np.random.default_rng(k)) for n, k in zip(names, kids[1:])]
+    pending = {}
+    for b in bots:
+        def draw(state, me, _own=b.draw):
+            src = _own(state, me)
+            if src == DRAW_DISCARD and state.opened[me] and state.discard_obligation(me) is None:
+                chance = stock_out_chance(state, me)
+                if chance > 0.25:
+                    pending[state.turn_no] = (me, state.discard_top, chance, cards_str(from_counts(state.hands[me])))
+            return src
+        b.draw = draw
+    st = HandState(prof, len(names), int(rng.integers(len(names))), rng)
+    found = []
+
+    def judge(state):
+        hit = pending.pop(state.turn_no - 1, None)
+        if hit is None:
+            return
+        me, taken, chance, hand = hit
+        if state.hands[me, taken] > 0 and not (state.result is not None and state.result.winner == me):
+            found.append(f"kalooki play --profile {profile} --seed {seed} --bots {','.join(names)}: turn "
+                         f"{state.turn_no}, seat {me} ({names[me]}) holding {hand} took {cards_str([taken])} and "
+                         f"kept it though a stock draw went out with chance {chance:.2f}")
+
+    play_hand(st, bots, list(range(len(names))), on_turn=judge)
+    return found
+
+
+def test_no_expert_keeps_a_taken_discard_while_the_stock_would_likely_go_out():
+    found = []
+    for profile in ("british", "kalooki40", "kalooki51"):
+        for names in (["expert"] * 4, ["lookahead"] * 4):
+            for seed in [8146] + list(range(12)):
+                found += thrown_away(profile, seed, names)
+    assert not found, f"{len(found)} discards kept against a likely go-out:\n" + "\n".join(found[:20])

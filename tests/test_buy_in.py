@@ -112,3 +112,25 @@ def test_games_with_search_seats_replay_identically(seed):
         return [(r.winner, r.totals, r.balances, r.bought_in) for r in g.ledger.sheet]
 
     assert play() == play()
+
+
+@pytest.mark.parametrize("gain, buys", [(3.5, True), (-0.5, False)])
+def test_the_lookahead_and_search_buy_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain,
+                                                                                              buys):
+    import sys
+    import types
+    import sim
+    asked = []
+    fake = types.ModuleType("sim.equity")
+    fake.load_table = lambda profile, n_players=None: object()
+    fake.buy_in_gain = lambda profile, ledger, seat, table=None: asked.append((seat, ledger.n)) or gain
+    monkeypatch.setitem(sys.modules, "sim.equity", fake)
+    monkeypatch.setattr(sim, "equity", fake, raising=False)
+    lg, _ = _eliminating_hand([140, 60, 30], pool=200)  # a pool the pool rule would buy in for
+    for name in ("lookahead", "search"):
+        assert make_bot(name, np.random.default_rng(0)).buy_in(lg, 0) is buys, name
+    assert asked == [(0, 3)] * 2
+    assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is True  # the pool rule, table or not
+    fake.load_table = lambda profile, n_players=None: None  # no table for these rules: the pool rule
+    assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is True
+    assert len(asked) == 2

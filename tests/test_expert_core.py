@@ -15,8 +15,9 @@ from sim import profiles
 from sim.bots import expert_core as XC
 from sim.bots import forbidden_discard, make_bot, table_opening
 from reference_moves import loose_discard, meld_taken_card
+from sure_go_out import sure_go_out
 from sim.bots.outlook import outlook, unseen_counts
-from sim.cards import JOKER, N_KINDS, N_RANKS
+from sim.cards import JOKER, N_KINDS, N_RANKS, cards_str, from_counts
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState
 from sim.melds import GROUP, RUN
 
@@ -126,6 +127,31 @@ def deadwood_after_taking(bot, state, me, h):
     return dead.min_deadwood - pen[thrown]
 
 
+def goes_out_drawing(state, me, card, src):
+    """Whether ``me`` goes out this turn after drawing ``card`` (from the pile where src is
+    DRAW_DISCARD), by the rules alone (``sure_go_out``: melds and lay-offs onto the table)."""
+    hands = [cards_str(from_counts(h)) for h in state.hands]
+    pile = [cards_str([c]) for c in state.discard[:-1]] if src == DRAW_DISCARD else []
+    st = HandState.scripted(state.profile, hands, stock="" if src == DRAW_DISCARD else cards_str([card]),
+                            discard=" ".join(pile + [cards_str([card])]) if src == DRAW_DISCARD else "2D",
+                            current=me, table=list(state.table), opened=list(state.opened))
+    st.turns_taken = list(state.turns_taken)
+    st.apply_draw(src)
+    return sure_go_out(st, me) is not None
+
+
+def stock_with_go_outs(state, me, unseen, stock):
+    """The weighted stock expectation ``stock`` with every draw that goes out counted as a go-out (no
+    deadwood) instead of the least deadwood it would leave."""
+    p = state.profile
+    for x in np.flatnonzero(unseen):
+        if goes_out_drawing(state, me, int(x), DRAW_STOCK):
+            h = state.hands[me].copy()
+            h[x] += 1
+            stock -= int(unseen[x]) * MS.best_discard(h, p, -1)[1]
+    return stock
+
+
 def turns(profile_name, names, n_hands, seed):
     """(state, bots) at every turn of hands played on the Python engine, once after the draw
     (``state.phase == "play"``) and once before it."""
@@ -188,7 +214,7 @@ def test_feed_risk_reads_the_record_as_counts_in_any_order():
 def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
     p = profiles.load(name)
     helps = p.joker_take_at_opening or p.layoffs_count_for_opening
-    asked = taken_free = meld_at_once = 0
+    asked = taken_free = meld_at_once = go_outs = 0
     for st, bots in turns(name, ["expert", "lookahead", "expert", "greedy"], 8, 13):
         if st.phase != "draw" or bots[st.current].name == "greedy":
             continue
@@ -216,7 +242,13 @@ def test_the_draw_asks_table_opening_only_where_the_table_can_help(name):
             stock = round(outlook(st.hands[me], p, [-1], unseen)[0, 0] * weight)
             after = deadwood_after_taking(bot, st, me, h)
             takes = after * weight <= stock - margin * weight and DRAW_DISCARD in st.legal_draws()
-            assert (src == DRAW_DISCARD) == takes
+            if (src == DRAW_DISCARD) != takes:  # a go-out: one the discard makes, or the stock draws that do
+                if src == DRAW_DISCARD:
+                    assert goes_out_drawing(st, me, st.discard_top, DRAW_DISCARD)
+                else:
+                    stock = stock_with_go_outs(st, me, unseen, stock)
+                    assert not after * weight <= stock - margin * weight
+                go_outs += 1
             taken_free += src == DRAW_DISCARD
         elif st.discard and st.discard_obligation(me) == "meld":
             # a card to meld at once: taken only when it melds (a new meld or a lay-off) with a card left

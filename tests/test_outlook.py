@@ -1,20 +1,23 @@
 """outlook_kernel, whose shortcuts skip most searches, against the brute-force one-draw look-ahead it
-replaced: the same integers for random hands, candidates and unseen counts on every profile."""
+replaced: the same integers for random hands, candidates, unseen counts and rows of stakes (the neutral
+row, and curves with a cliff) on every profile."""
 import numpy as np
 from numba import njit
 
 from sim import meldsearch as MS
 from sim import profiles
-from sim.bots.outlook import _isolated, _joker_floor, _outlook_plain, _sane, outlook_kernel
+from sim.bots.outlook import NEUTRAL, _isolated, _joker_floor, _outlook_plain, _sane, outlook_kernel, stakes_ints
 from sim.cards import COPIES, JOKER, N_KINDS
+from sim.game import ST_CURVE, ST_XMAX, neutral_stakes
 from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
 
 @njit(cache=True)
-def _reference(counts, prm, cands, unseen, out):
+def _reference(counts, prm, cands, unseen, out, srow):
     """The look-ahead as first written: for each candidate and each unseen card a search of the hand
     after the draw, then a search per discard (highest penalty first, stopping once no card left can
-    beat the best: removing a card lowers deadwood by at most its penalty)."""
+    beat the best: removing a card lowers deadwood by at most its penalty); the least deadwood d
+    weighed by the row of stakes, minus its curve at d."""
     mv, ws, rec = _workspace()
     h = counts.copy()
     for i in range(cands.shape[0]):
@@ -45,7 +48,7 @@ def _reference(counts, prm, cands, unseen, out):
                     best = d
                     if best == 0:
                         break
-            total += w * best
+            total += w * -srow[ST_CURVE + min(best, ST_XMAX)]
             h[x] -= 1
         if c >= 0:
             h[c] += 1
@@ -83,6 +86,14 @@ def _random_case(rng, profile):
     return hand, np.array(cands, np.int64), unseen
 
 
+def _random_row(rng):
+    """The neutral row half the time, else a curve with a cliff of random height at a random place."""
+    row = neutral_stakes(1)
+    if rng.random() < 0.5:
+        row[0, ST_CURVE + int(rng.integers(0, 80)):] -= rng.uniform(1, 200)
+    return stakes_ints(row)[0]
+
+
 def test_outlook_kernel_matches_brute_force():
     rng = np.random.default_rng(13)
     names = profiles.available()
@@ -91,10 +102,11 @@ def test_outlook_kernel_matches_brute_force():
         profile = profiles.load(names[t % len(names)])
         prm = MS.params_of(profile)
         hand, cands, unseen = _random_case(rng, profile)
+        srow = _random_row(rng)
         got = np.zeros((cands.size, 2), np.int64)
         want = np.zeros((cands.size, 2), np.int64)
-        outlook_kernel(hand, prm, cands, unseen, got)
-        _reference(hand, prm, cands, unseen, want)
+        outlook_kernel(hand, prm, cands, unseen, got, srow)
+        _reference(hand, prm, cands, unseen, want, srow)
         assert np.array_equal(got, want), (profile.name, hand.tolist(), cands.tolist(), unseen.tolist(), got, want)
         compared += cands.size
     assert compared > 6000
@@ -124,8 +136,8 @@ def test_odd_inputs_take_the_brute_force():
         got = np.zeros((cands.size, 2), np.int64)
         want = np.zeros((cands.size, 2), np.int64)
         mv, ws, rec = _workspace()
-        _outlook_plain(hand, prm, cands, unseen, got, mv, ws, rec)
-        _reference(hand, prm, cands, unseen, want)
+        _outlook_plain(hand, prm, cands, unseen, got, mv, ws, rec, NEUTRAL)
+        _reference(hand, prm, cands, unseen, want, NEUTRAL)
         assert np.array_equal(got, want)
 
 

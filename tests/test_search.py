@@ -65,7 +65,7 @@ def test_searched_table_plays_match_python(monkeypatch):
         return out
 
     monkeypatch.setattr(SC, "decide_play", watch)
-    compare_dealt(profiles.load("scala40"), 4, 4, 2, ["search"] * 4)
+    compare_dealt(profiles.load("scala40"), 4, 4, 53, ["search"] * 4)
     assert sum(held) > 0 and sum(part) > 0 and sum(opened) > 0
 
 
@@ -380,14 +380,40 @@ def draw_position(top: str) -> HandState:
                               opened=[True, True], table=[G("9D 9S 9H")])
 
 
-@pytest.mark.parametrize("top, searched", [("KC", False), ("QC", True), ("JD", True), ("4S", True)])
+@pytest.mark.parametrize("top, searched", [("KC", False), ("QC", False), ("JD", False), ("4S", True)])
 def test_search_weighs_no_free_discard_that_meets_nothing_and_saves_nothing(top, searched):
     # KC makes no meld with any card held (no king, no club within two ranks) and, taken, leaves 19 points
     # loose as before: a stock draw does at least as well, so the draw is the lookahead's, unsearched (the
-    # stream is not read).  QC (a pair with QD) and JD (a near-run with QD) save nothing now but may
-    # make a meld later; 4S extends the run: each is played forward.
+    # stream is not read).  QC (a pair with QD) and JD (a near-run with QD) would be loose in the hand
+    # they join: no pickup either.  4S extends the run: it is played forward.
     bot = make_bot("search", np.random.default_rng(0))
     bot.ensure(1)
     src, pos = SC.decide_draw(draw_position(top), 0, SC.bot_params(bot), bot.stream, bot.pos)
     assert (pos == bot.pos + 1) == searched
     assert searched or src == SC.OWN_DRAW
+
+
+def searched_discards(hand: str, default: str) -> list[str]:
+    """The discards the search plays forward for seat 0 (opened) holding ``hand`` after its draw, the
+    lookahead's choice ``default`` first."""
+    from sim.bots import greedy_core as FG
+    from sim.cards import card_str
+    st = HandState.scripted(K40, [hand, "2C 3C 4C 5C 6C"], stock="", discard="2D", current=0, opened=[True, True])
+    rp, values, prm = FG._rules(st)
+    _, _, tab = FG._turn_arrays(st)
+    cands = np.empty(60, np.int64)
+    xp = SC.bot_params(make_bot("search", np.random.default_rng(0)))
+    k = SC.discard_candidates(0, prm, K40.jokers, st.hands, np.array(st.discard, np.int64), len(st.discard), tab,
+                              len(tab), st.hands[0].copy(), -1, parse_cards(default)[0], xp, cands,
+                              np.zeros((2, 53), np.int64), np.zeros((2, 53), np.int64), np.ones(2, np.int64))
+    return [card_str(c) for c in cands[:k]]
+
+
+def test_search_breaks_no_pair_for_an_isolated_card_of_its_penalty():
+    melded = "4S 5S 6S 9D 9C 9H "
+    # QD (10, isolated, safe) is the lookahead's discard; a king of the pair KS KH is no alternative
+    assert searched_discards(melded + "KS KH QD 4C", "QD") == ["QD", "4C"]
+    # nor with 4C the lookahead's discard and QD still loose
+    assert searched_discards(melded + "KS KH QD 4C", "4C") == ["4C", "QD"]
+    # with no isolated card as dear as a king, breaking the kings is weighed
+    assert searched_discards(melded + "KS KH 7D 4C", "7D") in (["7D", "4C", "KS"], ["7D", "4C", "KH"])

@@ -1,4 +1,10 @@
-"""The expert bot."""
+"""The expert bot.
+
+It plays for the game, not the hand: each hand comes with its row of stakes (``sim.game.hand_stakes``,
+what going out and each penalty taken are worth on the score sheet), and every deadwood it weighs is
+weighed by that row (``sim.bots.expert_core`` states the rule).  A hand without a game plays by its
+own points.
+"""
 from __future__ import annotations
 
 from ..cards import JOKER
@@ -26,8 +32,14 @@ class ExpertBot(PatientBot):
 
     It takes a discard it is free to take only when that, with the discard it would then make, leaves
     at least ``draw_gain`` less deadwood than a stock draw is expected to (exactly, over the cards it
-    cannot see), and a discard the rules tie to its opening only when it opens with it, with the
-    table's help where the profile allows.
+    cannot see; once opened, a stock card that lets it go out with melds and lay-offs counts as leaving
+    no deadwood), always when it goes out with it, and a discard the rules tie to its opening only when it
+    opens with it, with the table's help where the profile allows.
+
+    It weighs the score sheet: every deadwood above (held after a discard, expected after a draw) is
+    weighed by what that many penalty points cost it on the sheet (its row of stakes), so near
+    elimination it sheds the points above the cliff first and its ``max_risk`` while holding for a
+    Kalooki shrinks to the deadwood whose cost is within it (it opens sooner).
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it
@@ -41,12 +53,14 @@ class ExpertBot(PatientBot):
 
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
-    where the profile allows it; and it buys back in only when the pool is worth the stake.
+    where the profile allows it; and it buys back in only when the pool is worth the stake (the rule
+    the tables of game values, ``sim.equity``, assume for every later buy-in).
     """
 
     name = "expert"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_EXPERT  # its draw and discard choice in sim.bots.expert_core
+    buys_by_table = False  # buy-ins by the pool rule (the one the tables of game values assume)
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, **params):
         super().__init__(rng, **params)
@@ -68,7 +82,14 @@ class ExpertBot(PatientBot):
     # ---------------------------------------------------------------- play
     def play(self, state, me) -> Play:
         if not state.opened[me]:
-            return self._discard_smartly(state, me, super().play(state, me))
+            # the patient's play, holding for a Kalooki by the max_risk its stakes give (expert_core.risk_limit)
+            max_risk = self.max_risk
+            self.max_risk = XC.max_risk_for(state, me, max_risk)
+            try:
+                play = super().play(state, me)
+            finally:
+                self.max_risk = max_risk
+            return self._discard_smartly(state, me, play)
         play, hand, table = expert_play(state, me, self.max_harvests)  # compiled: sim/bots/table_play.py
         if table is not None:
             play.discard = self._choose_discard(state, me, hand, forbidden_discard(state), table)
@@ -117,6 +138,14 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
+        """With ``buys_by_table`` and a table of game values for the profile (``sim.equity``), buy back
+        in when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else when
+        the pool, shared a little below evenly, is worth the stake (the pool rule, which the tables
+        assume every later buy-in of a game follows: ``sim.equity.pool_rule_buys``)."""
+        if self.buys_by_table:
+            from .. import equity
+            if equity.load_table(ledger.p, ledger.n) is not None:
+                return equity.buy_in_gain(ledger.p, ledger, seat) > 0
         p = ledger.p
         still_in = ledger.players_in()
         pool_after = ledger.pool + p.stake_buy_in

@@ -5,13 +5,13 @@ bottom (``decide_draw``, ``choose_discard``, ``feed_risks``, ``discard_candidate
 loop calls the numba functions directly:
 
 - ``_expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
-  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)``: ``STOCK``, ``DISCARD`` or
+  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)``: ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
   ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core._patient_draw``, with
   ``jokers`` (the pack's) for the unseen cards and ``xp`` (``X_*`` words) for ``bp``;
 - ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
-  out)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
+  out, srow)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
   ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
   operations, ``pick`` and ``disc`` count the cards the next player took from and threw to the discard
   pile this hand (int64, 53), ``nxt_opened`` whether that player has opened, and ``unseen`` the copies
@@ -21,13 +21,30 @@ loop calls the numba functions directly:
 ``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
 ``X_KIND`` (the kind whose judgement it uses, ``sim.bots.kinds``: ``K_EXPERT`` or ``K_LOOKAHEAD``),
 ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
-``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.
+``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.  ``srow`` is the seat's row of stakes
+(``outlook.stakes_ints`` of ``sim.game.hand_stakes``: whole points-equivalents).
+
+**The stakes.**  Every deadwood the expert and the lookahead weigh is weighed by what it costs on
+the score sheet, ``outlook._cost(srow, d)`` (minus the row's curve at d), and going out by the row's
+``ST_WIN``; on the neutral row (a hand without a game, a profile without a table) the cost of d
+points is d and a go-out is worth nothing more than the points it saves, so play is the hand's.
+Near elimination, points above the cliff cost far more: the discard sheds them before keeping a
+partial meld, the draw prizes the points a discard saves, and the patient's ``max_risk`` (while it
+holds its opening for a Kalooki) is read through the curve too (``risk_limit``: the most deadwood
+whose cost is within ``max_risk``), so it opens sooner.  Where the row values a go-out more (an
+opponent one hand from elimination), the lookahead's ``out_bonus`` grows by it.  The draw looks one
+draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
+as leaving no deadwood (``_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
+chances of going out a turn later are not counted either.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
 and throwing the card its discard choice would throw (the choice below, feeding risk aside: so not a
 card of a pair or near-run it means to keep) is at least the margin (the expert's ``draw_gain``, the
 lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
-expectation over the unseen cards (``outlook.outlook_kernel``).  Two bounds spare most of those
+expectation over the unseen cards (``outlook.outlook_kernel``), where an opened player's draws that
+go out (with melds and lay-offs onto the table: ``greedy_core._go_out``, ``_go_out_building``) count
+as leaving no deadwood, not as the deadwood they would leave; a discard that goes out at once is always taken.
+Two bounds spare most of those
 searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
 nor more than the hand with the drawn card kept loose and its dearest loose card thrown; a discard
 that does not beat the second by the margin is refused at once.  A discard the rules oblige the
@@ -59,6 +76,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
+from ..game import ST_WIN, ST_XMAX
 from ..engine import core
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
                          best_discard_except_kernel)
@@ -67,10 +85,11 @@ from . import greedy_core as FG
 from . import kinds
 from . import outlook
 from .kinds import K_LOOKAHEAD
-from .greedy_core import (B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
-                          R_TABLE_OPENING, STOCK, _hsum, _leaves_a_discard, _loose_discard, _meld_taken_card,
-                          _obligation, _patient_draw, _search, _uses, _waiting, YES, NO)
-from .outlook import _pen, outlook_kernel, unseen_kernel
+from .greedy_core import (B_MAX_RISK, B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
+                          R_TABLE_OPENING, STOCK, _go_out, _go_out_building, _hsum, _layable_bound,
+                          _leaves_a_discard, _loose_discard, _meld_taken_card, _obligation, _patient_draw, _search,
+                          _stray_cards, _uses, _waiting, YES, NO)
+from .outlook import NEUTRAL, _best_discard_deadwood, _cost, _pen, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
 
@@ -263,7 +282,7 @@ def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
 
 
 @njit(cache=True)
-def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out):
+def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out, srow):
     """The card the expert (or the lookahead, by xp[X_KIND]) discards: see the module docstring."""
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
@@ -286,21 +305,22 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     if xp[X_KIND] != K_LOOKAHEAD:
         if left[cands[0]] > 0:  # a loose card leaves the deadwood less its own penalty, no search needed
             for i in range(n):
-                score[i] = dead - _pen(prm, cands[i]) + keep[cands[i]]
+                score[i] = _cost(srow, dead - _pen(prm, cands[i])) + keep[cands[i]]
         else:
             after = _deadwood_after(hand, prm, cands[:n])
             for i in range(n):
-                score[i] = after[i] + keep[cands[i]]
+                score[i] = _cost(srow, after[i]) + keep[cands[i]]
     else:
         weight = 0
         for c in range(N_KINDS):
             weight += unseen[c]
         ahead = np.zeros((n, 2), np.int64)
         if weight > 0:
-            outlook_kernel(hand, prm, cands[:n], unseen, ahead)
+            outlook_kernel(hand, prm, cands[:n], unseen, ahead, srow)
         scale = max(weight, 1)  # scores in 1/weight points: the expectations exactly, as integers
+        bonus = max(xp[X_OUT_BONUS] + srow[ST_WIN], 0)  # a go-out within one draw, worth more where the row says
         for i in range(n):
-            score[i] = ahead[i, 0] - xp[X_OUT_BONUS] * ahead[i, 1] + scale * keep[cands[i]]
+            score[i] = ahead[i, 0] - bonus * ahead[i, 1] + scale * keep[cands[i]]
     best = -1
     bi = 0
     for i in range(n):
@@ -314,7 +334,7 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
 
 @njit(cache=True)
 def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                 rec, hh, hh2, outv, outd, lops, lctx, tab1):
+                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
@@ -328,7 +348,8 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     hand = hands[me]
     if hand[top] == _hsum(hand):  # HandState._draw_problem: nothing else held to discard
         return STOCK
-    bp = xp[:B_W]
+    bp = xp[:B_W].copy()
+    bp[B_MAX_RISK] = risk_limit(xp[B_MAX_RISK], srow)
     ob = _obligation(opened[me] != 0, turns[me], rp)
     hh2[:] = hand
     hh2[top] += 1
@@ -348,6 +369,9 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     if ob == OB_MELD:
         kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
+    hs = np.empty(N_KINDS, np.int8)
+    if opened[me] != 0 and _goes_out(hh2, top, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
+        return DISCARD  # it goes out with it this turn
     unseen = np.empty(N_KINDS, np.int64)
     unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
     # the deadwood left after taking it and throwing the card the discard choice would throw (its
@@ -376,7 +400,8 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         after = best_discard_except_kernel(hh2, prm, top)[1]
     margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
     _, before, _ = _search(hand, prm, mv, ws, rec, YES)
-    if after > before - margin:  # no stock draw leaves more than the hand's deadwood
+    taken = _cost(srow, after)
+    if taken > _cost(srow, before) - margin:  # no stock draw leaves more than the hand's deadwood
         return STOCK
     weight = 0
     for c in range(N_KINDS):
@@ -394,14 +419,73 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     for c in range(N_KINDS):
         if hh[c] > 0:
             top_loose = max(top_loose, _pen(prm, c))
-    bound = 0
+    bound = 0  # (a go-out costs no more than the deadwood it would leave: the row's win is at least its curve at 0)
     for c in range(N_KINDS):
-        bound += unseen[c] * (before - max(top_loose - _pen(prm, c), 0))
-    if after * weight > bound - margin * weight:
+        bound += unseen[c] * _cost(srow, before - max(top_loose - _pen(prm, c), 0))
+    if taken * weight > bound - margin * weight:
         return STOCK
     ahead = np.zeros((1, 2), np.int64)
-    outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead)
-    return DISCARD if after * weight <= ahead[0, 0] - margin * weight else STOCK
+    outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead, srow)
+    stock = ahead[0, 0]
+    if opened[me] != 0:  # the draws that go out: no deadwood left, not the deadwood they would leave
+        for x in range(N_KINDS):
+            if unseen[x] <= 0:
+                continue
+            hh2[:] = hand
+            hh2[x] += 1
+            if _goes_out(hh2, -1, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
+                _, d_all, _ = _search(hh2, prm, mv, ws, rec, NO)
+                stock -= unseen[x] * (_cost(srow, _best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - _cost(srow, 0))
+    return DISCARD if taken * weight <= stock - margin * weight else STOCK
+
+
+@njit(cache=True)
+def _goes_out(h, forbid, tab, nt, rp, prm, mv, ws, rec, outv, lay, hh):
+    """Whether an opened player holding h (its draw made) can go out this turn, throwing any card but
+    ``forbid``: every card but the discard melded in the hand (``greedy_core._go_out``) or melded and
+    laid off onto the table tab[:nt] (``_go_out_building``).  Most hands end at the cheap bound: more
+    than one card that can neither meld nor lay off."""
+    if _stray_cards(h, tab, nt, rp) > 1:
+        return False
+    _, _, loose = _search(h, prm, mv, ws, rec, NO)
+    if _go_out(h, loose, prm, NO, forbid, mv, ws, rec, outv, hh)[0] >= 0:
+        return True
+    bound = _layable_bound(h, tab, nt, rp)
+    if nt == 0 or bound == 0 or loose > bound + 1:
+        return False
+    return _go_out_building(h, loose, tab, nt, True, forbid, -1, rp, prm, mv, ws, rec, outv, lay)[0] >= 0
+
+
+@njit(cache=True)
+def stock_goes_out(hand, tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
+    """Whether any card an opened player cannot see, drawn from the stock, lets it go out (``_goes_out``)."""
+    unseen = np.empty(N_KINDS, np.int64)
+    unseen_kernel(hand, tab, nt, discard, nd, jokers, unseen)
+    h = hand.copy()
+    hs = np.empty(N_KINDS, np.int8)
+    outv = np.empty((MAX_OUT, OUT_W), np.int64)
+    lay = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+    for x in range(N_KINDS):
+        if unseen[x] <= 0:
+            continue
+        h[x] += 1
+        out = _goes_out(h, -1, tab, nt, rp, prm, mv, ws, rec, outv, lay, hs)
+        h[x] -= 1
+        if out:
+            return True
+    return False
+
+
+@njit(cache=True)
+def risk_limit(max_risk, srow):
+    """The patient's ``max_risk`` read through the stakes: the most deadwood whose cost (``_cost``) is
+    within ``max_risk`` points-equivalents (the neutral row: ``max_risk`` itself), -1 where none is."""
+    best = -1
+    for d in range(ST_XMAX + 1):
+        if _cost(srow, d) > max_risk:
+            break
+        best = d
+    return max_risk if best == ST_XMAX and max_risk > ST_XMAX else best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +493,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp):
+def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp, srow):
     mv, ws, rec = _workspace()
     hh = np.empty(N_KINDS, np.int8)
     hh2 = np.empty(N_KINDS, np.int8)
@@ -419,15 +503,15 @@ def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values,
     lctx = np.zeros(4, np.int64)
     tab1 = np.full((1, OUT_W), -1, np.int64)
     return _expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
-                        values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                        values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
 
 
 @njit(cache=True)
-def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm):
+def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm, srow):
     mv, ws, rec = _workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     return _choose_discard(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
-                           mv, ws, rec, out)
+                           mv, ws, rec, out, srow)
 
 
 @njit(cache=True)
@@ -468,12 +552,22 @@ def _rows(table) -> np.ndarray:
     return FG._table_rows(table) if table else FG._NO_TABLE
 
 
+def stakes_row(state, me: int) -> np.ndarray:
+    """Hand position ``me``'s row of stakes (``state.stakes``, int64; the neutral row where the hand has none)."""
+    return NEUTRAL if getattr(state, "stakes", None) is None else stakes_matrix(state)[me]
+
+
 def decide_draw(state, me: int, xp: np.ndarray) -> int:
     """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
     rp, values, prm = FG._rules(state)
     opened, turns, tab = FG._turn_arrays(state)
     return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, state.profile.jokers, values, rp, prm, xp))
+                           len(state.stock), tab, state.profile.jokers, values, rp, prm, xp, stakes_row(state, me)))
+
+
+def max_risk_for(state, me: int, max_risk: int) -> int:
+    """The patient's ``max_risk`` as hand position ``me``'s stakes read it (``risk_limit``)."""
+    return int(risk_limit(max_risk, stakes_row(state, me)))
 
 
 def feed_risks(state, me: int, table) -> np.ndarray:
@@ -496,4 +590,4 @@ def choose_discard(state, me: int, hand, forbid: int, table, xp: np.ndarray) -> 
     unseen = unseen_counts(state, me)
     return int(discard_kernel(np.asarray(hand, dtype=np.int8), forbid, _rows(table),
                               _card_counts(state.pickups[nxt]), _card_counts(state.discards_by[nxt]),
-                              bool(state.opened[nxt]), unseen, xp, values, prm))
+                              bool(state.opened[nxt]), unseen, xp, values, prm, stakes_row(state, me)))

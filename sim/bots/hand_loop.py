@@ -5,7 +5,8 @@ compiled code (greedy, patient, expert, lookahead, random and search, mixed at w
 search (``sim.bots.search_core``, which plays its rollouts with the same turns) and resumes.
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
-turn) to its end, a bot kind (``sim.bots.kinds``) and parameter row per seat, and writes the outcome
+turn) to its end, a bot kind (``sim.bots.kinds``) and parameter row per seat and the hand's stakes
+(``state.stakes``, a row per seat; the neutral rows where it has none), and writes the outcome
 back into the state (hands, table, stock, discard, opened, stats, turns, result), so records and
 games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
 reshuffles, the statistics, the end of the hand) has the Python engine as its reference:
@@ -53,14 +54,14 @@ from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_
                            STATUS_INVARIANT, WIN_KALOOKI)
 from .greedy_core import MAXT, _rules, _table_rows
 from . import kinds as bot_kinds
-from .outlook import unseen_kernel
+from .outlook import stakes_matrix, unseen_kernel
 
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 
 @njit(cache=True)
 def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
                      reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, ktable, bp, crules, jokers, pick0,
-                     discby0, check, streams, slen, spos, eps):
+                     discby0, check, streams, slen, spos, eps, stakes):
     """Play a hand from the start of a turn to its end, each seat's bot deciding in compiled code
     (HandState.start_turn / apply_draw / apply_play with the bots' draw and play).
 
@@ -76,7 +77,8 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     turn, check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a
     random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out); eps[i]:
     seat i's chance that a turn is the random bot's (a graded player, ``sim.bots.graded``: the coin is
-    the next uniform of its stream), 0 for a bot played as it is.
+    the next uniform of its stream), 0 for a bot played as it is; stakes: each seat's row of the hand's
+    stakes (int64, ``outlook.stakes_ints``), which its decisions weigh outcomes by.
 
     Returns (hands, stats (n x S_W: the opening of players who open here, melds, lay-offs and jokers
     taken here, turns in all), result (H_W), stock left in drawing order, discard pile, table rows, the
@@ -124,7 +126,7 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     force_disc = -1
     while True:
         answer = TL.run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check,
-                              streams, slen, spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
+                              streams, slen, spos, eps, stakes, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
                               sc, xops, xmrows, xctx, whand, start, force_src, force_disc, True, 0)
         if answer != TL.ASK_DRAW and answer != TL.ASK_DISCARD:
             break
@@ -135,14 +137,14 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
             choice, spos[me] = SC.search_draw(me, prm, rp, values, crules, jokers, keys.shape[0], hands, n_stock,
                                               discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick, discby,
                                               sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], bp[me], streams[me, :slen[me]],
-                                              spos[me])
+                                              spos[me], stakes)
             start = TL.START_DRAW
             force_src = choice
         else:
             choice, _, nx, spos[me] = SC.search_play(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
                                                      discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick,
                                                      discby, sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops,
-                                                     xmrows, whand, bp[me], streams[me, :slen[me]], spos[me])
+                                                     xmrows, whand, bp[me], streams[me, :slen[me]], spos[me], stakes)
             start = TL.START_APPLY
             force_src = TL.NO_FORCE
             force_disc = choice
@@ -269,7 +271,8 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
         core.rules_for(state.profile),
         state.profile.jokers, TL.card_counts(state.pickups), TL.card_counts(state.discards_by), bool(check),
         _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
-        np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps)
+        np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps,
+        stakes_matrix(state))
     if res[H_STATUS] == STATUS_INVARIANT:
         raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
                               f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")

@@ -16,7 +16,13 @@ class LookaheadBot(ExpertBot):
     for each unseen card that would complete a pair, two-card run or one-gap run the card makes with
     another loose card (what the partial meld is worth beyond the next draw); ties break as the
     expert's.  It takes a discard it is free to take as the expert does, with ``take_margin`` for the
-    expert's ``draw_gain``.  Everything else (table play, opening, buy-ins) is the expert's.  The
+    expert's ``draw_gain``.  Everything else (table play, opening) is the expert's.
+
+    It weighs the score sheet as the expert does: the deadwood after each draw by what that many
+    penalty points cost on the sheet (its row of stakes), and a one-draw chance of going out by
+    ``out_bonus`` plus what going out is worth on the sheet beyond the points it saves.  Where the
+    profile has a table of game values (``sim.equity``) it buys back in when the money expected from
+    buying in beats leaving (``buy_in_gain``), elsewhere by the expert's pool rule.  The
     outlook is the exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
@@ -26,6 +32,7 @@ class LookaheadBot(ExpertBot):
     name = "lookahead"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_LOOKAHEAD
+    buys_by_table = True  # buy-ins by the table of game values where the profile has one
 
     def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, **params):
         super().__init__(rng, partial_weight=partial_weight, **params)

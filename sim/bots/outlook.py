@@ -8,6 +8,11 @@ whether every card but one would meld (the player could go out).  It is the exac
 one-draw Monte-Carlo look-ahead, so it needs no random numbers.  Most of the hands it would search
 differ only by cards that can meld with nothing, so it searches the rest once and adds those cards'
 penalties (``outlook_kernel``); ``_outlook_plain`` is the search per draw and discard it stands for.
+
+The deadwood after each draw is weighed by the seat's stakes (``sim.game.hand_stakes``): a row of
+whole points-equivalents (``stakes_ints``), where holding d penalty points when another player goes
+out costs ``_cost(srow, d)``, minus the row's curve at d.  The neutral row (``NEUTRAL``) costs d,
+the hand's own points; near elimination points above the cliff cost far more.
 """
 from __future__ import annotations
 
@@ -17,9 +22,38 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W
+from ..game import ST_CURVE, ST_W, ST_XMAX, neutral_stakes
 from ..melds import row_of
 from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
 from ..jit.cache import drop_stale
+
+
+def stakes_ints(rows) -> np.ndarray:
+    """Rows of stakes (floats, ``sim.game.hand_stakes``) as the compiled decisions read them: int64,
+    rounded to whole points-equivalents; None gives one neutral row."""
+    if rows is None:
+        return NEUTRAL
+    return np.ascontiguousarray(np.rint(rows), dtype=np.int64)
+
+
+NEUTRAL = np.rint(neutral_stakes(1)[0]).astype(np.int64)  # the neutral row: the hand's own points
+NEUTRAL.flags.writeable = False
+
+
+def stakes_matrix(state) -> np.ndarray:
+    """Every hand position's row of ``state.stakes`` as int64 (``stakes_ints``; the neutral rows where the
+    hand has none)."""
+    rows = getattr(state, "stakes", None)
+    if rows is None:
+        return np.ascontiguousarray(np.broadcast_to(NEUTRAL, (state.n, ST_W)))
+    return stakes_ints(rows)
+
+
+@njit(cache=True)
+def _cost(srow, d):
+    """What holding d penalty points costs when another player goes out, by the stakes row srow (minus
+    its curve at d; d above ST_XMAX reads ST_XMAX)."""
+    return -srow[ST_CURVE + min(max(d, 0), ST_XMAX)]
 
 
 @njit(cache=True)
@@ -137,7 +171,7 @@ def _sane(counts, cands, unseen):
 
 
 @njit(cache=True)
-def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec):
+def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec, srow):
     """outlook_kernel by brute force: a search per draw and per discard after it."""
     h = counts.copy()
     for i in range(cands.shape[0]):
@@ -154,7 +188,7 @@ def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec):
             v, d, l = _answers(h, prm, mv, ws, rec)
             if l <= 1:
                 outs += w
-            total += w * _best_discard_deadwood(h, prm, d, mv, ws, rec)
+            total += w * _cost(srow, _best_discard_deadwood(h, prm, d, mv, ws, rec))
             h[x] -= 1
         if c >= 0:
             h[c] += 1
@@ -257,10 +291,11 @@ def _less_two(core, prm, a, b, slot, now, pair, p_seen, mv, ws):
 
 
 @njit(cache=True)
-def outlook_kernel(counts, prm, cands, unseen, out):
+def outlook_kernel(counts, prm, cands, unseen, out, srow):
     """For each candidate discard cands[i] (-1: none): out[i, 0] = sum over unseen cards x,
-    weighted by unseen[x], of the least deadwood after the discard, drawing x and discarding the best
-    card; out[i, 1] = the weighted number of draws after which all cards but one meld.
+    weighted by unseen[x], of the cost (``_cost`` by the stakes row srow; the neutral row: the points)
+    of the least deadwood after the discard, drawing x and discarding the best card; out[i, 1] = the
+    weighted number of draws after which all cards but one meld.
 
     Exact (the brute force, ``_outlook_plain``, gives the same integers), with far fewer searches.
     For each draw x the hand f = counts + x splits into I, its cards loose in every partition
@@ -274,7 +309,7 @@ def outlook_kernel(counts, prm, cands, unseen, out):
     """
     mv, ws, rec = _workspace()
     if not _sane(counts, cands, unseen):
-        _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec)
+        _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec, srow)
         return
     big = np.int64(1) << 40
     h = counts.copy()
@@ -347,7 +382,7 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                         l_seen[slot] = now
                     if least[slot] < best:
                         best = least[slot]
-                totals[i] += w * (p_i - pc + best)
+                totals[i] += w * _cost(srow, p_i - pc + best)
             else:  # c is a core card
                 d_c, l_c = _less_one(core, prm, c, slot, now, single, s_seen, mv, ws)
                 if l_c + n_i <= 1:
@@ -381,7 +416,7 @@ def outlook_kernel(counts, prm, cands, unseen, out):
                         if d < best:
                             best = d
                     core[c] += 1
-                totals[i] += w * (p_i + best)
+                totals[i] += w * _cost(srow, p_i + best)
     for i in range(nc):
         out[i, 0] = totals[i]
         out[i, 1] = outs[i]
@@ -416,12 +451,14 @@ def unseen_counts(state, me: int) -> np.ndarray:
     return unseen
 
 
-def outlook(hand: np.ndarray, profile, cands: list[int], unseen: np.ndarray) -> np.ndarray:
-    """(len(cands), 2) floats: expected least deadwood after each candidate discard and one draw,
-    and the chance that the draw lets every card but one meld.  A candidate of -1 discards nothing."""
+def outlook(hand: np.ndarray, profile, cands: list[int], unseen: np.ndarray, srow=None) -> np.ndarray:
+    """(len(cands), 2) floats: expected least deadwood (its cost by the stakes row ``srow``, int64;
+    None: the neutral row, the points) after each candidate discard and one draw, and the chance that
+    the draw lets every card but one meld.  A candidate of -1 discards nothing."""
     out = np.zeros((len(cands), 2), dtype=np.int64)
     weight = int(unseen.sum())
     if weight == 0 or not cands:
         return out.astype(np.float64)
-    outlook_kernel(hand, MS.params_of(profile), np.asarray(cands, dtype=np.int64), unseen, out)
+    outlook_kernel(hand, MS.params_of(profile), np.asarray(cands, dtype=np.int64), unseen, out,
+                   NEUTRAL if srow is None else srow)
     return out / weight

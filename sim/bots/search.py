@@ -17,24 +17,28 @@ class SearchBot(LookaheadBot):
 
     At a free draw (the discard is there to take and nothing obliges it to open or meld with it, and,
     where the lookahead would draw from the stock, it is a joker, meets a card held or, taken, leaves
-    less deadwood), at every discard it chooses among loose cards and at every turn whose play lays
+    less deadwood, melds with the hand it joins, and no stock card would let it go out), at every discard it chooses among loose cards and at every turn whose play lays
     something, it deals ``samples`` hands of the cards it cannot see, consistent with what it has
     seen (its hand, the table, the discard pile, the cards each opponent took from the pile and has
     not thrown since, each hand's size), and plays each candidate forward on every deal, its own seat
     played by its ``rollout`` bot and the others by its ``others`` bot (each ``greedy``, ``expert``
     or ``lookahead``), to the end of the hand or ``horizon`` turns (0: the end).  A rollout scores
-    ``win_points`` when it wins the hand, minus the penalty held when another player goes out, minus
-    its least deadwood when the hand is cut short (in a ``single_hand`` game, the money it receives or
-    pays, ``sim.bots.search_core``); the candidate with the best total is played when it beats the
+    ``win_points`` plus what going out is worth on the score sheet when it wins the hand, minus what
+    the penalty held costs on the sheet when another player goes out, minus what its least deadwood
+    costs when the hand is cut short (its row of stakes, ``sim.game.hand_stakes``; a hand without a
+    game scores the points; in a ``single_hand`` game, the money it receives or pays,
+    ``sim.bots.search_core``); the candidate with the best total is played when it beats the
     lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its discard
-    candidates are the lookahead's choice and the other loose cards the expert ranks next,
-    ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
+    candidates are the lookahead's choice and the other loose cards the expert ranks next, never a
+    card of a pair or two-card run while an isolated card as dear that feeds the next player nothing
+    is loose, ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
     turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
     now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds
     laying part of it: its melds without its lay-offs onto the table, and, before opening, only the
-    fewest of its melds that open.  It buys back in by the expert's pool rule, or with ``buy_in = 1``
+    fewest of its melds that open.  It buys back in as the lookahead does (by the table of game values
+    where the profile has one, else the expert's pool rule), or with ``buy_in = 1``
     weighs a buy-in by playing the rest of the game on.  Everything else (the draws it must make) is
     the lookahead's.
 
@@ -100,7 +104,8 @@ class SearchBot(LookaheadBot):
         return Play(ops, disc)
 
     def buy_in(self, ledger, seat) -> bool:
-        """With ``buy_in = 0`` (the default), the expert's pool rule.  With ``buy_in = 1``, buy back in
+        """With ``buy_in = 0`` (the default), the lookahead's rule (the table of game values, else the
+        expert's pool rule).  With ``buy_in = 1``, buy back in
         when the money it expects from the rest of the game, stake paid, is above 0 (``buy_in_gain``);
         where no money changes hands a buy-in costs nothing and can only keep its chance of winning the
         game, so it buys in.  Sixteen games played on tell a buy-in's worth only roughly: against the

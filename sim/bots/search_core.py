@@ -30,8 +30,12 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   play, is no candidate.  A draw: the lookahead's draw first, then the other pile, only when the
   discard is free to take (no obligation to open or meld with it) and, where the lookahead draws from
   the stock, the discard is a joker, could make a meld with a card held (``_connects``) or, taken,
-  leaves less deadwood: a card that meets nothing and saves nothing is never worth more than a stock
-  draw.  One candidate: no search.
+  leaves less deadwood (a card that meets nothing and saves nothing is never worth more than a stock
+  draw), melds in the least-deadwood partition of the hand with it (a card taken to be left loose is
+  no pickup), and, for an opened seat, no stock card could go out (``expert_core.stock_goes_out``).
+  The discards searched after the lookahead's never break a pair or two-card run while a loose card
+  of equal or higher penalty that makes no partial meld and feeds the next player nothing
+  (``expert_core._feed_risks`` zero) could go instead.  One candidate: no search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -45,6 +49,12 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   Everywhere else (kalooki40, british, swedish and scala40 play by elimination, kalooki51 to a target
   score) a rollout that ends scores ``win_points`` for a win by the seat and minus the penalty of the
   cards it holds when another player goes out; one cut short scores minus the seat's least deadwood.
+  Each of those is weighed by the seat's row of stakes (``sim.game.hand_stakes``): a win scores
+  ``win_points`` plus the row's ``ST_WIN`` (``ST_KALOOKI`` for a Kalooki), x penalty points held
+  cost ``outlook._cost`` (minus the row's curve at x), so near elimination a rollout that leaves
+  points above the cliff scores far worse, and against an opponent one hand from elimination a
+  rollout that ends the hand scores more; on the neutral row (no game, no table) the scores are the
+  points above.
   A candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's
   choice only when its total is higher by more than ``margin`` (points, or money units in a
   single_hand game) a deal; ties go to the earlier candidate.
@@ -64,12 +74,12 @@ from ..engine import turn as TU
 from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
-from ..game import loser_pays
+from ..game import ST_KALOOKI, ST_WIN, loser_pays
 from ..engine.hand import H_STATUS, H_W, H_WINNER, H_WIN_TYPE, S_W, WIN_KALOOKI
 from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
                           R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
                           STOCK, YES, _hsum, _obligation, _search)
-from .outlook import _pen, unseen_kernel
+from .outlook import _cost, _pen, stakes_matrix, unseen_kernel
 from . import kinds
 from . import turn_loop as TL
 from .kinds import K_EXPERT, K_LOOKAHEAD
@@ -171,7 +181,7 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
 @njit(cache=True)
 def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns, discard, nd, tab, nt,
              opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc, nx,
-             horizon, win_points, mv, ws, rec):
+             horizon, win_points, mv, ws, rec, stakes):
     """The seat's score after playing a determinization forward from its choice (the module docstring);
     from START_APPLY the turn stopped at ASK_DISCARD lays the first ``nx`` operations of xops/xmrows."""
     n = hands_s.shape[0]
@@ -198,10 +208,11 @@ def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, s
     no_streams = np.zeros((0, 0), np.float64)
     zeros = np.zeros(n, np.int64)
     TL.run_turns(prm, rp, values, rkeys, np.zeros((0, 0, 0), np.float64), zeros, rkinds, ROLLOUT_TABLE, rbp, crules,
-                 jokers, False, no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), hands, stats, res, stock, ids, pile, t,
+                 jokers, False, no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), stakes, hands, stats, res, stock,
+                 ids, pile, t,
                  opened.copy(), turns.copy(), pick.copy(), discby.copy(), sc, xo, xm, xc, wh, start, force_src,
                  force_disc, False, horizon)
-    return _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec)
+    return _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec, stakes[me])
 
 
 @njit(cache=True)
@@ -212,8 +223,9 @@ def _pays(hand, kalooki, rp):
 
 
 @njit(cache=True)
-def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec):
-    """The seat's score for a rollout that stopped with ``res`` and ``hands`` (the module docstring)."""
+def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec, srow):
+    """The seat's score for a rollout that stopped with ``res`` and ``hands`` (the module docstring),
+    by the seat's row of stakes srow."""
     if res[H_STATUS] != 0:
         return REFUSED
     money = rp[R_MONEY_PER_HAND] != 0
@@ -222,7 +234,7 @@ def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec):
         kalooki = res[H_WIN_TYPE] == WIN_KALOOKI
         if w == me:
             if not money:
-                return win_points
+                return win_points + srow[ST_KALOOKI if kalooki else ST_WIN]
             got = 0
             for s in range(hands.shape[0]):
                 if s != me:
@@ -233,11 +245,11 @@ def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec):
         pen = 0
         for c in range(N_KINDS):
             pen += hands[me, c] * values[c]
-        return -pen
+        return -_cost(srow, pen)
     _, dead, loose = _search(hands[me], prm, mv, ws, rec, YES)
     if money:
         return -loser_pays(loose, 0, False, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
-    return -dead
+    return -_cost(srow, dead)
 
 
 @njit(cache=True)
@@ -256,7 +268,7 @@ def _rollout_table(xp, n, me):
 @njit(cache=True)
 def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
               discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, start, cands, plays, k, by_src,
-              u):
+              u, stakes):
     """The index of the best of cands[:k] over the determinizations seeded by u: draw sources when
     by_src, else discards, each with its table play (plays[i]: the lookahead's in xops/xmrows, nothing,
     or the anx[j] operations of aops[j]/amrows[j], j = plays[i] - PLAY_OPEN)."""
@@ -286,7 +298,7 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
                 px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
             total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
                                  discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
-                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec)
+                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec, stakes)
     best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * samples
     for i in range(1, k):
@@ -306,8 +318,30 @@ def _connects(hand, c, ace_low):
 
 
 @njit(cache=True)
+def _partner(c, left, ace_low, gap):
+    """A loose natural (left: counts) that makes a pair (same rank) or a two-card run (same suit,
+    adjacent ranks; the ace above the king, and below the 2 where ace_low) with the natural c, or with
+    ``gap`` also a one-gap run; -1 where none does."""
+    r, s = c % 13, c // 13
+    for x in range(JOKER):
+        if left[x] <= 0 or x == c:
+            continue
+        rx, sx = x % 13, x // 13
+        if rx == r:
+            return x
+        if sx != s:
+            continue
+        steps = abs(rx - r)
+        if ace_low and (rx == 12 or r == 12):
+            steps = min(steps, (r if rx == 12 else rx) + 1)
+        if steps == 1 or (gap and steps == 2):
+            return x
+    return -1
+
+
+@njit(cache=True)
 def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, discard, nd, tab, nt, opened, turns,
-                pick, discby, turn_no, reshuffles, xp, stream, pos):
+                pick, discby, turn_no, reshuffles, xp, stream, pos, stakes):
     """The search seat's draw at the start of its turn: (STOCK, DISCARD or OWN_DRAW, the stream's
     position); OWN_DRAW where the discard is not free to take (the lookahead's draw then decides),
     OUT_OF_STREAM when the stream ran out."""
@@ -329,12 +363,21 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
                           rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
                           np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
                           np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
-                          np.full((1, OUT_W), -1, np.int64))
-    # a natural that meets nothing in the hand and, taken, leaves no less deadwood is not searched
-    if own != DISCARD and top != JOKER and not _connects(hands[me], top, prm[P_ACE_LOW] != 0):
+                          np.full((1, OUT_W), -1, np.int64), stakes[me])
+    if own != DISCARD:
         taken = hands[me].copy()
         taken[top] += 1
-        if best_discard_except_kernel(taken, prm, top)[1] >= _search(hands[me], prm, mv, ws, rec, YES)[1]:
+        # a natural that meets nothing in the hand and, taken, leaves no less deadwood is not searched
+        if top != JOKER and not _connects(hands[me], top, prm[P_ACE_LOW] != 0):
+            if best_discard_except_kernel(taken, prm, top)[1] >= _search(hands[me], prm, mv, ws, rec, YES)[1]:
+                return OWN_DRAW, pos
+        # nor one its hand would leave loose, nor any where a stock draw could go out
+        loose = np.empty(N_KINDS, np.int64)
+        left = np.empty(N_KINDS, np.int64)
+        XC._candidates(taken, -1, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64), loose, left)
+        if left[top] > 0:
+            return OWN_DRAW, pos
+        if was_open and XC.stock_goes_out(hands[me], tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
             return OWN_DRAW, pos
     cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
     cands[1] = STOCK if own == DISCARD else DISCARD
@@ -343,13 +386,16 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
                      discby, turn_no, reshuffles, mid, xops, xmrows, xops.reshape((1,) + xops.shape),
                      xmrows.reshape((1,) + xmrows.shape), np.zeros(1, np.int64), xp, TL.START_DRAW, cands,
-                     np.zeros(2, np.int64), 2, True, stream[pos])
+                     np.zeros(2, np.int64), 2, True, stream[pos], stakes)
     return cands[best], pos + 1
 
 
 @njit(cache=True)
-def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands):
-    """The discards to search (module docstring) in cands; returns their number."""
+def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands, pick, discby,
+                       opened):
+    """The discards to search (module docstring) in cands; returns their number.  pick, discby, opened:
+    the cards each player took from and threw to the pile, and who has opened (the next player's
+    feeding risks)."""
     mv, ws, rec = _workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     loose = np.empty(N_KINDS, np.int64)
@@ -369,11 +415,23 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
     XC._keep_points(left, unseen, xp, prm, keep, outs, near)
     taken = np.zeros(N_KINDS, np.bool_)
     taken[default] = True
+    ace_low = prm[P_ACE_LOW] != 0
+    nxt = (me + 1) % hands.shape[0]
+    risk = np.empty(N_KINDS, np.int64)
+    XC._feed_risks(tab, nt, pick[nxt], discby[nxt], opened[nxt] != 0, risk)
+    safe = -1  # the highest penalty of a loose natural that makes no partial meld and feeds the next player nothing
+    for i in range(nl):
+        c = loose[i]
+        if c != JOKER and risk[c] == 0 and _partner(c, left, ace_low, True) < 0:
+            safe = max(safe, _pen(prm, c))
     while k < xp[SX_CANDIDATES]:
         best = -1
         for i in range(nl):
             c = loose[i]
             if taken[c]:
+                continue
+            # never a card of a pair or two-card run while a safe isolated card as dear could go instead
+            if c != JOKER and safe >= _pen(prm, c) and _partner(c, left, ace_low, False) >= 0:
                 continue
             if best < 0 or XC._first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c,
                                      keep[best] - _pen(prm, best), _pen(prm, best), outs[best], near[best], best):
@@ -401,7 +459,7 @@ def _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc):
 
 @njit(cache=True)
 def _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                     xp, left, ftab, nf, ops, mrows, nx):
+                     xp, left, ftab, nf, ops, mrows, nx, srow):
     """The lookahead's discard from ``left``, the hand the play ops[:nx]/mrows[:nx] leaves (feeding risks
     read on the table ftab[:nf] it leaves), or -1 where it finds none or the engine refuses the turn."""
     nxt = (me + 1) % hands.shape[0]
@@ -410,7 +468,7 @@ def _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
     unseen = np.zeros(N_KINDS, np.int64)
     unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
     disc = XC._choose_discard(left.copy(), forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
-                              values, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64))
+                              values, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64), srow)
     if disc < 0 or not _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc)[0]:
         return -1
     return disc
@@ -418,7 +476,7 @@ def _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
 
 @njit(cache=True)
 def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid, xp,
-              axops, axmrows):
+              axops, axmrows, srow):
     """Where the lookahead waits though the seat could open: greedy's opening in axops/axmrows and the
     lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
     greedy lays nothing or the engine refuses the play."""
@@ -431,7 +489,7 @@ def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, 
     nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
     if _hsum(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
         disc = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                                discby, mid, xp, whand, laid, ctx[0], axops, axmrows, nx)
+                                discby, mid, xp, whand, laid, ctx[0], axops, axmrows, nx, srow)
     elif disc >= 0 and not _turn(me, prm, crules, hands, tab, nt, turns, mid, axops, axmrows, nx, disc)[0]:
         disc = -1
     if disc < 0:
@@ -470,7 +528,7 @@ def _subset(nt, xops, xmrows, nx, keep, out_ops, out_mrows):
 
 @njit(cache=True)
 def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                     pops, pmrows, pn, xp):
+                     pops, pmrows, pn, xp, srow):
     """The discard for the partial play pops[:pn]/pmrows[:pn]: the lookahead's rule on the hand it leaves
     (feeding risks read on the table with its new melds laid); -1 where the engine refuses the play."""
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
@@ -488,7 +546,7 @@ def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
             ftab[nf] = pmrows[o]
             nf += 1
     return _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
-                            mid, xp, wh, ftab, nf, pops, pmrows, pn)
+                            mid, xp, wh, ftab, nf, pops, pmrows, pn, srow)
 
 
 @njit(cache=True)
@@ -566,14 +624,15 @@ def _melds_only(nt, mid, xops, xmrows, pops, pmrows):
 
 @njit(cache=True)
 def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                    xops, xmrows, whand, xp, cands, plays, aops, amrows, anx):
+                    xops, xmrows, whand, xp, cands, plays, aops, amrows, anx, srow):
     """The table plays and discards to search (module docstring): discards in cands, their plays in
     plays (PLAY_*; an opening's or a partial play's operations in aops/amrows/anx, slot PLAY_* -
     PLAY_OPEN); returns their number, the lookahead's own first."""
     default = mid[SC_DISC]
     if mid[SC_CHOSE] != 0:
         forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
-        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
+        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands, pick,
+                               discby, opened)
     else:
         cands[0] = default
         k = 1
@@ -584,7 +643,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
         # holding against going out only where a Kalooki held for pays more (the module docstring)
         if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or rp[R_KALOOKI_PAYS_MORE] == 0)):
             hd = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                                  discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0)
+                                  discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0, srow)
             # never held: a play whose holding would leave the hand nothing but jokers (they are laid first)
             if hd >= 0 and hands[me, JOKER] < _hsum(hands[me]) - 1:
                 cands[k] = hd
@@ -602,7 +661,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
                 if pn == 0:
                     continue
                 pd = _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns,
-                                      pick, discby, mid, aops[j], amrows[j], pn, xp)
+                                      pick, discby, mid, aops[j], amrows[j], pn, xp, srow)
                 if pd >= 0:
                     cands[k] = pd
                     plays[k] = play
@@ -610,7 +669,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
                     k += 1
     elif xp[SX_HOLD] != 0 and mid[SC_WAS_OPEN] == 0:
         od, anx[0] = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                               discby, mid, xp, aops[0], amrows[0])
+                               discby, mid, xp, aops[0], amrows[0], srow)
         if od >= 0:
             cands[k] = od
             plays[k] = PLAY_OPEN
@@ -620,7 +679,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
 
 @njit(cache=True)
 def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos):
+                discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos, stakes):
     """The search seat's table play and discard, its draw made (``mid``: run_turns' sc words of the
     turn stopped at ASK_DISCARD, the lookahead's play in xops/xmrows, whand the hand it leaves): (the
     discard, the play (PLAY_*), its operations' number, the stream's position), an opening or partial
@@ -632,14 +691,14 @@ def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, 
     amrows = np.full((ALT_SLOTS,) + xmrows.shape, -1, np.int64)
     anx = np.zeros(ALT_SLOTS, np.int64)
     k = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
-                        mid, xops, xmrows, whand, xp, cands, plays, aops, amrows, anx)
+                        mid, xops, xmrows, whand, xp, cands, plays, aops, amrows, anx, stakes[me])
     if k < 2:
         return default, PLAY_OWN, mid[SC_NX], pos
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, PLAY_OWN, mid[SC_NX], pos
     best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
                      discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, TL.START_APPLY, cands,
-                     plays, k, False, stream[pos])
+                     plays, k, False, stream[pos], stakes)
     play = plays[best]
     if play >= PLAY_OPEN:
         j = play - PLAY_OPEN
@@ -673,7 +732,8 @@ def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) ->
     """(STOCK, DISCARD or OWN_DRAW, the stream's position after it): ``search_draw`` on ``state``."""
     rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
     src, pos = search_draw(me, prm, rp, values, crules, jokers, deck, state.hands, len(state.stock), pile, len(pile),
-                           tab, len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, xp, stream, pos)
+                           tab, len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, xp, stream, pos,
+                           stakes_matrix(state))
     return int(src), int(pos)
 
 
@@ -697,7 +757,7 @@ def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.nda
     mid[SC_CHOSE] = int(chose)
     disc, play, nx, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
                                       len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid,
-                                      xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos)
+                                      xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos, stakes_matrix(state))
     if play >= PLAY_OPEN:
         return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
     return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)

@@ -13,7 +13,10 @@ hands forward with ``run_turns``, never runs inside it: numba compiles no recurs
 scalars travel in ``sc`` (``SC_*`` words).  What is the hand's and no player's (the stock renewed, a
 stock draw, a turn's counters, the invariants, the record's words) is the engine's
 (``sim.engine.hand``, which ``HandState`` uses too), and each play is validated and applied by the
-engine's turn (``sim.engine.turn.apply_turn``).
+engine's turn (``sim.engine.turn.apply_turn``).  Each seat's decisions read its row of the hand's
+stakes (``stakes``: int64, a row per seat, ``outlook.stakes_ints``; the neutral rows for a hand
+without a game), and an expert's patient play before it opens holds for a Kalooki by the
+``max_risk`` its row gives (``expert_core.risk_limit``).
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from . import table_play as EP
 from ..engine import hand as HD
 from ..engine.hand import (H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
                            H_WIN_TYPE, STATUS_INVARIANT, STATUS_TURN, WIN_CALL, WIN_KALOOKI)
-from .greedy_core import (DISCARD, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STOCK, TABLE_OPENING,
+from .greedy_core import (B_MAX_RISK, DISCARD, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STOCK, TABLE_OPENING,
                           _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _undo_layoff)
 from .outlook import unseen_kernel
 from ..engine.core import R_TURN_CAP
@@ -101,9 +104,9 @@ def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
 
 @njit(cache=True)
 def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check, streams, slen,
-              spos, eps, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows,
+              spos, eps, stakes, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows,
               xctx, whand, start, force_src, force_disc, ask, horizon):
-    """Play turns of a hand (``sim.bots.hand_loop.play_hand_kernel`` states the arguments up to eps;
+    """Play turns of a hand (``sim.bots.hand_loop.play_hand_kernel`` states the arguments up to stakes;
     each seat's turn is made of the decisions its kind's row of ``ktable`` names; the hand's state follows, changed in place: hands, stats, res, the stock and its places, the
     discard pile, the table, opened, turns, the pickups and discards counted, sc) until it ends (DONE;
     res says how, res[H_STATUS] != 0 when a play broke a rule), ``horizon`` turns have been played
@@ -133,6 +136,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
         me = cur
         kind = kinds[me]
         xp = bp[me]
+        srow = stakes[me]
         draw = ktable[kind, KT_DRAW]
         play = ktable[kind, KT_PLAY]
         asks = ktable[kind, KT_ASKS] != 0
@@ -181,7 +185,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                     break
             elif draw == K_EXPERT:
                 src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
-                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
                     top = discard[nd - 1]
                     hh2[:] = hands[me]
@@ -237,11 +241,15 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                 if answer == EP.CHOOSE:
                     chose = True
                     disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
-                                              unseen, xp, values, prm, mv, ws, rec, outd)
+                                              unseen, xp, values, prm, mv, ws, rec, outd, srow)
                 status = 0
             else:  # K_GREEDY, K_PATIENT, or K_EXPERT before opening: the patient's play
+                pxp = xp
+                if play == K_EXPERT:  # its max_risk read through the stakes
+                    pxp = xp.copy()
+                    pxp[B_MAX_RISK] = XC.risk_limit(xp[B_MAX_RISK], srow)
                 disc = _bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
-                                 c, src, values, rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
+                                 c, src, values, rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
                                  lops, lctx, tab1)
                 status = ctx[2]
                 if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
@@ -255,7 +263,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                     else:
                         ctx[2] = 0
                         disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
-                                         rp, prm, xp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
+                                         rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
                                          lctx, tab1)
                         status = ctx[2]
                 if not xplay:
@@ -274,7 +282,7 @@ def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, c
                         nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
                     chose = True
                     disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
-                                              xp, values, prm, mv, ws, rec, outd)
+                                              xp, values, prm, mv, ws, rec, outd, srow)
             if status != 0:
                 res[H_STATUS] = status
                 res[H_ERR_SEAT] = me

@@ -1,6 +1,10 @@
 """A dealt hand played to its end by a table of bots (sim.engine): in the compiled hand loop the bots
 name (``compiled_hand_loop``), else turn by turn through the validated ``HandState`` API.  The bots are
-handed in; this module imports none of them."""
+handed in; this module imports none of them.
+
+A hand may come with its stakes (``sim.game.hand_stakes``: a row per hand position of what each
+outcome is worth on the score sheet); they are kept as ``state.stakes`` for the bots that weigh them,
+and a hand without them leaves ``state.stakes`` None (the hand's own points)."""
 from __future__ import annotations
 
 import importlib
@@ -20,8 +24,10 @@ class BotError(RuntimeError):
     """A bot submitted an illegal turn (bots must only make legal turns)."""
 
 
-def play_hand(state: HandState, bots, seats: list[int], on_turn=None) -> HandResult:
-    """Play a dealt hand to its end; ``bots[i]`` plays hand position i (seat ``seats[i]``)."""
+def play_hand(state: HandState, bots, seats: list[int], on_turn=None, stakes=None) -> HandResult:
+    """Play a dealt hand to its end; ``bots[i]`` plays hand position i (seat ``seats[i]``), ``stakes[i]``
+    its row of stakes (None: the neutral rows)."""
+    state.stakes = stakes
     if state.profile.dealer_upcard_swap:
         d = state.dealer
         swap = bots[d].dealer_swap(state, d)
