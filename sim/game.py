@@ -7,11 +7,10 @@ of cards.  ``play_game`` deals hands with the engine, lets the bots play them, a
 Payments and the pool always sum to zero.
 
 At the start of every hand the game hands the table its stakes: for each seat dealt in, a row of what
-each outcome of the hand is worth to it on this score sheet (``sim.equity.hand_stakes``; the layout
-``ST_*`` below), which the stakes-aware bots weigh their choices by.  Where ``sim.equity`` is not
-installed, or the profile has no table, every row is neutral (``neutral_stakes``: the hand's own
-points, exactly what a bot optimises without a score sheet), and so is every row of a hand played
-without a game.
+each outcome of the hand is worth to it on this score sheet (``sim.equity.hand_stakes``, with the
+layout ``sim.equity.ST_*``), which the stakes-aware bots weigh their choices by.  Where the profile
+has no table every row is neutral (``sim.equity.neutral_stakes``: the hand's own points, exactly what
+a bot optimises without a score sheet), and so is every row of a hand played without a game.
 """
 from __future__ import annotations
 
@@ -22,31 +21,13 @@ from numba import njit
 
 from .engine import HandResult, HandState
 from .engine.loop import play_hand
+from . import equity
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 
-# A row of hand stakes (sim.equity's layout): ST_WIN the seat goes out now, ST_KALOOKI it goes out
-# Kalooki, ST_CURVE + x another seat goes out and it takes x penalty points (x = 0..ST_XMAX; more reads
-# ST_XMAX).  Values in points-equivalents: on a fresh sheet curve[x] is close to -x.
-ST_WIN, ST_KALOOKI, ST_CURVE = 0, 1, 2
-ST_XMAX = 250
-ST_W = ST_CURVE + ST_XMAX + 1
-
-
-def neutral_stakes(n_players: int, profile=None) -> np.ndarray:
-    """(n_players, ST_W) rows of the hand's own points: a go-out worth 0, x penalty points worth -x."""
-    rows = np.zeros((n_players, ST_W), np.float64)
-    rows[:, ST_CURVE:] = -np.arange(ST_XMAX + 1, dtype=np.float64)
-    return rows
-
-
 def hand_stakes(profile, ledger) -> np.ndarray:
-    """Every game seat's row of stakes for the next hand on ``ledger`` (``sim.equity.hand_stakes``
-    where that module is installed, else the neutral rows), C-contiguous float64."""
-    try:
-        from . import equity
-    except ModuleNotFoundError:  # no table of game values installed: the hand's own points
-        return neutral_stakes(ledger.n, profile)
+    """Every game seat's row of stakes for the next hand on ``ledger`` (``sim.equity.hand_stakes``:
+    neutral rows where the profile has no table), C-contiguous float64."""
     return np.ascontiguousarray(equity.hand_stakes(profile, ledger), dtype=np.float64)
 
 

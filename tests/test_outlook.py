@@ -8,7 +8,7 @@ from sim import meldsearch as MS
 from sim import profiles
 from sim.bots.outlook import NEUTRAL, _isolated, _joker_floor, _outlook_plain, _sane, outlook_kernel, stakes_ints
 from sim.cards import COPIES, JOKER, N_KINDS
-from sim.game import ST_CURVE, ST_XMAX, neutral_stakes
+from sim.equity import ST_CURVE, ST_XMAX, neutral_stakes
 from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
 

@@ -18,7 +18,8 @@ from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState
 from sim.engine import loop as LOOP
 from sim.engine.hand import H_W, H_WIN_TYPE, H_WINNER, WIN_CALL, WIN_KALOOKI
 from sim.engine.loop import play_hand
-from sim.game import ST_CURVE, ST_KALOOKI, ST_W, ST_WIN, ST_XMAX, hand_stakes, neutral_stakes, play_game
+from sim.equity import ST_CURVE, ST_KALOOKI, ST_W, ST_WIN, ST_XMAX, neutral_stakes
+from sim.game import hand_stakes, play_game
 
 from test_table_play import R
 

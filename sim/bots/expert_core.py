@@ -76,7 +76,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..game import ST_WIN, ST_XMAX
+from ..equity import ST_WIN, ST_XMAX
 from ..engine import core
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
                          best_discard_except_kernel)

@@ -22,7 +22,7 @@ from numba import njit
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W
-from ..game import ST_CURVE, ST_W, ST_XMAX, neutral_stakes
+from ..equity import ST_CURVE, ST_W, ST_XMAX, neutral_stakes
 from ..melds import row_of
 from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
 from ..jit.cache import drop_stale

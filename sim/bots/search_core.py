@@ -74,7 +74,8 @@ from ..engine import turn as TU
 from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
-from ..game import ST_KALOOKI, ST_WIN, loser_pays
+from ..equity import ST_KALOOKI, ST_WIN
+from ..game import loser_pays
 from ..engine.hand import H_STATUS, H_W, H_WINNER, H_WIN_TYPE, S_W, WIN_KALOOKI
 from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
                           R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
