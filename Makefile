@@ -17,6 +17,9 @@ SKILL_GAMES ?= 400
 # The ladder at the game (into OUT/ladder): games per profile and rung, and the search rung's.
 LADDER_GAMES ?= 2000
 LADDER_SEARCH_GAMES ?= 480
+# make run's small ladder, which orders the frontier's rungs in the sample report.
+RUN_LADDER_GAMES ?= 200
+RUN_LADDER_SEARCH_GAMES ?= 16
 
 .PHONY: run test test-slow soak bench simulate report compare sweep tune ladder profiles clean venv
 
@@ -28,11 +31,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# run: the default batch, a small strength frontier and a small skill study of its six profiles (the
+# run: the default batch, a small ladder at the game, a small strength frontier and a small skill study of its six profiles (the
 # report's Strength frontier and Skill and luck sections: `frontier --out` and `skill --out` name the run's
 # folder, and the studies go to $(OUT)/frontier/ and $(OUT)/skill/), then the report.
 run: $(STAMP)
 	$(BIN)/kalooki simulate --config $(RUN_CONFIG) --out $(OUT)
+	$(BIN)/kalooki ladder --games $(RUN_LADDER_GAMES) --games-at search=$(RUN_LADDER_SEARCH_GAMES) --seed 1 --out $(OUT)
 	$(BIN)/kalooki frontier --config $(RUN_CONFIG) --games $(FRONTIER_GAMES) --shard-games $(FRONTIER_SHARD) --out $(OUT)
 	$(BIN)/kalooki skill --games $(SKILL_GAMES) --seed 1 --out $(OUT)
 	$(BIN)/kalooki report $(OUT) --out reports/default --force
