@@ -173,6 +173,17 @@ def test_every_bot_extends_a_run_and_splits_it_to_go_out(name):
 
 
 @pytest.mark.parametrize("name", BOTS)
+def test_every_bot_lays_a_joker_onto_a_run_it_then_splits_to_go_out(name):
+    # kalooki play --profile scala40 --seed 19 --bots greedy,greedy,greedy,greedy, turn 14: the joker ends 6S-9S
+    # as the TS, the 8S splits it into 6-7-8 and 8-9-JK, the 3C is thrown (one joker a meld: the joker can go
+    # nowhere else that lets the 8S split)
+    st = opened("8S 3C", [R("6S 7S 8S 9S", S40), R("JK QD KD", S40)], p=S40, draw="JK")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert play.discard == C("3C"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
 def test_every_bot_lays_off_the_card_it_took(name):
     # 8D taken goes onto 5D-7D; the KS is thrown: out (it may not throw the 8D back)
     st = opened("KS", [R("5D 6D 7D")], discard="2C 8D", source=DRAW_DISCARD)

@@ -661,13 +661,15 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
             if not (lo1 or lo2 or hi1 or hi2 or splits):
                 count[i] = 0
                 continue
-            for lo in range(4):  # at each end: nothing, one natural, two naturals, a joker and a natural
-                for hi in range(4):
+            # at each end: nothing, one natural, two naturals, a joker and a natural, or a joker alone (only
+            # before a split: elsewhere ``_place_jokers`` lays a lone joker)
+            for lo in range(5):
+                for hi in range(5):
                     if ((lo == 0 and hi == 0 and not splits) or k >= MAX_GO_OPTS
-                            or (nj == 0 and (lo == 3 or hi == 3))):
+                            or (nj == 0 and (lo >= 3 or hi >= 3)) or ((lo == 4 or hi == 4) and not splits)):
                         continue
-                    if ((lo in (1, 2) and not lo1) or (lo >= 2 and not lo2) or (hi in (1, 2) and not hi1)
-                            or (hi >= 2 and not hi2)):
+                    if ((lo in (1, 2) and not lo1) or (lo in (2, 3) and not lo2) or (hi in (1, 2) and not hi1)
+                            or (hi in (2, 3) and not hi2)):
                         continue
                     cur = work[2]
                     nxt = work[3]
@@ -680,12 +682,14 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                     ok = True
                     for side in (LOW, HIGH):
                         kind = lo if side == LOW else hi
-                        steps = 0 if kind == 0 else (1 if kind == 1 else 2)
+                        steps = 0 if kind == 0 else (1 if kind in (1, 4) else 2)
                         for step in range(steps):
                             if not run_add_allowed(a, 0, side, crules):
                                 ok = False
                                 break
-                            c = JOKER if (kind == 3 and step == 0) else core.run_extension(cur, side, crules)
+                            c = JOKER if (kind == 4 or (kind == 3 and step == 0)) else -1
+                            if c < 0:
+                                c = core.run_extension(cur, side, crules)
                             if c < 0:
                                 ok = False
                                 break
@@ -712,7 +716,7 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                     if not ok:
                         continue
                     base = k
-                    if n > 0:  # the lay-offs alone
+                    if n > 0 and lo != 4 and hi != 4:  # the lay-offs alone
                         for j in range(n):
                             marks[opts[k, G_CARDS + j]] = 1
                         opts[k, G_TARGET] = i
