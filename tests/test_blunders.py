@@ -12,9 +12,9 @@ off or splitting a run (docs/RULES.md sections 3-5).
   Python engine exactly as ``kalooki play --profile P --seed S --bots B,B,B,B`` plays them, every turn
   inspected after the draw by ``sure_go_out`` (no bot code, no meld search; splits of table runs and
   the card just taken included): where a way out exists, the bot must go out.  The scan is checked to
-  meet ways out by a split and with the card just taken, and the seeded hands where such a way out
-  was once missed are replayed turn for turn.  The random bot is not held to it: it plays "a legal turn chosen at random"
-  (its docstring); nor is the search where it lays nothing before it has opened in a profile that
+  meet ways out by a split and with the card just taken, and two seeded hands whose way out needs a
+  split are replayed turn for turn.  The random bot is not held to it: it plays "a legal turn chosen
+  at random" (its docstring); nor is the search where it lays nothing before it has opened in a profile that
   pays a Kalooki more and counts lay-offs for the opening: it may hold a plain going out (one that
   needs a lay-off) for a Kalooki (sim.bots.search_core).  A larger scan is marked slow
   (``KALOOKI_BLUNDER_SEEDS`` seeds per table).

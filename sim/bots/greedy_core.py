@@ -574,7 +574,7 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
 # ---------------------------------------------------------------------------------------------
 
 MAX_GO_OPTS = 512  # lay-off options one search weighs at most (a hand of 15 offers far fewer)
-MAX_GO_LEAVES = 4096  # combinations of them tried at most
+MAX_GO_LEAVES = 16384  # combinations of them tried at most
 # an option (a row of ``opts``): its table meld, cards laid, jokers the meld still takes after it,
 # points laid off, splits made, then up to six (card, end) pairs in the order they are laid: up to four
 # lay-offs onto the run's ends, then up to two splits of the run so extended (the end SPLIT_AT + the
@@ -991,9 +991,10 @@ def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws
     meld's options (``_go_out_options``: a run's end lay-offs, then one or two splits of the run they
     leave) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
     a run split in the play); the cards left must all meld but the discard, which is never a copy of
-    ``forbid`` (the card taken from the pile, itself laid, laid off or splitting like any other).  Before opening, new melds must be laid and reach opening_min (with the points laid off
-    where layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a
-    taken discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
+    ``forbid`` (the card taken from the pile, itself laid, laid off or splitting like any other).
+    Before opening, new melds must be laid and reach opening_min (with the points laid off where
+    layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a taken
+    discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
     new melds in outv, lay-offs and splits in lay as (target, card, end) rows in the order they are
     made, the end SPLIT_AT + pos for a split at pos), the discard -1 when there is no way out."""
     if nt == 0 or _stray_cards(hand, tab, nt, rp) > 1:
