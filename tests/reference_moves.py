@@ -156,21 +156,24 @@ def run_extension(m, end: int, p) -> int:
     return m.suit * N_RANKS + M.ext_rank_to_rank(e)
 
 
-def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: int = -1, max_ops: int = 40,
+def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, forbid: int = -1, max_ops: int = 40,
                  adds: TurnAdds | None = None, splits: bool = False) -> list:
     """Greedy lay-offs of hand cards onto table melds, respecting the per-turn run limits; with
     ``splits``, also a hand card that duplicates an inner card of a run splits it in two.
 
     Mutates ``hand``, ``table`` (a working copy) and ``adds`` and returns the operations, leaving at
-    least ``keep`` cards in hand.  Natural cards first; then, where nothing but jokers would be left
-    besides one natural card at most, the jokers, in table order wherever a valid meld results.
+    least ``keep`` cards in hand, one of them not a copy of ``forbid`` (the card taken from the
+    discard pile: laid off like any other, never thrown).  Natural cards first; then, where nothing
+    but jokers would be left besides one natural card at most, the jokers, in table order wherever a
+    valid meld results.
     """
     p = state.profile
     ops = []
     adds = adds if adds is not None else TurnAdds()
-    if protect >= 0 and hand[protect] >= 1:
-        keep += 1  # the protected card cannot be the discard: keep another one
     size = int(hand.sum())
+
+    def spendable(c):  # the last card that may be thrown stays
+        return hand[c] > 0 and (c == forbid or size - (hand[forbid] if forbid >= 0 else 0) > 1)
     changed = True
     while changed and len(ops) < max_ops:
         changed = False
@@ -182,7 +185,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                     rep = run_extension(m, end, p)
                     if rep < 0 or not adds.allows(p, i, end):
                         continue
-                    if hand[rep] > 0 and not (rep == protect and hand[rep] == 1):
+                    if spendable(rep):
                         c = rep
                     else:
                         continue
@@ -200,7 +203,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                 if splits:
                     for pos in range(2, len(m.cards) - 2):
                         c = m.reps[pos]
-                        if hand[c] <= 0 or (c == protect and hand[c] == 1):
+                        if not spendable(c):
                             continue
                         first = M.Meld(RUN, m.cards[:pos + 1], m.reps[:pos + 1], m.low)
                         second = M.Meld(RUN, (c,) + m.cards[pos + 1:], (c,) + m.reps[pos + 1:], m.low + pos)
@@ -220,7 +223,7 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                 suits = {suit_of(r) for r in m.reps}
                 for s in range(4):
                     c = s * N_RANKS + m.low
-                    if s not in suits and hand[c] > 0 and not (c == protect and hand[c] == 1) and len(m) < 4:
+                    if s not in suits and spendable(c) and len(m) < 4:
                         hand[c] -= 1
                         size -= 1
                         table[i] = m = M.Meld(GROUP, m.cards + (c,), m.reps + (c,), m.low)
@@ -230,7 +233,8 @@ def find_layoffs(state, hand: np.ndarray, table: list, keep: int = 1, protect: i
                         if size <= keep:
                             return ops
     if hand[JOKER] and size - hand[JOKER] <= 1:
-        ops += _lay_off_jokers(p, hand, table, adds, size - keep, max_ops - len(ops))
+        most = size - keep if forbid in (-1, JOKER) else min(size - keep, size - int(hand[forbid]) - 1)
+        ops += _lay_off_jokers(p, hand, table, adds, most, max_ops - len(ops))
     return ops
 
 

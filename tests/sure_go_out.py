@@ -1,10 +1,15 @@
 """Can the player to play go out this turn?  Decided from docs/RULES.md alone, by exhaustive search over
 the hand and the table, for the blunder scan (tests/test_blunders.py): no bot code and no meld search.
 
-A sure go-out is a play of new melds from the hand and lay-offs of hand cards (naturals and jokers)
-onto the melds already on the table, then a discard, that leaves the hand empty (section 5: the last
-card goes by discarding).  Table rearrangements (takes, shifts, splits, joker swaps) are left out: no
-bot is held to find those.  The rules it applies:
+A sure go-out is a play of new melds from the hand, lay-offs of hand cards (naturals and jokers)
+onto the melds already on the table and splits of table runs by natural hand cards, then a discard,
+that leaves the hand empty (section 5: the last card goes by discarding).  The card just taken from
+the discard pile is a hand card like any other here (laid in a meld, laid off, or splitting a run),
+only never the discard.  A run may be extended at its ends and then split any number of times, each
+split a natural of the hand duplicating one of its cards so that it falls into runs of three or more
+(section 3).  Left out, and no bot is held to find them: taking cards off the table (takes, shifts,
+substitutions, joker swaps), a joker inserted by a split, and lay-offs onto the ends a split makes
+inside a run (laying 6S onto 3S 4S 5S after splitting 3S-7S with the 5S).  The rules it applies:
 
 - a run is three or more cards of one suit in consecutive ranks, the ace high (Q-K-A) or, with
   ``ace_low``, low (A-2-3), never both (K-A-2); a group three or four cards of one rank in different
@@ -13,6 +18,9 @@ bot is held to find those.  The rules it applies:
 - a lay-off adds a card (a natural or a joker standing for it) to an end of a run, or the missing
   suit to a three-card group, at most ``run_end_limit`` cards on one end of a run in a turn (two in
   all per run under ``run_add_limit = "two_total"``) (section 3);
+- a split inserts a natural duplicating a card of a run so that each part is a run of three or more
+  within the joker limit, and counts for an opening as a lay-off of the card it duplicates
+  (sections 3, 11);
 - a player who has not opened goes out only by laying new melds from the hand worth at least
   ``opening_min`` (jokers count as the card they stand for), or, under ``layoffs_count_for_opening``,
   new melds and lay-offs worth it together, or with no minimum under ``kalooki_exempt_from_minimum``;
@@ -29,7 +37,7 @@ from __future__ import annotations
 import functools
 
 from sim.cards import ACE, JOKER, N_RANKS, cards_str, from_counts, rank_value
-from sim.engine import DRAW_DISCARD, HIGH, LOW, LayOff, NewMeld, Play
+from sim.engine import DRAW_DISCARD, HIGH, LOW, LayOff, NewMeld, Play, Split
 from sim.engine import turn as T
 from sim.engine.table import Turn
 from sim.melds import GROUP, RUN, Meld
@@ -182,8 +190,9 @@ def rules_of(p) -> Rules:
 
 # ------------------------------------------------------------------ lay-offs onto the table
 def _extensions(m: Meld, h, rules: Rules, p):
-    """Every way to lay hand cards off onto table meld m in one turn: (cards used, LayOff parts as
-    (card, end, rep), value of the slots added)."""
+    """Every way to lay hand cards off onto table meld m in one turn, and for a run to split it
+    after: (cards used, operations as ("lay", card, end, rep) or ("split", card, position), points
+    they add)."""
     yield [], [], 0
     nj = m.n_jokers
     if m.kind == RUN:
@@ -191,14 +200,24 @@ def _extensions(m: Meld, h, rules: Rules, p):
         limit = p.run_end_limit if p.run_add_limit == "per_end" else 2
         for k_lo in range(0, limit + 1):
             for k_hi in range(0, limit + 1):
-                if k_lo + k_hi == 0 or (p.run_add_limit == "two_total" and k_lo + k_hi > 2):
+                if p.run_add_limit == "two_total" and k_lo + k_hi > 2:
                     continue
                 low, high = m.low - k_lo, m.high + k_hi
                 if not rules.ext_ok(low, high):
                     continue
                 slots = ([(e, LOW) for e in range(m.low - 1, low - 1, -1)]
                          + [(e, HIGH) for e in range(m.high + 1, high + 1)])
-                yield from _fill_slots(slots, s, h, nj, rules)
+                for used, parts, value in _fill_slots(slots, s, h, nj, rules):
+                    if parts:
+                        yield used, parts, value
+                    # the run as laid: (card, ext rank) per slot, low to high
+                    laid = dict(zip([e for e, _ in slots], used))
+                    run = ([(laid[e], e) for e in range(low, m.low)] + list(zip(m.cards, range(m.low, m.high + 1)))
+                           + [(laid[e], e) for e in range(m.high + 1, high + 1)])
+                    for cuts in _splits(run, 0, h, used, rules):
+                        extra = [s * N_RANKS + _ext_rank(run[j][1]) for j in cuts]
+                        ops = parts + [("split", c, j + 1) for j, c in sorted(zip(cuts, extra), reverse=True)]
+                        yield used + extra, ops, value + sum(rules.ext_values[run[j][1]] for j in cuts)
     elif m.low < 0:
         for k in range(1, 5 - len(m)):
             if h[JOKER] >= k:
@@ -214,6 +233,34 @@ def _extensions(m: Meld, h, rules: Rules, p):
                 yield [c], [(c, HIGH, -1)], v
             if h[JOKER] > 0 and nj + 1 <= rules.max_jokers:
                 yield [JOKER], [(JOKER, HIGH, c)], v
+
+
+def _splits(run, start, h, used, rules):
+    """Every non-empty set of slots of ``run`` (after ``start``, the slot of the previous split or 0)
+    at which natural hand cards beyond ``used`` split it, each part a run of three or more holding a
+    natural and at most ``max_jokers_per_meld`` jokers: lists of slot indices, ascending.  The part
+    from ``start`` begins with the run's own card there where start is 0, else with the natural that
+    split it."""
+    s = next(c for c, _ in run if c != JOKER) // N_RANKS
+    n = len(run)
+    for j in range(start + 2, n - 2):
+        c = s * N_RANKS + _ext_rank(run[j][1])
+        if h[c] - used.count(c) <= 0:
+            continue
+        lead = run[0][0] if start == 0 else s * N_RANKS + _ext_rank(run[start][1])
+        head = [lead] + [x for x, _ in run[start + 1:j + 1]]
+        if not _part_ok(head, rules):
+            continue
+        tail = [c] + [x for x, _ in run[j + 1:]]
+        if _part_ok(tail, rules):
+            yield [j]
+        for more in _splits(run, j, h, used + [c], rules):
+            yield [j] + more
+
+
+def _part_ok(cards, rules) -> bool:
+    jokers = cards.count(JOKER)
+    return len(cards) >= 3 and jokers < len(cards) and jokers <= rules.max_jokers
 
 
 def _fill_slots(slots, s, h, nj, rules):
@@ -247,6 +294,7 @@ def _dead_cards(h, table, rules, p) -> int:
                 for e in (m.low - k, m.high + k):
                     if 0 <= e <= 13:
                         layable.add(s * N_RANKS + _ext_rank(e))
+            layable.update(m.reps)  # a duplicate may split the run
             joker_spot = joker_spot or m.n_jokers < rules.max_jokers
         elif m.low >= 0 and len(m) == 3:
             present = {rep // N_RANKS for rep in m.reps}
@@ -322,7 +370,7 @@ def sure_go_out(state, me: int):
             d, rest = hit
             found = (d, rest, parts)
             return True
-        for used, ops, v in _extensions(table[i], h, rules, p):
+        for used, ops, v in _extensions(table[i], h, rules, p):  # ops: lay-offs, then splits
             h2 = list(h)
             ok = True
             for c in used:
@@ -338,7 +386,7 @@ def sure_go_out(state, me: int):
         return None
     d, rest, parts = found
     ops = [NewMeld(m) for m in rules.partition(rest)] if sum(rest) else []
-    ops += [LayOff(i, card, end, rep) for i, (card, end, rep) in parts]
+    ops += [Split(i, b, c) if a == "split" else LayOff(i, a, b, c) for i, (a, b, c) in parts]
     play = Play(ops, d)
     turn = Turn(table, p, state.hands[me], ops)
     code = turn.play(d, state.drawn_card, state.drawn_from, was_open, first)

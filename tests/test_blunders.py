@@ -1,20 +1,26 @@
 """No bot misses a sure go-out: going out this turn with its hand alone, with lay-offs onto the table,
-with a joker laid off (docs/RULES.md sections 3-5).
+with a joker laid off, by splitting a table run, with the card just taken from the discard pile laid
+off or splitting a run (docs/RULES.md sections 3-5).
 
 - scripted positions: each bot lays a joker off to go out, lays off the jokers it would otherwise be
-  left holding alone, and never lays one where the profile's joker limit forbids it;
+  left holding alone, and never lays one where the profile's joker limit forbids it; each goes out
+  by splitting a run (with a lay-off, with new melds, with the card it took from the pile, twice in
+  one run), and lays off or splits with the card it took though that card may not be thrown;
 - ``sure_go_out`` (tests/sure_go_out.py), the rules-only search the scan judges by, on positions
   written out;
 - the scan: seeded hands of every profile at a table of each bot and at a mixed one, played on the
   Python engine exactly as ``kalooki play --profile P --seed S --bots B,B,B,B`` plays them, every turn
-  inspected after the draw by ``sure_go_out`` (no bot code, no meld search): where a way out exists,
-  the bot must go out.  The random bot is not held to it: it plays "a legal turn chosen at random"
-  (its docstring); nor is the search where it lays nothing before it has opened in a profile that
+  inspected after the draw by ``sure_go_out`` (no bot code, no meld search; splits of table runs and
+  the card just taken included): where a way out exists, the bot must go out.  The scan is checked to
+  meet ways out by a split and with the card just taken, and two seeded hands whose way out needs a
+  split are replayed turn for turn.  The random bot is not held to it: it plays "a legal turn chosen
+  at random" (its docstring); nor is the search where it lays nothing before it has opened in a profile that
   pays a Kalooki more and counts lay-offs for the opening: it may hold a plain going out (one that
   needs a lay-off) for a Kalooki (sim.bots.search_core).  A larger scan is marked slow
   (``KALOOKI_BLUNDER_SEEDS`` seeds per table).
 """
 import os
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -23,7 +29,7 @@ from sim import profiles
 from sim.bots import make_bot
 from sim.bots.greedy_core import kalooki_pays_more
 from sim.cards import JOKER, cards_str, from_counts, parse_card as C
-from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, LayOff, NewMeld
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, LayOff, NewMeld, Split
 from sim.engine.loop import play_hand
 
 from sure_go_out import sure_go_out
@@ -120,9 +126,99 @@ def test_an_unopened_bot_goes_out_by_kalooki_with_a_lay_off(name):
     assert st.result is not None and st.result.winner == 0 and st.result.win_type == "kalooki"
 
 
+# ------------------------------------------------------------------ going out by a split, the card just taken
+def goes_out(name, st):
+    play = bot_turn(name, st)
+    assert st.result is not None and st.result.winner == 0, play
+    return play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_goes_out_by_splitting_a_run_with_the_card_it_took(name):
+    # kalooki play --profile kalooki40 --seed 8177 --bots search,expert,lookahead,greedy, turn 21: 5S
+    # taken from the pile splits 3S-7S, 5H goes onto 6H-JH, 3C is thrown
+    st = opened("5H 3C", [R("3S 4S 5S 6S 7S"), R("6H 7H 8H 9H TH JH")], discard="2D 5S", source=DRAW_DISCARD)
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert Split(0, C("5S"), 3) in play.ops and play.discard == C("3C"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_goes_out_by_splitting_a_run_and_laying_new_melds(name):
+    # kalooki play --profile kalooki51 --seed 8157 --bots search,lookahead,expert,greedy, turn 10 (seat 1):
+    # QC splits TC-AC, 2S 2H JK are laid, 9S thrown
+    table = [R("TC JC QC KC AC", K51), G("7S 7H 7D", K51)]
+    st = opened("2S 2H JK 9S", table, p=K51, draw="QC")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert any(isinstance(op, Split) and op.card == C("QC") for op in play.ops), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_splits_a_run_twice_to_go_out(name):
+    # 5S and 8S both split 3S-TS into 3-4-5, 5-6-7-8, 8-9-10; 2D thrown
+    st = opened("5S 8S", [R("3S 4S 5S 6S 7S 8S 9S TS")], draw="2D")
+    play = goes_out(name, st)
+    assert sorted(op.card for op in play.ops if isinstance(op, Split)) == [C("5S"), C("8S")], play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_extends_a_run_and_splits_it_to_go_out(name):
+    # 8H onto 4H-7H, then 6H splits 4H-8H into 4-5-6 and 6-7-8 (or, for a bot that takes from the table, the
+    # 7H taken and melded with 6H 8H)
+    st = opened("8H 6H", [R("4H 5H 6H 7H")], draw="KC")
+    assert any(isinstance(op, Split) for op in sure_go_out(st, 0).ops)
+    play = goes_out(name, st)
+    assert play.discard == C("KC"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_lays_a_joker_onto_a_run_it_then_splits_to_go_out(name):
+    # kalooki play --profile scala40 --seed 19 --bots greedy,greedy,greedy,greedy, turn 14: the joker ends 6S-9S
+    # as the TS, the 8S splits it into 6-7-8 and 8-9-JK, the 3C is thrown (one joker a meld: the joker can go
+    # nowhere else that lets the 8S split)
+    st = opened("8S 3C", [R("6S 7S 8S 9S", S40), R("JK QD KD", S40)], p=S40, draw="JK")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert play.discard == C("3C"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_lays_off_the_card_it_took(name):
+    # 8D taken goes onto 5D-7D; the KS is thrown: out (it may not throw the 8D back)
+    st = opened("KS", [R("5D 6D 7D")], discard="2C 8D", source=DRAW_DISCARD)
+    play = goes_out(name, st)
+    assert play.ops == [LayOff(0, C("8D"), play.ops[0].end)] and play.discard == C("KS"), play
+
+
+@pytest.mark.parametrize("name", ("expert", "lookahead"))
+def test_the_card_taken_splits_a_run_though_the_hand_does_not_go_out(name):
+    # 5S taken splits 3S-7S; KH QC stay, and one of them is thrown: the card taken is no longer held
+    st = opened("KH QC", [R("3S 4S 5S 6S 7S")], discard="2D 5S", source=DRAW_DISCARD)
+    play = bot_turn(name, st)
+    assert Split(0, C("5S"), 3) in play.ops and st.hands[0][C("5S")] == 0, play
+
+
+def test_sure_go_out_finds_splits_and_the_engine_accepts_them():
+    st = opened("5H 3C", [R("3S 4S 5S 6S 7S"), R("6H 7H 8H 9H TH JH")], discard="2D 5S", source=DRAW_DISCARD)
+    play = sure_go_out(st, 0)
+    assert play.discard == C("3C") and Split(0, C("5S"), 3) in play.ops
+    st = opened("5S 8S", [R("3S 4S 5S 6S 7S 8S 9S TS")], draw="2D")
+    play = sure_go_out(st, 0)
+    assert [op for op in play.ops if isinstance(op, Split)] == [Split(0, C("8S"), 6), Split(0, C("5S"), 3)]
+    # a part of two is no run: 4S cannot split 3S-6S
+    st = opened("4S", [R("3S 4S 5S 6S")], draw="2D")
+    assert sure_go_out(st, 0) is None
+    # a joker's slot splits with the natural it stands for: 3S 4S JK=5S | 5S 6S 7S
+    st = opened("5S", [R("3S 4S JK 6S 7S")], draw="2D")
+    assert Split(0, C("5S"), 3) in sure_go_out(st, 0).ops
+
+
 def test_the_lay_off_finder_matches_the_reference_jokers_included():
     # small hands (jokers among them) against the tables of seeded hands: the compiled lay-offs
-    # (greedy_core._layoffs) and tests/reference_moves.find_layoffs lay the same cards in the same places
+    # (greedy_core._layoffs) and tests/reference_moves.find_layoffs lay the same cards in the same places,
+    # half the time with a card of the hand taken from the pile (laid off like any other, never the last
+    # card that could be thrown)
     from sim.bots import greedy_core as FG
     from sim.engine.turn import MAXT, X_CARD, X_KIND, X_LAYOFF, X_POS, X_TARGET, new_adds
     from sim.meldsearch import OUT_W
@@ -142,12 +238,13 @@ def test_the_lay_off_finder_matches_the_reference_jokers_included():
                 for c in rng.choice(52, int(rng.integers(0, 3)), replace=False):
                     hand[c] += 1
                 hand[JOKER] = int(rng.integers(1, 3))
-                want = find_layoffs(st, hand.copy(), list(table), keep=1)
+                forbid = int(rng.choice(np.flatnonzero(hand))) if rng.random() < 0.5 else -1
+                want = find_layoffs(st, hand.copy(), list(table), keep=1, forbid=forbid)
                 wtab = np.full((MAXT, OUT_W), -1, np.int64)
                 wtab[:len(table)] = FG._table_rows(table)
                 ops = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
                 ctx = np.zeros(4, np.int64)
-                FG._layoffs(wtab, len(table), hand.copy(), np.int64(1), np.int64(-1), new_adds(), rp, rp, prm, ops,
+                FG._layoffs(wtab, len(table), hand.copy(), np.int64(1), np.int64(forbid), new_adds(), rp, rp, prm, ops,
                             np.int64(0), ctx, FG.NO, np.int64(40))
                 got = [LayOff(int(o[X_TARGET]), int(o[X_CARD]), int(o[X_POS])) for o in ops[:ctx[0]]
                        if o[X_KIND] == X_LAYOFF]
@@ -230,13 +327,22 @@ class Watched:
 
     def play(self, state, me):
         self.seen[state.turn_no] = (sure_go_out(state, me), cards_str(from_counts(state.hands[me])),
-                                    [str(m) for m in state.table], bool(state.opened[me]))
+                                    [str(m) for m in state.table], bool(state.opened[me]),
+                                    state.drawn_card if state.drawn_from == DRAW_DISCARD else -1)
         return self.bot.play(state, me)
 
 
-def scan(profile: str, seed: int, names: list[str]) -> list[str]:
+def uses_taken(play, taken: int) -> bool:
+    """Does the play lay the card taken from the pile (in a new meld, a lay-off or a split)?"""
+    return taken >= 0 and any(taken in op.meld.cards if isinstance(op, NewMeld) else op.card == taken
+                              for op in play.ops)
+
+
+def scan(profile: str, seed: int, names: list[str], tally=None) -> list[str]:
     """Play the hand ``kalooki play --profile profile --seed seed --bots names`` plays, each turn
-    watched: a line for each sure go-out a bot (random aside) did not take."""
+    watched: a line for each sure go-out a bot (random aside) did not take.  ``tally`` (a Counter)
+    counts the ways out found (``ways_out``), those that split a run (``by_split``) and those that
+    lay the card just taken from the pile (``taken``)."""
     prof = profiles.load(profile)
     kids = np.random.SeedSequence(seed).spawn(1 + len(names))
     rng = np.random.default_rng(kids[0])
@@ -249,9 +355,15 @@ def scan(profile: str, seed: int, names: list[str]) -> list[str]:
     def judge(state):
         seat, _, _, play = state.last_turn
         found = seen.pop(state.turn_no - 1, None)
-        if found is None or found[0] is None or (state.result is not None and state.result.winner == seat):
+        if found is None or found[0] is None:
             return
-        witness, hand, table, was_open = found
+        witness, hand, table, was_open, taken = found
+        if tally is not None:
+            tally["ways_out"] += 1
+            tally["by_split"] += any(isinstance(op, Split) for op in witness.ops)
+            tally["taken"] += uses_taken(witness, taken)
+        if state.result is not None and state.result.winner == seat:
+            return
         if (names[seat] == "search" and not was_open and not play.ops and kalooki_pays_more(prof)
                 and prof.layoffs_count_for_opening):
             return  # holding for a Kalooki, played forward (module docstring)
@@ -268,26 +380,59 @@ def scan(profile: str, seed: int, names: list[str]) -> list[str]:
 TABLES = [[b] * 4 for b in BOTS if b != "search"] + [["patient", "expert", "lookahead", "search"]]
 
 
-def run_scan(seeds) -> tuple[int, list[str]]:
+def run_scan(seeds, tally=None) -> tuple[int, list[str]]:
     hands, missed = 0, []
     for profile in PROFILES:
         for names in TABLES:
             for seed in seeds:
-                missed += scan(profile, seed, names)
+                missed += scan(profile, seed, names, tally)
                 hands += 1
     return hands, missed
 
 
 def test_no_bot_misses_a_sure_go_out():
-    hands, missed = run_scan(range(10))
+    # the scan judges ways out by splits and with the card just taken too: it meets both
+    tally = Counter()
+    hands, missed = run_scan(range(10), tally)
     assert hands == len(PROFILES) * len(TABLES) * 10
     assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
+    assert tally["by_split"] > 0 and tally["taken"] > 0, tally
 
 
 @pytest.mark.soak
 def test_no_bot_misses_a_sure_go_out_in_a_larger_scan():
     hands, missed = run_scan(range(10, 10 + int(os.environ.get("KALOOKI_BLUNDER_SEEDS", "200"))))
     assert not missed, f"{len(missed)} sure go-outs missed in {hands} hands:\n" + "\n".join(missed[:20])
+
+
+def turns_of(profile: str, seed: int, names: list[str]):
+    """The hand ``kalooki play --profile profile --seed seed --bots names`` plays: its turns as (turn
+    number as the command counts them from 1, seat, card drawn, whence, play), and its result."""
+    prof = profiles.load(profile)
+    kids = np.random.SeedSequence(seed).spawn(1 + len(names))
+    rng = np.random.default_rng(kids[0])
+    bots = [make_bot(n, np.random.default_rng(k)) for n, k in zip(names, kids[1:])]
+    st = HandState(prof, len(names), int(rng.integers(len(names))), rng)
+    turns = []
+    play_hand(st, bots, list(range(len(names))),
+              on_turn=lambda s: turns.append((s.turn_no, s.last_turn[0], s.last_turn[2], s.last_turn[1],
+                                              s.last_turn[3])))
+    return turns, st.result
+
+
+@pytest.mark.parametrize("profile, seed, names, turn, seat, card", [
+    # 5H 3C and 5S taken: 5S splits 3S-7S, 5H goes onto 6H-JH, 3C is thrown
+    ("kalooki40", 8177, "search,expert,lookahead,greedy", 21, 0, "5S"),
+    # QC splits TC-AC, 2S 2H JK are laid, 9S is thrown
+    ("kalooki51", 8157, "search,lookahead,expert,greedy", 10, 1, "QC")])
+def test_the_seeded_ways_out_by_a_split_are_taken(profile, seed, names, turn, seat, card):
+    turns, result = turns_of(profile, seed, names.split(","))
+    assert result.winner == seat and len(turns) == turn, (result, len(turns))
+    _, who, _, _, play = turns[-1]
+    assert who == seat and any(isinstance(op, Split) and op.card == C(card) for op in play.ops), play
+
+
+# ------------------------------------------------------------------ end of the go-out tests (sure_go_out judges)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ import pytest
 from sim import melds as M
 from sim import profiles
 from sim.cards import JOKER, parse_card as C, parse_cards
-from sim.engine import (DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play, Split, SwapJoker,
-                        Take)
+from sim.engine import (DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play, Split,
+                        SwapJoker, Take)
 
 K40 = profiles.load("kalooki40")
 K51 = profiles.load("kalooki51")
@@ -86,6 +86,23 @@ def test_split_parts_share_two_total():
                      LayOff(1, C("QH"), HIGH)], C("9C")), "run_add_limit")
     st.apply_play(Play([Split(0, C("8H"), 3), LayOff(0, C("5H"), LOW), LayOff(1, C("JH"), HIGH)], C("QH")))
     assert table_str(st) == ["run[5H 6H 7H 8H]", "run[8H 9H TH JH]"]
+
+
+def test_the_card_taken_from_the_pile_splits_a_run_or_is_laid_off_but_is_never_thrown():
+    # section 5: only no copy of the taken card may be discarded; it is built with like any other card
+    def taken_5s():
+        st = HandState.scripted(K40, ["5H 3C", "2C 3C 4C 5C 6C"], stock="KD", discard="2D 5S", current=0,
+                                table=[R("3S 4S 5S 6S 7S"), R("6H 7H 8H 9H TH JH")], opened=[True, True])
+        st.apply_draw(DRAW_DISCARD)
+        return st
+    st = taken_5s()
+    assert "taken from the discard pile" in refuse(st, Play([LayOff(1, C("5H"), LOW)], C("5S")), "discard")
+    st.apply_play(Play([Split(0, C("5S"), 3), LayOff(1, C("5H"), LOW)], C("3C")))
+    assert st.result.winner == 0 and table_str(st)[-3:] == ["run[3S 4S 5S]", "run[5H 6H 7H 8H 9H TH JH]",
+                                                             "run[5S 6S 7S]"]
+    st = taken_5s()  # or kept: then it stays in hand, since it cannot go
+    st.apply_play(Play([LayOff(1, C("5H"), LOW)], C("3C")))
+    assert st.result is None and st.hands[0][C("5S")] == 1
 
 
 def test_split_refused_when_a_part_is_too_short():

@@ -8,7 +8,7 @@ own points.
 from __future__ import annotations
 
 from ..cards import JOKER
-from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, SwapJoker
+from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, Split, SwapJoker
 from . import expert_core as XC
 from .kinds import K_EXPERT
 from .table_play import expert_play, table_opening
@@ -123,7 +123,7 @@ class ExpertBot(PatientBot):
                 for c in op.meld.cards:
                     hand[c] -= 1
                 table.append(op.meld)
-            elif isinstance(op, LayOff):
+            elif isinstance(op, (LayOff, Split)):
                 hand[op.card] -= 1
             elif isinstance(op, SwapJoker):  # a joker taken to open: it goes into a new meld below
                 hand[op.card] -= 1

@@ -22,9 +22,10 @@ with the same parameter vector as the Python path.
 The kernels are cached on disk by numba; ``numba_cache.drop_stale`` drops the cache when the meld
 search or the rules core changes, since numba itself only watches this file.
 
-These bots never rearrange the table (no Take/Split/SwapJoker), so a table meld only grows at its
-ends; the table is a matrix of meld rows in the meldsearch row format (kind, low, n, 14 cards, 14
-reps).
+These bots rearrange the table only to go out (``_go_out_building`` splits runs; no Take or
+SwapJoker), so otherwise a table meld only grows at its ends; the table is a matrix of meld rows in
+the meldsearch row format (kind, low, n, 14 cards, 14 reps).  The card taken from the discard pile
+is laid off, melded or splits a run like any other; only no copy of it is thrown that turn.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..engine import LayOff, NewMeld, Play
+from ..engine import LayOff, NewMeld, Play, Split
 from ..engine import core
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
 from ..engine.hand import STATUS_RULES
@@ -316,6 +317,25 @@ def _add_layoff(wtab, ctx, ops, hand, i, c, end):
 
 
 @njit(cache=True)
+def _add_split(wtab, ctx, ops, hand, i, c, pos, rp):
+    """A Split: run i cut at ``pos`` by card c (``core.split_row``, which the search that chose it has
+    checked), the part cut off a new row of the working table, c leaves the hand."""
+    wn = ctx[0]
+    o = ctx[1]
+    if wn >= wtab.shape[0] or o >= ops.shape[0]:
+        ctx[2] = 9
+        return
+    first = np.empty(core.ROW_W, np.int64)
+    core.split_row(wtab[i], c, pos, rp, first, wtab[wn])
+    wtab[i] = first
+    hand[c] -= 1
+    _push(ops, o, X_SPLIT, i, c, pos, -1)
+    ops[o, O_TAKEN] = 0
+    ctx[0] = wn + 1
+    ctx[1] = o + 1
+
+
+@njit(cache=True)
 def _pop_op(wtab, ctx, ops, hand):
     o = ctx[1] - 1
     if ops[o, O_KIND] == X_NEW:
@@ -323,6 +343,18 @@ def _pop_op(wtab, ctx, ops, hand):
         row = wtab[wn]
         for k in range(row[2]):
             hand[row[3 + k]] += 1
+        ctx[0] = wn
+    elif ops[o, O_KIND] == X_SPLIT:  # the part cut off is the last row: joined back onto run i
+        wn = ctx[0] - 1
+        row = wtab[ops[o, O_TARGET]]
+        n = row[2]
+        part = wtab[wn]
+        for k in range(1, part[2]):
+            row[core.CARDS + n + k - 1] = part[core.CARDS + k]
+            row[core.REPS + n + k - 1] = part[core.REPS + k]
+        row[2] = n + part[2] - 1
+        part[:] = -1
+        hand[ops[o, O_CARD]] += 1
         ctx[0] = wn
     else:
         _undo_layoff(wtab, ops[o, O_TARGET], ops[o, O_END])
@@ -341,15 +373,15 @@ def _push(ops, nops, kind, target, card, pos, extra):
 
 
 @njit(cache=True)
-def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ctx, splits, max_ops):
+def _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, prm, ops, nops, ctx, splits, max_ops):
     """The bots' lay-offs: natural hand cards onto the table in table order, both run ends, groups by
     suit, and with ``splits`` a hand card duplicating an inner card of a run splits it; repeated while
-    anything changed (``max_ops`` operations at most), leaving ``keep`` cards.  Then, where nothing
-    but jokers would be left in hand after the discard (one natural card at most), the jokers too
-    (``_lay_off_jokers``).  ctx[0]: ops, ctx[1]: table rows."""
-    if protect >= 0 and hand[protect] >= 1:
-        keep += 1
+    anything changed (``max_ops`` operations at most), leaving ``keep`` cards, one of them not a copy of
+    ``forbid`` (the card taken from the discard pile, which may be laid off or split like any other but
+    not thrown).  Then, where nothing but jokers would be left in hand after the discard (one natural
+    card at most), the jokers too (``_lay_off_jokers``).  ctx[0]: ops, ctx[1]: table rows."""
     size = _hsum(hand)
+    free = size - (hand[forbid] if forbid >= 0 else 0)  # cards that may be the discard
     made = 0
     changed = True
     while changed and made < max_ops:
@@ -366,11 +398,13 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ct
                     rep = core.run_extension(row, end, rp)
                     if rep < 0 or not run_add_allowed(adds, i, end, crules):
                         continue
-                    if not (hand[rep] > 0 and not (rep == protect and hand[rep] == 1)):
+                    if hand[rep] <= 0 or (rep != forbid and free <= 1):
                         continue
                     _apply_layoff(wtab, i, rep, end)
                     hand[rep] -= 1
                     size -= 1
+                    if rep != forbid:
+                        free -= 1
                     nops = _push(ops, nops, X_LAYOFF, i, rep, end, -1)
                     made += 1
                     count_run_add(adds, i, end)
@@ -382,7 +416,7 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ct
                 n = row[2] if splits else 0
                 for pos in range(2, n - 2):
                     c = row[core.REPS + pos]
-                    if hand[c] <= 0 or (c == protect and hand[c] == 1):
+                    if hand[c] <= 0 or (c != forbid and free <= 1):
                         continue
                     first = np.empty(core.ROW_W, np.int64)
                     second = np.empty(core.ROW_W, np.int64)
@@ -391,6 +425,8 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ct
                         continue
                     hand[c] -= 1
                     size -= 1
+                    if c != forbid:
+                        free -= 1
                     wtab[i] = first
                     wtab[nt] = second
                     nt += 1
@@ -409,10 +445,12 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ct
                     suits |= 1 << (row[core.REPS + j] // N_RANKS)
                 for s in range(4):
                     c = s * N_RANKS + row[1]
-                    if not (suits >> s) & 1 and hand[c] > 0 and not (c == protect and hand[c] == 1) and row[2] < 4:
+                    if not (suits >> s) & 1 and hand[c] > 0 and row[2] < 4 and (c == forbid or free > 1):
                         _apply_layoff(wtab, i, c, HIGH)
                         hand[c] -= 1
                         size -= 1
+                        if c != forbid:
+                            free -= 1
                         suits |= 1 << s
                         nops = _push(ops, nops, X_LAYOFF, i, c, HIGH, -1)
                         made += 1
@@ -423,7 +461,8 @@ def _layoffs(wtab, nt, hand, keep, protect, adds, rp, crules, prm, ops, nops, ct
                             return
             i += 1
     if hand[JOKER] > 0 and size - hand[JOKER] <= 1 and made < max_ops:
-        nops = _lay_off_jokers(wtab, nt, hand, size - keep, adds, crules, prm, ops, nops, max_ops - made)
+        most = size - keep if forbid == JOKER else min(size - keep, free - 1)
+        nops = _lay_off_jokers(wtab, nt, hand, most, adds, crules, prm, ops, nops, max_ops - made)
     ctx[0] = nops
     ctx[1] = nt
 
@@ -457,14 +496,15 @@ def _lay_off_jokers(wtab, nt, hand, most, adds, crules, prm, ops, nops, max_ops)
 
 
 @njit(cache=True)
-def _find_layoffs(tab, ntab, hand, keep, protect, rp, prm, ops, ctx):
+def _find_layoffs(tab, ntab, hand, keep, forbid, rp, prm, ops, ctx):
     """The greedy bot's lay-offs (``_layoffs`` without splits, the turn's run limits fresh) onto
-    tab[:ntab], recorded after ops[:ctx[1]]; at least keep cards are left in hand.  Each lay-off
-    spends a hand card, so they fit in ops (MAXOPS rows, far more than a hand holds)."""
+    tab[:ntab], recorded after ops[:ctx[1]]; at least keep cards are left in hand, one of them not a
+    copy of ``forbid``.  Each lay-off spends a hand card, so they fit in ops (MAXOPS rows, far more
+    than a hand holds)."""
     adds = np.zeros((4, MAXT), np.int64)  # the engine's run additions this turn (sim.engine.turn.A_*)
     adds[A_FROM, :] = -1
     lctx = np.empty(2, np.int64)
-    _layoffs(tab, ntab, hand, keep, protect, adds, rp, rp, prm, ops, ctx[1], lctx, NO, np.int64(40))
+    _layoffs(tab, ntab, hand, keep, forbid, adds, rp, rp, prm, ops, ctx[1], lctx, NO, np.int64(40))
     for o in range(ctx[1], lctx[0]):
         ops[o, O_TAKEN] = 0
     ctx[1] = lctx[0]
@@ -534,11 +574,15 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
 # ---------------------------------------------------------------------------------------------
 
 MAX_GO_OPTS = 512  # lay-off options one search weighs at most (a hand of 15 offers far fewer)
-MAX_GO_LEAVES = 4096  # combinations of them tried at most
+MAX_GO_LEAVES = 16384  # combinations of them tried at most
 # an option (a row of ``opts``): its table meld, cards laid, jokers the meld still takes after it,
-# points laid off, then up to four (card, end) pairs in the order they are laid
-G_TARGET, G_N, G_ROOM, G_VALUE, G_CARDS, G_ENDS = 0, 1, 2, 3, 4, 8
-G_W = 12
+# points laid off, splits made, then up to six (card, end) pairs in the order they are laid: up to four
+# lay-offs onto the run's ends, then up to two splits of the run so extended (the end SPLIT_AT + the
+# split's position, the higher split first, so that the lower one still cuts the meld's own row)
+G_TARGET, G_N, G_ROOM, G_VALUE, G_SPLITS, G_CARDS, G_ENDS = 0, 1, 2, 3, 4, 5, 11
+G_SLOTS = 6
+G_W = 17
+SPLIT_AT = 2  # an end code SPLIT_AT + pos: a split at pos (core.split_row's slot), not a lay-off
 
 
 @njit(cache=True)
@@ -585,10 +629,12 @@ def _held_at(hand, suit, e):
 def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks):
     """Every way to lay natural cards of the hand off onto each table meld in one turn (a run end:
     the next natural, the next two, or a joker and the natural after it; a three-card group: a
-    natural of a missing suit), each allowed by the engine's rules: opts rows (G_*), meld i's at
+    natural of a missing suit), and to split a run so extended once or twice with naturals of the
+    hand (``_split_options``), each allowed by the engine's rules: opts rows (G_*), meld i's at
     first[i]..first[i] + count[i] - 1; room0[i]: jokers meld i takes with none of them; marks[c]:
     natural c is in some option.  Returns the number of options."""
     work = np.empty((4, core.ROW_W), np.int64)
+    parts = np.empty((4, core.ROW_W), np.int64)
     ends = np.empty(8, np.int64)
     a = np.zeros((4, 1), np.int64)
     a[A_FROM, 0] = -1
@@ -601,21 +647,29 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
         a[A_FROM, 0] = -1
         room0[i] = _joker_room(row, a, crules, prm, work, ends) if nj > 0 else 0
         if row[0] == RUN:
-            # the naturals one and two slots beyond each end: an option needs the hand to hold them
+            # the naturals one and two slots beyond each end: an option needs the hand to hold them;
+            # a split needs a natural of the run's suit within it
             s = row[core.REPS] // N_RANKS
             lo1 = _held_at(hand, s, row[1] - 1)
             lo2 = _held_at(hand, s, row[1] - 2)
             hi1 = _held_at(hand, s, row[1] + row[2])
             hi2 = _held_at(hand, s, row[1] + row[2] + 1)
-            if not (lo1 or lo2 or hi1 or hi2):
+            splits = False
+            for e in range(row[1], row[1] + row[2]):
+                if _held_at(hand, s, e):
+                    splits = True
+            if not (lo1 or lo2 or hi1 or hi2 or splits):
                 count[i] = 0
                 continue
-            for lo in range(4):  # at each end: nothing, one natural, two naturals, a joker and a natural
-                for hi in range(4):
-                    if (lo == 0 and hi == 0) or k >= MAX_GO_OPTS or (nj == 0 and (lo == 3 or hi == 3)):
+            # at each end: nothing, one natural, two naturals, a joker and a natural, or a joker alone (only
+            # before a split: elsewhere ``_place_jokers`` lays a lone joker)
+            for lo in range(5):
+                for hi in range(5):
+                    if ((lo == 0 and hi == 0 and not splits) or k >= MAX_GO_OPTS
+                            or (nj == 0 and (lo >= 3 or hi >= 3)) or ((lo == 4 or hi == 4) and not splits)):
                         continue
-                    if ((lo in (1, 2) and not lo1) or (lo >= 2 and not lo2) or (hi in (1, 2) and not hi1)
-                            or (hi >= 2 and not hi2)):
+                    if ((lo in (1, 2) and not lo1) or (lo in (2, 3) and not lo2) or (hi in (1, 2) and not hi1)
+                            or (hi in (2, 3) and not hi2)):
                         continue
                     cur = work[2]
                     nxt = work[3]
@@ -628,12 +682,14 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                     ok = True
                     for side in (LOW, HIGH):
                         kind = lo if side == LOW else hi
-                        steps = 0 if kind == 0 else (1 if kind == 1 else 2)
+                        steps = 0 if kind == 0 else (1 if kind in (1, 4) else 2)
                         for step in range(steps):
                             if not run_add_allowed(a, 0, side, crules):
                                 ok = False
                                 break
-                            c = JOKER if (kind == 3 and step == 0) else core.run_extension(cur, side, crules)
+                            c = JOKER if (kind == 4 or (kind == 3 and step == 0)) else -1
+                            if c < 0:
+                                c = core.run_extension(cur, side, crules)
                             if c < 0:
                                 ok = False
                                 break
@@ -659,13 +715,18 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                             ok = False
                     if not ok:
                         continue
-                    for j in range(n):
-                        marks[opts[k, G_CARDS + j]] = 1
-                    opts[k, G_TARGET] = i
-                    opts[k, G_N] = n
-                    opts[k, G_VALUE] = value
-                    opts[k, G_ROOM] = _joker_room(cur, a, crules, prm, work, ends) if nj > jokers else 0
-                    k += 1
+                    base = k
+                    if n > 0 and lo != 4 and hi != 4:  # the lay-offs alone
+                        for j in range(n):
+                            marks[opts[k, G_CARDS + j]] = 1
+                        opts[k, G_TARGET] = i
+                        opts[k, G_N] = n
+                        opts[k, G_VALUE] = value
+                        opts[k, G_SPLITS] = 0
+                        opts[k, G_ROOM] = _joker_room(cur, a, crules, prm, work, ends) if nj > jokers else 0
+                        k += 1
+                    if splits:  # then one or two splits of the run they leave
+                        k = _split_options(hand, cur, i, opts, base, k, n, value, crules, prm, marks, parts)
         elif row[1] >= 0 and row[2] == 3:
             for sx in range(4):
                 c = sx * N_RANKS + row[1]
@@ -678,12 +739,72 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                 opts[k, G_TARGET] = i
                 opts[k, G_N] = 1
                 opts[k, G_VALUE] = added
+                opts[k, G_SPLITS] = 0
                 opts[k, G_CARDS] = c
                 opts[k, G_ENDS] = HIGH
                 opts[k, G_ROOM] = 0
                 k += 1
         count[i] = k - first[i]
     return k
+
+
+@njit(cache=True)
+def _split_options(hand, run, i, opts, base, k, n, value, crules, prm, marks, parts):
+    """``_go_out_options``' splits of table run i as the lay-offs opts[base]'s first n (card, end)
+    pairs leave it (``run``; worth ``value``): each natural of the hand (beyond those lay-offs) that
+    duplicates an inner card of it splits it into two runs the engine's rules take
+    (``core.split_row``), alone or with a second split of the lower part; options from row k on,
+    returns the next free row.  A split adds the points of the card it duplicates."""
+    m = run[2]
+    first = parts[0]
+    second = parts[1]
+    for pos in range(m - 2, 2, -1):
+        c = run[core.REPS + pos - 1]
+        held = np.int64(hand[c])
+        for j in range(n):
+            if opts[base, G_CARDS + j] == c:
+                held -= 1
+        if c == JOKER or held <= 0 or k >= MAX_GO_OPTS:
+            continue
+        code, _, _ = core.split_row(run, c, pos, crules, first, second)
+        if code != core.OK:
+            continue
+        v1 = prm[core.P_EXTV + run[1] + pos - 1]
+        k = _put_split(opts, base, k, i, n, value + v1, c, pos, -1, -1, marks)
+        for pos2 in range(pos - 2, 2, -1):
+            c2 = first[core.REPS + pos2 - 1]
+            if held - (1 if c2 == c else 0) <= 0 or k >= MAX_GO_OPTS:
+                continue
+            code, _, _ = core.split_row(first, c2, pos2, crules, parts[2], parts[3])
+            if code == core.OK:
+                k = _put_split(opts, base, k, i, n, value + v1 + prm[core.P_EXTV + first[1] + pos2 - 1], c, pos,
+                               c2, pos2, marks)
+    return k
+
+
+@njit(cache=True)
+def _put_split(opts, base, k, i, n, value, c, pos, c2, pos2, marks):
+    """Option row k: the lay-offs of opts[base] (n of them), then a split at pos with c and, where
+    c2 >= 0, one at pos2 with c2; returns k + 1."""
+    for j in range(n):
+        opts[k, G_CARDS + j] = opts[base, G_CARDS + j]
+        opts[k, G_ENDS + j] = opts[base, G_ENDS + j]
+        marks[opts[base, G_CARDS + j]] = 1
+    opts[k, G_CARDS + n] = c
+    opts[k, G_ENDS + n] = SPLIT_AT + pos
+    marks[c] = 1
+    ns = 1
+    if c2 >= 0:
+        opts[k, G_CARDS + n + 1] = c2
+        opts[k, G_ENDS + n + 1] = SPLIT_AT + pos2
+        marks[c2] = 1
+        ns = 2
+    opts[k, G_TARGET] = i
+    opts[k, G_N] = n + ns
+    opts[k, G_VALUE] = value
+    opts[k, G_SPLITS] = ns
+    opts[k, G_ROOM] = 0  # no joker is laid onto a split run's parts
+    return k + 1
 
 
 @njit(cache=True)
@@ -769,6 +890,8 @@ def _place_jokers(tab, nt, opts, chosen, k, crules, prm, lay, nl):
         a[:, 0] = 0
         a[A_FROM, 0] = -1
         o = chosen[i]
+        if o >= 0 and opts[o, G_SPLITS] > 0:
+            continue
         if o >= 0:
             for j in range(opts[o, G_N]):
                 end = opts[o, G_ENDS + j]
@@ -791,8 +914,10 @@ def _place_jokers(tab, nt, opts, chosen, k, crules, prm, lay, nl):
 def _layable_mask(hand, tab, nt, rp):
     """(the natural cards of the hand, a bit each, that lay-offs onto tab[:nt] could place this turn,
     how many of the hand's cards those are): the naturals that fill the slot next to a run's end, or
-    the one after it where the next is held or a joker could fill it, or a three-card group's missing
-    suit (a cheap superset: the engine's rules decide in ``_go_out_options``)."""
+    the one after it where the next is held or a joker could fill it, a three-card group's missing
+    suit, or a card of a run that a duplicate held could split it at (two cards of the run, or of
+    what the hand could lay off, on each side: ``_split_options``) (a cheap superset: the engine's
+    rules decide in ``_go_out_options``)."""
     seen = np.int64(0)
     k = np.int64(0)
     for i in range(nt):
@@ -809,6 +934,15 @@ def _layable_mask(hand, tab, nt, rp):
                     continue
                 if rp[core.R_RUN_END_LIMIT] >= 2 and _held_at(hand, s, e2):
                     c = s * N_RANKS + core.ext_rank_to_rank(e2)
+                    if not (seen >> c) & 1:
+                        seen |= np.int64(1) << c
+                        k += hand[c]
+            low, high = row[1], row[1] + row[2] - 1
+            below = hand[JOKER] > 0 or _held_at(hand, s, low - 1)
+            above = hand[JOKER] > 0 or _held_at(hand, s, high + 1)
+            for e in range(low, high + 1):
+                if _held_at(hand, s, e) and (e - low >= 2 or below) and (high - e >= 2 or above):
+                    c = s * N_RANKS + core.ext_rank_to_rank(e)
                     if not (seen >> c) & 1:
                         seen |= np.int64(1) << c
                         k += hand[c]
@@ -851,15 +985,18 @@ def _stray_cards(hand, tab, nt, rp):
 
 @njit(cache=True)
 def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws, rec, outv, lay):
-    """Going out this turn with new melds from the hand and lay-offs onto the table melds tab[:nt],
-    jokers included, every lay-off one the engine's rules allow (``core.lay_off_row`` and the turn's
-    run limits): the combinations of each meld's options (``_go_out_options``) are tried, and with
-    each, laying off 0.. of the jokers wherever they still go; the cards left must all meld but the
-    discard.  Before opening, new melds must be laid and reach opening_min (with the points laid off
-    where layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a
-    taken discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
-    new melds in outv, lay-offs in lay as (target, card, end) rows in the order they are laid), the
-    discard -1 when there is no way out."""
+    """Going out this turn with new melds from the hand, lay-offs onto the table melds tab[:nt],
+    jokers included, and splits of table runs, every lay-off and split one the engine's rules allow
+    (``core.lay_off_row``, ``core.split_row`` and the turn's run limits): the combinations of each
+    meld's options (``_go_out_options``: a run's end lay-offs, then one or two splits of the run they
+    leave) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
+    a run split in the play); the cards left must all meld but the discard, which is never a copy of
+    ``forbid`` (the card taken from the pile, itself laid, laid off or splitting like any other).
+    Before opening, new melds must be laid and reach opening_min (with the points laid off where
+    layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a taken
+    discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
+    new melds in outv, lay-offs and splits in lay as (target, card, end) rows in the order they are
+    made, the end SPLIT_AT + pos for a split at pos), the discard -1 when there is no way out."""
     if nt == 0 or _stray_cards(hand, tab, nt, rp) > 1:
         return -1, 0, 0
     opts = np.empty((MAX_GO_OPTS, G_W), np.int64)
@@ -1130,7 +1267,10 @@ def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from
     for r in range(nr):
         _add_meld(wtab, ctx, ops, whand, outv[r], forbid)
     for j in range(nl):
-        _add_layoff(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2])
+        if lay[j, 2] >= SPLIT_AT:
+            _add_split(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2] - SPLIT_AT, rp)
+        else:
+            _add_layoff(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2])
     return disc
 
 
@@ -1424,11 +1564,12 @@ def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, d
     melds = np.full((nops, OUT_W), -1, np.int64)
     if disc == TABLE_OPENING:
         return disc, ops[:0].copy(), melds[:0], ctx[2]
-    # each new meld as it was laid: undo the lay-offs from the last operation back
+    # each new meld as it was laid: undo the lay-offs from the last operation back (a play's splits
+    # follow its new melds, and cut no meld laid in it)
     for o in range(nops - 1, -1, -1):
         if ops[o, O_KIND] == X_LAYOFF:
             _undo_layoff(wtab, ops[o, O_TARGET], ops[o, O_END])
-        else:
+        elif ops[o, O_KIND] == X_NEW:
             melds[o] = wtab[ops[o, O_TARGET]]
     return disc, ops[:nops].copy(), melds, ctx[2]
 
@@ -1530,6 +1671,8 @@ def decide_play(state, me: int, kind: int, bp: np.ndarray):
         if o[O_KIND] == X_NEW:
             k = row[2]
             out.append(NewMeld(Meld(row[0], tuple(row[3:3 + k]), tuple(row[17:17 + k]), row[1])))
+        elif o[O_KIND] == X_SPLIT:
+            out.append(Split(o[O_TARGET], o[O_CARD], o[O_END]))
         else:
             out.append(LayOff(o[O_TARGET], o[O_CARD], o[O_END]))
     return Play(out, int(disc))

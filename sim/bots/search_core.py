@@ -762,3 +762,13 @@ def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.nda
     if play >= PLAY_OPEN:
         return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
     return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)
+
+
+import sys  # noqa: E402
+
+from .. import meldsearch as _MS  # noqa: E402
+from ..engine import hand as _HD  # noqa: E402
+from ..jit.cache import drop_stale  # noqa: E402
+from . import outlook as _outlook  # noqa: E402
+
+drop_stale(_next, (FG, XC, TL, core, TU, _MS, _HD, _outlook, kinds, sys.modules[loser_pays.py_func.__module__]))

@@ -8,10 +8,12 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
-  melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off finder), trailing operations undone until a card
-  is left to discard, and a taken discard melded where the profile obliges it; a play that does not
-  go out gives way to one that does with new melds and lay-offs, jokers included
-  (``greedy_core._go_out_building``).  The discard itself is chosen by ``expert_core._choose_discard``.
+  melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off
+  finder; the card taken from the discard pile among them, while another card is left to throw),
+  trailing operations undone until a card is left to discard, and a taken discard melded where the
+  profile obliges it; a play that does not go out gives way to one that does with new melds,
+  lay-offs and splits of runs, jokers included (``greedy_core._go_out_building``).  The discard
+  itself is chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
 
@@ -39,7 +41,7 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _recon
                           best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND,
+from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND, SPLIT_AT,
                           R_TABLE_OPENING, YES, _discardable, _go_out, _go_out_building, _hsum, _layable_bound,
                           _layoffs, _meld_taken_card, _obligation, _push, _search)
 
@@ -376,16 +378,21 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
 # ---------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, ops, nops):
-    """_opening_variant's lay_off_rest: lay-offs (no splits, fresh per-turn limits) onto t[:nt];
-    (ops, points they add)."""
+def _lay_off_rest(h, t, nt, keep, forbid, hold, rp, crules, prm, ops, nops):
+    """_opening_variant's lay_off_rest: lay-offs (no splits, fresh per-turn limits) onto t[:nt], a copy
+    of ``hold`` (the taken discard the opening must meld) kept; (ops, points they add)."""
     before = 0
     for i in range(nt):
         before += core.meld_value(t[i], prm)
     adds = np.zeros((4, MAXT), np.int64)
     adds[A_FROM, :] = -1
     ctx = np.zeros(4, np.int64)
-    _layoffs(t, nt, h, keep, protect, adds, rp, crules, prm, ops, nops, ctx, NO, np.int64(40))
+    held = hold >= 0 and h[hold] > 0
+    if held:  # out of the lay-offs' reach
+        h[hold] -= 1
+    _layoffs(t, nt, h, keep, forbid, adds, rp, crules, prm, ops, nops, ctx, NO, np.int64(40))
+    if held:
+        h[hold] += 1
     after = 0
     for i in range(nt):
         after += core.meld_value(t[i], prm)
@@ -404,9 +411,8 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
     lops = np.full((MAX_X, X_W), -1, np.int64)
     nl = 0
     layoff_value = 0
-    protect = must_meld if must_meld >= 0 else forbid
     if layoffs_first:
-        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, np.int64(0))
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, forbid, must_meld, rp, crules, prm, lops, np.int64(0))
     rows = np.empty((MAX_OUT, OUT_W), np.int64)
     _search(h, prm, mv, ws, rec, YES)
     nr = _reconstruct(h, prm, rec, np.int64(0), rows)
@@ -464,7 +470,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
             return False, 0, 0
     h[:] = rest
     if not layoffs_first and rp[R_LAYOFFS_COUNT] != 0:
-        nl, layoff_value = _lay_off_rest(h, t, nt, keep, protect, rp, crules, prm, lops, np.int64(0))
+        nl, layoff_value = _lay_off_rest(h, t, nt, keep, forbid, must_meld, rp, crules, prm, lops, np.int64(0))
     value = 0
     for r in range(nr):
         if keep_row[r]:
@@ -596,10 +602,18 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     nops = np.int64(0)
     for r in range(nr):
         nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+    first = np.empty(core.ROW_W, np.int64)
     for j in range(nl):
-        FG._apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
+        if lay[j, 2] >= SPLIT_AT:  # a split: the part cut off joins the table last
+            pos = lay[j, 2] - SPLIT_AT
+            core.split_row(wtab[lay[j, 0]], lay[j, 1], pos, crules, first, wtab[nt])
+            wtab[lay[j, 0]] = first
+            nt += 1
+            nops = _push(ops, nops, X_SPLIT, lay[j, 0], lay[j, 1], pos, -1)
+        else:
+            FG._apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
+            nops = _push(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
         hand[lay[j, 1]] -= 1
-        nops = _push(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
     ctx[0] = nops
     ctx[1] = nt
     return PLAYED, out

@@ -354,3 +354,10 @@ def card_counts(lists) -> np.ndarray:
         for c in cards:
             out[i, c] += 1
     return out
+
+
+from .. import meldsearch as _MS  # noqa: E402
+from ..jit.cache import drop_stale  # noqa: E402
+from . import kinds as _kinds, outlook as _outlook  # noqa: E402
+
+drop_stale(run_turns, (FG, XC, EP, RB, HD, TU, core, _MS, _outlook, _kinds))
