@@ -168,10 +168,13 @@ def run_show(args):
     meta = table.meta
     print(f"{prof.name}: equity table at {table.n} players ({table.units})")
     print(f"made by: {meta.get('command')}")
-    print(f"  engine {meta.get('engine_version')}, {meta.get('built')}, {meta.get('hands_played')} sample hands by "
-          f"{meta.get('bot')},")
+    made = f"  engine {meta.get('engine_version')}, {meta.get('built')}, {meta.get('hands_played')} sample hands by {meta.get('bot')}"
     if "sheets" in meta:
-        print(f"  {meta['games_per_sheet']} games played on from each of {meta['sheets']} sheets")
+        made += f",\n  {meta['games_per_sheet']} games played on from each of {meta['sheets']} sheets"
+    cpu = meta.get("cpu_s")
+    if isinstance(cpu, dict):
+        made += f"; {cpu.get('hands')} + {cpu.get('values')} CPU-s (hands + values)"
+    print(made)
     print(f"a penalty point on a fresh sheet is worth {table.scale:.4g} (value units)")
     if table.kind == EQ.KIND_SINGLE:
         info = meta.get("single_hand", {})
