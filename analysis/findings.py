@@ -767,7 +767,10 @@ NOWHERE = "not established at any composition"
 NOT_ASSESSED = "not assessed"
 ONE_TABLE = "one table composition: robustness not assessed"
 MIN_GAMES = 30  # games on each side before a composition's difference counts
-STRENGTH_LADDER = ("greedy", "expert", "lookahead", "search")  # weakest first: sim.frontier.LADDER's rungs
+# Weakest first: sim.frontier.LADDER's rungs, each measured beating the one below at the game
+# (`kalooki ladder`); a composition seating the lookahead, not measured stronger than the expert at the
+# game, is off it.
+STRENGTH_LADDER = ("greedy", "expert", "search")
 ROBUSTNESS_NOTE = (
     "Robustness across table compositions: each profile's difference from the baseline is computed and judged "
     "again within each composition (the same tests and three verdicts, each kind of claim one Holm family over "

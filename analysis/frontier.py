@@ -21,7 +21,9 @@ difference (past the threshold); **not established** otherwise (the last step ca
 the threshold).  The step before is shown beside it, not used: whether the steps shrink would need a
 test of their difference, which the rule does not make.
 
-The rungs' order is the ladder's design (greedy < expert < lookahead < search) until a ladder study
+The rungs' order is the ladder's design (greedy < expert < search: each rung on it because a ladder
+study measured it beating the one below at the game; the lookahead, stronger than the expert at the
+hand, is not measured stronger at the game, so it is not a rung) until a ladder study
 (``analysis.ladder``: each rung against three of the rung below, judged at the game by games won and
 money) measures it: the report hands it over from RUN/ladder, `kalooki frontier` from RUN/ladder or
 --ladder.  Measured, the rungs that stand for strong play in a profile are the top two of its
@@ -547,7 +549,7 @@ def counts_text(conv: pd.DataFrame) -> str:
 
 
 def strongest_text(fr: FrontierData) -> str:
-    """'the rung measured strongest at the game in each profile (kalooki40 expert, scala40 lookahead)', or
+    """'the rung measured strongest at the game in each profile (kalooki40 search, scala40 expert)', or
     the top rung by design where the order is not measured."""
     if not fr.measured():
         return (f"the frontier's top rung by design ({fr.rungs[-1]} at every seat; its order is not measured at the "

@@ -307,7 +307,7 @@ def orders(ladder: LadderData) -> dict:
 
 
 def not_stronger_sentence(r, profile: str) -> str:
-    """'the lookahead is not measured stronger than the expert at the game in kalooki40: ...'."""
+    """'the search is not measured stronger than the expert at the game in kalooki51: ...'."""
     word = {NOT_ESTABLISHED: "not measured stronger than", WORSE: "measured weaker than"}.get(r.verdict)
     if word is None:  # beats its own rung below, but a step below it is not established
         return (f"the {r.upper} beats the {r.lower} at the game in {profile}, but the {r.lower} is not measured "
@@ -322,8 +322,8 @@ def not_stronger_sentence(r, profile: str) -> str:
 def summary(ladder: LadderData, profiles=None) -> str:
     """The measured order of ``profiles`` (every profile the study measured by default) in a few
     sentences, each rung not measured stronger than the one below named once with the profiles where
-    it is not: 'Measured at the game (Bot ladder at the game): kalooki40 greedy < expert; ... The
-    lookahead is not measured stronger than the expert at the game in kalooki40 and scala40: ...'."""
+    it is not: 'Measured at the game (Bot ladder at the game): kalooki40 greedy < expert < search; ... The
+    search is not measured stronger than the expert at the game in kalooki51 and scala40: ...'."""
     found = orders(ladder)
     names = [p for p in (profiles or ladder.profiles) if p in found]
     if not names:

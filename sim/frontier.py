@@ -28,8 +28,10 @@ from .errors import UserError
 FRONTIER_FORMAT = "kalooki-lab frontier"
 FRONTIER_FILE = "frontier.json"
 FRONTIER_DIR = "frontier"  # a run's frontier lives in RUN/frontier (what `kalooki report RUN` reads)
-# The bot ladder, weakest first: each rung a player that should beat the one below it.
-LADDER = ("greedy", "expert", "lookahead", "search")
+# The bot ladder, weakest first: each rung beats the one below it at the game (games won and, where money
+# changes hands, net payment), measured by `kalooki ladder` (``sim.ladder``).  The lookahead, stronger
+# than the expert at the hand, is not measured stronger at the game, so it is a bot and not a rung.
+LADDER = ("greedy", "expert", "search")
 PLAYERS = 4
 # What makes two frontiers the same study (their rungs may differ: a rung can be added to a frontier).
 IDENTITY = ("profiles", "rules", "games", "seed", "players", "paired_profiles")
@@ -42,7 +44,8 @@ def available_rungs() -> list[str]:
 
 
 def parse_rungs(text: str | None) -> list[str]:
-    """--rungs A,B,...: at least two registered ladder bots, each once, put in ladder order."""
+    """--rungs A,B,...: at least two registered ladder bots, each once, put in ladder order (only rungs of
+    the ladder: a bot off it, the lookahead for one, has no place in the frontier's order)."""
     have = available_rungs()
     if text is None:
         if len(have) < 2:
@@ -53,7 +56,8 @@ def parse_rungs(text: str | None) -> list[str]:
     for n in names:
         if n not in have:
             raise UserError(f"--rungs: {n!r} is not a rung of the bot ladder; allowed: {', '.join(have)} "
-                            f"(the ladder {', '.join(LADDER)}, those registered)")
+                            f"(the ladder {', '.join(LADDER)}, those registered; each rung beats the one below "
+                            "at the game)")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UserError(f"--rungs: {twice[0]!r} is named twice; name each rung once")
@@ -128,11 +132,25 @@ def read_mark(loc) -> dict | None:
             "rungs": list(doc.get("rungs") or []), "complete": doc.get("complete") is True, "doc": doc}
 
 
-def _write_document(where: str, frontier: Frontier, rungs, command: str, complete: bool) -> None:
-    """``where``/frontier.json (written whole, then moved into place) naming ``rungs`` in ladder order."""
+def ladder_order(rungs, recorded=()) -> list[str]:
+    """``rungs`` in ladder order.  A rung off the ladder (one a frontier's document ``recorded`` lists,
+    kept when rungs are added) stays where that document put it: just above the ladder rung below it
+    there."""
+    place, below = {}, -1
+    for r in recorded:
+        if r in LADDER:
+            below = LADDER.index(r)
+        else:
+            place[r] = below + 0.5
+    return sorted(dict.fromkeys(rungs), key=lambda r: LADDER.index(r) if r in LADDER else place.get(r, len(LADDER)))
+
+
+def _write_document(where: str, frontier: Frontier, rungs, command: str, complete: bool, recorded=()) -> None:
+    """``where``/frontier.json (written whole, then moved into place) naming ``rungs`` in ladder order
+    (``ladder_order``, ``recorded`` the order of the document it replaces)."""
     loc = runformat.locate(where, "--out")
     doc = frontier.document(command, complete)
-    shown = [r for r in LADDER if r in set(rungs)]
+    shown = ladder_order(rungs, recorded)
     doc.update(rungs=shown, runs={r: r for r in shown},
                run_ids={r: doc["run_ids"].get(r) or _run_id(where, r) for r in shown})
     runformat.write_bytes_atomic(loc.fs, loc.path(FRONTIER_FILE), (json.dumps(doc, indent=1) + "\n").encode())
@@ -204,8 +222,10 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
     identity = {k: v for k, v in frontier.document(command, True).items() if k in IDENTITY}
     output = storage.claim_study(frontier.out, "frontier", identity, read_mark=read_mark, about="a frontier",
                                  force=force)
+    recorded = []
     if output.in_place:
         old = output.found
+        recorded = old["rungs"]
         kept = [r for r in old["rungs"] if r not in frontier.rungs] if old["complete"] else []
         to_play = [r for r in frontier.rungs if not (old["complete"] and r in old["rungs"])]
         if kept:
@@ -239,7 +259,7 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
             runner.run(configs[rung], local=local, progress=progress, log=log,
                        command=f"{command}  # rung {rung}", label=_label(rung),
                        eta=clock)
-    _write_document(where, frontier, rungs, command, complete=True)
+    _write_document(where, frontier, rungs, command, complete=True, recorded=recorded)
     line = output.replacing_line()
     output.publish()
     if line:

@@ -1,5 +1,7 @@
-"""The bot ladder measured at the game: each rung of ``sim.frontier.LADDER`` against three of the rung
-below it, in duplicate, in each profile (``kalooki ladder``).
+"""The bot ladder measured at the game: each rung of ``sim.frontier.LADDER`` (greedy < expert < search)
+against three of the rung below it, in duplicate, in each profile (``kalooki ladder``).  A rung is on
+the ladder because it beats the one below at the game, as measured here; the lookahead, stronger than
+the expert at the hand, is not measured stronger at the game, so it is a bot and not a rung.
 
 A ladder study is one run per step (``STUDY/UPPER``: the upper rung at one seat, the rung below at the
 other three), each an ordinary resumable run of ``sim.runner`` played as duplicate games: game g is

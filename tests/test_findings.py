@@ -430,7 +430,7 @@ def _compositions(metric: str, kind: str, *diffs) -> pd.DataFrame:
     return findings.judge(rows, findings.load_thresholds())
 
 
-STRENGTH = {"greedy": 0.0, "expert": 1.0, "lookahead": 1.0}  # the sample run's mix: lookahead,expert,expert,greedy
+STRENGTH = {"greedy": 0.0, "expert": 1.0, "lookahead": 1.0}  # three compositions' play strengths, given
 
 
 def _mark_of(*diffs, strength=STRENGTH):
@@ -472,11 +472,13 @@ def test_depends_on_play_strength_is_kept_for_a_change_of_direction():
 def test_table_strength_is_the_mean_rung_of_the_bots_and_follows_the_frontier_ladder():
     from sim import frontier
     assert findings.STRENGTH_LADDER == frontier.LADDER
+    assert findings.STRENGTH_LADDER == ("greedy", "expert", "search")
     manifest = {"profiles": {"p": {"tables": [
         {"name": "greedy", "bots": ["greedy"] * 4}, {"name": "expert", "bots": ["expert"] * 4},
-        {"name": "lookahead", "bots": ["lookahead", "expert", "expert", "greedy"]},
+        {"name": "search", "bots": ["search", "expert", "expert", "greedy"]},
+        {"name": "lookahead", "bots": ["lookahead", "expert", "expert", "greedy"]},  # off the ladder
         {"name": "odd", "bots": ["random", "greedy", "greedy", "greedy"]}]}}}
-    assert findings.table_strength(manifest) == {"greedy": 0.0, "expert": 1.0, "lookahead": 1.0}
+    assert findings.table_strength(manifest) == {"greedy": 0.0, "expert": 1.0, "search": 1.0}
 
 
 def _marked(*marks):

@@ -7,7 +7,7 @@ import pandas as pd
 from analysis import findings, report
 from analysis import frontier as F
 
-RUNGS = ["expert", "lookahead"]
+RUNGS = ["expert", "search"]  # the top two rungs of the ladder
 
 
 def _step(verdict, difference):
@@ -50,7 +50,7 @@ def test_the_number_said_marked_equals_the_marks():
     judged = judged.merge(strong[["profile_b", "metric", "strong_play"]], on=["profile_b", "metric"])
     marks = sum(report._strength_note(r) == " ★" for r in judged.itertuples(index=False))
     text = F.strong_text(strong, judged)
-    assert "3 hold at the two rungs that stand for strong play (expert and lookahead)" in text
+    assert "3 hold at the two rungs that stand for strong play (expert and search)" in text
     assert f"{marks} of them change with the table composition" in text and marks == 2
     assert "marked ★" in F.strong_text(strong) and " of them change" not in F.strong_text(strong)
 
@@ -61,6 +61,6 @@ def test_strong_play_is_shown_with_the_top_rungs_sizes_and_intervals():
     assert list(table.columns) == ["profile", "metric", "verdict at both", "rungs (order)", "at the lower rung",
                                    "at the upper rung"]
     assert table.loc[0, "verdict at both"] == findings.HIGHER
-    assert table.loc[0, "rungs (order)"] == "expert < lookahead (measured at the game)"
+    assert table.loc[0, "rungs (order)"] == "expert < search (measured at the game)"
     assert table.loc[0, "at the lower rung"] == findings.fmt_difference("hands_per_game", 3.0, 2.0, 4.0, "mean")
     assert "95% CI" in table.loc[0, "at the upper rung"] and "+4" in table.loc[0, "at the upper rung"]

@@ -209,6 +209,9 @@ def test_frontier_and_skill_help_say_out_is_the_run_folder(capsys):
 
 
 def test_a_frontier_keeps_its_rungs_and_a_re_analysis_writes_nothing(mine, tmp_path, monkeypatch):
+    from sim import frontier
+    # three cheap rungs: the ladder's own third rung, the search, is ~200x slower than greedy
+    monkeypatch.setattr(frontier, "LADDER", ("greedy", "expert", "lookahead"))
     run = tmp_path / "run"
     argv = ["frontier", "--profile", mine, "--games", "1", "--local", "--out", run]
     rc, _, err = _kalooki(*argv, "--rungs", "greedy,expert", "-q")

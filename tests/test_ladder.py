@@ -33,7 +33,8 @@ def _kalooki(*argv):
     (["--rungs", "expert,expert"], "'expert' is named twice"),
     (["--games", "6"], "--games 6: each deal is played once per rotation of the 4 seats"),
     (["--games-at", "search=10"], "--games-at search=10: each deal"),
-    (["--games-at", "lookahead"], "write RUNG=N"),
+    (["--games-at", "search"], "write RUNG=N"),
+    (["--rungs", "lookahead"], "'lookahead' is not a rung of the bot ladder; allowed: expert, search"),
     (["--rungs", "expert", "--games-at", "search=8"], "'search' is not a rung measured here"),
     (["--profiles", "kalooki40,nosuch"], "nosuch"),
     (["--shard-games", "6"], "--shard-games 6: a shard holds whole deals"),
@@ -43,6 +44,19 @@ def test_bad_input_is_refused_in_one_line_and_nothing_is_written(tmp_path, extra
     rc, _, err = _kalooki("ladder", *profiles, "--games", "8", "--out", str(tmp_path / "run"), "--local", *extra)
     assert rc == 2 and said in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_ladder_measures_the_expert_against_greedy_and_the_search_against_the_expert(tmp_path):
+    """The ladder is greedy < expert < search: the lookahead, not measured stronger than the expert at
+    the game, is a bot and not a rung, so no step plays it."""
+    from sim import bots, ladder
+    rungs = ladder.parse_rungs(None)
+    assert rungs == ["expert", "search"] and "lookahead" in bots.BOTS
+    study = ladder.plan(profiles=["kalooki40"], rungs=rungs, games={r: 8 for r in rungs}, seed=1,
+                        out=str(tmp_path / "run"))
+    assert [(s.upper, s.lower) for s in study.steps] == [("expert", "greedy"), ("search", "expert")]
+    assert study.steps[1].bots == ["search", "expert", "expert", "expert"]
+    assert not (tmp_path / "run").exists()  # planned, nothing written
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,17 +232,21 @@ def _ladder(verdicts: dict, profiles=("kalooki40",)):
 
 
 def test_the_measured_order_stops_at_the_first_step_not_established():
-    lad = _ladder({"kalooki40": [("expert", "greedy", L.BEATS), ("lookahead", "expert", L.NOT_ESTABLISHED),
-                                 ("search", "lookahead", L.BEATS)]})
+    lad = _ladder({"kalooki40": [("expert", "greedy", L.BEATS), ("search", "expert", L.NOT_ESTABLISHED)]})
     o = L.orders(lad)["kalooki40"]
     assert o.chain == ["greedy", "expert"] and o.strongest == "expert"
-    text = o.text()
-    assert ("the lookahead is not measured stronger than the expert at the game in kalooki40: its rung's figures "
-            "describe stronger hand play, not stronger game play") in text
-    assert "the search beats the lookahead at the game in kalooki40, but the lookahead is not measured" in text
+    assert ("the search is not measured stronger than the expert at the game in kalooki40: its rung's figures "
+            "describe stronger hand play, not stronger game play") in o.text()
     said = L.summary(lad)
     assert said.startswith("Measured at the game (Bot ladder at the game): kalooki40 greedy < expert.")
-    assert "The lookahead is not measured stronger than the expert at the game in kalooki40: its rung's" in said
+    assert "The search is not measured stronger than the expert at the game in kalooki40: its rung's" in said
+    # a rung that beats the one below is not placed above a step not established below it
+    lad = _ladder({"kalooki40": [("expert", "greedy", L.NOT_ESTABLISHED), ("search", "expert", L.BEATS)]})
+    o = L.orders(lad)["kalooki40"]
+    assert o.chain == ["greedy"] and not o.established
+    assert "the expert is not measured stronger than the greedy at the game in kalooki40" in o.text()
+    assert "the search beats the expert at the game in kalooki40, but the expert is not measured" in o.text()
+    said = L.summary(lad)
     assert said.endswith("so the search is not placed above them in kalooki40.")
     none = L.orders(_ladder({"kalooki40": [("expert", "greedy", L.WORSE)]}))["kalooki40"]
     assert not none.established and "no rung is measured stronger than the greedy" in none.text()
@@ -236,21 +254,21 @@ def test_the_measured_order_stops_at_the_first_step_not_established():
 
 
 def test_the_frontiers_strong_rungs_are_the_top_of_the_order_measured_in_both_profiles():
-    lad = _ladder({"kalooki40": [("expert", "greedy", L.BEATS), ("lookahead", "expert", L.NOT_ESTABLISHED)],
-                   "kalooki51": [("expert", "greedy", L.BEATS), ("lookahead", "expert", L.BEATS)],
-                   "scala40": [("expert", "greedy", L.NOT_ESTABLISHED), ("lookahead", "expert", L.BEATS)]},
+    lad = _ladder({"kalooki40": [("expert", "greedy", L.BEATS), ("search", "expert", L.NOT_ESTABLISHED)],
+                   "kalooki51": [("expert", "greedy", L.BEATS), ("search", "expert", L.BEATS)],
+                   "scala40": [("expert", "greedy", L.NOT_ESTABLISHED), ("search", "expert", L.BEATS)]},
                   profiles=("kalooki40", "kalooki51", "scala40"))
     doc = {"profiles": ["kalooki40", "kalooki51", "scala40", "british"]}
-    fr = F.FrontierData("x", doc, ["greedy", "expert", "lookahead"], {}, lad)
-    assert fr.strong_rungs("kalooki51") == ["expert", "lookahead"] and fr.strongest("kalooki51") == "lookahead"
+    fr = F.FrontierData("x", doc, ["greedy", "expert", "search"], {}, lad)
+    assert fr.strong_rungs("kalooki51") == ["expert", "search"] and fr.strongest("kalooki51") == "search"
     assert fr.strong_rungs("kalooki40", "kalooki51") == ["greedy", "expert"]
     assert fr.strong_rungs("scala40") == [] and fr.strongest("kalooki40") == "expert"
-    assert fr.strong_rungs("british") == ["expert", "lookahead"] and not fr.measured("british")
+    assert fr.strong_rungs("british") == ["expert", "search"] and not fr.measured("british")
     notes = " ".join(fr.order_notes())
     assert "does not measure british" in notes
-    assert "kalooki51: measured at the game, greedy < expert < lookahead" in notes
+    assert "kalooki51: measured at the game, greedy < expert < search" in notes
     summary = fr.order_summary()
-    assert "The lookahead is not measured stronger than the expert at the game in kalooki40:" in summary
+    assert "The search is not measured stronger than the expert at the game in kalooki40:" in summary
     assert summary.endswith("Not measured at the game: british (the ladder's order by design).")
-    plain = F.FrontierData("x", doc, ["greedy", "expert", "lookahead"], {})
-    assert "not measured at the game" in plain.order_notes()[0] and plain.top_two == ["expert", "lookahead"]
+    plain = F.FrontierData("x", doc, ["greedy", "expert", "search"], {})
+    assert "not measured at the game" in plain.order_notes()[0] and plain.top_two == ["expert", "search"]

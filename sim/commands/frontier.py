@@ -14,10 +14,11 @@ def register(sub):
     p = sub.add_parser("frontier", help="play every profile at one-bot tables per rung of the bot ladder and say "
                                         "where the metrics stop moving",
                        description="Plays --games games of each --profile at tables of four of the same bot, once "
-                                   "per rung of the bot ladder (greedy, expert, lookahead, search: those "
-                                   "registered), game g starting from the same deal at every rung, into "
-                                   "RUN/frontier/RUNG (one run each) and RUN/frontier/frontier.json, RUN being --out "
-                                   "(the run's folder, whether or not the run exists yet; `kalooki report RUN` "
+                                   "per rung of the bot ladder (greedy, expert, search: those registered; each "
+                                   "rung beats the one below at the game, measured by `kalooki ladder`; the "
+                                   "lookahead, not measured stronger than the expert at the game, is not a rung), "
+                                   "game g starting from the same deal at every rung, into RUN/frontier/RUNG (one "
+                                   "run each) and RUN/frontier/frontier.json, RUN being --out (the run's folder, whether or not the run exists yet; `kalooki report RUN` "
                                    "shows the frontier).  A new frontier is played in RUN/.frontier.partial and "
                                    "moved into place when complete, so a stop never leaves half a frontier and the "
                                    "same command resumes it; a frontier of the same settings is added to (rungs "
@@ -38,8 +39,8 @@ def register(sub):
                                                                     "config's)")
     add_seed_arg(p, default=None, what="run seed, the same at every rung", default_text="the run config's, else 1")
     p.add_argument("--rungs", metavar="A,B,...",
-                   help="the ladder's rungs to play, two or more (default: every registered bot of greedy, expert, "
-                        "lookahead, search)")
+                   help="the ladder's rungs to play, two or more, only rungs of the ladder (a bot off it, such as the "
+                        "lookahead, is not a rung) (default: every registered bot of greedy, expert, search)")
     p.add_argument("--players", type=int, metavar="K", help="players per table (default: the run config's, else 4)")
     p.add_argument("--out", metavar="RUN", help="the run's folder: a path or a URI (file:///..., s3://...); the "
                                                 "frontier goes to RUN/frontier (default: the run config's out)")

@@ -10,14 +10,15 @@ from ..errors import UserError
 from .common import add_force_arg, add_ray_args, add_seed_arg, command_line, positive_int, show_progress
 
 HELP = """\
-Plays each rung of the bot ladder (greedy < expert < lookahead < search, those registered) at one seat
-against three of the rung below, in each --profiles, in duplicate: every deal once in each rotation of
-the seats, the same cards to the same seats, the same deals at every step.  --out is the run's folder,
-RUN, whether or not a run is there yet: the study goes to RUN/ladder/ (one run per step, RUN/ladder/UPPER,
-on Ray unless --local, and ladder.json); `kalooki report RUN` shows it, and the strength frontier in
-RUN/frontier takes its measured order from it.  A new study is played in RUN/.ladder.partial/ (a stop
-leaves it there and the same command resumes it) and moved into place when complete; one of other
-settings is replaced only with --force.  The same seed gives the same numbers whatever the workers.
+Plays each rung of the bot ladder (greedy < expert < search, those registered) at one seat against
+three of the rung below (expert vs 3 greedy, search vs 3 expert), in each --profiles, in duplicate:
+every deal once in each rotation of the seats, the same cards to the same seats, the same deals at
+every step.  --out is the run's folder, RUN, whether or not a run is there yet: the study goes to
+RUN/ladder/ (one run per step, RUN/ladder/UPPER, on Ray unless --local, and ladder.json); `kalooki
+report RUN` shows it, and the strength frontier in RUN/frontier takes its measured order from it.  A
+new study is played in RUN/.ladder.partial/ (a stop leaves it there and the same command resumes it)
+and moved into place when complete; one of other settings is replaced only with --force.  The same seed
+gives the same numbers whatever the workers.
 
 Per step and profile, of the upper rung: hands won (of its player-hands), games won (of its games; a
 game stopped at the hand cap with players level on the winner's total shares the win), net payment per
@@ -26,7 +27,9 @@ interval clustered by deal (the rotations of a deal share its cards).  Verdict: 
 hands the rung beats the one below at the game when the edge's interval lies above 0 and its games won
 above the fair share 0.25; in a target game (no money) when the games won's interval lies above 0.25;
 worse when the evidence lies the other way; otherwise not established.  The measured order: the rungs
-from the bottom up while each beats the one below."""
+from the bottom up while each beats the one below.  Each rung is on the ladder because it beats the one
+below at the game; the lookahead, stronger than the expert at the hand, is not measured stronger at the
+game, so it is a bot (tables, the skill study) and not a rung."""
 
 
 def register(sub):
@@ -40,7 +43,7 @@ def register(sub):
                    help="override a profile parameter in every profile, repeatable (default: none)")
     p.add_argument("--rungs", metavar="A,B,...",
                    help="the upper rungs to measure, each against the rung below it (default: every registered "
-                        "rung above greedy: expert, lookahead, search)")
+                        "rung above greedy: expert, search)")
     p.add_argument("--games", type=positive_int, default=DEFAULT_GAMES, metavar="N",
                    help="games per profile and rung, a multiple of the 4 seats: N/4 deals (default: %(default)s)")
     p.add_argument("--games-at", action="append", dest="games_at", default=[], metavar="RUNG=N",
