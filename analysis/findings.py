@@ -768,9 +768,11 @@ NOT_ASSESSED = "not assessed"
 ONE_TABLE = "one table composition: robustness not assessed"
 MIN_GAMES = 30  # games on each side before a composition's difference counts
 # Weakest first: sim.frontier.LADDER's rungs, each measured beating the one below at the game
-# (`kalooki ladder`); a composition seating the lookahead, not measured stronger than the expert at the
-# game, is off it.
+# (`kalooki ladder`).
 STRENGTH_LADDER = ("greedy", "expert", "search")
+# A bot off the ladder that plays at the strength of a rung: the lookahead, stronger than the expert at the
+# hand, is not measured stronger at the game (docs/PERFORMANCE.md, Bot strength), so it counts as the expert.
+PLAYS_AS = {"lookahead": "expert"}
 ROBUSTNESS_NOTE = (
     "Robustness across table compositions: each profile's difference from the baseline is computed and judged "
     "again within each composition (the same tests and three verdicts, each kind of claim one Holm family over "
@@ -784,7 +786,8 @@ ROBUSTNESS_NOTE = (
     "but not the direction, and the mark says how: \"larger with stronger play\" or \"smaller with stronger "
     "play\" when every stronger composition's difference (in the direction established) is at least as large, or "
     "at most as large, as every weaker one's (a composition's play strength: the mean rung of its bots on the "
-    f"ladder {' < '.join(STRENGTH_LADDER)}), \"same direction at every table\" when the sizes do not follow play "
+    f"ladder {' < '.join(STRENGTH_LADDER)}, the lookahead counted as the expert, which it is not measured to "
+    "beat at the game), \"same direction at every table\" when the sizes do not follow play "
     "strength (or a composition seats a bot off the ladder) and every difference has the same sign, \"size "
     "differs by table\" when some difference not established crosses 0. The disagreement is tested; the way the "
     "size goes is read from the estimates. Where none disagree: \"robust\": every composition reaches the same "
@@ -808,8 +811,9 @@ def mark_name(mark) -> str:
 
 def table_strength(manifest: dict) -> dict[str, float]:
     """Each table composition's play strength: the mean rung of its bots on STRENGTH_LADDER (0 the
-    weakest); a composition seating a bot off the ladder is left out."""
+    weakest; a bot of PLAYS_AS at its rung); a composition seating any other bot off the ladder is left out."""
     rank = {bot: i for i, bot in enumerate(STRENGTH_LADDER)}
+    rank.update({bot: rank[rung] for bot, rung in PLAYS_AS.items()})
     out = {}
     for info in manifest.get("profiles", {}).values():
         for t in info.get("tables") or []:

@@ -476,9 +476,9 @@ def test_table_strength_is_the_mean_rung_of_the_bots_and_follows_the_frontier_la
     manifest = {"profiles": {"p": {"tables": [
         {"name": "greedy", "bots": ["greedy"] * 4}, {"name": "expert", "bots": ["expert"] * 4},
         {"name": "search", "bots": ["search", "expert", "expert", "greedy"]},
-        {"name": "lookahead", "bots": ["lookahead", "expert", "expert", "greedy"]},  # off the ladder
-        {"name": "odd", "bots": ["random", "greedy", "greedy", "greedy"]}]}}}
-    assert findings.table_strength(manifest) == {"greedy": 0.0, "expert": 1.0, "search": 1.0}
+        {"name": "lookahead", "bots": ["lookahead", "expert", "expert", "greedy"]},  # the lookahead plays as the expert
+        {"name": "odd", "bots": ["random", "greedy", "greedy", "greedy"]}]}}}  # random: off the ladder
+    assert findings.table_strength(manifest) == {"greedy": 0.0, "expert": 1.0, "search": 1.0, "lookahead": 0.75}
 
 
 def _marked(*marks):
