@@ -34,7 +34,7 @@ from sim.errors import UserError
 from sim.runformat import games_per_deal
 
 from . import load, stats
-from .summaries import (ALL, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
+from .summaries import (ALL, CLUSTER, FINAL, NONE, Summary, composition_name, default_table, has_elimination,
                         summarise_run, summarise_shard)
 
 NOT_APPLICABLE = "not applicable: the profile has no elimination (game_end = {})"
@@ -94,10 +94,6 @@ def cluster_unit(run: RunData, profile: str) -> str:
     return "deal" if games_per_deal(run.manifest, profile) > 1 else "game"
 
 
-KM_BY_DEAL = ("; the games of a duplicate deal are not independent and this band treats them as if they were, so it "
-              "is narrower than clustering by deal would make it")
-
-
 def _name_clusters(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
     """``frame``'s methods with the clusters named by deal for the profiles of a duplicate run."""
     if "method" not in frame or "profile" not in frame or not len(frame):
@@ -106,9 +102,7 @@ def _name_clusters(run: RunData, frame: pd.DataFrame) -> pd.DataFrame:
     if not deal.any():
         return frame
     frame = frame.copy()
-    km = lambda m: str(m).startswith("Kaplan-Meier") and not str(m).endswith(KM_BY_DEAL)
-    frame.loc[deal, "method"] = [stats.clustered_by(m, "deal") + (KM_BY_DEAL if km(m) else "")
-                                 for m in frame.loc[deal, "method"]]
+    frame.loc[deal, "method"] = [stats.clustered_by(m, "deal") for m in frame.loc[deal, "method"]]
     return frame
 
 
@@ -297,6 +291,8 @@ def elimination(run) -> pd.DataFrame:
                "k": int(games.loc[games["event"].astype(bool), "games"].sum()), "games": int(games["games"].sum())}
         row.update(stats.km_median_from_curve(curve) if len(curve) else
                    {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "method": "Kaplan-Meier median"})
+        if cluster_unit(run, profile) == "deal" and len(curve):
+            row["method"] += "; the band from the " + stats.KM_BY_DEAL
         medians.append(row)
     frames.append(_tidy("median_hands_to_first_elimination", pd.DataFrame(medians), ["profile", "bot"]))
     out = pd.concat(frames, ignore_index=True)
@@ -304,9 +300,13 @@ def elimination(run) -> pd.DataFrame:
 
 
 def _km_curve(run: RunData, profile: str) -> pd.DataFrame:
+    """The profile's Kaplan-Meier curve; its band clustered by deal in a duplicate run (the histogram kept
+    per deal), Greenwood's (games independent) otherwise."""
     h = run.summary.survival
     h = h[h["profile"] == profile]
-    return stats.km_from_counts(h["time"], h["event"].astype(bool), h["games"])
+    by_deal = cluster_unit(run, profile) == "deal" and CLUSTER in h and (h[CLUSTER] != NONE).all()
+    return stats.km_from_counts(h["time"], h["event"].astype(bool), h["games"],
+                                h[CLUSTER].to_numpy() if by_deal else None)
 
 
 @_clusters_named
@@ -341,7 +341,8 @@ def first_elimination_survival(run) -> pd.DataFrame:
                              "ci_low": pd.Series(dtype=float), "ci_high": pd.Series(dtype=float),
                              "method": pd.Series(dtype=str)})
     out = pd.concat(parts, ignore_index=True)
-    out["method"] = "Kaplan-Meier, Greenwood standard error, log-log 95% interval (one time per game)"
+    out["method"] = ["Kaplan-Meier, " + (stats.KM_BY_DEAL if cluster_unit(run, p) == "deal" else stats.KM_GREENWOOD)
+                     for p in out["profile"]]
     return _tidy("survival_no_elimination", out, ["profile", "time"])
 
 

@@ -43,7 +43,10 @@ METHOD_NOTES = [
     "and two players still in). Elimination metrics are not applicable where game_end is not elimination.",
     "Survival: Kaplan-Meier, games without an elimination censored at their hands_played; Greenwood "
     "standard error, pointwise log-log 95% band; the median's interval where the band crosses 1/2, with no "
-    "upper end where the last games at risk all end at once.",
+    "upper end where the last games at risk all end at once. In a duplicate run (the rotations of a deal share "
+    "its cards) the standard error is clustered by deal instead: the grouped infinitesimal jackknife (each "
+    "deal's games sum their influence on the curve; Lin and Wei's robust variance, as R's survfit with "
+    "cluster = deal), times deals / (deals - 1); it equals Greenwood's where every deal is one game.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
     "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
     "(the p-values shown); each difference is then judged against its threshold (Verdicts).",

@@ -446,9 +446,16 @@ def welch_df(se_a, g_a, se_b, g_b) -> float:
     return (va + vb) ** 2 / denominator if denominator > 0 else float(max(g_a + g_b - 2, 1))
 
 
-def km_from_counts(time, event, games) -> pd.DataFrame:
+KM_GREENWOOD = "Greenwood standard error, log-log 95% interval (one time per game)"
+KM_BY_DEAL = ("cluster-robust standard error over deals (the grouped infinitesimal jackknife: each deal's "
+              "games together), log-log 95% interval")
+
+
+def km_from_counts(time, event, games, cluster=None) -> pd.DataFrame:
     """Kaplan-Meier from a histogram: `games` games ended at `time` with (event) or without (censored)
-    the event.  Columns as :func:`kaplan_meier`: Greenwood standard error, log(-log S) 95% band."""
+    the event.  Columns as :func:`kaplan_meier`: log(-log S) 95% band from Greenwood's standard error,
+    or, given each row's `cluster` (the deal of a duplicate run), from the cluster-robust variance of
+    :func:`_km_cluster_variance`."""
     frame = pd.DataFrame({"time": np.asarray(time, dtype=float), "event": np.asarray(event, dtype=bool),
                           "games": np.asarray(games, dtype=np.int64)})
     columns = ["time", "n_at_risk", "events", "survival", "ci_low", "ci_high"]
@@ -463,8 +470,10 @@ def km_from_counts(time, event, games) -> pd.DataFrame:
     t, n, d = by_time.index.to_numpy()[keep], at_risk[keep].astype(float), events[keep].astype(float)
     s = np.cumprod(1 - d / n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        greenwood = np.cumsum(np.where(n > d, d / (n * (n - d)), 0.0))
-        se = s * np.sqrt(greenwood)
+        if cluster is None:
+            se = s * np.sqrt(np.cumsum(np.where(n > d, d / (n * (n - d)), 0.0)))  # Greenwood
+        else:
+            se = np.sqrt(_km_cluster_variance(frame.assign(cluster=np.asarray(cluster)), t, n, d, s))
         z = sps.norm.ppf(0.5 + CONFIDENCE / 2)
         spread = z * se / np.abs(s * np.log(s))
         low = np.where((s > 0) & (s < 1), s ** np.exp(spread), np.nan)
@@ -473,6 +482,35 @@ def km_from_counts(time, event, games) -> pd.DataFrame:
     high = np.where(s == 0, np.nan, high)
     return pd.DataFrame({"time": t, "n_at_risk": n.astype(np.int64), "events": d.astype(np.int64), "survival": s,
                          "ci_low": low, "ci_high": high})
+
+
+def _km_cluster_variance(frame: pd.DataFrame, t, n, d, s) -> np.ndarray:
+    """The cluster-robust variance of the Kaplan-Meier S(t) at the event times `t` (at risk `n`, events
+    `d`, estimate `s`): the grouped infinitesimal jackknife (Lin and Wei's sandwich; R's
+    ``survfit(..., cluster=)``).  A game's influence on S(t) is
+    U(t) = -S(t) * sum over event times t_j <= t of (dN_j * n_j - d_j * at_risk_j) / (n_j * (n_j - d_j)),
+    with dN_j its event at t_j and at_risk_j whether it is still at risk; a cluster's influence is the
+    sum over its games and var S(t) = C / (C - 1) * sum over clusters of U_c(t)^2 (C clusters, the small-
+    sample factor of the other cluster-robust variances).  With one game a cluster the sum is
+    Greenwood's variance exactly (but for C / (C - 1)); with n identical games a cluster it is n times
+    Greenwood's."""
+    clusters, c = np.unique(frame["cluster"].to_numpy(), return_inverse=True)
+    c = c.reshape(-1)
+    j = np.searchsorted(t, frame["time"].to_numpy())  # the first event time at or after the game's end
+    games = frame["games"].to_numpy(dtype=float)
+    size = (clusters.size, t.size + 1)
+    # at risk at event time t_j: games ending at or after t_j (count at index j, then reverse cumsum)
+    at_risk = np.bincount(c * size[1] + j, weights=games, minlength=size[0] * size[1]).reshape(size)
+    at_risk = at_risk[:, ::-1].cumsum(axis=1)[:, ::-1][:, :t.size]
+    on_time = frame["event"].to_numpy(dtype=bool) & (j < t.size)
+    on_time &= t[np.minimum(j, t.size - 1)] == frame["time"].to_numpy()
+    events = np.bincount(c[on_time] * t.size + j[on_time], weights=games[on_time],
+                         minlength=size[0] * t.size).reshape(size[0], t.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(n > d, (events * n - d * at_risk) / (n * (n - d)), 0.0)
+    influence = -s * np.cumsum(step, axis=1)
+    factor = clusters.size / (clusters.size - 1) if clusters.size > 1 else 1.0
+    return factor * (influence * influence).sum(axis=0)
 
 
 def km_median_from_curve(curve: pd.DataFrame) -> dict:

@@ -14,7 +14,9 @@ cross-products give each ratio a cluster-robust variance, the linearisation esti
 
     var(R) = C / (C - 1) * sum_c (y_c - R x_c)^2 / (sum_c x_c)^2,   C = clusters in the cell.
 
-Kaplan-Meier of a game's first elimination is a histogram of (hands, event) per game.  For
+Kaplan-Meier of a game's first elimination is a histogram of (hands, event) per game; in a
+duplicate run the histogram is kept per cluster (the deal number in its ``cluster`` column, NONE in an
+ordinary run), what the band's cluster-robust variance needs (analysis.stats.km_from_counts).  For
 ``compare`` of paired runs a summary can also keep per-cluster (y_c, x_c) keyed by the cluster (the
 game id, or the deal number; ``keep_games=True``); the report never asks for them.
 
@@ -70,6 +72,7 @@ NONE = -1
 KEYS = ["metric", "profile", "bot", "n_players", "seat", "value"]
 MOMENTS = ["games", "x", "y", "yy_rows", "Y2", "X2", "XY"]  # "games": the clusters (games, or deals) in the cell
 CLUSTER = "cluster"  # the per-cluster sums' key: the game id, or in a duplicate run the deal number
+SURVIVAL = ["profile", CLUSTER, "time", "event", "games"]  # the first-elimination histogram's columns
 _RULE_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Profile)}
 
 
@@ -87,7 +90,8 @@ def has_elimination(manifest: dict, profile: str) -> bool:
 class Summary:
     """Sufficient statistics of some shards of a run; :meth:`merge` adds two summaries exactly."""
     moments: pd.DataFrame  # KEYS + MOMENTS, one row per metric cell
-    survival: pd.DataFrame  # profile, time, event, games: the first-elimination histogram
+    survival: pd.DataFrame  # profile, cluster, time, event, games: the first-elimination histogram (per deal
+    # in a duplicate run; cluster NONE in an ordinary run)
     counts: dict = field(default_factory=dict)  # profile -> {"hand_rows", "game_rows", "games", "deals"}
     per_game: list = field(default_factory=list)  # frames of (profile, metric, cell keys, cluster, y, x)
     # composition profile name -> (profile, table); set on a summary keyed by composition profiles
@@ -98,7 +102,7 @@ class Summary:
 
     @classmethod
     def empty(cls) -> "Summary":
-        return cls(pd.DataFrame(columns=KEYS + MOMENTS), pd.DataFrame(columns=["profile", "time", "event", "games"]))
+        return cls(pd.DataFrame(columns=KEYS + MOMENTS), pd.DataFrame(columns=SURVIVAL))
 
     def merge(self, other: "Summary") -> "Summary":
         frames = [f for f in (self.moments, other.moments) if len(f)]
@@ -106,7 +110,7 @@ class Summary:
         moments = (pd.concat(moments, ignore_index=True).groupby(KEYS, sort=True, as_index=False)[MOMENTS].sum()
                    if moments else self.moments)
         survival = [f for f in (self.survival, other.survival) if len(f)]
-        survival = (pd.concat(survival, ignore_index=True).groupby(["profile", "time", "event"], as_index=False)
+        survival = (pd.concat(survival, ignore_index=True).groupby(SURVIVAL[:-1], as_index=False)
                     ["games"].sum() if survival else self.survival)
         counts = {p: dict(c) for p, c in self.counts.items()}
         for p, c in other.counts.items():
@@ -537,8 +541,11 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
     has_game[gg] = True
     event = first_elim < np.iinfo(np.int64).max
     time_ = np.where(event, first_elim, game_hands)[has_game]
-    survival = (pd.DataFrame({"time": time_.astype(float), "event": event[has_game]})
-                .groupby(["time", "event"], as_index=False).size().rename(columns={"size": "games"}))
+    # per deal in a duplicate run (its band is clustered by deal), one histogram in an ordinary run
+    cluster = deals[cluster_of.reshape(-1)][has_game] if games_per_deal(manifest, profile) > 1 else NONE
+    survival = (pd.DataFrame({CLUSTER: cluster, "time": time_.astype(float), "event": event[has_game]})
+                .groupby([CLUSTER, "time", "event"], as_index=False).size().rename(columns={"size": "games"}))
+    survival[CLUSTER] = survival[CLUSTER].astype(np.int64)
     survival.insert(0, "profile", profile)
 
     counts = {profile: {"hand_rows": len(h), "game_rows": len(g), "games": int(g_first.sum()),
@@ -549,9 +556,9 @@ def _summarise_profile(profile: str, h: pd.DataFrame, g: pd.DataFrame, manifest:
 # ---------------------------------------------------------------------------------------------
 # a shard's summary file
 
-SUMMARY_VERSION = 2  # bumped whenever the stored sums or their layout change; other versions are not read
+SUMMARY_VERSION = 3  # bumped whenever the stored sums or their layout change; other versions are not read
 RULES_READ = ("game_end", "max_buy_ins")  # the rule parameters a summary depends on (see summarise_by_table)
-PARTS = {"moments": KEYS + MOMENTS, "survival": ["profile", "time", "event", "games"],
+PARTS = {"moments": KEYS + MOMENTS, "survival": SURVIVAL,
          "per_game": KEYS + [CLUSTER, "y", "x"]}
 # one long table: `part` says which frame a row belongs to; the other columns are the frames' own
 SUMMARY_SCHEMA = pa.schema([("part", pa.string()), ("metric", pa.string()), ("profile", pa.string()),

@@ -1,7 +1,8 @@
 """Duplicate runs are clustered by deal: the rotations of a deal share its cards, so a skill study's
 headline metrics, their intervals and `compare` count deals, not games.  On constructed rows whose
 answer is known (identical rotations give a standard error sqrt((4D - 1) / (D - 1)) times the one by
-game; intervals by deal cover the truth at about 95%, by game far less), then on the engine (a
+game, and a Kaplan-Meier band sqrt(4D / (D - 1)) times as wide in log-log; intervals by deal cover the
+truth at about 95%, by game far less), then on the engine (a
 duplicate run's manifest, its standard error against one computed by hand from its rows by deal, an
 old manifest without the design read as before, `compare` paired by deal), and in the slow tier an
 A/A of duplicate runs through `compare`."""
@@ -74,6 +75,93 @@ def test_identical_rotations_have_the_standard_error_of_one_game_a_deal():
     assert by_deal["se"] == pytest.approx(se, rel=1e-12)
     assert "by deal" in by_deal["method"] and "deals - 1" in by_deal["method"]
     assert "by game" in by_game["method"]
+
+
+def elimination_rows(rng, deals: int, rotations: int = SEATS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Hands and games rows of ``deals`` duplicate deals whose rotations are identical in what the
+    Kaplan-Meier counts: each deal's first elimination (seat 0, at hand 1 to 8) or, in a fifth of the
+    deals, none (censored at the game's 8 hands), the same in every rotation."""
+    first = rng.integers(1, 9, deals)
+    censored = rng.random(deals) < 0.2
+    game = np.arange(deals * rotations)
+    deal = game // rotations
+    hands = 8
+    rows = pd.MultiIndex.from_product([game, np.arange(1, hands + 1), np.arange(SEATS)],
+                                      names=["game_id", "hand_no", "seat"]).to_frame(index=False)
+    d = rows["game_id"].to_numpy() // rotations
+    eliminated = (rows["seat"].to_numpy() == 0) & (rows["hand_no"].to_numpy() == first[d]) & ~censored[d]
+    h = rows.assign(profile="p", redeal_no=0, seat_from_dealer=rows["seat"] + 1, n_players=SEATS, bot="b",
+                    dealt_jokers=0, can_open_at_deal=True, opened=True, open_round=3.0, open_value=50.0,
+                    open_with_discard=False, won=rows["seat"] == 1, win_type=np.where(rows["seat"] == 1, "call", None),
+                    rounds=5, eliminated=eliminated, bought_in=False, buy_ins_total=0, stock_reshuffles=0, void=False,
+                    stalled=False)
+    g = pd.DataFrame({"profile": "p", "game_id": np.repeat(game, SEATS), "seat": np.tile(np.arange(SEATS), game.size),
+                      "n_players": SEATS, "bot": "b", "hands_played": hands,
+                      "won": np.tile(np.arange(SEATS) == 1, game.size),
+                      "eliminated_count": np.tile(np.arange(SEATS) == 0, game.size) & ~censored[np.repeat(deal, SEATS)],
+                      "buy_ins": 0, "net_payment": 0.0, "stalled": False})
+    return h, g
+
+
+def _elimination_run(h, g, games_per_deal) -> metrics.RunData:
+    manifest = {"seed": 1, "profiles": {"p": {"n_players": SEATS, "params": {"game_end": "elimination",
+                                                                              "max_buy_ins": 0}}}}
+    if games_per_deal > 1:
+        manifest["profiles"]["p"]["games_per_deal"] = games_per_deal
+    return metrics.RunData.from_frames(manifest, h, g)
+
+
+def _log_log_spread(curve: pd.DataFrame) -> np.ndarray:
+    """z * se of log(-log S) at each time of a curve, read back from its lower band S^exp(spread)."""
+    inside = (curve["survival"] > 0) & (curve["survival"] < 1)
+    c = curve[inside]
+    return np.log(np.log(c["ci_low"].to_numpy(float)) / np.log(c["survival"].to_numpy(float)))
+
+
+def test_identical_rotations_widen_the_km_band_by_the_square_root_of_the_rotations():
+    """Four identical rotations of D deals: counted as 4D games the band is Greenwood's on 4D games;
+    clustered by deal, each deal's influence is four times a game's, so its variance is 4 D / (D - 1)
+    times that (the log-log spread sqrt of that), the band of the D deals alone (one game each) but for
+    the factor D / (D - 1).  The median's interval widens with it, and the methods say how it is made."""
+    deals = 60
+    h, g = elimination_rows(np.random.default_rng(3), deals)
+    by_deal, by_game = _elimination_run(h, g, SEATS), _elimination_run(h, g, 1)
+    curve_deal = metrics.first_elimination_survival(by_deal)
+    curve_game = metrics.first_elimination_survival(by_game)
+    assert curve_deal["survival"].tolist() == curve_game["survival"].tolist()
+    ratio = _log_log_spread(curve_deal) / _log_log_spread(curve_game)
+    assert len(ratio) >= 5 and ratio == pytest.approx(np.sqrt(SEATS * deals / (deals - 1)), rel=1e-9)
+    one = h["game_id"] % SEATS == 0  # one rotation of each deal: D independent games
+    alone = metrics.first_elimination_survival(_elimination_run(h[one], g[g["game_id"] % SEATS == 0], 1))
+    assert _log_log_spread(curve_deal) == pytest.approx(_log_log_spread(alone) * np.sqrt(deals / (deals - 1)),
+                                                        rel=1e-9)
+    assert "clustered" not in curve_game["method"].iloc[0] and "Greenwood" in curve_game["method"].iloc[0]
+    assert "over deals" in curve_deal["method"].iloc[0] and "Greenwood" not in curve_deal["method"].iloc[0]
+
+    median = lambda run: (metrics.elimination(run).set_index("metric").loc["median_hands_to_first_elimination"])
+    m_deal, m_game = median(by_deal), median(by_game)
+    assert m_deal["estimate"] == m_game["estimate"]
+    assert m_deal["ci_high"] - m_deal["ci_low"] > m_game["ci_high"] - m_game["ci_low"]
+    assert m_deal["ci_low"] <= m_game["ci_low"] and m_deal["ci_high"] >= m_game["ci_high"]
+    assert "over deals" in m_deal["method"] and "over deals" not in m_game["method"]
+    for method in (m_deal["method"], *curve_deal["method"]):
+        assert "narrower" not in method and "as if" not in method
+
+
+def test_an_ordinary_runs_km_band_is_greenwoods_on_its_games():
+    """One game a deal: the histogram is kept whole (no clusters) and the band is statsmodels'
+    Greenwood log-log band on one time per game, as :func:`stats.kaplan_meier` makes it."""
+    h, g = elimination_rows(np.random.default_rng(4), 80, rotations=1)
+    run = _elimination_run(h, g, 1)
+    assert (run.summary.survival[summaries.CLUSTER] == summaries.NONE).all()
+    curve = metrics.first_elimination_survival(run)
+    firsts = h[h["eliminated"]].groupby("game_id")["hand_no"].min()
+    games = g.groupby("game_id")["hands_played"].first()
+    expected = stats.kaplan_meier(firsts.reindex(games.index).fillna(games), games.index.isin(firsts.index))
+    got = curve[curve["time"].isin(expected["time"])].drop_duplicates("time").reset_index(drop=True)
+    for column in ("survival", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[column].to_numpy(float), expected[column].to_numpy(float), rtol=1e-9)
+    assert curve["method"].iloc[0] == "Kaplan-Meier, " + stats.KM_GREENWOOD
 
 
 def _moments(y: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
@@ -152,6 +240,16 @@ def _se_by_hand(run_dir, games_per_deal) -> float:
     return float(np.sqrt(c / (c - 1) * ((y["sum"] - r * y["size"]) ** 2).sum()) / y["size"].sum())
 
 
+def _km_by_hand(run_dir, games_per_deal) -> pd.DataFrame:
+    """The first-elimination curve from the rows, one time per game, its band clustered by game_id // k."""
+    h, g = load.load_table(run_dir, "hands"), load.load_table(run_dir, "games")
+    firsts = h[h["eliminated"].fillna(False).astype(bool)].groupby("game_id")["hand_no"].min()
+    games = g.groupby("game_id")["hands_played"].first()
+    times = firsts.reindex(games.index).fillna(games)
+    return stats.km_from_counts(times, games.index.isin(firsts.index), np.ones(len(games), dtype=np.int64),
+                                games.index.to_numpy() // games_per_deal)
+
+
 @pytest.fixture(scope="module")
 def duplicate_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("dup") / "run"
@@ -170,6 +268,13 @@ def test_a_duplicate_run_is_clustered_by_deal(duplicate_run, tmp_path, caplog):
     assert row["games"] == 80 // SEATS and "by deal" in row["method"]
     assert row["se"] == pytest.approx(_se_by_hand(out, SEATS), rel=1e-9)
     assert row["se"] > _se_by_hand(out, 1)  # the rotations share their cards: by game understates it
+    # the Kaplan-Meier band too: the stored histogram is per deal, the band the one by deal from the rows
+    assert set(res.run.summary.survival[summaries.CLUSTER]) == set(range(80 // SEATS))
+    expected = _km_by_hand(out, SEATS)
+    assert len(expected) >= 3
+    got = res.survival[res.survival["time"].isin(expected["time"])].drop_duplicates("time")
+    np.testing.assert_allclose(got["ci_low"].to_numpy(float), expected["ci_low"].to_numpy(float), rtol=1e-9)
+    assert "over deals" in res.survival["method"].iloc[0]
 
     # the same run with a manifest written before the design was recorded reads as one game a deal;
     # its summary files (made by deal) cannot stand for that, so the shards are read from rows, said once
@@ -188,6 +293,8 @@ def test_a_duplicate_run_is_clustered_by_deal(duplicate_run, tmp_path, caplog):
     assert old_row["games"] == 80 and "by game" in old_row["method"]
     assert old_row["estimate"] == row["estimate"]
     assert old_row["se"] == pytest.approx(_se_by_hand(old, 1), rel=1e-9)
+    assert (old_res.run.summary.survival[summaries.CLUSTER] == summaries.NONE).all()
+    assert old_res.survival["method"].iloc[0] == "Kaplan-Meier, " + stats.KM_GREENWOOD
 
     # a run whose manifest predates the design is resumed, not refused, by the same configuration
     logged = []

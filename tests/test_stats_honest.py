@@ -153,3 +153,19 @@ def test_bootstrap_p_values_are_never_zero():
     assert p_exceeds == pytest.approx(2 / 1000) and p_equivalent == 1.0
     p_exceeds, p_equivalent = stats.bootstrap_threshold_tests(0.0, reps - 1.0, 0.5)
     assert p_equivalent == pytest.approx(1 / 1000)
+
+
+def test_km_band_clustered_one_game_a_cluster_is_greenwoods():
+    """The grouped infinitesimal jackknife with every game its own cluster is Greenwood's variance times
+    C / (C - 1); with each game's time given twice in one cluster it is twice that."""
+    rng = np.random.default_rng(7)
+    time, event = rng.integers(1, 10, 50).astype(float), rng.random(50) < 0.7
+    ones = np.ones(50, dtype=np.int64)
+    greenwood = stats.km_from_counts(time, event, ones)
+    clustered = stats.km_from_counts(time, event, ones, np.arange(50))
+    twice = stats.km_from_counts(time, event, 2 * ones, np.arange(50))
+    inside = (greenwood["survival"] > 0) & (greenwood["survival"] < 1)
+    spread = lambda c: np.log(np.log(c["ci_low"][inside]) / np.log(c["survival"][inside])).to_numpy()
+    assert spread(clustered) == pytest.approx(spread(greenwood) * np.sqrt(50 / 49), rel=1e-9)
+    doubled_greenwood = stats.km_from_counts(time, event, 2 * ones)  # 100 independent games
+    assert spread(twice) == pytest.approx(spread(doubled_greenwood) * np.sqrt(2 * 50 / 49), rel=1e-9)

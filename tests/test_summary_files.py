@@ -75,7 +75,7 @@ def test_a_summary_of_another_version_or_other_rules_is_not_used(tmp_path):
     assert summaries.read_shard_summary(file, other_design, False) is None
     table = pq.read_table(file)
     meta = summaries.summary_metadata(table.schema)
-    stale = table.replace_schema_metadata({runformat.SUMMARY_METADATA_KEY: json.dumps({**meta, "version": 0})})
+    stale = table.replace_schema_metadata({runformat.SUMMARY_METADATA_KEY: json.dumps({**meta, "version": summaries.SUMMARY_VERSION - 1})})
     pq.write_table(stale, file)
     assert summaries.read_shard_summary(file, manifest, False) is None
 
