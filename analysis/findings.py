@@ -770,8 +770,9 @@ MIN_GAMES = 30  # games on each side before a composition's difference counts
 # Weakest first: sim.frontier.LADDER's rungs, each measured beating the one below at the game
 # (`kalooki ladder`).
 STRENGTH_LADDER = ("greedy", "expert", "search")
-# A bot off the ladder that plays at the strength of a rung: the lookahead, stronger than the expert at the
-# hand, is not measured stronger at the game (docs/PERFORMANCE.md, Bot strength), so it counts as the expert.
+# A bot off the ladder that plays at the strength of a rung: the lookahead, the expert judging its
+# discards one draw ahead, is not measured stronger than the expert at the game (docs/PERFORMANCE.md, Bot
+# strength), so it counts as the expert.
 PLAYS_AS = {"lookahead": "expert"}
 ROBUSTNESS_NOTE = (
     "Robustness across table compositions: each profile's difference from the baseline is computed and judged "

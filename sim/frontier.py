@@ -29,8 +29,9 @@ FRONTIER_FORMAT = "kalooki-lab frontier"
 FRONTIER_FILE = "frontier.json"
 FRONTIER_DIR = "frontier"  # a run's frontier lives in RUN/frontier (what `kalooki report RUN` reads)
 # The bot ladder, weakest first: each rung beats the one below it at the game (games won and, where money
-# changes hands, net payment), measured by `kalooki ladder` (``sim.ladder``).  The lookahead, stronger
-# than the expert at the hand, is not measured stronger at the game, so it is a bot and not a rung.
+# changes hands, net payment), measured by `kalooki ladder` (``sim.ladder``).  The lookahead, the
+# expert judging its discards one draw ahead, is not measured stronger than the expert at the game, so it
+# is a bot and not a rung.
 LADDER = ("greedy", "expert", "search")
 PLAYERS = 4
 # What makes two frontiers the same study (their rungs may differ: a rung can be added to a frontier).

@@ -28,8 +28,8 @@ hands the rung beats the one below at the game when the edge's interval lies abo
 above the fair share 0.25; in a target game (no money) when the games won's interval lies above 0.25;
 worse when the evidence lies the other way; otherwise not established.  The measured order: the rungs
 from the bottom up while each beats the one below.  Each rung is on the ladder because it beats the one
-below at the game; the lookahead, stronger than the expert at the hand, is not measured stronger at the
-game, so it is a bot (tables, the skill study) and not a rung."""
+below at the game; the lookahead, the expert judging its discards one draw ahead, is not measured stronger
+than the expert at the game, so it is a bot (tables, the skill study) and not a rung."""
 
 
 def register(sub):
