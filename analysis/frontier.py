@@ -170,13 +170,7 @@ class FrontierData:
 def find(run_dir) -> str | None:
     """The run's frontier (RUN/frontier holding a frontier.json), as a path or URI like ``run_dir``;
     None when it has none."""
-    where = runformat.join_uri(run_dir, FRONTIER_DIR)
-    loc = runformat.locate(where, "run")
-    try:
-        found = runformat.read_bytes(loc.fs, loc.path(FRONTIER_FILE))
-    except OSError:  # an unreachable run is the run's readers' to say
-        return None
-    return where if found is not None else None
+    return runformat.holding(runformat.join_uri(run_dir, FRONTIER_DIR), FRONTIER_FILE)
 
 
 def read_document(path) -> dict:

@@ -101,21 +101,12 @@ class LadderData:
 def find(path) -> str | None:
     """A ladder study at ``path`` itself or in ``path``/ladder (a run's), as a path or URI like ``path``;
     None when there is none."""
-    return _holding(str(path)) or find_in_run(path)
+    return runformat.holding(str(path), LADDER_FILE) or find_in_run(path)
 
 
 def find_in_run(run_dir) -> str | None:
     """The run's ladder study (RUN/ladder holding a ladder.json); None when it has none."""
-    return _holding(runformat.join_uri(run_dir, LADDER_DIR))
-
-
-def _holding(where: str) -> str | None:
-    loc = runformat.locate(where, "run")
-    try:
-        found = runformat.read_bytes(loc.fs, loc.path(LADDER_FILE))
-    except OSError:  # an unreachable folder is its readers' to say
-        return None
-    return where if found is not None else None
+    return runformat.holding(runformat.join_uri(run_dir, LADDER_DIR), LADDER_FILE)
 
 
 def read_document(path) -> dict:

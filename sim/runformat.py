@@ -234,6 +234,17 @@ def write_bytes_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
 READ_ATTEMPTS = 5
 
 
+def holding(where: str, name: str) -> str | None:
+    """``where`` (a path or URI) when the folder there holds the file ``name`` (a study's frontier.json,
+    ladder.json), else None; an unreachable folder is None too, for its readers to say."""
+    loc = locate(where, "run")
+    try:
+        found = read_bytes(loc.fs, loc.path(name))
+    except OSError:
+        return None
+    return where if found is not None else None
+
+
 def read_document(loc, name: str, fmt: str) -> dict | None:
     """The JSON document ``name`` in the folder at ``loc`` when its "format" is ``fmt`` (a study's
     frontier.json, tune.json), else None."""
