@@ -193,7 +193,7 @@ def test_every_bot_lays_off_the_card_it_took(name):
 
 @pytest.mark.parametrize("name", ("expert", "lookahead"))
 def test_the_card_taken_splits_a_run_though_the_hand_does_not_go_out(name):
-    # 5S taken splits 3S-7S; KH QC stay, and one of them is thrown: the card taken is no longer held
+    # 5S taken splits 3S-7S; KH QC stay, and one of them is thrown: the card taken is not held at the end
     st = opened("KH QC", [R("3S 4S 5S 6S 7S")], discard="2D 5S", source=DRAW_DISCARD)
     play = bot_turn(name, st)
     assert Split(0, C("5S"), 3) in play.ops and st.hands[0][C("5S")] == 0, play
