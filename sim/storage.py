@@ -52,7 +52,7 @@ def ensure_writable(loc: RunLocation, flag: str = "--out") -> None:
 def is_dir_empty_or_missing(loc: RunLocation) -> bool:
     """No directory, or one holding nothing but a lock file left by an interrupted driver and the
     run's studies (``STUDY_DIRS``, and their hidden staging folders): a run may be played into a
-    folder whose frontier or skill study was written first."""
+    folder whose frontier, skill or ladder study was written first."""
     info = loc.fs.get_file_info(loc.root)
     if info.type == pafs.FileType.NotFound:
         return True
@@ -164,7 +164,7 @@ def remove_temp_files(loc: RunLocation, dirs=SHARD_DIRS) -> int:
 # a folder written whole: the one rule of every command that writes an output folder
 
 NEW, SAME, REPLACE = "new", "same", "replace"  # what claim_output found at --out
-STUDY_DIRS = ("frontier", "skill")  # a run's studies, kept in these subfolders of its folder
+STUDY_DIRS = ("frontier", "skill", "ladder")  # a run's studies, kept in these subfolders of its folder
 DIFFERENCES_SHOWN = 4  # settings named in a refusal, then "and N more"
 VALUE_SHOWN = 24  # a setting's value is shown when its JSON is this short, else only its name
 

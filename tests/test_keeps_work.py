@@ -197,6 +197,22 @@ def test_studies_go_into_the_run_folder_before_and_after_the_run(mine, tmp_path,
     assert 'id="strength-frontier"' in html and "Skill and luck" in html
 
 
+def test_a_ladder_study_written_first_leaves_the_folder_to_its_run(tmp_path):
+    """A ladder played into a new folder says how its report comes; the run simulated there after it is
+    not refused, and its report shows the ladder."""
+    run = tmp_path / "lad"
+    rc, printed, err = _kalooki("ladder", "--profiles", "kalooki40", "--rungs", "expert", "--games", "8", "--local",
+                                "--out", run, "-q")
+    assert rc == 0, err
+    assert f"shows it once `kalooki simulate ... --out {run}` has played a run there" in printed
+    rc, _, err = _kalooki("simulate", "--profile", "kalooki40", "--games", "4", "--seed", "1", "--local", "--out", run,
+                          "-q")
+    assert rc == 0, err
+    rc, _, err = _kalooki("report", run, "--out", tmp_path / "rep", "-q")
+    assert rc == 0, err
+    assert 'id="bot-ladder-at-the-game"' in (tmp_path / "rep" / "report.html").read_text()
+
+
 def test_frontier_and_skill_help_say_out_is_the_run_folder(capsys):
     for command in ("frontier", "skill"):
         assert main([command, "-h"]) == 0

@@ -97,5 +97,10 @@ def run(args):
     measured = load_ladder(study.out)
     write_csv(measured)
     print("\n".join(terminal_lines(measured)))
-    print(f"ladder: {study.out} (ladder.json, {CSV_FILE}, a run per step; `kalooki report {args.out}` shows it)")
+    from .. import runformat
+    shown = (f"`kalooki report {args.out}` shows it"
+             if runformat.holding(str(args.out), runformat.MANIFEST_NAME) else
+             f"`kalooki report {args.out}` shows it once `kalooki simulate ... --out {args.out}` has played a run "
+             "there")
+    print(f"ladder: {study.out} (ladder.json, {CSV_FILE}, a run per step; {shown})")
     return 0
