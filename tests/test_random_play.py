@@ -161,13 +161,13 @@ def test_same_seed_same_records_and_global_rng_untouched():
     import sim.game as G
     orig = G.play_hand
 
-    def noisy(state, bots, seats, on_turn=None):
+    def noisy(state, bots, seats, on_turn=None, *rest, **kw):
         def hook(st):
             random.random()
             np.random.random()
             if on_turn:
                 on_turn(st)
-        return orig(state, bots, seats, hook)
+        return orig(state, bots, seats, hook, *rest, **kw)
 
     G.play_hand = noisy
     try:

@@ -296,7 +296,9 @@ def test_compare_of_two_studies_gives_both_answers_and_their_difference(study, o
     assert said in out and said in (tmp_path / "c" / "report.html").read_text()
     assert (tmp_path / "c" / "figures" / "tune_compare.png").is_file() and len(out.splitlines()) <= 20
     values = pd.read_csv(tmp_path / "c" / "data" / "values.csv")
-    assert values.groupby("side")["games"].sum().to_dict() == {"A": 60, "B": 30}
+    spent = {side: sum(len(st["values"]) * st["games"] for st in json.loads((where / "tune.json").read_text())["stages"])
+             for side, where in (("A", root / "study"), ("B", other_seed))}
+    assert values.groupby("side")["games"].sum().to_dict() == spent  # every game each study played
 
 
 def test_compare_resamples_common_deals_together(study, tmp_path):
