@@ -388,8 +388,14 @@ def test_calibrated_on_games_the_table_was_not_made_from(k40):
     _calibration_covers(K40, k40, 60, 2, 2, 2.5758)
 
 
+KALOOKI40_LEAN = pytest.mark.xfail(strict=True, reason=(
+    "kalooki40's table, made from hands played with neutral stakes, underrates the favourite in games the "
+    "stakes-aware bots play: in 400 games (seed 2) the top bin of 4 wins 0.65 [0.52, 0.76] of games against "
+    "0.493 predicted, Hosmer-Lemeshow p = 0.007 (docs/EQUITY.md, Assumptions)"))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40"])
+@pytest.mark.parametrize("name", [pytest.param("kalooki40", marks=KALOOKI40_LEAN), "kalooki51", "scala40"])
 def test_calibrated_on_many_games(name):
     """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers, and
     the bins together pass a chi-square test at 1%."""
