@@ -65,6 +65,9 @@ DECIDE_NEVER, DECIDE_ALWAYS, DECIDE_POOL_RULE = 0, 1, 2
 # the sheet's scalars beside its per-seat arrays
 C_POOL, C_OVER, C_WINNER, C_HANDS, C_STALLED = range(5)
 C_WORDS = 5
+# sample hands by class (HandSamples.mask): a class with fewer hands draws from every hand dealt to as many
+MASKS = 1 << NMAX
+MIN_CLASS = 40
 
 
 def rules_vector(profile, n_players: int, decider: int = DECIDE_POOL_RULE) -> np.ndarray:
@@ -100,6 +103,57 @@ def _count_in(in_game):
 
 
 @njit(cache=True)
+def _top_in(totals, in_game):
+    """The highest total of the players in (where a player buying back in re-enters)."""
+    top = -1e300
+    for x in range(totals.shape[0]):
+        if in_game[x] and totals[x] > top:
+            top = totals[x]
+    return top
+
+
+@njit(cache=True)
+def buy_in_step(r, totals, in_game, has_buy_in, pool, s, decider):
+    """A player just eliminated (out in ``in_game``) is offered a buy-in, as ``sim.game.Ledger.finish_hand``
+    offers it: allowed with a buy-in left and two players still in; taken as ``decider`` says (never,
+    always, the pool rule on ``pool``).  Taken, the player is back in at the highest total of those in
+    (``totals`` and ``in_game`` change in place) and True is returned: the caller pays the stake into
+    its pool and counts the buy-in."""
+    players_in = _count_in(in_game)
+    if not has_buy_in or players_in < 2:
+        return False
+    if not (decider == DECIDE_ALWAYS or (decider == DECIDE_POOL_RULE
+                                         and pool_rule_buys(pool, players_in, r[R_BUY_IN]))):
+        return False
+    totals[s] = _top_in(totals, in_game)
+    in_game[s] = True
+    return True
+
+
+@njit(cache=True)
+def at_risk(r, total):
+    """Whether a seat with ``total`` stands near the end of the game, where the stakes of a hand are
+    furthest from its own points: in an elimination game above three quarters of ``eliminate_above``; in a
+    target game at three quarters of ``target_score`` or more.  Never in a single-hand game."""
+    if r[R_KIND] == KIND_ELIMINATION:
+        return total * 4 > r[R_ELIMINATE] * 3
+    if r[R_KIND] == KIND_TARGET:
+        return total * 4 >= r[R_TARGET] * 3
+    return False
+
+
+@njit(cache=True)
+def _risk_mask(r, totals, seats, pos_dealer, n_in):
+    """A hand's class: bit q set where the seat at position q from the dealer is ``at_risk``; ``seats``
+    lists the seats dealt in by hand position, the dealer at ``pos_dealer``."""
+    m = 0
+    for q in range(n_in):
+        if at_risk(r, totals[seats[(pos_dealer + q) % n_in]]):
+            m |= 1 << q
+    return m
+
+
+@njit(cache=True)
 def _end(sc, balances, winner):
     sc[C_OVER] = 1
     sc[C_WINNER] = winner
@@ -131,22 +185,11 @@ def record_hand(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, pena
                     eliminated[s] = True
             for k in range(n):  # the buy-ins offered in turn from the winner's left
                 s = (winner + 1 + k) % n
-                if not eliminated[s]:
-                    continue
-                players_in = _count_in(in_game)
-                if buy_ins[s] < r[R_MAX_BUY_INS] and players_in >= 2:
-                    d = r[R_DECIDER]
-                    if d == DECIDE_ALWAYS or (d == DECIDE_POOL_RULE
-                                              and pool_rule_buys(sc[C_POOL], players_in, r[R_BUY_IN])):
-                        balances[s] -= r[R_BUY_IN]
-                        sc[C_POOL] += r[R_BUY_IN]
-                        buy_ins[s] += 1
-                        top = -1e300
-                        for x in range(n):
-                            if in_game[x] and totals[x] > top:
-                                top = totals[x]
-                        totals[s] = top
-                        in_game[s] = True
+                if eliminated[s] and buy_in_step(r, totals, in_game, buy_ins[s] < r[R_MAX_BUY_INS], sc[C_POOL], s,
+                                                 r[R_DECIDER]):
+                    balances[s] -= r[R_BUY_IN]
+                    sc[C_POOL] += r[R_BUY_IN]
+                    buy_ins[s] += 1
             if _count_in(in_game) <= 1:
                 last = winner
                 for s in range(n):
@@ -189,16 +232,25 @@ class HandSamples:
     """Hands played to their end, sorted by the number of players dealt in: rows ``start[k]`` ..
     ``start[k + 1] - 1`` were dealt to k players.  Columns by position from the dealer (0 the dealer,
     1 the player on the dealer's left, ...): ``winner`` (-1 a stalled hand), ``kalooki``, ``penalty``,
-    ``cards_left``, ``jokers_left``."""
+    ``cards_left``, ``jokers_left``, and ``mask``, the hand's class: bit q set where position q stood
+    near the end of the game on the sheet the hand was played at (``at_risk``).  Within a player count
+    the rows are sorted by class."""
     start: np.ndarray  # int64 (NMAX + 2,)
     winner: np.ndarray  # int64 (S,)
     kalooki: np.ndarray  # bool (S,)
     penalty: np.ndarray  # int64 (S, NMAX)
     cards_left: np.ndarray
     jokers_left: np.ndarray
+    mask: np.ndarray  # int64 (S,)
 
     def count(self, n_in: int) -> int:
         return int(self.start[n_in + 1] - self.start[n_in])
+
+    def by_class(self) -> np.ndarray:
+        """int64 ((NMAX + 1) * MASKS + 1,): the first row of (players dealt in k, class m) at k * MASKS + m."""
+        n_in = np.repeat(np.arange(NMAX + 1), np.diff(self.start)[:NMAX + 1])
+        keys = n_in * MASKS + self.mask
+        return np.searchsorted(keys, np.arange((NMAX + 1) * MASKS + 1)).astype(np.int64)
 
 
 def hand_seed(seed: int, profile_name: str, n_in: int, index: int) -> np.random.SeedSequence:
@@ -214,37 +266,77 @@ def hands_wanted(profile, n_players: int, hands: int) -> dict:
     return {k: (hands if k == n_players else max(1, hands // 2)) for k in range(2, n_players + 1)}
 
 
-def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, progress=None) -> HandSamples:
+def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, progress=None,
+                  table: EquityTable | None = None) -> HandSamples:
     """Play the sample hands (``hands_wanted``) with ``make_bots(n_in, rngs) -> bots``; each hand from its
-    own seed (``hand_seed``), its dealer drawn from its stream."""
+    own seed (``hand_seed``), its dealer drawn from its stream, at a sheet drawn from its stream
+    (``sample_sheet``), the bots handed that sheet's stakes by ``table`` (``hand_stakes``; neutral
+    stakes without a table)."""
+    r = rules_vector(profile, n_players)
     rows = []
     for n_in, count in sorted(hands_wanted(profile, n_players, hands).items()):
         for i in range(count):
-            children = hand_seed(seed, profile.name, n_in, i).spawn(1 + n_in)
+            children = hand_seed(seed, profile.name, n_in, i).spawn(2 + n_in)
             rng = np.random.default_rng(children[0])
+            totals, in_game, left, pool = sample_sheet(profile, n_players, n_in, np.random.default_rng(children[-1]))
+            stakes = None  # the neutral rows
+            if table is not None and table.kind == KIND_SINGLE:
+                stakes = np.ascontiguousarray(table.rows[:n_in])
+            elif table is not None:
+                rows_all = neutral_stakes(n_players)
+                _stakes(table.pf, table.grid, table.rules, table.typical, table.scale, totals, in_game, left, pool,
+                        rows_all)
+                stakes = np.ascontiguousarray(rows_all[:n_in])
             while True:  # a void hand is dealt again from the same stream, as a game re-deals it
                 dealer = int(rng.integers(n_in))
                 state = HandState(profile, n_in, dealer, rng)
-                bots = make_bots(n_in, [np.random.default_rng(c) for c in children[1:]])
+                bots = make_bots(n_in, [np.random.default_rng(c) for c in children[1:1 + n_in]])
                 for seat, bot in enumerate(bots):
                     bot.seat_in_game = seat  # as sim.game.play_on seats them
-                result = play_hand(state, bots, list(range(n_in)))
+                result = play_hand(state, bots, list(range(n_in)), None, stakes)
                 if not result.void:
                     break
             rel = [(dealer + k) % n_in for k in range(n_in)]  # hand position of each position from the dealer
             w = result.winner
             rows.append((n_in, (w - dealer) % n_in if w >= 0 else -1, result.win_type == "kalooki",
                          [result.penalties[q] for q in rel], [result.cards_left[q] for q in rel],
-                         [result.jokers_left[q] for q in rel]))
+                         [result.jokers_left[q] for q in rel],
+                         int(_risk_mask(r, totals, np.arange(n_in, dtype=np.int64), dealer, n_in))))
             if progress:
                 progress(1)
     return samples_from_rows(rows)
 
 
+def sample_sheet(profile, n_players: int, n_in: int, rng: np.random.Generator):
+    """The sheet a sample hand is played at: seats 0..n_in-1 in (an elimination game's others out), each
+    total drawn uniformly from the grid's range (0..``eliminate_above``; a target game 0..``target_score``
+    - 1), each seat in with 0..``max_buy_ins`` buy-ins used, the pool every stake and buy-in paid.
+    (totals, in_game, buy-ins left, pool) as the compiled stakes read them."""
+    kind = KINDS[profile.game_end]
+    totals = np.zeros(n_players)
+    in_game = np.zeros(n_players, dtype=np.bool_)
+    in_game[:n_in] = True
+    left = np.zeros(n_players, dtype=np.int64)
+    pool = 1.0
+    if kind == KIND_SINGLE:
+        return totals, np.ones(n_players, dtype=np.bool_), left, pool
+    top = profile.eliminate_above if kind == KIND_ELIMINATION else profile.target_score - 1
+    totals[:n_in] = rng.integers(0, top + 1, size=n_in)
+    if kind == KIND_ELIMINATION:
+        b = profile.max_buy_ins if profile.stake_buy_in >= 0 else 0
+        used = rng.integers(0, b + 1, size=n_in)
+        left[:n_in] = b - used
+        if profile.pays_money:
+            pool = float(n_players * profile.stake_initial + profile.stake_buy_in * used.sum())
+    else:
+        in_game[:] = True
+    return totals, in_game, left, pool
+
+
 def samples_from_rows(rows) -> HandSamples:
-    """``HandSamples`` from rows (players dealt in, winner, kalooki, penalties, cards left, jokers left),
-    the per-position lists by position from the dealer."""
-    rows = sorted(rows, key=lambda row: row[0])
+    """``HandSamples`` from rows (players dealt in, winner, kalooki, penalties, cards left, jokers left,
+    class), the per-position lists by position from the dealer."""
+    rows = sorted(rows, key=lambda row: (row[0], row[6]))
     s = len(rows)
     pen, cards, jokers = (np.zeros((s, NMAX), dtype=np.int64) for _ in range(3))
     for i, row in enumerate(rows):
@@ -253,14 +345,15 @@ def samples_from_rows(rows) -> HandSamples:
     n_in = np.array([row[0] for row in rows], dtype=np.int64)
     start = np.searchsorted(n_in, np.arange(NMAX + 2)).astype(np.int64)
     return HandSamples(start, np.array([row[1] for row in rows], dtype=np.int64),
-                       np.array([row[2] for row in rows], dtype=np.bool_), pen, cards, jokers)
+                       np.array([row[2] for row in rows], dtype=np.bool_), pen, cards, jokers,
+                       np.array([row[6] for row in rows], dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
 # games played on from a sheet, by Monte Carlo
 
 @njit(cache=True)
-def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s_cards, s_jokers,
+def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki, s_pen, s_cards, s_jokers,
              u_hand, u_dealer, seat, rotate):
     """Games played on from one sheet with hands drawn from the samples, each on a row of uniforms:
     ``u_hand[row]`` (hand h draws sample ``u_hand[row, h % H]``) and ``u_dealer[row]`` (the first dealer
@@ -312,8 +405,13 @@ def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s
                         pos_dealer = n_in
                     seats[n_in] = s
                     n_in += 1
-            count = start[n_in + 1] - start[n_in]
-            i = start[n_in] + min(int(u_hand[row, h % horizon] * count), count - 1)
+            key = n_in * MASKS + _risk_mask(r, totals, seats, pos_dealer, n_in)
+            first = by_class[key]
+            count = by_class[key + 1] - first
+            if count < MIN_CLASS:  # too few sample hands of this class: any hand dealt to as many
+                first = start[n_in]
+                count = start[n_in + 1] - first
+            i = first + min(int(u_hand[row, h % horizon] * count), count - 1)
             h += 1
             pen[:] = 0.0
             cards[:] = 0.0
@@ -336,7 +434,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, s_winner, s_kalooki, s_pen, s
 
 
 @njit(cache=True)
-def _play_grid(r, grid, states, pools, start, s_winner, s_kalooki, s_pen, s_cards, s_jokers, u_hand, u_dealer,
+def _play_grid(r, grid, states, pools, start, by_class, s_winner, s_kalooki, s_pen, s_cards, s_jokers, u_hand, u_dealer,
                p_out, f_out):
     """``_play_on`` from every sheet of ``states`` (rows: seat 0's grid index and buy-ins used, then each
     other seat's grid index, -1 out, then each other seat's buy-ins used)."""
@@ -353,7 +451,7 @@ def _play_grid(r, grid, states, pools, start, s_winner, s_kalooki, s_pen, s_card
             in_game[j] = gi >= 0
             totals[j] = grid[gi] if gi >= 0 else 0.0
             buys[j] = states[row, n + j]
-        win, money = _play_on(r, totals, in_game, buys, pools[row], start, s_winner, s_kalooki, s_pen, s_cards,
+        win, money = _play_on(r, totals, in_game, buys, pools[row], start, by_class, s_winner, s_kalooki, s_pen, s_cards,
                               s_jokers, u_hand, u_dealer, 0, True)
         p_out[row] = win
         f_out[row] = money - win * pools[row]  # the pool now enters the value as pool * P
@@ -402,6 +500,15 @@ class EquityTable:
     @property
     def units(self) -> str:
         return "chance of winning the game" if self.kind == KIND_TARGET else "stake units expected from now on"
+
+
+def table_change(new: EquityTable, old: EquityTable) -> dict:
+    """How far a table moved from another made the same way: elimination and target tables, the mean and
+    largest absolute change in the chance of winning ``P`` over the grid's sheets; a single-hand table,
+    in its stakes rows (points-equivalents)."""
+    a, b = (new.rows, old.rows) if new.kind == KIND_SINGLE else (new.P, old.P)
+    d = np.abs(a - b)
+    return {"mean": float(d.mean()), "max": float(d.max()), "of": "rows" if new.kind == KIND_SINGLE else "P"}
 
 
 def _radix_index(tup, base: int) -> int:
@@ -492,7 +599,7 @@ def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_
     step = max(1, len(states) // 50)
     for lo in range(0, len(states), step):
         hi = min(lo + step, len(states))
-        _play_grid(r, grid, states[lo:hi], pools[lo:hi], samples.start, samples.winner, samples.kalooki,
+        _play_grid(r, grid, states[lo:hi], pools[lo:hi], samples.start, samples.by_class(), samples.winner, samples.kalooki,
                    samples.penalty.astype(np.float64), samples.cards_left.astype(np.float64),
                    samples.jokers_left.astype(np.float64), u_hand, u_dealer, p_raw[lo:hi], f_raw[lo:hi])
         if progress:
@@ -672,16 +779,9 @@ def _after_others(r, totals, in_game, buys_left, pool, skip_a, skip_b, add):
     for s in range(n):
         if in_game[s] and s != skip_a and s != skip_b and totals[s] > r[R_ELIMINATE]:
             in_game[s] = False
-            players_in = _count_in(in_game)
-            if buys_left[s] > 0 and players_in >= 2 and pool_rule_buys(pool, players_in, r[R_BUY_IN]):
+            if buy_in_step(r, totals, in_game, buys_left[s] > 0, pool, s, DECIDE_POOL_RULE):
                 pool += r[R_BUY_IN]
                 buys_left[s] -= 1
-                top = -1e300
-                for x in range(n):
-                    if in_game[x] and totals[x] > top:
-                        top = totals[x]
-                totals[s] = top
-                in_game[s] = True
     return pool
 
 
@@ -695,12 +795,7 @@ def _own_reentry(PF, grid, r, totals, in_game, buys_left, pool, seat):
     t = totals.copy()
     inn = in_game.copy()
     b = buys_left.copy()
-    top = -1e300
-    for x in range(t.shape[0]):
-        if inn[x] and t[x] > top:
-            top = t[x]
-    t[seat] = top
-    inn[seat] = True
+    buy_in_step(r, t, inn, True, pool, seat, DECIDE_ALWAYS)
     b[seat] -= 1
     gain = _seat_value(PF, 1.0, grid, r, t, inn, b, pool + r[R_BUY_IN], seat) - r[R_BUY_IN]
     return max(gain, 0.0)

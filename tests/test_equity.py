@@ -306,6 +306,10 @@ def test_build_writes_a_table_that_records_its_making_and_refuses_to_overwrite(t
     table = EQ.read(out)
     assert table.meta["command"] == "kalooki equity build --profile kalooki51 --hands 40 --sims 4 --seed 9"
     assert table.meta["seed"] == 9 and table.meta["hands_played"] == 40 and table.meta["games_per_sheet"] == 4
+    passes = table.meta["passes"]
+    assert 2 <= passes["made"] <= passes["most"] == 4 and len(passes["changes"]) == passes["made"] - 1
+    assert passes["converged"] == (passes["changes"][-1]["mean"] < passes["tolerance"])
+    assert passes["converged"] or passes["made"] == passes["most"]
     before = out.read_bytes()
     capsys.readouterr()
     assert main(["equity", "build", "--profile", "kalooki51", "--hands", "40", "--out", str(out)]) == 2
@@ -321,6 +325,8 @@ def test_build_writes_a_table_that_records_its_making_and_refuses_to_overwrite(t
     (["--players", "9"], "players"),
     (["--bot", "nobody"], "nobody"),
     (["--hands", "0"], "--hands"),
+    (["--passes", "0"], "--passes"),
+    (["--tolerance", "-1"], "--tolerance"),
     (["--profile", "nosuch"], "nosuch"),
 ])
 def test_build_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys, args, says):
@@ -362,6 +368,36 @@ def test_samples_and_values_depend_on_the_seed_alone():
     b = EQ.collect_hands(K51, 4, 12, 3, bots_for("expert"))
     c = EQ.collect_hands(K51, 4, 12, 4, bots_for("expert"))
     assert np.array_equal(a.penalty, b.penalty) and not np.array_equal(a.penalty, c.penalty)
+
+
+def test_sample_hands_are_played_by_the_stakes_of_the_table_before(k40):
+    """The same seeds with and without a table: the same deals and sheets (so the same classes), and
+    the bots, handed the table's stakes at each hand's sheet, end some hands otherwise."""
+    from sim.commands.equity import bots_for
+    neutral = EQ.collect_hands(K40, 4, 60, 5, bots_for("expert"))
+    staked = EQ.collect_hands(K40, 4, 60, 5, bots_for("expert"), table=k40)
+    assert np.array_equal(neutral.mask, staked.mask) and np.array_equal(neutral.start, staked.start)
+    differ = (neutral.winner != staked.winner) | (neutral.penalty != staked.penalty).any(axis=1)
+    assert 0 < differ.sum() < len(differ)
+
+
+def test_a_hands_class_marks_the_seats_near_the_end_of_the_game():
+    r = EQ.rules_vector(K40, 4)
+    assert not EQ.at_risk(r, 112.0) and EQ.at_risk(r, 113.0)  # above three quarters of 150
+    totals = np.array([120.0, 0.0, 150.0, 10.0])
+    seats = np.arange(4, dtype=np.int64)
+    assert EQ._risk_mask(r, totals, seats, 0, 4) == 0b0101
+    assert EQ._risk_mask(r, totals, seats, 2, 4) == 0b0101  # position 0 the dealer, seat 2
+    assert EQ._risk_mask(r, totals, seats, 1, 4) == 0b1010
+    r51 = EQ.rules_vector(K51, 4)
+    assert EQ.at_risk(r51, 375.0) and not EQ.at_risk(r51, 374.0)  # three quarters of 500
+    rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], m) for m in (5, 0, 5, 3)]
+    rows.append((3, 1, False, [1, 0, 2], [1, 0, 1], [0, 0, 0], 0))
+    s = EQ.samples_from_rows(rows)
+    assert s.start[3] == 0 and s.start[4] == 1 and s.start[5] == 5
+    by = s.by_class()
+    assert [by[4 * EQ.MASKS + m + 1] - by[4 * EQ.MASKS + m] for m in (0, 3, 5)] == [1, 1, 2]
+    assert by[3 * EQ.MASKS] == 0 and by[3 * EQ.MASKS + 1] == 1
 
 
 # ---- calibration

@@ -7,6 +7,7 @@ from and sets the value it predicts at a sheet against what came of it.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import math
 import os
@@ -28,6 +29,19 @@ from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int,
 DEFAULT_HANDS = 3000
 DEFAULT_SIMS = 384
 DEFAULT_BOT = "expert"
+DEFAULT_PASSES = 4
+DEFAULT_TOLERANCE = 0.002
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type of a tolerance: a number >= 0 (a usage error otherwise)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed: 0 or more") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number, 0 or more")
+    return value
 
 
 def register(sub):
@@ -46,6 +60,12 @@ def register(sub):
                    help="games played on from every grid sheet (default: %(default)s)")
     b.add_argument("--bot", default=DEFAULT_BOT, metavar="NAME",
                    help="the bot in every seat of the sample hands (default: %(default)s)")
+    b.add_argument("--passes", type=positive_int, default=DEFAULT_PASSES, metavar="N",
+                   help="most passes: pass 1 plays the sample hands with neutral stakes, each later one with the "
+                        "stakes of the table before (default: %(default)s)")
+    b.add_argument("--tolerance", type=nonnegative_float, default=DEFAULT_TOLERANCE, metavar="T",
+                   help="stop when a pass moves the table's chances of winning by less than T on average over the "
+                        "grid's sheets (default: %(default)s)")
     add_seed_arg(b, default=1)
     b.add_argument("--out", metavar="FILE",
                    help="the .npz to write (default: the shipped table's file, configs/equity/PROFILE-Np.npz)")
@@ -84,22 +104,40 @@ def bots_for(name: str):
 
 
 def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = DEFAULT_BOT,
-          command: str = "", progress: bool = False) -> EQ.EquityTable:
-    """Play the sample hands and build the table (``sim.equity.build_table``), its making recorded."""
+          command: str = "", progress: bool = False, passes: int = DEFAULT_PASSES,
+          tolerance: float = DEFAULT_TOLERANCE) -> EQ.EquityTable:
+    """Build the table to a fixed point: pass 1 plays the sample hands with neutral stakes and builds a
+    table from them (``sim.equity.build_table``); each later pass plays the same hands (the same seeds)
+    with the stakes the table of the pass before gives, and builds again, until the table moves by less
+    than ``tolerance`` (``sim.equity.table_change``, the mean) or ``passes`` passes are made.  Its making
+    is recorded in ``meta``."""
     profiles.check_players(profile, n_players)
-    t0 = time.process_time()
     wanted = sum(EQ.hands_wanted(profile, n_players, hands).values())
-    with tqdm(total=wanted, desc="sample hands", unit="hand", disable=not progress, leave=False) as bar:
-        samples = EQ.collect_hands(profile, n_players, hands, seed, bots_for(bot), progress=bar.update)
-    t1 = time.process_time()
-    meta = {"profile": profile.name, "rules_hash": profile.rules_hash(), "players": n_players,
-            "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
-            "bot": bot, "engine_version": ENGINE_VERSION,
-            "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "buy_in_rule": "the expert's pool rule (sim.equity.pool_rule_buys) for every seat inside the model"}
-    with tqdm(desc="grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
-        table = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
-    table.meta["cpu_s"] = {"hands": round(t1 - t0, 1), "values": round(time.process_time() - t1, 1)}
+    cpu = {"hands": 0.0, "values": 0.0}
+    table, changes = None, []
+    for k in range(1, passes + 1):
+        t0 = time.process_time()
+        with tqdm(total=wanted, desc=f"pass {k}: sample hands", unit="hand", disable=not progress, leave=False) as bar:
+            samples = EQ.collect_hands(profile, n_players, hands, seed, bots_for(bot), progress=bar.update, table=table)
+        t1 = time.process_time()
+        meta = {"profile": profile.name, "rules_hash": profile.rules_hash(), "players": n_players,
+                "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
+                "bot": bot, "engine_version": ENGINE_VERSION,
+                "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "buy_in_rule": "the expert's pool rule (sim.equity.pool_rule_buys) for every seat inside the model",
+                "sample_stakes": "pass 1 neutral; pass k the stakes of pass k-1's table at each hand's sheet"}
+        with tqdm(desc=f"pass {k}: grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
+            new = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
+        cpu["hands"] += t1 - t0
+        cpu["values"] += time.process_time() - t1
+        if table is not None:
+            changes.append(EQ.table_change(new, table))
+        table = new
+        if changes and changes[-1]["mean"] < tolerance:
+            break
+    table.meta["passes"] = {"made": k, "most": passes, "tolerance": tolerance, "converged": bool(
+        changes and changes[-1]["mean"] < tolerance), "changes": changes}
+    table.meta["cpu_s"] = {key: round(v, 1) for key, v in cpu.items()}
     return table
 
 
@@ -123,11 +161,14 @@ def run_build(args):
     bots_for(args.bot)
     words = ["kalooki", "equity", "build", "--profile", args.profile] + [w for s in args.sets for w in ("--set", s)]
     for flag, value, default in (("--players", args.players, None), ("--hands", args.hands, DEFAULT_HANDS),
-                                 ("--sims", args.sims, DEFAULT_SIMS), ("--bot", args.bot, DEFAULT_BOT)):
+                                 ("--sims", args.sims, DEFAULT_SIMS), ("--bot", args.bot, DEFAULT_BOT),
+                                 ("--passes", args.passes, DEFAULT_PASSES),
+                                 ("--tolerance", args.tolerance, DEFAULT_TOLERANCE)):
         if value is not None and value != default:
             words += [flag, str(value)]
     words += ["--seed", str(args.seed)]
-    table = build(prof, n, args.hands, args.sims, args.seed, args.bot, shlex.join(words), show_progress(args))
+    table = build(prof, n, args.hands, args.sims, args.seed, args.bot, shlex.join(words), show_progress(args),
+                  args.passes, args.tolerance)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -143,7 +184,20 @@ def run_build(args):
     values = (f"{table.meta['sheets']} grid sheets x {args.sims} games" if "sheets" in table.meta
               else "its one sheet's payments")
     print(f"{out}: {prof.name} at {n} players, {table.meta['hands_played']} sample hands, {values}; "
-          f"{cpu['hands']} + {cpu['values']} CPU-s")
+          f"{_passes_line(table.meta)}; {cpu['hands']} + {cpu['values']} CPU-s")
+
+
+def _passes_line(meta) -> str:
+    """How many passes made the table and what the last one changed."""
+    ps = meta.get("passes")
+    if not isinstance(ps, dict):
+        return "one pass, neutral stakes"
+    line = f"{ps['made']} passes"
+    if ps.get("changes"):
+        last = ps["changes"][-1]
+        line += (f", the last moving {last['of']} by {last['mean']:.4f} on average ({last['max']:.3f} at most; "
+                 f"{'within' if ps['converged'] else 'not within'} the tolerance {ps['tolerance']})")
+    return line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,6 +229,7 @@ def run_show(args):
     if isinstance(cpu, dict):
         made += f"; {cpu.get('hands')} + {cpu.get('values')} CPU-s (hands + values)"
     print(made)
+    print(f"  {_passes_line(meta)}")
     print(f"a penalty point on a fresh sheet is worth {table.scale:.4g} (value units)")
     if table.kind == EQ.KIND_SINGLE:
         info = meta.get("single_hand", {})
@@ -238,18 +293,15 @@ def _show_examples(prof, table):
 # ---------------------------------------------------------------------------------------------
 # calibrate
 
-def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
-    """One point a game: at a hand start drawn uniformly among the game's hands (the first included), a
-    seat drawn among those in.  Columns: the predicted value then (``sheet_value``), the predicted chance
-    of winning (``sheet_chance``), whether it won the game, its net payment from then to the end, the
-    hand start's number, the game.  The games' streams: (seed, profile, game) as in a run
-    (sim.records.make_game); the draws of hand and seat from (seed, profile, 2)."""
+def _games(profile, games: int, seed: int, n: int, bot: str, progress=None):
+    """The calibration's games, by ``bot`` in every seat: for each, (the finished game, the sheets at its
+    hand starts, the first included, and the generator that draws the point's hand and seat).  The
+    games' streams: (seed, profile, game) as in a run (sim.records.make_game); the draws of hand and
+    seat from (seed, profile, 2)."""
     from ..game import GameRecord, Ledger, play_on
     from ..records import ShardSpec, make_game
-    n = table.n
     spec = ShardSpec(profile, [bot] * n, seed=seed, first_game=0, n_games=games)
     pick = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 2)))
-    out = []
     for g in range(games):
         rng, bots = make_game(spec, g)
         game = GameRecord(ledger=Ledger(profile, n))
@@ -261,42 +313,43 @@ def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, p
 
         dealer = int(rng.integers(n))  # as sim.game.play_game draws the first dealer
         play_on(game, profile, bots, rng, dealer, on_hand=on_hand)
+        yield game, starts, pick
+        if progress:
+            progress(1)
+
+
+def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
+    """One point a game (``_games``): at a hand start drawn uniformly among the game's hands (the first
+    included), a seat drawn among those in.  Columns: the predicted value then (``sheet_value``), the
+    predicted chance of winning (``sheet_chance``), whether it won the game, its net payment from then
+    to the end, the hand start's number, the game."""
+    out = []
+    for g, (game, starts, pick) in enumerate(_games(profile, games, seed, table.n, bot, progress)):
         lg = game.ledger
         h = int(pick.integers(len(starts)))
         sheet = starts[h]
-        seats_in = [s for s in range(n) if sheet.in_game[s]]
+        seats_in = [s for s in range(table.n) if sheet.in_game[s]]
         s = seats_in[int(pick.integers(len(seats_in)))]
         out.append((EQ.sheet_value(profile, sheet, s, table), EQ.sheet_chance(profile, sheet, s, table),
                     float(lg.winner == s), float(lg.balances[s] - sheet.balances[s]), h, g))
-        if progress:
-            progress(1)
     return np.array(out, dtype=np.float64)
 
 
 def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
-    """A single-hand game's check: one seat a game drawn at random (from (seed, profile, 2)); the payment
-    the table predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took)
-    and the payment it got."""
-    from ..game import play_game
-    from ..records import ShardSpec, make_game
-    n = table.n
-    spec = ShardSpec(profile, [bot] * n, seed=seed, first_game=0, n_games=games)
-    pick = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(profile.name.encode()), 2)))
+    """A single-hand game's check (``_games``): one seat a game drawn at random; the payment the table
+    predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took) and the
+    payment it got."""
     out = []
-    for g in range(games):
-        rng, bots = make_game(spec, g)
-        game = play_game(profile, bots, rng)
+    for game, _, pick in _games(profile, games, seed, table.n, bot, progress):
         final = [h for h in game.hands if h.sheet is not None][-1]
         res = final.state.result
-        s = int(pick.integers(n))
+        s = int(pick.integers(table.n))
         pos = final.seats.index(s)
         if res.winner == pos:
             col = EQ.ST_KALOOKI if res.win_type == "kalooki" else EQ.ST_WIN
         else:
             col = EQ.ST_CURVE + min(int(res.penalties[pos]), EQ.ST_XMAX)
         out.append((table.rows[s, col] * table.scale, float(game.ledger.balances[s])))
-        if progress:
-            progress(1)
     return np.array(out, dtype=np.float64)
 
 
