@@ -10,7 +10,7 @@ metric's practical threshold (``configs/thresholds.toml``, overridable):
 - **not established**: neither; the data cannot tell.
 
 Both tests are Holm-corrected over the comparison's family (the rows tested against 0 by
-:mod:`analysis.compare`), each kind of claim its own family.  A difference clear of 0 but smaller
+:mod:`analysis.differences`), each kind of claim its own family.  A difference clear of 0 but smaller
 than the threshold is practically equivalent when its TOST passes, otherwise not established.
 Within a profile, a seat or bot advantage and money are judged the same three ways against the fair
 share (or 0), with Bonferroni-widened intervals over the groups.  Estimates that are NaN read "not

@@ -8,10 +8,10 @@ first, and their runs), under a local folder or any URI a run can live at (read 
 The metrics are the report's headline metrics (:mod:`analysis.metrics`, same definitions, units,
 denominators, and the same cluster-robust intervals for shares), a mean's interval the seeded
 percentile bootstrap over games (``bootstrap_means``: a mean count's never falls below 0).  The
-figure leaves out the metrics that are the same at every rung for every profile (``flat_metrics``)
-and the report names them under it.  A *step* is a metric at one rung minus the rung below,
+figure (the report's ``frontier_section``) leaves out the metrics that are the same at every rung for every
+profile (``flat_metrics``) and the report names them under it.  A *step* is a metric at one rung minus the rung below,
 estimated from per-game differences (game g at one rung against game g at the other: the same first
-deal) with :mod:`analysis.compare`'s paired t interval, and judged against the metric's practical threshold
+deal) with :mod:`analysis.differences`' paired t interval, and judged against the metric's practical threshold
 (:func:`analysis.findings.judge`, Holm over every metric and profile of the step).
 
 A metric has **converged** for a profile when the last step (the top rung minus the one below) is
@@ -240,7 +240,7 @@ def bootstrap_means(fr: FrontierData, table: pd.DataFrame) -> pd.DataFrame:
     interval can reach below 0 where the bootstrap's stays within the per-game values.  The replicates
     of a profile come from one stream of the frontier's seed and the profile, and resample the same
     games at every rung and for every metric (game g is the same deal at every rung)."""
-    from .compare import per_game
+    from .differences import per_game
     out = table.copy()
     weights = {}
     for i in out.index[(out["kind"] == "mean") & out["applicable"].astype(bool) & out["estimate"].notna()]:
@@ -260,7 +260,7 @@ def bootstrap_means(fr: FrontierData, table: pd.DataFrame) -> pd.DataFrame:
 def steps(fr: FrontierData, thresholds) -> pd.DataFrame:
     """Every step (a rung minus the rung below) per profile and metric, paired by game and judged
     against the metric's threshold: compare's and judge's columns plus `step`, `lower` and `upper`."""
-    from .compare import compare_results
+    from .differences import compare_results
     parts = []
     for lower, upper in zip(fr.rungs, fr.rungs[1:]):
         a, b = fr.results[lower], fr.results[upper]
@@ -335,7 +335,7 @@ def strong_play(fr: FrontierData, baseline: str, thresholds) -> pd.DataFrame:
     it, at each of the two rungs (``lower``, ``upper``), the difference with its 95% interval and verdict
     (``difference_lower``, ...: the size for strong play is those rungs', not the report's mixed
     tables').  Empty when the frontier lacks the baseline."""
-    from .compare import compare_results
+    from .differences import compare_results
     if baseline not in fr.profiles:
         return pd.DataFrame(columns=STRONG_COLUMNS)
     judged = {}
@@ -514,27 +514,6 @@ def flat_text(flat: dict, kinds: dict) -> str:
             f"lines: {names}. Their rows are in the convergence table and frontier_by_rung.csv.")
 
 
-def convergence_grid(conv: pd.DataFrame, profiles: list[str]):
-    from .document import Cell
-    header = [Cell("Metric")] + [Cell(p, "last step; status") for p in profiles]
-    rows = []
-    keyed = conv.set_index(["profile", "metric"])
-    for metric in dict.fromkeys(conv["metric"]):
-        kind = conv.loc[conv["metric"] == metric, "kind"].iloc[0]
-        s = findings.show(metric, kind)
-        row = [Cell(s.label, metric)]
-        for p in profiles:
-            if (p, metric) not in keyed.index:
-                row.append(Cell(""))
-                continue
-            r = keyed.loc[(p, metric)]
-            cls = {CONVERGED: findings.EQUIVALENT, NOT_CONVERGED: findings.HIGHER}.get(r["status"], "")
-            diff = findings.fmt_difference(metric, r["last_difference"], np.nan, np.nan, kind)
-            row.append(Cell(diff if r["status"] != findings.NOT_APPLICABLE else "", r["status"], cls))
-        rows.append(row)
-    return header, rows
-
-
 def counts_text(conv: pd.DataFrame) -> str:
     judged = conv[conv["status"].isin(STATUSES)]
     n = {s: int((judged["status"] == s).sum()) for s in STATUSES}
@@ -566,7 +545,7 @@ def composition_text(closest: pd.DataFrame, fr: FrontierData) -> str:
 def terminal_lines(fr: FrontierData, thresholds=None, width: int = 100) -> list[str]:
     """Per profile: each tested headline metric at every rung, the last step and its status, every line
     at most ``width`` columns (a long metric name wrapped, never cut)."""
-    from .compare import fit_rows
+    from .terminal import fit_rows
     thresholds = findings.default_thresholds() if thresholds is None else thresholds
     table = by_rung(fr)
     conv = convergence(steps(fr, thresholds), fr.rungs).set_index(["profile", "metric"])
@@ -639,74 +618,3 @@ def strong_table(strong: pd.DataFrame) -> pd.DataFrame:
                          for _, r in held.iterrows()],
                         columns=["profile", "metric", "verdict at both", "rungs (order)", "at the lower rung",
                                  "at the upper rung"])
-
-
-def section(doc, fr: FrontierData, thresholds, by_table: pd.DataFrame | None = None,
-            strong: pd.DataFrame | None = None, judged: pd.DataFrame | None = None) -> None:
-    """The report's "Strength frontier": what was played, the figure, the convergence table, the
-    composition to read for good players, the rungs' order at the game (measured, or said to be by
-    design), the differences that hold for strong play with their sizes at the two rungs that stand
-    for it, and the data as CSV.  ``judged``: the report's differences from the baseline
-    (with `strong_play` and `robustness`), to count the ★ marks."""
-    from . import plots
-    table = by_rung(fr)
-    step_table = steps(fr, thresholds)
-    conv = convergence(step_table, fr.rungs)
-    d = fr.document
-    doc.heading("Strength frontier")
-    doc.text(f"Every profile played again at tables of {d.get('players', 4)} of the same bot, once per rung of the "
-             f"bot ladder ({' < '.join(fr.rungs)}), {d.get('games'):,} games per profile and rung, seed "
-             f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
-             "converged when the last step (the top rung minus the one below) is shown inside its practical "
-             "threshold by the equivalence test (Methods); the step before is shown, not tested. "
-             + counts_text(conv) + ". Convergence reads the rungs in the ladder's order by design; which rungs "
-             "stand for strong play is read from their order measured at the game:")
-    for note in fr.order_notes():
-        doc.text(note)
-    if by_table is not None and len(by_table):
-        text = composition_text(closest_composition(by_table, fr, thresholds), fr)
-        if text:
-            doc.text(text)
-    if strong is not None and len(strong):
-        doc.text(strong_text(strong, judged))
-        held = strong_table(strong)
-        if len(held):
-            doc.table(held, "Differences from the baseline that hold at the two rungs that stand for strong play (the "
-                      "top two of the order measured at the game in both profiles, or of the ladder's design where "
-                      "it is not measured): the verdict at both, and the difference with its 95% interval at each "
-                      "rung (every seat that rung's bot): the size for strong play, where the headline table's is "
-                      "the report's mixed tables'.")
-        doc.attach("frontier_strong_play", strong, "Every difference from the baseline judged at each of the two "
-                   "rungs that stand for strong play: difference, 95% interval and verdict per rung, the order they "
-                   "come from, and whether it holds for strong play")
-    frame = figure_frame(table)
-    flat = flat_metrics(frame)
-    kinds = dict(zip(frame["metric"], frame["kind"]))
-    frame = frame[~frame["metric"].isin(list(flat))]
-    negligible = negligible_metrics(frame, thresholds)
-    frame = frame[~frame["metric"].isin(list(negligible))].copy()
-    limits, clipped = shared_limits(frame)
-    frame.attrs["limits"] = limits
-    frame.attrs["clipped"] = {label: list(who) for label, who in clipped.items()}
-    n = frame["label"].nunique()
-    rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
-    doc.open("figs")
-    doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
-               "Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile "
-               "(colours), with its 95% interval (units as in the headline table): shares cluster-robust Wilson, "
-               f"differences of shares cluster-robust t, means percentile bootstrap over games ({BOOT:,} "
-               f"replicates; Methods). Reproduce: {d.get('command')}",
-               width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
-    doc.close("figs")
-    if clipped:
-        doc.text(clipped_text(clipped))
-    if flat:
-        doc.text(flat_text(flat, kinds))
-    if negligible:
-        doc.text(negligible_text(negligible, kinds, thresholds))
-    doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
-             f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
-             "converged, unmarked: not established (or not judged).")
-    doc.attach("frontier_by_rung", table, "Every headline metric per profile and rung")
-    doc.attach("frontier_steps", step_table, "Every step between rungs, paired by game, tested and judged")
-    doc.attach("frontier_convergence", conv, "Convergence per profile and metric")

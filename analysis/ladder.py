@@ -381,25 +381,3 @@ def terminal_lines(ladder: LadderData, width: int = 100) -> list[str]:
                          f"{SHORT[r.verdict]}"[:width])
         lines += textwrap.wrap(order[profile].text(), width)
     return lines
-
-
-def section(doc, ladder: LadderData) -> None:
-    """The report's "Bot ladder at the game": what was played, the table, the measured order per
-    profile, the data as CSV."""
-    d = ladder.document
-    doc.heading("Bot ladder at the game")
-    doc.text(f"Each rung of the bot ladder ({' < '.join(ladder.rungs)} by design) at one seat against three of the "
-             "rung below, every deal played in each rotation of the seats (the same cards to the same seats), seed "
-             f"{d.get('seed')}: " + ", ".join(f"{s['upper']} vs 3 {s['lower']} {s['games']:,} games" for s in
-                                               d["steps"]) + " per profile, the same deals at every step. A rung "
-             "beats the one below at the game where money changes hands when its net payment edge's 95% interval "
-             "lies above 0 and its games won above the fair share 0.25; in a target game when its games won's "
-             "interval lies above 0.25.")
-    doc.table(display_table(ladder), "The upper rung's hands won (of its player-hands), games won (of its games, fair "
-              "share 0.25), net payment per game and its edge over the other three (units a game, where money changes "
-              "hands), each with its 95% interval clustered by deal, and the verdict (Methods, glossary: bot ladder at "
-              f"the game). Reproduce: {d.get('command')}")
-    for o in orders(ladder).values():
-        doc.text(o.text())
-    doc.attach("ladder", ladder.table, "Every step and profile: the measures with their intervals, the verdict and "
-               "its reason")

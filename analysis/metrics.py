@@ -87,6 +87,22 @@ def load_run(run_dir, profiles=None, exclude=(), problems=(), keep_games: bool =
     return RunData(manifest, summary, profiles, Path(str(run_dir)), list(problems))
 
 
+def failed_verification(run_dir, problems: list[str]) -> UserError:
+    listed = "\n  - ".join(problems)
+    return UserError(f"run {run_dir} failed verification with {len(problems)} problem(s):\n  - {listed}\n"
+                     "rerun the missing shards, or pass --allow-partial for a report marked partial")
+
+
+def load_verified(run_dir, allow_partial: bool, profiles=None, keep_games: bool = False) -> RunData:
+    """The run's data, refusing a run with problems unless allow_partial (unreadable files left out);
+    ``keep_games`` keeps the per-game sums a paired comparison needs."""
+    check = load.check_run(run_dir)
+    if check.problems and not allow_partial:
+        raise failed_verification(run_dir, check.problems)
+    return load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems,
+                            keep_games=keep_games)
+
+
 def cluster_unit(run: RunData, profile: str) -> str:
     """What the profile's intervals are clustered by: "deal" in a duplicate run (the manifest's
     ``games_per_deal`` above 1: the rotations of a deal together), else "game"; a run whose manifest

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,9 @@ import pandas as pd
 from sim.errors import UserError
 
 from . import findings, load, metrics, plots, skill
+from . import frontier as F
+from . import ladder as L
+from .differences import COLUMNS, compare_results
 from .document import Cell, Document, slug
 
 PROPORTION_COLUMNS = ["metric", "profile", "bot", "n", "k", "estimate", "ci_low", "ci_high", "method"]
@@ -54,22 +58,6 @@ METHOD_NOTES = [
 
 
 VERDICT_NOTES = [findings.VERDICT_NOTE, findings.ADVANTAGE_NOTE]
-
-
-def failed_verification(run_dir, problems: list[str]) -> UserError:
-    listed = "\n  - ".join(problems)
-    return UserError(f"run {run_dir} failed verification with {len(problems)} problem(s):\n  - {listed}\n"
-                     "rerun the missing shards, or pass --allow-partial for a report marked partial")
-
-
-def load_verified(run_dir, allow_partial: bool, profiles=None, keep_games: bool = False) -> metrics.RunData:
-    """The run's data, refusing a run with problems unless allow_partial (unreadable files left out);
-    ``keep_games`` keeps the per-game sums a paired comparison needs."""
-    check = load.check_run(run_dir)
-    if check.problems and not allow_partial:
-        raise failed_verification(run_dir, check.problems)
-    return metrics.load_run(run_dir, profiles=profiles, exclude=check.unreadable, problems=check.problems,
-                            keep_games=keep_games)
 
 
 def partial_warning(doc: Document, problems: list[str], run_label: str = "this run") -> None:
@@ -149,7 +137,6 @@ def baseline_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     """Every other profile's headline metrics against the baseline's (compare's rows and tests, one
     Holm family over all of them; per-game differences when the run is paired and its per-game sums
     were kept); empty with compare's columns for a one-profile run."""
-    from .compare import COLUMNS, compare_results
     pairs = [(baseline, p) for p in res.run.profiles if p != baseline]
     paired = bool(res.run.manifest.get("paired")) and bool(res.run.summary.per_game)
     return compare_results(res, res, pairs, {pair: paired for pair in pairs}) if pairs else \
@@ -160,7 +147,6 @@ def table_differences(res: metrics.Results, baseline: str) -> pd.DataFrame:
     """Every other profile against the baseline within each table composition (compare's rows and
     tests on the composition profiles, one Holm family over all of them; per-game differences when the
     run is paired and its per-game sums were kept), with `table` and the real profile names."""
-    from .compare import COLUMNS, compare_results
     comp = res.compositions
     names = comp.run.manifest["compositions"]
     of = {(p, t): name for name, (p, t) in names.items()}
@@ -309,7 +295,6 @@ def findings_in_full(doc: Document, found: list) -> None:
 def judge_with_robustness(res: metrics.Results, baseline: str, thresholds) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The judged differences from the baseline with their robustness mark, and the same differences
     judged within each table composition."""
-    from .compare import COLUMNS
     judged = findings.judge(baseline_differences(res, baseline), thresholds)
     tables = metrics.tables_of(res.run)
     by_table = findings.judge(table_differences(res, baseline), thresholds) if len(tables) > 1 and len(judged) \
@@ -549,6 +534,205 @@ def details(doc: Document, res: metrics.Results) -> None:
     doc.attach("summary", res.summary, "Every headline metric (long format)")
 
 
+def convergence_grid(conv: pd.DataFrame, profiles: list[str]):
+    header = [Cell("Metric")] + [Cell(p, "last step; status") for p in profiles]
+    rows = []
+    keyed = conv.set_index(["profile", "metric"])
+    for metric in dict.fromkeys(conv["metric"]):
+        kind = conv.loc[conv["metric"] == metric, "kind"].iloc[0]
+        s = findings.show(metric, kind)
+        row = [Cell(s.label, metric)]
+        for p in profiles:
+            if (p, metric) not in keyed.index:
+                row.append(Cell(""))
+                continue
+            r = keyed.loc[(p, metric)]
+            cls = {F.CONVERGED: findings.EQUIVALENT, F.NOT_CONVERGED: findings.HIGHER}.get(r["status"], "")
+            diff = findings.fmt_difference(metric, r["last_difference"], np.nan, np.nan, kind)
+            row.append(Cell(diff if r["status"] != findings.NOT_APPLICABLE else "", r["status"], cls))
+        rows.append(row)
+    return header, rows
+
+
+def frontier_section(doc: Document, fr: F.FrontierData, thresholds, by_table: pd.DataFrame | None = None,
+            strong: pd.DataFrame | None = None, judged: pd.DataFrame | None = None) -> None:
+    """The report's "Strength frontier": what was played, the figure, the convergence table, the
+    composition to read for good players, the rungs' order at the game (measured, or said to be by
+    design), the differences that hold for strong play with their sizes at the two rungs that stand
+    for it, and the data as CSV.  ``judged``: the report's differences from the baseline
+    (with `strong_play` and `robustness`), to count the ★ marks."""
+    table = F.by_rung(fr)
+    step_table = F.steps(fr, thresholds)
+    conv = F.convergence(step_table, fr.rungs)
+    d = fr.document
+    doc.heading("Strength frontier")
+    doc.text(f"Every profile played again at tables of {d.get('players', 4)} of the same bot, once per rung of the "
+             f"bot ladder ({' < '.join(fr.rungs)}), {d.get('games'):,} games per profile and rung, seed "
+             f"{d.get('seed')}, game g starting from the same deal at every rung, so the rungs differ by play. A metric has "
+             "converged when the last step (the top rung minus the one below) is shown inside its practical "
+             "threshold by the equivalence test (Methods); the step before is shown, not tested. "
+             + F.counts_text(conv) + ". Convergence reads the rungs in the ladder's order by design; which rungs "
+             "stand for strong play is read from their order measured at the game:")
+    for note in fr.order_notes():
+        doc.text(note)
+    if by_table is not None and len(by_table):
+        text = F.composition_text(F.closest_composition(by_table, fr, thresholds), fr)
+        if text:
+            doc.text(text)
+    if strong is not None and len(strong):
+        doc.text(F.strong_text(strong, judged))
+        held = F.strong_table(strong)
+        if len(held):
+            doc.table(held, "Differences from the baseline that hold at the two rungs that stand for strong play (the "
+                      "top two of the order measured at the game in both profiles, or of the ladder's design where "
+                      "it is not measured): the verdict at both, and the difference with its 95% interval at each "
+                      "rung (every seat that rung's bot): the size for strong play, where the headline table's is "
+                      "the report's mixed tables'.")
+        doc.attach("frontier_strong_play", strong, "Every difference from the baseline judged at each of the two "
+                   "rungs that stand for strong play: difference, 95% interval and verdict per rung, the order they "
+                   "come from, and whether it holds for strong play")
+    frame = F.figure_frame(table)
+    flat = F.flat_metrics(frame)
+    kinds = dict(zip(frame["metric"], frame["kind"]))
+    frame = frame[~frame["metric"].isin(list(flat))]
+    negligible = F.negligible_metrics(frame, thresholds)
+    frame = frame[~frame["metric"].isin(list(negligible))].copy()
+    limits, clipped = F.shared_limits(frame)
+    frame.attrs["limits"] = limits
+    frame.attrs["clipped"] = {label: list(who) for label, who in clipped.items()}
+    n = frame["label"].nunique()
+    rows = -(-max(n, 1) // plots.PANEL_COLUMNS)
+    doc.open("figs")
+    doc.figure("frontier", lambda axes, data: plots.frontier(axes, data), frame,
+               "Each headline metric (panels) by rung (x, weakest first; every seat the rung's bot), per profile "
+               "(colours), with its 95% interval (units as in the headline table): shares cluster-robust Wilson, "
+               f"differences of shares cluster-robust t, means percentile bootstrap over games ({F.BOOT:,} "
+               f"replicates; Methods). Reproduce: {d.get('command')}",
+               width=13.0, height=1.7 * rows + 1.2, panels=n, wide=True, share="x")
+    doc.close("figs")
+    if clipped:
+        doc.text(F.clipped_text(clipped))
+    if flat:
+        doc.text(F.flat_text(flat, kinds))
+    if negligible:
+        doc.text(F.negligible_text(negligible, kinds, thresholds))
+    doc.grid(*convergence_grid(conv, fr.profiles), f"Convergence per metric and profile: the last step "
+             f"({fr.rungs[-2]} → {fr.rungs[-1]}, paired by game) and its status; green: converged, orange: not "
+             "converged, unmarked: not established (or not judged).")
+    doc.attach("frontier_by_rung", table, "Every headline metric per profile and rung")
+    doc.attach("frontier_steps", step_table, "Every step between rungs, paired by game, tested and judged")
+    doc.attach("frontier_convergence", conv, "Convergence per profile and metric")
+
+
+def ladder_section(doc: Document, ladder: L.LadderData) -> None:
+    """The report's "Bot ladder at the game": what was played, the table, the measured order per
+    profile, the data as CSV."""
+    d = ladder.document
+    doc.heading("Bot ladder at the game")
+    doc.text(f"Each rung of the bot ladder ({' < '.join(ladder.rungs)} by design) at one seat against three of the "
+             "rung below, every deal played in each rotation of the seats (the same cards to the same seats), seed "
+             f"{d.get('seed')}: " + ", ".join(f"{s['upper']} vs 3 {s['lower']} {s['games']:,} games" for s in
+                                               d["steps"]) + " per profile, the same deals at every step. A rung "
+             "beats the one below at the game where money changes hands when its net payment edge's 95% interval "
+             "lies above 0 and its games won above the fair share 0.25; in a target game when its games won's "
+             "interval lies above 0.25.")
+    doc.table(L.display_table(ladder), "The upper rung's hands won (of its player-hands), games won (of its games, fair "
+              "share 0.25), net payment per game and its edge over the other three (units a game, where money changes "
+              "hands), each with its 95% interval clustered by deal, and the verdict (Methods, glossary: bot ladder at "
+              f"the game). Reproduce: {d.get('command')}")
+    for o in L.orders(ladder).values():
+        doc.text(o.text())
+    doc.attach("ladder", ladder.table, "Every step and profile: the measures with their intervals, the verdict and "
+               "its reason")
+
+
+def skill_section(doc: Document, fit: skill.Fit) -> None:
+    """The balance report's "Skill and luck" section: the study in one sentence, one figure (each
+    profile's coin-flip share with its interval), one sentence on which profiles reward skill more
+    (only where the intervals separate), and the measures per profile."""
+    m = fit.measures
+    meta = fit.meta
+    deals = meta.get("deals", {})
+    doc.heading("Skill and luck")
+    doc.text(f"How much good play decides each profile: a skill study of {', '.join(fit.players)} in duplicate "
+             f"games ({', '.join(f'{p} {deals.get(p, 0):,}' for p in fit.profiles)} deals, each played in every "
+             "rotation of its table). The coin-flip share is the share of games a coin flip would have to decide, in "
+             "a game the stronger player otherwise always wins, to leave as much to luck, scaled so that a game of "
+             "pure chance reads 1: lower means skill decides more. Players knocked out in the same hand share a "
+             "place (half a win each). 95% percentile bootstrap intervals over deals "
+             f"({meta.get('boot')} replicates, the same deals drawn for every profile). The measures describe these "
+             "players; the terms are in the glossary.")
+    rows = m[m["measure"] == skill.REPORT_MEASURE][["profile", "estimate", "ci_low", "ci_high"]].reset_index(drop=True)
+    rows = rows.assign(profile=pd.Categorical(rows["profile"].astype(str), categories=fit.profiles))
+    rows.attrs.update(title="Share of games left to a coin flip (95% bootstrap intervals)",
+                      xlabel="coin-flip share (lower: skill decides more)")
+    doc.figure("skill_coin_flip_share", plots.skill_measure, rows,
+               "Each profile's coin-flip share with its 95% bootstrap interval over deals.",
+               height=0.36 * len(rows) + 1.1)
+    replicates, loo = fit.table("replicates"), fit.table("leave_one_out")
+    ranking = skill.profile_ranking(m, replicates, loo, fit.profiles) if meta.get("paired") and replicates is not None \
+        else pd.DataFrame(columns=skill.RANKING_COLUMNS)
+    doc.text(skill.ranking_sentence(ranking, len(fit.profiles)))
+    table = m[m["measure"].isin(skill.REPORT_COLUMNS)]
+    cells = {(r.profile, r.measure): r for r in table.itertuples(index=False)}
+    shown = [c for c in skill.REPORT_COLUMNS if c in set(table["measure"])]
+
+    def cell(p, c):
+        if (p, c) not in cells:
+            return ""
+        r = cells[(p, c)]
+        text = skill.fmt_estimate(c, r.estimate, r.ci_low, r.ci_high)
+        low, high = getattr(r, "chance_low", math.nan), getattr(r, "chance_high", math.nan)
+        if pd.isna(low):  # a fit without a chance benchmark
+            return text
+        if c in skill.CORRECTED:  # scaled to chance: its median reads 1, its range says how low chance alone reads
+            return text + f"; chance reads {skill.fmt_measure(c, low)}–{skill.fmt_measure(c, high)}"
+        return text + f"; chance {skill.fmt_measure(c, r.chance)} ({skill.fmt_measure(c, low)}–{skill.fmt_measure(c, high)})"
+
+    spans = {r.profile: r.spans for r in m[m["measure"] == "spread"].itertuples(index=False)} if "spans" in m else {}
+    frame = pd.DataFrame([{"profile": p, **{skill.REPORT_HEADINGS[c]: cell(p, c) for c in shown},
+                           "spread spans": spans.get(p, "")} for p in fit.profiles])
+    doc.table(frame, "Estimate (95% interval) per profile, and beside it the chance benchmark: the median and 95% "
+              f"range of the measure over {meta.get('chance', skill.CHANCE)} studies of the same games with each game's "
+              "finishing order shuffled among its seats (pure chance, this design and size); the luck share and the "
+              "coin-flip share are scaled so that pure chance reads 1. Spread spans: the strongest and the weakest "
+              "player of the profile, the pair its spread measures. Pay spread only where money changes hands. "
+              f"Made by: {meta.get('command') or 'kalooki skill'}")
+    players = fit.table("players")
+    if players is not None and len(players):
+        shown = players.assign(
+            rating=[f"{x * skill.ELO_PER_LOGIT:+.0f} Elo ({lo * skill.ELO_PER_LOGIT:+.0f} to {hi * skill.ELO_PER_LOGIT:+.0f})"
+                    for x, lo, hi in zip(players["rating"], players["rating_lo"], players["rating_hi"])],
+            lead=[("" if x != x else f"{x * skill.ELO_PER_LOGIT:+.0f} Elo ({lo * skill.ELO_PER_LOGIT:+.0f} to "
+                   f"{hi * skill.ELO_PER_LOGIT:+.0f})" + ("" if lo > 0 else ", not established"))
+                  for x, lo, hi in zip(*(players.get(c, pd.Series(math.nan, index=players.index))
+                                         for c in ("ahead_of_next", "ahead_of_next_lo", "ahead_of_next_hi")))])
+        doc.table(shown.rename(columns={"strength_rank": "place", "lead": "ahead of the next"})[
+            ["profile", "place", "player", "rating", "ahead of the next", "game_win"]],
+            "The players in the order their fitted ratings put them, per profile (measured, not assumed): the rating "
+            "with its 95% bootstrap interval over deals, and the lead over the next player down with the interval "
+            "of that difference over the same replicates; the order of two neighbours is established where that "
+            "interval lies above 0. game_win: share of the player's games won.")
+        for prof in fit.profiles:
+            text = skill.order_text(players[players["profile"] == prof].reset_index(drop=True), prof)
+            if text:
+                doc.text(text + ".")
+    if loo is not None and len(loo):
+        one = loo[loo["measure"] == skill.REPORT_MEASURE]
+        full = {r.profile: r.estimate for r in m[m["measure"] == skill.REPORT_MEASURE].itertuples(index=False)}
+        grid = pd.DataFrame([{"profile": p, "all players": skill.fmt_measure(skill.REPORT_MEASURE, full.get(p, math.nan)),
+                              **{f"without {w}": skill.fmt_measure(skill.REPORT_MEASURE, v) for w, v in
+                                 one[one["profile"] == p].set_index("left_out")["estimate"].items()}}
+                             for p in fit.profiles])
+        doc.table(grid, "Coin-flip share refitted without each player in turn (the games kept, that player's "
+                  "head-to-head results left out; each against its own chance benchmark): a ranking of profiles "
+                  "is stated only where it holds in every column.")
+        doc.attach("skill_leave_one_out", loo, "Every skill measure refitted without each player")
+    if len(ranking):
+        doc.attach("skill_profile_ranking", ranking, "Every pair of profiles' coin-flip-share difference, tested, "
+                   "and without each player")
+
+
 def build_report(res: metrics.Results, baseline: str | None = None, thresholds=None, frontier=None,
                  frontier_problem: str | None = None, skill_fit=None, ladder=None,
                  ladder_problem: str | None = None) -> Document:
@@ -558,8 +742,6 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     ``skill_fit`` (``analysis.skill.Fit``) adds its Skill and luck section; ``ladder``
     (``analysis.ladder.LadderData``) its Bot ladder at the game section (``ladder_problem``: why it
     could not be read)."""
-    from . import frontier as F
-    from . import ladder as L
     manifest = res.run.manifest
     profiles = res.run.profiles
     baseline = pick_baseline(profiles, baseline)
@@ -616,18 +798,18 @@ def build_report(res: metrics.Results, baseline: str | None = None, thresholds=N
     findings_in_full(doc, found)
     composition_section(doc, res, judged, by_table_diffs, baseline)
     if frontier is not None:
-        F.section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None, strong,
-                  judged=judged)
+        frontier_section(doc, frontier, thresholds, res.by_table if len(metrics.tables_of(res.run)) > 1 else None,
+                         strong, judged=judged)
     elif frontier_problem:
         doc.heading("Strength frontier")
         doc.text(f"The run's frontier could not be read, so this section is left out: {frontier_problem}")
     if ladder is not None:
-        L.section(doc, ladder)
+        ladder_section(doc, ladder)
     elif ladder_problem:
         doc.heading("Bot ladder at the game")
         doc.text(f"The run's ladder study could not be read, so this section is left out: {ladder_problem}")
     if skill_fit is not None:
-        skill.report_section(doc, skill_fit)
+        skill_section(doc, skill_fit)
     doc.heading("Figures")
     figures(doc, res, judged, baseline)
     details(doc, res)
@@ -660,9 +842,7 @@ def write_report(run_dir, out_dir, allow_partial: bool = False, baseline: str | 
         raise UserError(f"the report would be written into the run directory {run_dir}; choose another --out")
     thresholds = findings.load_thresholds(thresholds_file)
     paired = bool(load.read_manifest(run_dir).get("paired"))  # then differences are per game: keep the sums
-    res = metrics.compute(load_verified(run_dir, allow_partial, keep_games=paired))
-    from . import frontier as F
-    from . import ladder as L
+    res = metrics.compute(metrics.load_verified(run_dir, allow_partial, keep_games=paired))
     lad, lad_problem = None, None
     where = L.find_in_run(run_dir)
     if where is not None:

@@ -69,7 +69,7 @@ Compared (``measure_difference``, ``compare_fits``: ``kalooki compare``, ``kaloo
 the study's own profile differences): B minus A of each measure's excess over chance over joint
 replicates, paired by deal where both sides dealt their deals from the same seed, judged against the
 ``skill_*`` thresholds, with the players a clear difference rests on.  A study kept beside a run
-(RUN/skill/) is found by ``find_fit``; ``report_section`` is its part of the balance report.
+(RUN/skill/) is found by ``find_fit``; the balance report draws it (``analysis.report.skill_section``).
 """
 from __future__ import annotations
 
@@ -890,7 +890,7 @@ def fmt_change(name: str, difference, low, high) -> str:
 def difference_lines(judged: pd.DataFrame, width: int = 100, labels=None) -> list[str]:
     """The judged skill differences for a terminal: per pair a heading (A and B named by ``labels``,
     else by profile), then measure, A, B, B - A [95% interval] and the verdict."""
-    from analysis.compare import VERDICT_SHORT
+    from .differences import VERDICT_SHORT
     lines = []
     for (a, b), rows in judged.groupby(["profile_a", "profile_b"], sort=False):
         a, b = labels or (a, b)
@@ -1006,91 +1006,3 @@ def ranking_sentence(ranking: pd.DataFrame, n_profiles: int) -> str:
 
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def report_section(doc, fit: Fit) -> None:
-    """The balance report's "Skill and luck" section: the study in one sentence, one figure (each
-    profile's coin-flip share with its interval), one sentence on which profiles reward skill more
-    (only where the intervals separate), and the measures per profile."""
-    from . import plots
-    m = fit.measures
-    meta = fit.meta
-    deals = meta.get("deals", {})
-    doc.heading("Skill and luck")
-    doc.text(f"How much good play decides each profile: a skill study of {', '.join(fit.players)} in duplicate "
-             f"games ({', '.join(f'{p} {deals.get(p, 0):,}' for p in fit.profiles)} deals, each played in every "
-             "rotation of its table). The coin-flip share is the share of games a coin flip would have to decide, in "
-             "a game the stronger player otherwise always wins, to leave as much to luck, scaled so that a game of "
-             "pure chance reads 1: lower means skill decides more. Players knocked out in the same hand share a "
-             "place (half a win each). 95% percentile bootstrap intervals over deals "
-             f"({meta.get('boot')} replicates, the same deals drawn for every profile). The measures describe these "
-             "players; the terms are in the glossary.")
-    rows = m[m["measure"] == REPORT_MEASURE][["profile", "estimate", "ci_low", "ci_high"]].reset_index(drop=True)
-    rows = rows.assign(profile=pd.Categorical(rows["profile"].astype(str), categories=fit.profiles))
-    rows.attrs.update(title="Share of games left to a coin flip (95% bootstrap intervals)",
-                      xlabel="coin-flip share (lower: skill decides more)")
-    doc.figure("skill_coin_flip_share", plots.skill_measure, rows,
-               "Each profile's coin-flip share with its 95% bootstrap interval over deals.",
-               height=0.36 * len(rows) + 1.1)
-    replicates, loo = fit.table("replicates"), fit.table("leave_one_out")
-    ranking = profile_ranking(m, replicates, loo, fit.profiles) if meta.get("paired") and replicates is not None \
-        else pd.DataFrame(columns=RANKING_COLUMNS)
-    doc.text(ranking_sentence(ranking, len(fit.profiles)))
-    table = m[m["measure"].isin(REPORT_COLUMNS)]
-    cells = {(r.profile, r.measure): r for r in table.itertuples(index=False)}
-    shown = [c for c in REPORT_COLUMNS if c in set(table["measure"])]
-
-    def cell(p, c):
-        if (p, c) not in cells:
-            return ""
-        r = cells[(p, c)]
-        text = fmt_estimate(c, r.estimate, r.ci_low, r.ci_high)
-        low, high = getattr(r, "chance_low", math.nan), getattr(r, "chance_high", math.nan)
-        if pd.isna(low):  # a fit without a chance benchmark
-            return text
-        if c in CORRECTED:  # scaled to chance: its median reads 1, its range says how low chance alone reads
-            return text + f"; chance reads {fmt_measure(c, low)}–{fmt_measure(c, high)}"
-        return text + f"; chance {fmt_measure(c, r.chance)} ({fmt_measure(c, low)}–{fmt_measure(c, high)})"
-
-    spans = {r.profile: r.spans for r in m[m["measure"] == "spread"].itertuples(index=False)} if "spans" in m else {}
-    frame = pd.DataFrame([{"profile": p, **{REPORT_HEADINGS[c]: cell(p, c) for c in shown},
-                           "spread spans": spans.get(p, "")} for p in fit.profiles])
-    doc.table(frame, "Estimate (95% interval) per profile, and beside it the chance benchmark: the median and 95% "
-              f"range of the measure over {meta.get('chance', CHANCE)} studies of the same games with each game's "
-              "finishing order shuffled among its seats (pure chance, this design and size); the luck share and the "
-              "coin-flip share are scaled so that pure chance reads 1. Spread spans: the strongest and the weakest "
-              "player of the profile, the pair its spread measures. Pay spread only where money changes hands. "
-              f"Made by: {meta.get('command') or 'kalooki skill'}")
-    players = fit.table("players")
-    if players is not None and len(players):
-        shown = players.assign(
-            rating=[f"{x * ELO_PER_LOGIT:+.0f} Elo ({lo * ELO_PER_LOGIT:+.0f} to {hi * ELO_PER_LOGIT:+.0f})"
-                    for x, lo, hi in zip(players["rating"], players["rating_lo"], players["rating_hi"])],
-            lead=[("" if x != x else f"{x * ELO_PER_LOGIT:+.0f} Elo ({lo * ELO_PER_LOGIT:+.0f} to "
-                   f"{hi * ELO_PER_LOGIT:+.0f})" + ("" if lo > 0 else ", not established"))
-                  for x, lo, hi in zip(*(players.get(c, pd.Series(math.nan, index=players.index))
-                                         for c in ("ahead_of_next", "ahead_of_next_lo", "ahead_of_next_hi")))])
-        doc.table(shown.rename(columns={"strength_rank": "place", "lead": "ahead of the next"})[
-            ["profile", "place", "player", "rating", "ahead of the next", "game_win"]],
-            "The players in the order their fitted ratings put them, per profile (measured, not assumed): the rating "
-            "with its 95% bootstrap interval over deals, and the lead over the next player down with the interval "
-            "of that difference over the same replicates; the order of two neighbours is established where that "
-            "interval lies above 0. game_win: share of the player's games won.")
-        for prof in fit.profiles:
-            text = order_text(players[players["profile"] == prof].reset_index(drop=True), prof)
-            if text:
-                doc.text(text + ".")
-    if loo is not None and len(loo):
-        one = loo[loo["measure"] == REPORT_MEASURE]
-        full = {r.profile: r.estimate for r in m[m["measure"] == REPORT_MEASURE].itertuples(index=False)}
-        grid = pd.DataFrame([{"profile": p, "all players": fmt_measure(REPORT_MEASURE, full.get(p, math.nan)),
-                              **{f"without {w}": fmt_measure(REPORT_MEASURE, v) for w, v in
-                                 one[one["profile"] == p].set_index("left_out")["estimate"].items()}}
-                             for p in fit.profiles])
-        doc.table(grid, "Coin-flip share refitted without each player in turn (the games kept, that player's "
-                  "head-to-head results left out; each against its own chance benchmark): a ranking of profiles "
-                  "is stated only where it holds in every column.")
-        doc.attach("skill_leave_one_out", loo, "Every skill measure refitted without each player")
-    if len(ranking):
-        doc.attach("skill_profile_ranking", ranking, "Every pair of profiles' coin-flip-share difference, tested, "
-                   "and without each player")

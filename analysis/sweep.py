@@ -6,9 +6,9 @@ metric's practical threshold of ``configs/thresholds.toml``), with the adjacent 
 moves most when that step is clear; then one table (key metrics x grid values); then one figure of
 small multiples against the parameter, the profile's default value marked.
 
-Differences between grid values are :func:`analysis.compare.compare_results`'s: paired by game
+Differences between grid values are :func:`analysis.differences.compare_results`'s: paired by game
 (per-game differences) when the runs' manifests say game g of every value was dealt from the same seed
-(:func:`analysis.compare.paired_design`: the same seed and profile name, as every sweep point has;
+(:func:`analysis.differences.paired_design`: the same seed and profile name, as every sweep point has;
 ``--paired`` also deals the same cards whatever the deal pattern), Welch's t-test otherwise.  The
 lowest-to-highest differences of the key metrics are one Holm family; the adjacent steps of every key
 metric are another.  Each change gets one of ``findings.judge``'s three verdicts against the metric's
@@ -28,10 +28,11 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, load, metrics, plots, report, stats
-from .compare import check_versions, compare_results, paired_design, wrap_label
+from . import findings, load, metrics, plots, stats
+from .differences import check_versions, compare_results, paired_design
 from .document import Cell, Document
 from .report import METHOD_NOTES
+from .terminal import wrap_label
 
 KEY_METRICS = ["p_can_open_at_deal", "mean_open_round", "share_never_opened", "kalooki_per_hand",
                "rounds_per_hand", "hands_per_game", "share_players_eliminated_at_least_once", "dealer_hand_win_rate"]
@@ -81,7 +82,7 @@ def load_sweep(runs: dict, param: str, default=None, allow_partial: bool = False
     for v in values[1:]:  # runs of different schema or engine versions are not comparable
         check_versions(low, manifests[v], runs[values[0]], runs[v])
     paired = len(values) > 1 and all(paired_design(low, manifests[v], profile, profile) for v in values[1:])
-    results = {v: metrics.compute(report.load_verified(runs[v], allow_partial, [profile], paired)) for v in values}
+    results = {v: metrics.compute(metrics.load_verified(runs[v], allow_partial, [profile], paired)) for v in values}
     common_deals = all(bool(m.get("paired")) for m in manifests.values())
     skill_differences = None
     if skill:

@@ -40,7 +40,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, metrics, plots
+from . import findings, metrics
 from .document import Cell, Document
 
 BOOT = 400  # bootstrap replicates of the whole fit
@@ -73,9 +73,8 @@ def metric_kind(metric: str) -> str:
 
 def run_sums(run_dir, profile: str, metric: str) -> pd.DataFrame:
     """Per-game (y, x) of ``metric`` in one run of ``profile`` (verified first), indexed by game_id."""
-    from .compare import per_game
-    from .report import load_verified
-    data = load_verified(run_dir, False, [profile], keep_games=True)
+    from .differences import per_game
+    data = metrics.load_verified(run_dir, False, [profile], keep_games=True)
     if metric in metrics.ELIMINATION_METRICS and not data.elimination(profile):
         game_end = data.manifest["profiles"][profile]["params"].get("game_end")
         raise UserError(f"--target {metric}: not applicable, profile {profile} has no elimination "

@@ -287,7 +287,7 @@ def test_sweep_prints_every_label_whole(tmp_path, capsys):
 
 @pytest.mark.parametrize("room", [12, 20, 38])
 def test_a_wrapped_label_keeps_every_character_and_fits(room):
-    from analysis.compare import fit_rows, wrap_label
+    from analysis.terminal import fit_rows, wrap_label
     name = "share_players_eliminated_at_least_once"
     lines = wrap_label(name, room)
     assert all(len(line) <= room for line in lines) and "".join(x.strip() for x in lines) == name

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from analysis import compare, load, metrics, stats, summaries
+from analysis import compare, differences, load, metrics, stats, summaries
 from sim import runformat, runner
 
 SEATS = 4
@@ -322,7 +322,7 @@ def test_compare_of_two_duplicate_runs_pairs_them_by_deal(duplicate_run, tmp_pat
     assert row["design"] == f"paired by deal ({80 // SEATS} deals)"
     assert "per-deal differences" in row["test"]
     assert row["diff_df"] == 80 // SEATS - 1
-    a, b = (compare.per_game(metrics.compute(metrics.load_run(r, keep_games=True)), "kalooki40", "share_never_opened")
+    a, b = (differences.per_game(metrics.compute(metrics.load_run(r, keep_games=True)), "kalooki40", "share_never_opened")
             for r in (out, other))
     assert a.index.name == "cluster" and a.index.tolist() == list(range(80 // SEATS))
 

@@ -119,3 +119,49 @@ def test_lower_layers_import_nothing_above_them(below, above):
         return m == pkg or m.startswith(pkg + ".")
     wrong = sorted(f"{m} -> {d}" for m, deps in GRAPH.items() if within(m, below) for d in deps if within(d, above))
     assert not wrong, f"{below} imports {above}: " + ", ".join(wrong)
+
+
+ANALYSIS_ROOT = ROOT.parent / "analysis"
+# analysis's modules, lowest first: each imports only modules before it in this list (DESIGN.md, the layers)
+ANALYSIS_ORDER = (
+    "terminal", "stats", "load", "summaries", "metrics", "findings",  # reading a run, estimates, verdicts, words
+    "differences",  # the statistics of a difference between two runs or two profiles
+    "ladder", "skill", "frontier",  # the fits: studies read back and measured
+    "plots", "document",  # figures, and a page rendered to HTML and Markdown
+    "report", "compare", "sweep", "tune", "tune_compare",  # the pages
+)
+
+
+def _analysis_graph(root: Path) -> dict:
+    """{module: the modules of analysis it imports}, read from every ``import`` and ``from ... import``,
+    at the top of the module or inside a function (``from . import x``, ``from .x import y``,
+    ``from analysis import x``, ``import analysis.x``)."""
+    names = {f.stem for f in root.glob("*.py") if f.stem != "__init__"}
+    graph = {}
+    for name in names:
+        path = root / f"{name}.py"
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("analysis."))
+            elif isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").split(".")[0] == "analysis"):
+                module = (node.module or "") if node.level else (node.module or "").partition(".")[2]
+                found.update([module.split(".")[0]] if module else [a.name for a in node.names])
+        graph[name] = {m for m in found if m in names and m != name}
+    return graph
+
+
+def test_analysis_layers_point_one_way():
+    """No import circle among analysis's modules, none imports a module above it in ``ANALYSIS_ORDER``
+    (a fit imports no page, figure or document code; the statistics of differences no page), and every
+    module has its place in the order."""
+    graph = _analysis_graph(ANALYSIS_ROOT)
+    assert "differences" in graph["frontier"] and "ladder" in graph["frontier"]  # imports inside functions are read
+    assert _circles({"a": {"b"}, "b": {"a"}}) == [["a", "b"]]
+    assert sorted(graph) == sorted(ANALYSIS_ORDER), "place every module of analysis in ANALYSIS_ORDER"
+    circles = _circles(graph)
+    assert not circles, "import circles in analysis: " + " | ".join(
+        "; ".join(f"{m} -> {', '.join(sorted(graph[m] & set(c)))}" for m in c) for c in circles)
+    rank = {m: i for i, m in enumerate(ANALYSIS_ORDER)}
+    upward = sorted(f"analysis.{m} -> analysis.{d}" for m, deps in graph.items() for d in deps if rank[d] > rank[m])
+    assert not upward, "imports that run up the layers of analysis: " + ", ".join(upward)
