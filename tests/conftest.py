@@ -28,3 +28,14 @@ import pytest
 def compiled_kernels():
     from sim.bots.hand_loop import warm_up
     warm_up()
+
+
+@pytest.fixture
+def figures_not_rasterised(monkeypatch):
+    """Reports whose figures are drawn (every plot helper runs on its data) but not rendered to PNG:
+    for a test that reads a report's text, tables or findings.  Rendering is most of a report's cost
+    (constrained layout and the Agg raster, about a third of a second a figure); the tests of the
+    figures themselves (``test_analysis_report``, ``test_frontier``, ``test_skill_compare``) render
+    them.  Each figure stands as the PNG signature alone."""
+    from analysis import plots
+    monkeypatch.setattr(plots, "png_bytes", lambda fig, dpi=100: b"\x89PNG\r\n\x1a\n")

@@ -86,7 +86,7 @@ def _judged(run):
     return res, judged.set_index("metric"), by_table
 
 
-def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_strength():
+def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_strength(figures_not_rasterised):
     # games last 16 hands against 12 at casual tables, 8 against 12 at strong ones: opposite directions
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
                       ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 8}},
@@ -104,7 +104,7 @@ def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_s
     assert "By table composition" in html and "⚠</small>" in html
 
 
-def test_differences_that_agree_at_every_composition_are_robust():
+def test_differences_that_agree_at_every_composition_are_robust(figures_not_rasterised):
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
                       ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 16}},
                      rows=8_000)
@@ -116,7 +116,7 @@ def test_differences_that_agree_at_every_composition_are_robust():
     assert "Clear differences that hold at every composition: other hands per game" in found[0].text
 
 
-def test_a_single_composition_says_robustness_is_not_assessed_once():
+def test_a_single_composition_says_robustness_is_not_assessed_once(figures_not_rasterised):
     run, _, _ = _run({("base", "casual"): SPEC, ("other", "casual"): {**SPEC, "mean_hands": 16}}, rows=8_000)
     res, judged, by_table = _judged(run)
     assert by_table.empty and set(judged["robustness"]) == {findings.ONE_TABLE}

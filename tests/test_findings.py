@@ -361,7 +361,8 @@ class _Tables(HTMLParser):
             self.in_nav = False
 
 
-def test_the_report_has_a_contents_list_and_one_table_of_profiles_by_metrics(two_profile_runs, tmp_path):
+def test_the_report_has_a_contents_list_and_one_table_of_profiles_by_metrics(two_profile_runs, tmp_path,
+                                                                          figures_not_rasterised):
     res = two_profile_runs[0]
     out = tmp_path / "out"
     report.build_report(res, "more").write(out)
