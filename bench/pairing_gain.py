@@ -38,7 +38,8 @@ import pandas as pd
 import pyarrow.dataset as ds
 from scipy import stats
 
-from sim import profiles, runner
+from analysis.summaries import write_shard_summary
+from sim import profiles, runconfig, runner
 from sim.tournament import deal_level, play_tournament
 
 Z = 0.95
@@ -163,10 +164,11 @@ METRICS = [("hands_per_game", "hands per game", "hands"), ("opening_round", "ope
 
 
 def simulate(out: Path, games: int, seed: int, paired: bool, workers: int) -> pd.DataFrame:
-    cfg = runner.make_config(None, None, profiles=["kalooki40", "swedish", "british"], games=games, seed=seed,
-                             out=str(out), shard_games=max(1, games // (2 * workers)), workers=workers,
-                             paired=paired)
-    runner.run(cfg, local=workers <= 1, progress=False, log=lambda m: print(m, file=sys.stderr))
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "swedish", "british"], games=games, seed=seed,
+                                out=str(out), shard_games=max(1, games // (2 * workers)), workers=workers,
+                                paired=paired)
+    runner.run(cfg, summarise=write_shard_summary, local=workers <= 1, progress=False,
+               log=lambda m: print(m, file=sys.stderr))
     return per_game_metrics(out)
 
 

@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 
-from sim import profiles, runner
+from analysis.summaries import write_shard_summary
+from sim import profiles, runexec
 
 PROFILE = "kalooki40"
 BOTS = ("greedy",) * 4
@@ -28,7 +29,7 @@ def _jobs(out: str, games: int, shard_games: int, first: int = 0) -> list:
     for index, start in enumerate(range(first, first + games, shard_games)):
         n = min(shard_games, first + games - start)
         spec = ShardSpec(profile=p, bots=list(BOTS), seed=1, first_game=start, n_games=n, run_id="bench")
-        jobs.append(runner.ShardJob(spec, index, out, ("hands", "games")))
+        jobs.append(runexec.ShardJob(spec, index, out, ("hands", "games"), write_shard_summary))
     return jobs
 
 
@@ -52,10 +53,10 @@ def bench_in_process(games: int = 120, shard_games: int = 120) -> dict:
     out = tempfile.mkdtemp(prefix="kalooki-bench-")
     try:
         t = time.perf_counter()
-        runner.execute_shard(_jobs(out, 1, 1, first=10**6)[0])
+        runexec.execute_shard(_jobs(out, 1, 1, first=10**6)[0])
         warm = time.perf_counter() - t
         t = time.perf_counter()
-        summaries = [runner.execute_shard(j) for j in _jobs(out, games, shard_games)]
+        summaries = [runexec.execute_shard(j) for j in _jobs(out, games, shard_games)]
         res = _rate(summaries, time.perf_counter() - t)
         res["warmup_s"] = warm
         return res
@@ -75,18 +76,18 @@ def bench_ray(workers: int, games: int = 120, shard_games: int = 20) -> dict:
         init_s = time.perf_counter() - t
         t = time.perf_counter()
         warm = []
-        runner._execute_ray(_jobs(out, workers, 1, first=10**6), None, warm.append, workers)
+        runexec.execute_ray(_jobs(out, workers, 1, first=10**6), None, warm.append, workers)
         warm_s = time.perf_counter() - t
         summaries = []
         t = time.perf_counter()
-        runner._execute_ray(_jobs(out, games, shard_games), None, summaries.append, workers)
+        runexec.execute_ray(_jobs(out, games, shard_games), None, summaries.append, workers)
         res = _rate(summaries, time.perf_counter() - t)
         res.update(ray_init_s=init_s, warmup_s=warm_s)
         return res
     finally:
         if ray.is_initialized():
             ray.shutdown()
-        runner._REMOTE = None
+        runexec._REMOTE = None
         shutil.rmtree(out, ignore_errors=True)
 
 

@@ -22,7 +22,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from . import runformat, runner, storage
+from . import runconfig, runexec, runformat, runmanifest, runner, runplan, storage
 from .errors import UserError
 
 FRONTIER_FORMAT = "kalooki-lab frontier"
@@ -71,8 +71,8 @@ def parse_rungs(text: str | None) -> list[str]:
 class Frontier:
     out: str
     rungs: tuple
-    configs: dict  # rung -> runner.RunConfig
-    plans: dict  # rung -> runner.Plan
+    configs: dict  # rung -> runconfig.RunConfig
+    plans: dict  # rung -> runplan.Plan
     players: int
 
     def document(self, command: str, complete: bool) -> dict:
@@ -109,14 +109,14 @@ def plan(file_values: dict | None, config_path, *, profiles, games, seed, out, r
         profiles = list(DEFAULT_PROFILES)
     if seed is None and "seed" not in file_values:
         seed = DEFAULT_SEED
-    n = runner.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed, out=out,
-                           players=players, workers=workers, shard_games=shard_games, sets=sets).players or PLAYERS
+    n = runconfig.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed, out=out,
+                              players=players, workers=workers, shard_games=shard_games, sets=sets).players or PLAYERS
     configs, plans = {}, {}
     for rung in rungs:
-        cfg = runner.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed,
-                                 out=runformat.join_uri(out, rung), bots=",".join([rung] * n), players=n,
-                                 workers=workers, shard_games=shard_games, sets=sets)
-        configs[rung], plans[rung] = cfg, runner.make_plan(cfg)
+        cfg = runconfig.make_config(file_values, config_path, profiles=profiles, games=games, seed=seed,
+                                    out=runformat.join_uri(out, rung), bots=",".join([rung] * n), players=n,
+                                    workers=workers, shard_games=shard_games, sets=sets)
+        configs[rung], plans[rung] = cfg, runplan.make_plan(cfg)
     return Frontier(out, tuple(rungs), configs, plans, n)
 
 
@@ -210,15 +210,16 @@ def _label(rung: str) -> str:
     return f"frontier {rung} {{profile}}"
 
 
-def run(frontier: Frontier, *, command: str, local: bool = False, address: str | None = None,
-        progress: bool = False, log=None, force: bool = False) -> dict:
+def run(frontier: Frontier, *, command: str, summarise: runexec.SummaryStep, local: bool = False,
+        address: str | None = None, progress: bool = False, log=None, force: bool = False) -> dict:
     """Play (or resume) the frontier's rungs, the kernels compiled and Ray started once, by the rule of
     every output folder (``sim.storage.claim_study``): a new frontier, or one replacing a frontier of
     other settings (``force``), is played in the hidden ``.frontier.partial`` beside ``RUN/frontier``
     (a stop leaves it there for the same command to resume) and moved into place when complete; a
     frontier of the same settings is added to in place, its rungs kept, frontier.json rewritten
-    whole only once a new rung is complete (a re-run with nothing to play writes nothing).  Returns
-    the frontier's document."""
+    whole only once a new rung is complete (a re-run with nothing to play writes nothing).
+    ``summarise`` writes each shard's summary file (``sim.runner.run``).  Returns the frontier's
+    document."""
     log = log or (lambda msg: None)
     identity = {k: v for k, v in frontier.document(command, True).items() if k in IDENTITY}
     output = storage.claim_study(frontier.out, "frontier", identity, read_mark=read_mark, about="a frontier",
@@ -240,7 +241,7 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
     for rung in to_play:  # a rung's folder that holds another run: refused before anything is played
         loc = runformat.locate(configs[rung].out, "--out")
         old_run = runformat.manifest_to_resume(loc, storage.is_dir_empty_or_missing)
-        diffs = runner.config_differences(old_run, frontier.plans[rung]) if old_run is not None else []
+        diffs = runmanifest.config_differences(old_run, frontier.plans[rung]) if old_run is not None else []
         if diffs:
             raise UserError(f"--out {frontier.out!r}: rung {rung} already holds a different run (run_id "
                             f"{old_run.get('run_id')}); settings that differ: {storage.differences_text(diffs)}. "
@@ -251,13 +252,13 @@ def run(frontier: Frontier, *, command: str, local: bool = False, address: str |
         _write_document(where, frontier, rungs, command, complete=False)
     runner.warm_up(to_play, announce=progress)
     clock = Clock({r: frontier.plans[r].total_games for r in to_play})
-    with contextlib.nullcontext() if local else runner.ray_session(frontier.configs[to_play[0]].workers,
+    with contextlib.nullcontext() if local else runexec.ray_session(frontier.configs[to_play[0]].workers,
                                                                   address, where):
         for rung in to_play:
             left = clock.start(rung)
             log(f"frontier rung {rung}: {','.join([rung] * frontier.players)} at every table"
                 + (f"; {left}" if left else ""))
-            runner.run(configs[rung], local=local, progress=progress, log=log,
+            runner.run(configs[rung], summarise=summarise, local=local, progress=progress, log=log,
                        command=f"{command}  # rung {rung}", label=_label(rung),
                        eta=clock)
     _write_document(where, frontier, rungs, command, complete=True, recorded=recorded)

@@ -26,7 +26,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from . import frontier, runformat, runner, storage
+from . import frontier, runconfig, runexec, runformat, runner, runplan, storage
 from .errors import UserError
 from .skill import duplicate_shard
 
@@ -118,8 +118,8 @@ def default_shard_games(step: Step) -> int:
 class Ladder:
     out: str
     steps: tuple  # Step, in ladder order
-    configs: dict  # upper rung -> runner.RunConfig
-    plans: dict  # upper rung -> runner.Plan
+    configs: dict  # upper rung -> runconfig.RunConfig
+    plans: dict  # upper rung -> runplan.Plan
     money: dict  # profile -> whether money changes hands
     game_end: dict  # profile -> its game_end rule
 
@@ -150,12 +150,12 @@ def plan(*, profiles, rungs, games: dict, seed: int, out: str, workers=None, sha
         raise UserError(f"--shard-games {shard_games}: a shard holds whole deals, so give a multiple of {SEATS}")
     configs, plans = {}, {}
     for s in steps:
-        cfg = runner.make_config(None, None, profiles=list(profiles), games=s.games, seed=seed,
-                                 out=runformat.join_uri(where, s.upper), players=SEATS, workers=workers,
-                                 shard_games=shard_games or default_shard_games(s), events=None, sets=sets or [],
-                                 tables=[{"name": ",".join(s.bots), "bots": ",".join(s.bots), "weight": 1}],
-                                 paired=None, duplicate=True)
-        configs[s.upper], plans[s.upper] = cfg, runner.make_plan(cfg)
+        cfg = runconfig.make_config(None, None, profiles=list(profiles), games=s.games, seed=seed,
+                                    out=runformat.join_uri(where, s.upper), players=SEATS, workers=workers,
+                                    shard_games=shard_games or default_shard_games(s), events=None, sets=sets or [],
+                                    tables=[{"name": ",".join(s.bots), "bots": ",".join(s.bots), "weight": 1}],
+                                    paired=None, duplicate=True)
+        configs[s.upper], plans[s.upper] = cfg, runplan.make_plan(cfg)
     first = plans[steps[0].upper]
     money = {n: bool(pp.profile.pays_money) for n, pp in first.profiles.items()}
     ends = {n: pp.profile.game_end for n, pp in first.profiles.items()}
@@ -194,11 +194,12 @@ def estimate_line(ladder: Ladder, workers: int | None, local: bool) -> str:
             + f" per profile); roughly {runner.duration_text(seconds)} on {cores} core(s) before it is timed")
 
 
-def run(ladder: Ladder, *, command: str, local: bool = False, address: str | None = None, progress: bool = False,
-        log=None, force: bool = False) -> dict:
+def run(ladder: Ladder, *, command: str, summarise: runexec.SummaryStep, local: bool = False,
+        address: str | None = None, progress: bool = False, log=None, force: bool = False) -> dict:
     """Play (or resume) every step, the kernels compiled and Ray started once, by the rule of every
     output folder (``sim.storage.claim_study``); returns the study's document.  ``progress``: each
-    step's bar, with the time left over every step still to play."""
+    step's bar, with the time left over every step still to play; ``summarise`` writes each shard's
+    summary file (``sim.runner.run``)."""
     log = log or (lambda msg: None)
     output = storage.claim_study(ladder.out, "ladder study", ladder.identity(), read_mark=read_mark,
                                  about="a ladder study", force=force)
@@ -215,13 +216,14 @@ def run(ladder: Ladder, *, command: str, local: bool = False, address: str | Non
     cost = {s.upper: s.cost for s in ladder.steps}
     clock = frontier.Clock({s.upper: ladder.plans[s.upper].total_games for s in ladder.steps},
                            cost=lambda u: cost[u], what="ladder")
-    with contextlib.nullcontext() if local else runner.ray_session(configs[ladder.steps[0].upper].workers,
+    with contextlib.nullcontext() if local else runexec.ray_session(configs[ladder.steps[0].upper].workers,
                                                                   address, where):
         for s in ladder.steps:
             left = clock.start(s.upper)
             log(f"ladder step {s.upper} vs 3 {s.lower}: {','.join(s.bots)} in every rotation of each deal"
                 + (f"; {left}" if left else ""))
-            runner.run(configs[s.upper], local=local, progress=progress, log=log, shard_fn=duplicate_shard,
+            runner.run(configs[s.upper], summarise=summarise, local=local, progress=progress, log=log,
+                       shard_fn=duplicate_shard,
                        command=f"{command}  # step {s.upper}", label=f"ladder {s.upper} {{profile}}", eta=clock)
     _write_document(where, ladder, command, complete=True)
     line = output.replacing_line()

@@ -55,23 +55,25 @@ def duplicate_shard(spec):
 def study_config(profiles, players, games: int, seed: int, out: str, seats: int = SEATS, workers=None,
                  shard_games: int | None = None, sets=None):
     """The run config of a study; ``games`` per profile, a multiple of ``seats`` (whole deals)."""
-    from . import runner
+    from . import runconfig
     if games <= 0 or games % seats:
         raise UserError(f"--games {games}: each deal is played once per rotation of the {seats} seats, so give "
                         f"a positive multiple of {seats}")
     shard = shard_games or min(games, 25 * seats)
     if shard % seats:
         raise UserError(f"--shard-games {shard}: a shard holds whole deals, so give a multiple of {seats}")
-    return runner.make_config(None, None, profiles=list(profiles), games=games, seed=seed, out=out,
-                              players=seats, workers=workers, shard_games=shard, events=None, sets=sets or [],
-                              tables=list(tables_for(players, seats)), paired=None, duplicate=True)
+    return runconfig.make_config(None, None, profiles=list(profiles), games=games, seed=seed, out=out,
+                                 players=seats, workers=workers, shard_games=shard, events=None, sets=sets or [],
+                                 tables=list(tables_for(players, seats)), paired=None, duplicate=True)
 
 
-def run_study(config, local: bool = False, address=None, progress: bool = False, command=None, log=None,
-              label: str = "skill", flag: str = "--out"):
-    """Play (or resume) a study's run; ``sim.runner.run``'s result."""
+def run_study(config, *, summarise, local: bool = False, address=None, progress: bool = False, command=None,
+              log=None, label: str = "skill", flag: str = "--out"):
+    """Play (or resume) a study's run, each shard's summary file written by ``summarise``;
+    ``sim.runner.run``'s result."""
     from . import runner
-    return runner.run(config, local=local, address=address, progress=progress, shard_fn=duplicate_shard,
+    return runner.run(config, summarise=summarise, local=local, address=address, progress=progress,
+                      shard_fn=duplicate_shard,
                       command=command, log=log or (lambda msg: None), label=label, flag=flag)
 
 

@@ -10,14 +10,15 @@ import os
 import pytest
 
 from analysis.compare import compare
-from sim import runner
+from analysis.summaries import write_shard_summary
+from sim import runconfig, runner
 
 
 def _aa(tmp_path, games):
     out = tmp_path / "aa"
-    cfg = runner.make_config(None, None, profiles=["kalooki40", "british"], games=games, seed=11, out=str(out),
-                             shard_games=max(games // 2, 1))
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "british"], games=games, seed=11, out=str(out),
+                                shard_games=max(games // 2, 1))
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     table = compare(out, profiles=("kalooki40", "british"))
     tested = table[table["in_family"]]
     assert len(tested) >= 10, "the comparison must test the headline metrics"
@@ -34,7 +35,7 @@ def test_aa_british_vs_kalooki40_flags_nothing(tmp_path):
 def test_aa_at_default_run_size(tmp_path):
     from pathlib import Path
     default = Path(__file__).resolve().parent.parent / "configs" / "runs" / "default.toml"
-    _aa(tmp_path, games=runner.read_run_config(default)["games"])
+    _aa(tmp_path, games=runconfig.read_run_config(default)["games"])
 
 
 def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int = 2026, profile: str = "kalooki40"):
@@ -50,9 +51,9 @@ def aa_flag_rates(tmp_path, comparisons: int = 200, games: int = 50, seed: int =
     from analysis import load, metrics, summaries
 
     out = tmp_path / "aa-many"
-    cfg = runner.make_config(None, None, profiles=[profile], games=2 * comparisons * games, seed=seed, out=str(out),
-                             shard_games=games)
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=[profile], games=2 * comparisons * games, seed=seed, out=str(out),
+                                shard_games=games)
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     manifest = load.read_manifest(out)
     results = []
     for name, hands, games_file in summaries._shard_files(out, manifest, [profile], ()):

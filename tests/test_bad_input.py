@@ -5,7 +5,8 @@ import shutil
 
 import pytest
 
-from sim import runner
+from analysis.summaries import write_shard_summary
+from sim import profiles, runconfig, runner
 from sim.cli import main
 
 
@@ -15,8 +16,8 @@ def two_runs(tmp_path_factory):
     dirs = []
     for name in ("a", "b"):
         out = base / name
-        cfg = runner.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), shard_games=2)
-        runner.run_local(cfg, progress=False, log=lambda m: None)
+        cfg = runconfig.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), shard_games=2)
+        runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
         dirs.append(out)
     return dirs
 
@@ -94,7 +95,7 @@ CASES = [
 
 @pytest.mark.parametrize("label,argv,message", CASES, ids=[c[0] for c in CASES])
 def test_bad_input(label, argv, message, tmp_path, capsys, two_runs):
-    kalooki40 = (runner.PR.PROFILE_DIR / "kalooki40.toml").read_text()
+    kalooki40 = (profiles.PROFILE_DIR / "kalooki40.toml").read_text()
     (tmp_path / "bad.toml").write_text("jokers = [2\n")
     (tmp_path / "colour.toml").write_text(kalooki40 + "colour = \"red\"\n")
     (tmp_path / "misspelt.toml").write_text(kalooki40.replace("opening_min", "opening_mn"))

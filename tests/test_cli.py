@@ -20,7 +20,8 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from sim import cards, errors, profiles, runner, schema
+from analysis.summaries import write_shard_summary
+from sim import cards, errors, profiles, runconfig, runexec, runner, schema
 from sim.cli import build_parser, main
 from sim.commands import common
 
@@ -123,7 +124,7 @@ def test_simulate_of_a_complete_run_starts_no_ray(tmp_path, capsys, monkeypatch)
 
     def no_ray(*args, **kwargs):
         raise AssertionError("Ray started for a run with nothing to play")
-    monkeypatch.setattr(runner, "start_ray", no_ray)
+    monkeypatch.setattr(runexec, "start_ray", no_ray)
     rc, out, err = run_cli(capsys, "simulate", "--profile", "kalooki40", "--games", "2", "--seed", "1",
                            "--out", tmp_path / "run")
     assert rc == 0 and out.startswith("nothing to do: all 1 shard(s)"), err
@@ -181,8 +182,8 @@ def test_play_game_summary_is_the_score_sheet_only(capsys):
 
 def test_replay_prints_the_table_numbers(tmp_path, capsys):
     out = tmp_path / "run"
-    cfg = runner.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), events="turns")
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), events="turns")
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     rc, text, err = run_cli(capsys, "replay", out, "--game", "1", "--hand", "2")
     assert rc == 0, err
     hands = ds.dataset(str(out / "hands"), format="parquet").to_table().to_pylist()

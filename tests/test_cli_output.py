@@ -203,11 +203,12 @@ def test_tournament_says_how_seats_rotate_and_who_deals(capsys):
 
 @pytest.fixture(scope="module")
 def turns_run(tmp_path_factory):
-    from sim import runner
+    from analysis.summaries import write_shard_summary
+    from sim import runconfig, runner
     out = tmp_path_factory.mktemp("replay") / "run"
-    cfg = runner.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), events="turns",
-                             bots=["expert", "greedy", "lookahead", "random"])
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40"], games=2, seed=3, out=str(out), events="turns",
+                                bots=["expert", "greedy", "lookahead", "random"])
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     return out
 
 

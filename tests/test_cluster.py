@@ -26,7 +26,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
-from sim import cli, runformat, runner
+from analysis.summaries import write_shard_summary
+from sim import cli, runconfig, runexec, runformat, runner
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = "kalooki40"
@@ -95,8 +96,8 @@ def s3(env):
 def local_run(tmp_path_factory):
     """The reference: the same run played in this process, to a local directory."""
     out = tmp_path_factory.mktemp("local") / "run"
-    runner.run_local(runner.make_config(None, None, profiles=[PROFILE], games=GAMES, seed=SEED, out=str(out),
-                                        shard_games=SHARD), progress=False)
+    runner.run_local(runconfig.make_config(None, None, profiles=[PROFILE], games=GAMES, seed=SEED, out=str(out),
+                                           shard_games=SHARD), summarise=write_shard_summary, progress=False)
     return out
 
 
@@ -107,12 +108,12 @@ def cluster(env, tmp_path_factory):
     ray_cluster_utils = pytest.importorskip("ray.cluster_utils")
     marker = tmp_path_factory.mktemp("fault") / "killed-once"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(runner.FAULT_ENV, str(marker))
+        mp.setenv(runexec.FAULT_ENV, str(marker))
         node = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "object_store_memory": 100 * 2**20}
         c = ray_cluster_utils.Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
     try:
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv(runner.FAULT_ENV, str(marker))
+            mp.setenv(runexec.FAULT_ENV, str(marker))
             c.add_node(**node)
         c.wait_for_nodes()
         yield c.address, marker

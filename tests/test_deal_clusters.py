@@ -16,7 +16,9 @@ import pytest
 from scipy import stats as sps
 
 from analysis import compare, differences, load, metrics, stats, summaries
-from sim import runformat, runner
+from analysis.summaries import write_shard_summary
+from sim import runconfig, runformat, runmanifest, runner, runplan
+from sim.errors import UserError
 
 SEATS = 4
 TRUE_NEVER_OPENED = float(sps.norm.sf(0.8 / np.sqrt(2)))  # P(cards + own > 0.8), both N(0, 1)
@@ -202,10 +204,10 @@ def test_a_manifest_records_the_design_and_an_old_one_reads_as_one_game_a_deal()
 
 def test_a_skill_study_is_a_duplicate_run_in_its_manifest(tmp_path):
     from sim import skill
-    plan = runner.make_plan(skill.study_config(["kalooki40"], ["expert", "greedy"], 16, 1, str(tmp_path / "s")))
-    m = runner.new_manifest(plan, "cmd")
+    plan = runplan.make_plan(skill.study_config(["kalooki40"], ["expert", "greedy"], 16, 1, str(tmp_path / "s")))
+    m = runmanifest.new_manifest(plan, "cmd")
     assert m["duplicate"] is True and m["profiles"]["kalooki40"]["games_per_deal"] == SEATS
-    plain = runner.new_manifest(runner.make_plan(runner.make_config(
+    plain = runmanifest.new_manifest(runplan.make_plan(runconfig.make_config(
         None, None, profiles=["kalooki40"], games=16, seed=1, out=str(tmp_path / "p"))), "cmd")
     assert plain["duplicate"] is False and plain["profiles"]["kalooki40"]["games_per_deal"] == 1
     assert plain["run_id"] != m["run_id"]
@@ -225,9 +227,10 @@ TABLE = "expert,greedy,random,greedy"
 
 
 def _duplicate_run(out, seed=3, games=80, sets=(), table=TABLE):
-    cfg = runner.make_config(None, None, profiles=["kalooki40"], games=games, seed=seed, out=str(out),
-                             shard_games=40, tables=[{"bots": table}], players=SEATS, duplicate=True, sets=list(sets))
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40"], games=games, seed=seed, out=str(out),
+                                shard_games=40, tables=[{"bots": table}], players=SEATS, duplicate=True,
+                                sets=list(sets))
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     return cfg
 
 
@@ -298,7 +301,8 @@ def test_a_duplicate_run_is_clustered_by_deal(duplicate_run, tmp_path, caplog):
 
     # a run whose manifest predates the design is resumed, not refused, by the same configuration
     logged = []
-    runner.run_local(dataclass_replace(cfg, out=str(old)), progress=False, log=logged.append)
+    runner.run_local(dataclass_replace(cfg, out=str(old)), summarise=write_shard_summary, progress=False,
+                     log=logged.append)
     assert logged and logged[-1].startswith("nothing to do")
 
 
@@ -308,9 +312,9 @@ def dataclass_replace(cfg, **changes):
 
 
 def test_a_duplicate_run_refuses_part_deals(tmp_path):
-    with pytest.raises(runner.UserError, match="whole deals"):
-        runner.make_plan(runner.make_config(None, None, profiles=["kalooki40"], games=80, seed=1, out=str(tmp_path),
-                                            shard_games=30, players=SEATS, duplicate=True))
+    with pytest.raises(UserError, match="whole deals"):
+        runplan.make_plan(runconfig.make_config(None, None, profiles=["kalooki40"], games=80, seed=1, out=str(tmp_path),
+                                                shard_games=30, players=SEATS, duplicate=True))
 
 
 def test_compare_of_two_duplicate_runs_pairs_them_by_deal(duplicate_run, tmp_path):

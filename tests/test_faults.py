@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from sim import runner
+from analysis.summaries import write_shard_summary
+from sim import runexec, runner
 from sim.errors import UserError
 from test_runner import (GAMES, ROOT, assert_every_game_once, assert_same_tables, cli_args, config, read_tables,
                          runner_verify, simulate_cmd)
@@ -36,14 +37,14 @@ CTRL_C_PLANNED = 2 * -(-CTRL_C_GAMES // SHARD)
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "run"
-    runner.run_local(config(out), progress=False)
+    runner.run_local(config(out), summarise=write_shard_summary, progress=False)
     return read_tables(out)
 
 
 @pytest.fixture(scope="module")
 def ctrl_c_reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "run"
-    runner.run_local(config(out, games=CTRL_C_GAMES), progress=False)
+    runner.run_local(config(out, games=CTRL_C_GAMES), summarise=write_shard_summary, progress=False)
     return read_tables(out)
 
 
@@ -161,13 +162,13 @@ def test_a_second_driver_is_refused_while_another_writes(tmp_path):
         lock = {"pid": holder.pid, "host": socket.gethostname(), "since": "2026-11-30T00:00:00"}
         (out / ".lock").write_text(json.dumps(lock))
         with pytest.raises(UserError, match=f"being written by another kalooki simulate \\(pid {holder.pid}"):
-            runner.run_local(config(out), progress=False)
+            runner.run_local(config(out), summarise=write_shard_summary, progress=False)
         assert sorted(p.name for p in out.iterdir()) == [".lock"]  # nothing written
     finally:
         holder.kill()
         holder.wait()
     # its process gone, the lock is stale: the run goes ahead and leaves no lock behind
-    runner.run_local(config(out), progress=False)
+    runner.run_local(config(out), summarise=write_shard_summary, progress=False)
     assert _manifest(out)["complete"] is True and not (out / ".lock").exists()
 
 
@@ -175,7 +176,7 @@ def test_a_second_driver_is_refused_while_another_writes(tmp_path):
 def test_worker_killed_mid_shard_is_retried(reference, tmp_path):
     out = tmp_path / "run"
     marker = tmp_path / "killed-once"
-    env = dict(os.environ, **{runner.FAULT_ENV: str(marker)})
+    env = dict(os.environ, **{runexec.FAULT_ENV: str(marker)})
     proc = subprocess.Popen(simulate_cmd(*cli_args(out, shard_games=SHARD), "--workers", "2"), cwd=ROOT,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)

@@ -197,9 +197,9 @@ def test_convergence_reads_the_last_two_steps_of_each_profile_and_metric():
 
 
 def test_a_run_config_lends_its_profiles_and_seed_and_its_out_becomes_out_frontier():
-    from sim import frontier, runner
+    from sim import frontier, runconfig
     from sim.commands.simulate import config_path
-    values = runner.read_run_config(config_path("default"))
+    values = runconfig.read_run_config(config_path("default"))
     study = frontier.plan(values, "default", profiles=None, games=3, seed=None, out=None, rungs=["greedy", "expert"])
     assert study.out == "runs/default/frontier" and study.players == 4
     for rung in ("greedy", "expert"):
@@ -321,16 +321,16 @@ def test_a_frontier_of_another_study_is_not_replaced(tmp_path):
 def test_frontier_starts_ray_once_through_the_runner_for_every_rung(tmp_path, monkeypatch):
     import ray
 
-    from sim import runner
+    from sim import runexec
     starts, shutdowns = [], []
 
     def start_ray(workers, address, out=""):
         starts.append(out)
         return len(starts) == 1, 1  # the frontier's call starts Ray; each rung's run finds it started
 
-    monkeypatch.setattr(runner, "start_ray", start_ray)
-    monkeypatch.setattr(runner, "_execute_ray", lambda jobs, fn, on_done, workers:
-                        runner._execute_local(jobs, fn, on_done))
+    monkeypatch.setattr(runexec, "start_ray", start_ray)
+    monkeypatch.setattr(runexec, "execute_ray", lambda jobs, fn, on_done, workers:
+                        runexec.execute_local(jobs, fn, on_done))
     monkeypatch.setattr(ray, "shutdown", lambda: shutdowns.append(True))
     out = tmp_path / "fr"
     rc, _, err = _kalooki("frontier", "--profile", "kalooki40", "--games", "2", "--seed", "1", "--rungs",

@@ -22,7 +22,8 @@ import pandas as pd
 import pytest
 
 from analysis import load, metrics, stats, summaries
-from sim import runner
+from analysis.summaries import write_shard_summary
+from sim import runconfig, runner
 
 PROFILES = ("kalooki40", "kalooki51")
 SHARD = 20
@@ -31,9 +32,9 @@ BAND = (0.93, 0.97)
 
 
 def play(out, games: int, seed: int = 45) -> None:
-    cfg = runner.make_config(None, None, profiles=list(PROFILES), games=games, seed=seed, out=str(out),
-                             shard_games=SHARD)
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=list(PROFILES), games=games, seed=seed, out=str(out),
+                                shard_games=SHARD)
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
 
 
 def _shards(run_dir, profile) -> tuple[dict, list[summaries.Summary]]:

@@ -317,12 +317,12 @@ def test_a_skill_re_fit_says_so_and_a_stopped_fit_leaves_the_old_one(mine, tmp_p
 
 
 def test_skill_says_the_time_it_may_take_before_playing(mine, tmp_path, monkeypatch):
-    from sim import runner
+    from sim import runplan
 
     def stop(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "make_plan", stop)  # planning a billion games: stopped at once
+    monkeypatch.setattr(runplan, "make_plan", stop)  # planning a billion games: stopped at once
     rc, _, err = _kalooki("skill", "--profile", mine, "--games", "1000000000", "--workers", "2",
                           "--out", tmp_path / "run")
     assert rc == 130

@@ -165,3 +165,48 @@ def test_analysis_layers_point_one_way():
     rank = {m: i for i, m in enumerate(ANALYSIS_ORDER)}
     upward = sorted(f"analysis.{m} -> analysis.{d}" for m, deps in graph.items() for d in deps if rank[d] > rank[m])
     assert not upward, "imports that run up the layers of analysis: " + ", ".join(upward)
+
+
+def _top_level_imports(path: Path) -> set:
+    """Every module an absolute import of ``path`` names (``import a.b``, ``from a.b import c``: ``a.b``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+    return found
+
+
+RUNNER = ("sim.runner", "sim.runconfig", "sim.runplan", "sim.runexec", "sim.runmanifest")
+# sim/tune.py's deal study (``deal_tune``, ``deal_grid``, ``true_crossing``: the check of tune's interval
+# run by ``python -m sim.tune``) fits with ``analysis.tune`` itself; the tune command hands the study its fit.
+READS_ANALYSIS_ITSELF = {"sim.tune"}
+
+
+def test_sim_outside_its_commands_imports_no_analysis():
+    """Reports sit above the runs: a run's per-shard summary step (``analysis.summaries``) is handed to the
+    runner by the command that starts it, so no module of ``sim`` outside ``sim/commands`` imports
+    ``analysis``."""
+    wrong = sorted(f"{m} -> {', '.join(sorted(d for d in _top_level_imports(p) if d.split('.')[0] == 'analysis'))}"
+                   for m, p in MODULES.items() if not m.startswith("sim.commands")
+                   and any(d.split(".")[0] == "analysis" for d in _top_level_imports(p)))
+    assert [w for w in wrong if w.split(" ->")[0] not in READS_ANALYSIS_ITSELF] == [], \
+        "sim imports analysis outside sim/commands: " + "; ".join(wrong)
+    assert {w.split(" ->")[0] for w in wrong} == READS_ANALYSIS_ITSELF  # the known one, named until it is gone
+    assert any(d.startswith("analysis.") for d in _top_level_imports(MODULES["sim.commands.simulate"]))  # the reader
+
+
+def test_the_runner_is_split_by_job_without_a_circle():
+    """The runner's modules: config, plan, manifest and shard execution below the driver (``sim.runner``);
+    each imports only those below it, none imports the driver, and no circle joins them."""
+    below = {"sim.runconfig": set(), "sim.runplan": {"sim.runconfig"}, "sim.runexec": set(),
+             "sim.runmanifest": {"sim.runconfig", "sim.runplan"}}
+    for name, allowed in below.items():
+        used = GRAPH[name] & set(RUNNER)
+        assert used <= allowed, f"{name} imports {', '.join(sorted(used - allowed))} of the runner's modules"
+    assert GRAPH["sim.runner"] >= {"sim.runplan", "sim.runexec", "sim.runmanifest"}
+    assert not [c for c in _circles(GRAPH) if set(c) & set(RUNNER)]
+    callers = sorted(m for m, deps in GRAPH.items() if deps & set(RUNNER) and m not in RUNNER)
+    assert "sim.runner" not in {d for m in RUNNER for d in GRAPH[m]}, "a runner module imports the driver"
+    assert callers, "the import reader found no caller of the runner"

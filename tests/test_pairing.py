@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import cli, profiles, runner
+from analysis.summaries import write_shard_summary
+from sim import cli, profiles, runconfig, runmanifest, runner, runplan
 from sim.engine import DRAW_STOCK, HandState, Play
 from sim.game import CanonicalDeal
 from sim.records import ShardSpec, make_game, play_shard, table_of
@@ -43,12 +44,12 @@ def spec_for(name: str, seed: int, paired: bool) -> ShardSpec:
 # table mixes
 
 def test_mix_is_drawn_by_weight_per_game_and_seats_rotate(tmp_path):
-    cfg = runner.make_config(None, None, profiles=["kalooki40"], games=12, seed=5, out=str(tmp_path / "a"),
-                             shard_games=12, tables=MIX)
-    runner.run_local(cfg, progress=False, log=lambda m: None)
-    split = runner.make_config(None, None, profiles=["kalooki40"], games=12, seed=5, out=str(tmp_path / "b"),
-                               shard_games=5, tables=MIX)
-    runner.run_local(split, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40"], games=12, seed=5, out=str(tmp_path / "a"),
+                                shard_games=12, tables=MIX)
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
+    split = runconfig.make_config(None, None, profiles=["kalooki40"], games=12, seed=5, out=str(tmp_path / "b"),
+                                  shard_games=5, tables=MIX)
+    runner.run_local(split, summarise=write_shard_summary, progress=False, log=lambda m: None)
     a, b = read_tables(tmp_path / "a"), read_tables(tmp_path / "b")
     assert_same_tables(a, b)  # composition and play do not depend on the shard size
     games = a["games"].to_pandas()
@@ -70,10 +71,10 @@ def test_mix_and_pairing_do_not_depend_on_workers(ray_session, tmp_path):
     """Two all-greedy compositions under different names (fast, and the draw shows in the table column)."""
     mix = "north=greedy,greedy,greedy,greedy:1; south=greedy,greedy,greedy,greedy:2"
     args = dict(profiles=["kalooki40", "swedish"], games=12, seed=6, tables=mix, paired=True)
-    runner.run_local(runner.make_config(None, None, out=str(tmp_path / "local"), shard_games=12, **args),
-                     progress=False, log=lambda m: None)
-    runner.run(runner.make_config(None, None, out=str(tmp_path / "ray"), shard_games=5, workers=2, **args),
-               progress=False, log=lambda m: None)
+    runner.run_local(runconfig.make_config(None, None, out=str(tmp_path / "local"), shard_games=12, **args),
+                     summarise=write_shard_summary, progress=False, log=lambda m: None)
+    runner.run(runconfig.make_config(None, None, out=str(tmp_path / "ray"), shard_games=5, workers=2, **args),
+               summarise=write_shard_summary, progress=False, log=lambda m: None)
     local, ray = read_tables(tmp_path / "local"), read_tables(tmp_path / "ray")
     assert_same_tables(local, ray)
     games = local["games"].to_pandas()
@@ -141,19 +142,19 @@ def test_tables_flag_and_bots_flag_exclude_each_other(tmp_path, capsys):
 
 
 def test_the_manifest_records_the_mix_and_pairing(tmp_path):
-    cfg = runner.make_config(None, None, profiles=["kalooki40", "british"], games=2, seed=1,
-                             out=str(tmp_path / "m"), tables=MIX, paired=True)
-    plan = runner.make_plan(cfg)
-    m = runner.new_manifest(plan, "cmd")
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "british"], games=2, seed=1,
+                                out=str(tmp_path / "m"), tables=MIX, paired=True)
+    plan = runplan.make_plan(cfg)
+    m = runmanifest.new_manifest(plan, "cmd")
     assert m["paired"] is True and m["config"]["paired"] is True
     assert m["config"]["tables"] == [{"name": "fast", "bots": ["greedy"] * 4, "weight": 3},
                                      {"name": "one_patient", "bots": ["patient", "greedy", "greedy", "greedy"],
                                       "weight": 1}]
     assert m["profiles"]["british"]["tables"] == m["config"]["tables"]
-    unpaired = runner.make_plan(runner.make_config(None, None, profiles=["kalooki40", "british"], games=2, seed=1,
-                                                   out=str(tmp_path / "m"), tables=MIX))
+    unpaired = runplan.make_plan(runconfig.make_config(None, None, profiles=["kalooki40", "british"], games=2, seed=1,
+                                                       out=str(tmp_path / "m"), tables=MIX))
     assert unpaired.run_id != plan.run_id
-    assert any(d.startswith("paired") for d in runner.config_differences(m, unpaired))
+    assert any(d.startswith("paired") for d in runmanifest.config_differences(m, unpaired))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,9 +196,9 @@ def test_paired_kalooki40_and_british_play_identical_games():
 def test_paired_run_data_do_not_depend_on_shard_size(tmp_path):
     runs = {}
     for shard in (4, 3):
-        cfg = runner.make_config(None, None, profiles=["kalooki40", "swedish"], games=4, seed=2, out=str(tmp_path / f"s{shard}"),
-                                 shard_games=shard, paired=True)
-        runner.run_local(cfg, progress=False, log=lambda m: None)
+        cfg = runconfig.make_config(None, None, profiles=["kalooki40", "swedish"], games=4, seed=2,
+                                    out=str(tmp_path / f"s{shard}"), shard_games=shard, paired=True)
+        runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
         runs[shard] = read_tables(tmp_path / f"s{shard}")
     assert_same_tables(runs[4], runs[3])
     g = runs[4]["games"]

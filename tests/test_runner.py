@@ -7,6 +7,7 @@ One Ray session serves the module (a module fixture); runs that need a fresh dri
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import logging
@@ -24,7 +25,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis import summaries
-from sim import cli, runformat, runner, schema
+from analysis.summaries import write_shard_summary
+from sim import cli, profiles, runconfig, runexec, runformat, runner, runplan, schema
+from sim.errors import UserError
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ["kalooki40", "east_coast"]
@@ -37,10 +40,10 @@ SORT_KEYS = {"hands": ["profile", "game_id", "hand_no", "redeal_no", "seat"],
 # ---------------------------------------------------------------------------------------------
 # helpers (test_faults uses them too)
 
-def config(out, **kw) -> runner.RunConfig:
+def config(out, **kw) -> runconfig.RunConfig:
     args = dict(profiles=PROFILES, games=GAMES, seed=7, out=str(out), shard_games=GAMES)
     args.update(kw)
-    return runner.make_config(None, None, **args)
+    return runconfig.make_config(None, None, **args)
 
 
 def read_tables(run_dir, tables=("hands", "games")) -> dict[str, pa.Table]:
@@ -100,14 +103,14 @@ def ray_session():
              object_store_memory=200 * 1024 * 1024)
     yield ray
     ray.shutdown()
-    runner._REMOTE = None
+    runexec._REMOTE = None
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """The run played in-process in one shard per profile, written through a file:// URI."""
     out = tmp_path_factory.mktemp("ref") / "run"
-    runner.run_local(config(f"file://{out}"), progress=False)
+    runner.run_local(config(f"file://{out}"), summarise=write_shard_summary, progress=False)
     return out, read_tables(out)
 
 
@@ -119,7 +122,7 @@ def test_workers_and_shard_sizes_give_identical_tables(reference, ray_session, t
     ref_dir, ref = reference
     assert_every_game_once(ref)
     two = tmp_path / "two"
-    res = runner.run(config(two, workers=2, shard_games=5), progress=False)
+    res = runner.run(config(two, workers=2, shard_games=5), summarise=write_shard_summary, progress=False)
     assert res.shards_run == 2 * 4
     one = tmp_path / "one"
     proc = subprocess.run(simulate_cmd(*cli_args(one, shard_games=7), "--workers", "1"),
@@ -152,17 +155,35 @@ def test_the_kernels_are_compiled_before_ray_starts_and_timed_apart(tmp_path, mo
         return False, 1
 
     def execute(jobs, shard_fn, on_done, workers):
-        runner._execute_local(jobs, shard_fn, on_done)
+        runexec.execute_local(jobs, shard_fn, on_done)
     monkeypatch.setattr(runner, "warm_up", warm_up)
-    monkeypatch.setattr(runner, "start_ray", start_ray)
-    monkeypatch.setattr(runner, "_execute_ray", execute)
+    monkeypatch.setattr(runexec, "start_ray", start_ray)
+    monkeypatch.setattr(runexec, "execute_ray", execute)
     said = []
-    result = runner.run(config(tmp_path / "run", profiles=["kalooki40"], games=2, shard_games=1), progress=False,
-                        log=said.append)
+    result = runner.run(config(tmp_path / "run", profiles=["kalooki40"], games=2, shard_games=1),
+                        summarise=write_shard_summary, progress=False, log=said.append)
     assert steps == [("compile", ("greedy",), True), "ray"]  # only the run's bots, a cold compile announced
     assert result.compile_seconds >= 1.0 and result.startup_seconds < 1.0
     assert result.seconds < result.compile_seconds + 60  # the compile is not in the playing time
     assert re.search(r"before playing: 1\.\d s compiling or loading the kernels, 0\.\d s starting Ray$", said[-1]), said
+
+
+def _recorded_summary(loc, profile, index, hands, games, meta, *, calls):
+    calls.append((profile, index, hands.num_rows, len(set(games.column("game_id").to_pylist())),
+                  meta["profiles"][profile]["params"]["jokers"]))
+    return write_shard_summary(loc, profile, index, hands, games, meta)
+
+
+def test_each_shard_is_summarised_by_the_step_the_caller_hands_in(tmp_path):
+    calls = []
+    summarise = functools.partial(_recorded_summary, calls=calls)
+    res = runner.run_local(config(tmp_path / "run", profiles=["kalooki40"], games=4, shard_games=2),
+                           summarise=summarise, progress=False, log=lambda m: None)
+    assert sorted(c[:2] for c in calls) == [("kalooki40", 0), ("kalooki40", 1)]
+    jokers = profiles.load("kalooki40").jokers
+    assert all(c[2] > 0 and c[3] == 2 and c[4] == jokers for c in calls)  # the shard's own tables and rules
+    m = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert all(runformat.SUMMARY in s["files"] for s in m["shards"]) and res.shards_run == 2
 
 
 def test_duration_text_reads_like_a_person_would_say_it():
@@ -240,7 +261,7 @@ def test_bad_input_exits_2_and_writes_nothing(label, argv, message, tmp_path, ca
         "unknown_key": _write(tmp_path, "key.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = 3\ngamez = 3\n"),
         "bool_games": _write(tmp_path, "bool.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = true\n"),
         "sets_other": _write(tmp_path, "sets.toml", "profiles = [\"kalooki40\"]\nseed = 1\ngames = 3\n[sets.east_coast]\nopening_min = 51\n"),
-        "odd_name": _write(tmp_path, "odd.toml", runner.PR.to_toml(runner.PR.load("kalooki40")).replace(
+        "odd_name": _write(tmp_path, "odd.toml", profiles.to_toml(profiles.load("kalooki40")).replace(
             'name = "kalooki40"', 'name = "my variant"')),
     }
     out = tmp_path / "out"
@@ -282,10 +303,10 @@ def test_a_run_made_by_another_engine_version_is_refused_with_what_to_do(referen
 
 def test_run_configs_in_the_repo_are_valid():
     for path in sorted((ROOT / "configs" / "runs").glob("*.toml")):
-        plan = runner.make_plan(runner.make_config(runner.read_run_config(path), path))
+        plan = runplan.make_plan(runconfig.make_config(runconfig.read_run_config(path), path))
         assert plan.total_games > 0, path
-    smoke = runner.make_config(runner.read_run_config(ROOT / "configs/runs/smoke.toml"), "smoke.toml",
-                               games=2, out="elsewhere")
+    smoke = runconfig.make_config(runconfig.read_run_config(ROOT / "configs/runs/smoke.toml"), "smoke.toml",
+                                  games=2, out="elsewhere")
     assert smoke.games == 2 and smoke.out == "elsewhere" and smoke.events  # flags override the file
 
 
@@ -296,7 +317,7 @@ def test_verify_names_damage_and_rerun_repairs_it(reference, tmp_path, capsys):
     _, ref = reference
     out = tmp_path / "run"
     cfg = config(out, shard_games=4)
-    runner.run_local(cfg, progress=False)
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False)
     assert cli.main(["verify", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     by_key = {(s["profile"], s["index"]): s for s in manifest["shards"]}
@@ -313,7 +334,7 @@ def test_verify_names_damage_and_rerun_repairs_it(reference, tmp_path, capsys):
     assert "hands/profile=kalooki40/part-00001.parquet does not match its sha256" in report
     assert "games/profile=east_coast/part-00002.parquet is missing" in report
     assert "hands/profile=east_coast/part-00000.parquet has" in report and "the manifest says" in report
-    res = runner.run_local(cfg, progress=False)
+    res = runner.run_local(cfg, summarise=write_shard_summary, progress=False)
     assert res.shards_run == 3 and res.shards_kept == 7
     assert cli.main(["verify", str(out)]) == 0
     assert_same_tables(ref, read_tables(out))
@@ -384,8 +405,9 @@ def test_full_disk_mid_run_keeps_earlier_shards_and_leaves_no_partial_files(refe
         return runformat.RunLocation(loc.uri, fs["fs"], loc.root)
 
     monkeypatch.setattr(runformat, "locate", failing_locate)
-    with pytest.raises(runner.UserError, match="No space left on device"):
-        runner.run_local(config(out, profiles=["kalooki40"], shard_games=7), progress=False)
+    with pytest.raises(UserError, match="No space left on device"):
+        runner.run_local(config(out, profiles=["kalooki40"], shard_games=7), summarise=write_shard_summary,
+                         progress=False)
     monkeypatch.undo()
     assert not list(out.rglob(".tmp-*")), "a half-written temporary file was left behind"
     manifest = json.loads((out / "manifest.json").read_text())
@@ -393,7 +415,7 @@ def test_full_disk_mid_run_keeps_earlier_shards_and_leaves_no_partial_files(refe
     problems = runner_verify(out)
     assert any("shard(s) 1, 2 of 3 planned are not in the manifest" in p for p in problems), problems
     assert not any("shard 0" in p for p in problems), problems
-    runner.run_local(config(out, profiles=["kalooki40"], shard_games=7), progress=False)
+    runner.run_local(config(out, profiles=["kalooki40"], shard_games=7), summarise=write_shard_summary, progress=False)
     assert runner_verify(out) == []
     # the same games as in the two-profile reference (only the run_id differs: another run)
     ref_k40 = {t: v.filter(pc.equal(v["profile"], "kalooki40")).drop_columns(["run_id"]) for t, v in ref.items()}

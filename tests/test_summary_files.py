@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from analysis import compare, load, metrics, summaries
+from analysis.summaries import write_shard_summary
 from bench import report as bench_report
-from sim import runformat, runner
+from sim import runconfig, runformat, runner
 
 MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,greedy:1"
 
@@ -20,9 +21,9 @@ MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,gre
 def paired_run(tmp_path_factory):
     """Two paired profiles at a mix of two compositions, four shards each, as `kalooki simulate` writes it."""
     out = tmp_path_factory.mktemp("summary-files") / "run"
-    cfg = runner.make_config(None, None, profiles=["kalooki40", "swedish"], games=16, seed=5, out=str(out),
-                             shard_games=4, tables=MIX, paired=True)
-    runner.run_local(cfg, progress=False, log=lambda m: None)
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "swedish"], games=16, seed=5, out=str(out),
+                                shard_games=4, tables=MIX, paired=True)
+    runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     return out
 
 

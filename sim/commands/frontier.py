@@ -62,8 +62,9 @@ def _command(args) -> str:
 
 def run(args):
     from analysis import ladder as measured_ladder
+    from analysis.summaries import write_shard_summary
 
-    from .. import frontier, runner
+    from .. import frontier, runconfig
     from ..errors import UserError
     ladder_at = None
     if args.ladder is not None:  # checked before anything is played
@@ -73,7 +74,7 @@ def run(args):
                             f"{args.ladder}/ladder); `kalooki ladder --out RUN` writes one to RUN/ladder")
         measured_ladder.read_document(ladder_at)
     rungs = frontier.parse_rungs(args.rungs)
-    file_values = runner.read_run_config(config_path(args.config)) if args.config else None
+    file_values = runconfig.read_run_config(config_path(args.config)) if args.config else None
     study = frontier.plan(file_values, args.config, profiles=args.profiles, games=args.games, seed=args.seed,
                           out=args.out, rungs=rungs, players=args.players, workers=args.workers,
                           shard_games=args.shard_games, sets=args.sets)
@@ -83,7 +84,7 @@ def run(args):
         if not quiet:
             print(msg, file=sys.stderr)
 
-    frontier.run(study, command=_command(args), local=args.local, address=args.address,
+    frontier.run(study, command=_command(args), summarise=write_shard_summary, local=args.local, address=args.address,
                  progress=show_progress(args), log=log, force=args.force)
     from analysis.frontier import load_frontier, terminal_lines
     if ladder_at is None:

@@ -80,6 +80,8 @@ def parse_profiles(text: str) -> list[str]:
 
 
 def run(args):
+    from analysis.summaries import write_shard_summary
+
     from .. import ladder
     rungs = ladder.parse_rungs(args.rungs)
     games = ladder.parse_games_at(args.games_at, rungs, args.games)
@@ -91,7 +93,7 @@ def run(args):
         if not quiet:
             print(msg, file=sys.stderr)
 
-    ladder.run(study, command=_command(args), local=args.local, address=args.address,
+    ladder.run(study, command=_command(args), summarise=write_shard_summary, local=args.local, address=args.address,
                progress=show_progress(args), log=log, force=args.force)
     from analysis.ladder import CSV_FILE, load_ladder, terminal_lines, write_csv
     measured = load_ladder(study.out)

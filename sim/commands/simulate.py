@@ -71,13 +71,16 @@ def _log(msg: str, quiet: bool) -> None:
 
 
 def run(args):
-    from .. import runner
-    file_values = runner.read_run_config(config_path(args.config)) if args.config else None
-    config = runner.make_config(file_values, args.config, profiles=args.profiles, games=args.games,
-                                seed=args.seed, out=args.out, bots=args.bots, players=args.players,
-                                workers=args.workers, shard_games=args.shard_games, events=args.events,
-                                sets=args.sets, tables=args.tables, paired=args.paired)
-    runner.run(config, local=args.local, address=args.address, progress=show_progress(args) and not args.no_progress,
-               command=_command(args), log=lambda msg: _log(msg, args.quiet))
+    from analysis.summaries import write_shard_summary
+
+    from .. import runconfig, runner
+    file_values = runconfig.read_run_config(config_path(args.config)) if args.config else None
+    config = runconfig.make_config(file_values, args.config, profiles=args.profiles, games=args.games,
+                                   seed=args.seed, out=args.out, bots=args.bots, players=args.players,
+                                   workers=args.workers, shard_games=args.shard_games, events=args.events,
+                                   sets=args.sets, tables=args.tables, paired=args.paired)
+    runner.run(config, summarise=write_shard_summary, local=args.local, address=args.address,
+               progress=show_progress(args) and not args.no_progress, command=_command(args),
+               log=lambda msg: _log(msg, args.quiet))
 
     return 0

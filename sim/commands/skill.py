@@ -116,7 +116,10 @@ def run(args):
     log(skill.estimate_line(len(given), args.games, players, args.workers, args.local))
     where = output.path
     import dataclasses
-    result = skill.run_study(dataclasses.replace(config, out=where), local=args.local, address=args.address,
+
+    from analysis.summaries import write_shard_summary
+    result = skill.run_study(dataclasses.replace(config, out=where), summarise=write_shard_summary,
+                             local=args.local, address=args.address,
                              progress=show_progress(args), command=_command(args), log=log,
                              label="skill {profile}")
     from analysis import skill as fit

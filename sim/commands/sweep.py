@@ -94,7 +94,7 @@ def skill_players(args) -> list[str] | None:
 
 
 def run(args):
-    from .. import runformat, runner, skill
+    from .. import runconfig, runformat, runplan, skill
     base = profiles.resolve(args.profile, args.sets)
     name, grid = parse_grid(args.param, base)
     players = skill_players(args)
@@ -107,13 +107,13 @@ def run(args):
             configs[v] = skill.study_config([args.profile], players, args.games, args.seed, out, workers=args.workers,
                                             shard_games=args.shard_games, sets=sets)
             continue
-        configs[v] = runner.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
-                                        out=out, bots=args.bots, players=args.players,
-                                        workers=args.workers, shard_games=args.shard_games,
-                                        sets=sets, tables=args.tables, paired=args.paired or None)
-    plans = {v: runner.make_plan(cfg) for v, cfg in configs.items()}
+        configs[v] = runconfig.make_config(None, None, profiles=[args.profile], games=args.games, seed=args.seed,
+                                           out=out, bots=args.bots, players=args.players,
+                                           workers=args.workers, shard_games=args.shard_games,
+                                           sets=sets, tables=args.tables, paired=args.paired or None)
+    plans = {v: runplan.make_plan(cfg) for v, cfg in configs.items()}
     if args.paired:  # the grid values must be dealt alike, as the profiles of a paired run
-        runner.check_pairing({f"{name}={v}": plan.profiles[base.name] for v, plan in plans.items()})
+        runplan.check_pairing({f"{name}={v}": plan.profiles[base.name] for v, plan in plans.items()})
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with report_dir(out_dir, "sweep", [plan.run_id for plan in plans.values()], args.force, log=log) as where:
         _run_sweep(args, base, name, grid, configs, runs_dir, where, players)
@@ -124,17 +124,21 @@ def run(args):
 def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None):
     """Play (or resume) every grid value's run (a skill study each with ``players``), then write the
     sweep's report to ``out_dir``."""
-    from .. import runner, skill
+    from analysis.summaries import write_shard_summary
+
+    from .. import runexec, runner, runplan, skill
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     runner.warm_up(announce=not args.quiet)  # before Ray, as simulate does, so that neither is timed as the other
-    with contextlib.nullcontext() if args.local else runner.ray_session(args.workers):
+    with contextlib.nullcontext() if args.local else runexec.ray_session(args.workers):
         for v, cfg in configs.items():
             log(f"sweep {name}={v}")
             if players is None:
-                runner.run(cfg, local=args.local, progress=show_progress(args), log=log, flag="--runs",
+                runner.run(cfg, summarise=write_shard_summary, local=args.local, progress=show_progress(args),
+                           log=log, flag="--runs",
                            label=f"sweep {name}={v}")
             else:
-                skill.run_study(cfg, local=args.local, progress=show_progress(args), log=log, flag="--runs",
+                skill.run_study(cfg, summarise=write_shard_summary, local=args.local, progress=show_progress(args),
+                                log=log, flag="--runs",
                                 label=f"sweep {name}={v}")
     from analysis.sweep import load_sweep, terminal_lines, write_sweep
     command = command_line("sweep", args, (("--param", args.param), ("--games", args.games), ("--seed", args.seed),
@@ -148,12 +152,12 @@ def _run_sweep(args, base, name, grid, configs, runs_dir, out_dir, players=None)
         for v, cfg in configs.items():
             fit.fit_run(cfg.out, [base.name], players, boot=boot, seed=args.seed,
                         command=f"{command} ({name}={v})",
-                        run_id=runner.make_plan(cfg).run_id, log=log)
+                        run_id=runplan.make_plan(cfg).run_id, log=log)
         studies = {v: fit.find_fit(cfg.out) for v, cfg in configs.items()}
     sweep = load_sweep({v: cfg.out for v, cfg in configs.items()}, name, default=getattr(base, name), skill=studies)
     first = configs[grid[0]]
     seats = ("tables " + "; ".join(f"{t.name} = {','.join(t.bots)} (weight {t.weight})" for t in first.tables)
-             if first.tables else f"bots {','.join(runner.make_plan(first).profiles[base.name].bots)}")
+             if first.tables else f"bots {','.join(runplan.make_plan(first).profiles[base.name].bots)}")
     facts = f"profile {base.name}, {args.games} games per value, seed {args.seed}"
     design = "paired by game" if sweep.paired else "independent samples"
     ends, page = write_sweep(sweep, out_dir, [

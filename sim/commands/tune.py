@@ -111,7 +111,7 @@ class Study:
     """The study's settings, its runs' configs and its document in --out."""
 
     def __init__(self, args, base, name, lo, hi, metric, target, block_games):
-        from .. import runner
+        from .. import runplan
         from ..tune import block_seed
         self.args, self.base, self.name, self.lo, self.hi = args, base, name, lo, hi
         self.metric, self.target, self.block_games = metric, target, block_games
@@ -121,21 +121,21 @@ class Study:
         self.block_seed = lambda b: block_seed(args.seed, b)
         self.paired = True
         try:  # common deals whatever the deal pattern, where the range keeps the pack and hand size
-            runner.check_pairing({f"{name}={v}": runner.make_plan(self.config(v, 0)).profiles[base.name]
-                                  for v in (lo, hi)})
+            runplan.check_pairing({f"{name}={v}": runplan.make_plan(self.config(v, 0)).profiles[base.name]
+                                   for v in (lo, hi)})
         except UserError:
             self.paired = False  # game g of block b still drawn from the same seed at every value
-        self.plan0 = runner.make_plan(self.config(lo, 0))
+        self.plan0 = runplan.make_plan(self.config(lo, 0))
 
     def config(self, value: int, block: int):
-        from .. import runformat, runner
+        from .. import runconfig, runformat
         a = self.args
-        return runner.make_config(None, None, profiles=[a.profile], games=self.block_games,
-                                  seed=self.block_seed(block),
-                                  out=runformat.join_uri(self.where, f"{self.name}={value}/block-{block:03d}"),
-                                  bots=a.bots, players=a.players, workers=a.workers, shard_games=self.shard_games,
-                                  sets=list(a.sets) + [f"{self.name}={value}"], tables=a.tables,
-                                  paired=getattr(self, "paired", True))
+        return runconfig.make_config(None, None, profiles=[a.profile], games=self.block_games,
+                                     seed=self.block_seed(block),
+                                     out=runformat.join_uri(self.where, f"{self.name}={value}/block-{block:03d}"),
+                                     bots=a.bots, players=a.players, workers=a.workers, shard_games=self.shard_games,
+                                     sets=list(a.sets) + [f"{self.name}={value}"], tables=a.tables,
+                                     paired=getattr(self, "paired", True))
 
     def identity(self) -> dict:
         pp = self.plan0.profiles[self.base.name]
@@ -207,10 +207,11 @@ def _command(args) -> str:
 
 
 def run(args):
-    from .. import runner
+    from .. import runexec, runner
     from ..tune import default_block_games, search
     from analysis import findings
     from analysis import tune as fitting
+    from analysis.summaries import write_shard_summary
     base = profiles.resolve(args.profile, args.sets)
     name, lo, hi = parse_param(args.param, base)
     metric, target = parse_target(args.target)
@@ -240,8 +241,8 @@ def run(args):
         for v in values:
             cfg = study.config(v, block)
             t = time.perf_counter()
-            result = runner.run(cfg, local=args.local, address=args.address, progress=False,
-                                log=lambda msg: None, command=f"{command}  # {name}={v}, block {block}")
+            result = runner.run(cfg, summarise=write_shard_summary, local=args.local, address=args.address,
+                                progress=False, log=lambda msg: None, command=f"{command}  # {name}={v}, block {block}")
             if result.games:
                 clock["games"] += result.games
                 clock["seconds"] += time.perf_counter() - t
@@ -270,7 +271,7 @@ def run(args):
     if not study.output.in_place:
         study.write([], None, command, complete=False)  # the staging folder's mark, for the same command to resume
     try:
-        with contextlib.nullcontext() if args.local else runner.ray_session(args.workers, args.address, study.out):
+        with contextlib.nullcontext() if args.local else runexec.ray_session(args.workers, args.address, study.out):
             stages, f = search(lo, hi, args.games, block_games, play, assess, on_stage)
         fitting.check(f, name)
     except UserError:
