@@ -179,9 +179,6 @@ def _top_level_imports(path: Path) -> set:
 
 
 RUNNER = ("sim.runner", "sim.runconfig", "sim.runplan", "sim.runexec", "sim.runmanifest")
-# sim/tune.py's deal study (``deal_tune``, ``deal_grid``, ``true_crossing``: the check of tune's interval
-# run by ``python -m sim.tune``) fits with ``analysis.tune`` itself; the tune command hands the study its fit.
-READS_ANALYSIS_ITSELF = {"sim.tune"}
 
 
 def test_sim_outside_its_commands_imports_no_analysis():
@@ -191,9 +188,7 @@ def test_sim_outside_its_commands_imports_no_analysis():
     wrong = sorted(f"{m} -> {', '.join(sorted(d for d in _top_level_imports(p) if d.split('.')[0] == 'analysis'))}"
                    for m, p in MODULES.items() if not m.startswith("sim.commands")
                    and any(d.split(".")[0] == "analysis" for d in _top_level_imports(p)))
-    assert [w for w in wrong if w.split(" ->")[0] not in READS_ANALYSIS_ITSELF] == [], \
-        "sim imports analysis outside sim/commands: " + "; ".join(wrong)
-    assert {w.split(" ->")[0] for w in wrong} == READS_ANALYSIS_ITSELF  # the known one, named until it is gone
+    assert wrong == [], "sim imports analysis outside sim/commands: " + "; ".join(wrong)
     assert any(d.startswith("analysis.") for d in _top_level_imports(MODULES["sim.commands.simulate"]))  # the reader
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis import tune as fitting
+from bench import tune_deals
 from sim import profiles, tune
 from sim.cli import main
 from sim.errors import UserError
@@ -98,8 +99,8 @@ def test_design_spends_inside_the_interval_and_keeps_the_bracket():
 
 def test_search_on_deals_is_seeded_and_within_budget():
     prof = profiles.load("kalooki40")
-    a_stages, a = tune.deal_tune(prof, 30, 60, 0.20, 1500, seed=7, boot=100)
-    b_stages, b = tune.deal_tune(prof, 30, 60, 0.20, 1500, seed=7, boot=100)
+    a_stages, a = tune_deals.deal_tune(prof, 30, 60, 0.20, 1500, seed=7, boot=100)
+    b_stages, b = tune_deals.deal_tune(prof, 30, 60, 0.20, 1500, seed=7, boot=100)
     assert a_stages == b_stages and (a.crossing, a.ci_low, a.ci_high) == (b.crossing, b.ci_low, b.ci_high)
     assert sum(s.cost for s in a_stages) <= 1500
     assert a_stages[0].values == (30, 38, 45, 52, 60)
@@ -112,10 +113,10 @@ def test_search_on_deals_is_seeded_and_within_budget():
 def test_interval_covers_the_true_answer_in_at_least_90_percent_of_repeats():
     """P(the dealt hand can open) against opening_min: the truth from a million hands, 60 seeded studies."""
     prof = profiles.load("kalooki40")
-    truth = tune.true_crossing(tune.true_curve(prof, 30, 60, 1_000_000, seed=0), 30, 0.20)
+    truth = tune_deals.true_crossing(tune_deals.true_curve(prof, 30, 60, 1_000_000, seed=0), 30, 0.20)
     covered = 0
     for r in range(60):
-        _, f = tune.deal_tune(prof, 30, 60, 0.20, 4000, seed=1000 + r)
+        _, f = tune_deals.deal_tune(prof, 30, 60, 0.20, 4000, seed=1000 + r)
         covered += f.ci_low <= truth <= f.ci_high
     assert covered >= 54, f"the 95% interval covered the truth {truth:.3f} in {covered} of 60 studies"
 
