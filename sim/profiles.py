@@ -150,7 +150,7 @@ def _type_name(default) -> str:
         type(default) if default is not None else dict]
 
 
-def _check_value(key: str, value, source: str):
+def check_value(key: str, value, source: str):
     f = FIELDS[key]
     meta = f.metadata
     where = f"{source}: key {key!r}"
@@ -194,7 +194,7 @@ def _check_value(key: str, value, source: str):
 def validate(p: Profile, source: str = "profile") -> Profile:
     """Check the combination of parameters (single values are checked when read)."""
     for key in FIELDS:
-        _check_value(key, getattr(p, key) if getattr(p, key) is not None else
+        check_value(key, getattr(p, key) if getattr(p, key) is not None else
                      ({} if key == "hand_size_by_players" else [] if key == "deal_pattern" else getattr(p, key)), source)
     if p.min_players > p.max_players:
         raise ProfileError(f"{source}: min_players = {p.min_players} exceeds max_players = {p.max_players}")
@@ -236,7 +236,7 @@ def from_dict(data: dict, source: str) -> Profile:
     if missing:
         raise ProfileError(f"{source}: missing key {missing[0]!r}; a profile file holds every parameter "
                            f"(see `kalooki profiles show kalooki40`)")
-    values = {k: _check_value(k, v, source) for k, v in data.items()}
+    values = {k: check_value(k, v, source) for k, v in data.items()}
     return validate(Profile(**values), source)
 
 
@@ -320,7 +320,7 @@ def with_overrides(p: Profile, sets: list[str] | None, flag: str = "--set") -> P
     changes = {}
     for s in sets:
         k, v = parse_override(s, flag)
-        changes[k] = _check_value(k, v, f"{flag} for profile {p.name!r}")
+        changes[k] = check_value(k, v, f"{flag} for profile {p.name!r}")
     return validate(dataclasses.replace(p, **changes), f"profile {p.name!r} with {flag} {' '.join(sets)}")
 
 

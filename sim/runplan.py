@@ -53,7 +53,7 @@ def _apply_sets(p: PR.Profile, sets: dict) -> PR.Profile:
     if not sets:
         return p
     source = f"profile {p.name!r} with " + ", ".join(f"{k}={v!r}" for k, v in sets.items())
-    changes = {k: PR._check_value(k, v, source) for k, v in sets.items()}  # profiles' own per-key check
+    changes = {k: PR.check_value(k, v, source) for k, v in sets.items()}  # profiles' own per-key check
     return PR.validate(dataclasses.replace(p, **changes), source)
 
 
