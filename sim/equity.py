@@ -8,9 +8,11 @@ The table is built as backgammon's match-equity tables were built from play (doc
 1. The hands (``HandSamples``): hands dealt with the engine and played to their end by the project's
    bots (``collect_hands``, the bots handed in), for each number of players a hand can be dealt to.
    Each gives the winner and win type and every seat's penalty (and cards and jokers left), by
-   position from the dealer.  No bot reads the score sheet, so a hand's outcome depends on the sheet
-   only through who is dealt in and who deals: drawing hands at random from these samples plays the
-   game as those bots play it.
+   position from the dealer, and its class (``_risk_mask``: the positions near the end of the game
+   on the sheet it was played at, ``sample_sheet``).  The bots play it by the stakes of a table
+   handed in (the one of the pass before; neutral stakes in the first pass), so a hand depends on the
+   sheet through who is dealt in, who deals and its class: the games played on draw each hand from
+   the samples of its player count and class.
 2. The values (``build_table``): from every point of a grid of sheets (own total and buy-ins left, the
    others' totals, whether they are in and their buy-ins left), games are played on by Monte Carlo
    with hands drawn from the samples and the game's rules applied by ``record_hand``, a compiled copy

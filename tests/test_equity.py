@@ -425,9 +425,9 @@ def test_calibrated_on_games_the_table_was_not_made_from(k40):
 
 
 KALOOKI40_LEAN = pytest.mark.xfail(strict=True, reason=(
-    "kalooki40's table, made from hands played with neutral stakes, underrates the favourite in games the "
-    "stakes-aware bots play: in 400 games (seed 2) the top bin of 4 wins 0.65 [0.52, 0.76] of games against "
-    "0.493 predicted, Hosmer-Lemeshow p = 0.007 (docs/EQUITY.md, Assumptions)"))
+    "kalooki40's shipped table, made in one pass from hands played with neutral stakes, underrates the "
+    "favourite in games the stakes-aware bots play: in 400 games (seed 2) the top bin of 4 wins 0.65 [0.52, "
+    "0.76] of games against 0.493 predicted, Hosmer-Lemeshow p = 0.007 (docs/EQUITY.md, Assumptions)"))
 
 
 @pytest.mark.slow
