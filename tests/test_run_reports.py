@@ -12,6 +12,9 @@ import pytest
 from analysis import compare, findings
 from sim import cli
 
+# every test reads what a report or comparison says; the figures' own tests render them
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised")
+
 TABLES = ('players = 4\ntables = [{name = "greedy", bots = "greedy,greedy,greedy,greedy", weight = 1}, '
           '{name = "expert", bots = "expert,expert,expert,expert", weight = 1}]\n')
 
