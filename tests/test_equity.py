@@ -301,13 +301,13 @@ def test_buy_in_gain_reads_the_table(k40):
 def test_build_writes_a_table_that_records_its_making_and_refuses_to_overwrite(tmp_path, capsys):
     from sim.cli import main
     out = tmp_path / "t.npz"
-    assert main(["equity", "build", "--profile", "kalooki51", "--hands", "40", "--sims", "4", "--seed", "9",
-                 "--out", str(out), "-q"]) == 0
+    assert main(["equity", "build", "--profile", "kalooki51", "--hands", "40", "--sims", "4", "--passes", "3",
+                 "--seed", "9", "--out", str(out), "-q"]) == 0
     table = EQ.read(out)
-    assert table.meta["command"] == "kalooki equity build --profile kalooki51 --hands 40 --sims 4 --seed 9"
+    assert table.meta["command"] == "kalooki equity build --profile kalooki51 --hands 40 --sims 4 --passes 3 --seed 9"
     assert table.meta["seed"] == 9 and table.meta["hands_played"] == 40 and table.meta["games_per_sheet"] == 4
     passes = table.meta["passes"]
-    assert 2 <= passes["made"] <= passes["most"] == 4 and len(passes["changes"]) == passes["made"] - 1
+    assert 2 <= passes["made"] <= passes["most"] == 3 and len(passes["changes"]) == passes["made"] - 1
     assert passes["converged"] == (passes["changes"][-1]["mean"] < passes["tolerance"])
     assert passes["converged"] or passes["made"] == passes["most"]
     before = out.read_bytes()

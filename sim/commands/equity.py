@@ -29,7 +29,7 @@ from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int,
 DEFAULT_HANDS = 3000
 DEFAULT_SIMS = 384
 DEFAULT_BOT = "expert"
-DEFAULT_PASSES = 4
+DEFAULT_PASSES = 1
 DEFAULT_TOLERANCE = 0.002
 
 
@@ -192,7 +192,7 @@ def _passes_line(meta) -> str:
     ps = meta.get("passes")
     if not isinstance(ps, dict):
         return "one pass, neutral stakes"
-    line = f"{ps['made']} passes"
+    line = f"{ps['made']} pass{'es' if ps['made'] != 1 else ''}" + ("" if ps.get("changes") else ", neutral stakes")
     if ps.get("changes"):
         last = ps["changes"][-1]
         line += (f", the last moving {last['of']} by {last['mean']:.4f} on average ({last['max']:.3f} at most; "
