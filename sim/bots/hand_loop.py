@@ -39,7 +39,6 @@ from .. import meldsearch as MS
 from ..engine import PHASE_DRAW, HandResult, core
 from ..engine import turn as TU
 from ..melds import Meld
-from ..meldsearch import OUT_W
 from ..jit import cache as numba_cache
 from ..jit.cache import drop_stale
 from . import expert_core as XC
@@ -49,8 +48,8 @@ from . import search_core as SC
 from . import turn_loop as TL
 from ..engine import hand as HD
 from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
-                           H_TURN_NO, H_VOID, H_W, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
-                           S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS, S_W,
+                           H_TURN_NO, H_VOID, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
+                           S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
                            STATUS_INVARIANT, WIN_KALOOKI)
 from .greedy_core import MAXT, _rules, _table_rows
 from . import kinds as bot_kinds
@@ -59,75 +58,29 @@ from .outlook import stakes_matrix, unseen_kernel
 STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it runs out only on a freak hand)
 
 @njit(cache=True)
-def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, opened0, turns0, table0,
-                     reshuffles0, turn_no0, draw_keys, ids0, draw_seats, kinds, ktable, bp, crules, jokers, pick0,
-                     discby0, check, streams, slen, spos, eps, stakes):
-    """Play a hand from the start of a turn to its end, each seat's bot deciding in compiled code
-    (HandState.start_turn / apply_draw / apply_play with the bots' draw and play).
+def play_hand_kernel(inp, h, seats):
+    """Play the compiled hand ``h`` (``sim.engine.hand.Hand``, made by ``new_hand`` at the start of a turn;
+    its fixed inputs ``inp``, a ``HandInputs``) to its end, each seat's bot deciding in compiled code
+    (HandState.start_turn / apply_draw / apply_play with the bots' draw and play; ``seats``, a
+    ``turn_loop.Seats``: with ``check``, the invariants after every turn, status 12 when one breaks;
+    status 13 when a random bot's stream runs out).
 
-    prm: meldsearch.params_array; rp: greedy_core.rules_array; values: penalty of each card; hands0 (n
-    x 53 int8); stock0: the stock in drawing order; discard0: the discard pile, bottom first; keys: the
-    hand's reshuffle keys; current: the player to draw; opened0, turns0: per player; table0: table meld
-    rows; reshuffles0, turn_no0: so far; draw_keys, ids0, draw_seats: a seat-keyed stock
-    (HandState.draw_keys, the stock's places in drawing order, the game seat of each position), or
-    draw_keys of size 0 to draw from the top; kinds, bp: each seat's bot (its kind number, ``sim.bots.kinds``)
-    and parameter row (expert_core.X_* words, or search_core.SX_*); ktable: the table of kinds
-    (``kinds.table()``); crules: the rules core's vector; jokers: the pack's; pick0, discby0: the
-    cards each player took from and threw to the discard pile so far (counts); check: after every
-    turn, check the invariants (``_invariants``; status 12 when one breaks); streams[i, :slen[i]]: a
-    random bot's uniforms from spos[i] on (spos is advanced; status 13 when a stream runs out); eps[i]:
-    seat i's chance that a turn is the random bot's (a graded player, ``sim.bots.graded``: the coin is
-    the next uniform of its stream), 0 for a bot played as it is; stakes: each seat's row of the hand's
-    stakes (int64, ``outlook.stakes_ints``), which its decisions weigh outcomes by.
-
-    Returns (hands, stats (n x S_W: the opening of players who open here, melds, lay-offs and jokers
-    taken here, turns in all), result (H_W), stock left in drawing order, discard pile, table rows, the
-    stock's places left); result[H_STATUS] != 0 means a play broke a rule (or the hand needs the
-    Python engine) and the outcome is not to be used.
+    Leaves in ``h``: the hands; stats (the opening of players who open here, melds, lay-offs and jokers
+    taken here, turns in all); res (H_W: res[H_STATUS] != 0 means a play broke a rule, or the hand needs
+    the Python engine, and the outcome is not to be used); the stock left (stock[sp:ns], drawing order,
+    and its places), the discard pile, the table rows (sc says their sizes).
     """
-    n = hands0.shape[0]
-    hands = hands0.copy()
-    stats = np.zeros((n, S_W), np.int64)
-    for s in range(n):
-        stats[s, S_OPEN_ROUND] = -1
-        stats[s, S_OPEN_VALUE] = -1
-        stats[s, S_TURNS] = turns0[s]
-    res = np.zeros(H_W, np.int64)
-    res[H_WINNER] = -1
-    res[H_DRAWN_CARD] = -1
-    res[H_DRAWN_FROM] = -1
-    deck = stock0.shape[0] + discard0.shape[0] + 8
-    stock = np.empty(deck, np.int64)
-    ns = stock0.shape[0]
-    stock[:ns] = stock0
-    ids = np.zeros(deck, np.int64)
-    if draw_keys.size > 0:
-        ids[:ns] = ids0
-    discard = np.empty(deck, np.int64)
-    nd = discard0.shape[0]
-    discard[:nd] = discard0
-    tab = np.full((MAXT, OUT_W), -1, np.int64)
-    nt = table0.shape[0]
-    tab[:nt] = table0
-    opened = opened0.copy()
-    turns = turns0.copy()
-    pick = pick0.copy()
-    discby = discby0.copy()
-    sc = np.zeros(TL.SC_W, np.int64)
-    sc[TL.SC_NS] = ns
-    sc[TL.SC_ND] = nd
-    sc[TL.SC_NT] = nt
-    sc[TL.SC_TURN_NO] = turn_no0
-    sc[TL.SC_RESHUFFLES] = reshuffles0
-    sc[TL.SC_CUR] = current
-    xops, xmrows, xctx, whand = TL.mid_scratch()
+    hands, res, opened, turns, pick, discby, sc = h.hands, h.res, h.opened, h.turns, h.pick, h.discby, h.sc
+    bp, streams, slen, spos, stakes = seats.bp, seats.streams, seats.slen, seats.spos, seats.stakes
+    prm, rp, values, crules, jokers, keys = inp.prm, inp.rp, inp.values, inp.crules, inp.jokers, inp.keys
+    discard, tab = h.discard, h.tab
+    pend = TL.mid_scratch()
+    xops, xmrows, whand = pend.xops, pend.xmrows, pend.whand
     start = TL.START_DRAW
     force_src = TL.NO_FORCE
     force_disc = -1
     while True:
-        answer = TL.run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check,
-                              streams, slen, spos, eps, stakes, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby,
-                              sc, xops, xmrows, xctx, whand, start, force_src, force_disc, True, 0)
+        answer = TL.run_turns(inp, h, seats, pend, start, force_src, force_disc, True, 0)
         if answer != TL.ASK_DRAW and answer != TL.ASK_DISCARD:
             break
         # a search seat's choice (sim.bots.search_core), from what it can see: the stock only by its size
@@ -156,11 +109,6 @@ def play_hand_kernel(prm, rp, values, hands0, stock0, discard0, keys, current, o
     res[H_RESHUFFLES] = sc[TL.SC_RESHUFFLES]
     res[H_TURN_NO] = sc[TL.SC_TURN_NO]
     res[H_CURRENT] = sc[TL.SC_CUR]
-    sp = sc[TL.SC_SP]
-    ns = sc[TL.SC_NS]
-    nd = sc[TL.SC_ND]
-    nt = sc[TL.SC_NT]
-    return hands, stats, res, stock[sp:ns].copy(), discard[:nd].copy(), tab[:nt].copy(), ids[sp:ns].copy()
 
 
 drop_stale(play_hand_kernel, (FG, MS, core, TU, HD, XC, EP, TL, SC, bot_kinds,
@@ -263,16 +211,20 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     turns0 = np.array(state.turns_taken, dtype=np.int64)
     table0 = _table_rows(state.table) if state.table else _NO_TABLE
     keyed = state.draw_keys is not None
-    hands, stats, res, stock_left, pile, rows, ids_left = play_hand_kernel(
-        prm, rp, values, state.hands, stock, discard, state.reshuffle_keys, state.current, opened0, turns0, table0,
-        state.reshuffles, state.turn_no, state.draw_keys if keyed else _NO_KEYS,
-        np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
-        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS, kinds, bot_kinds.table(), bp,
-        core.rules_for(state.profile),
-        state.profile.jokers, TL.card_counts(state.pickups), TL.card_counts(state.discards_by), bool(check),
-        _NO_STREAMS if streams is None else streams, np.zeros(state.n, np.int64) if slen is None else slen,
-        np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps,
-        stakes_matrix(state))
+    h = HD.new_hand(state.hands, stock, np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
+                    discard, table0, opened0, turns0, TL.card_counts(state.pickups), TL.card_counts(state.discards_by),
+                    state.current, state.reshuffles, state.turn_no)
+    inp = HD.HandInputs(prm, rp, values, core.rules_for(state.profile), state.profile.jokers, state.reshuffle_keys,
+                        state.draw_keys if keyed else _NO_KEYS,
+                        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS)
+    seats = TL.Seats(kinds, bot_kinds.table(), bp, _NO_STREAMS if streams is None else streams,
+                     np.zeros(state.n, np.int64) if slen is None else slen,
+                     np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps,
+                     stakes_matrix(state), bool(check))
+    play_hand_kernel(inp, h, seats)
+    hands, stats, res = h.hands, h.stats, h.res
+    sp, ns, nd, nt = (int(v) for v in h.sc[[HD.SC_SP, HD.SC_NS, HD.SC_ND, HD.SC_NT]])
+    stock_left, pile, rows, ids_left = h.stock[sp:ns], h.discard[:nd], h.tab[:nt], h.ids[sp:ns]
     if res[H_STATUS] == STATUS_INVARIANT:
         raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
                               f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")

@@ -76,7 +76,8 @@ from . import expert_core as XC
 from . import greedy_core as FG
 from ..equity import ST_KALOOKI, ST_WIN
 from ..game import loser_pays
-from ..engine.hand import H_STATUS, H_W, H_WINNER, H_WIN_TYPE, S_W, WIN_KALOOKI
+from ..engine import hand as HD
+from ..engine.hand import H_STATUS, H_WINNER, H_WIN_TYPE, SC_OWN, WIN_KALOOKI
 from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
                           R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
                           STOCK, YES, _hsum, _obligation, _search)
@@ -180,40 +181,16 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
 
 
 @njit(cache=True)
-def _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns, discard, nd, tab, nt,
-             opened, turns, pick, discby, turn_no, reshuffles, mid, xops, xmrows, start, force_src, force_disc, nx,
-             horizon, win_points, mv, ws, rec, stakes):
-    """The seat's score after playing a determinization forward from its choice (the module docstring);
-    from START_APPLY the turn stopped at ASK_DISCARD lays the first ``nx`` operations of xops/xmrows."""
-    n = hands_s.shape[0]
-    deck = rkeys.shape[0] + 8
-    hands = hands_s.copy()
-    stats = np.zeros((n, S_W), np.int64)
-    res = np.zeros(H_W, np.int64)
-    res[H_WINNER] = -1
-    stock = np.empty(deck, np.int64)
-    stock[:ns] = stock_s[:ns]
-    ids = np.zeros(deck, np.int64)
-    pile = np.empty(deck, np.int64)
-    pile[:nd] = discard[:nd]
-    t = np.full((MAXT, OUT_W), -1, np.int64)
-    t[:nt] = tab[:nt]
-    sc = mid.copy()
-    TL.set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, me)
+def _rollout(me, inp, seats, dealt, xops, xmrows, start, force_src, force_disc, nx, horizon, win_points, mv, ws, rec):
+    """The seat's score after playing a determinization (``dealt``, a compiled hand, played on a copy)
+    forward from its choice (the module docstring); from START_APPLY the turn stopped at ASK_DISCARD lays
+    the first ``nx`` operations of xops/xmrows."""
+    h = HD.copy_hand(dealt)
     if start == TL.START_APPLY:
-        sc[SC_NX] = nx
-    xo = xops.copy()
-    xm = xmrows.copy()
-    xc = np.zeros(4, np.int64)
-    wh = np.empty(N_KINDS, np.int8)
-    no_streams = np.zeros((0, 0), np.float64)
-    zeros = np.zeros(n, np.int64)
-    TL.run_turns(prm, rp, values, rkeys, np.zeros((0, 0, 0), np.float64), zeros, rkinds, ROLLOUT_TABLE, rbp, crules,
-                 jokers, False, no_streams, zeros, zeros.copy(), np.zeros(n, np.float64), stakes, hands, stats, res, stock,
-                 ids, pile, t,
-                 opened.copy(), turns.copy(), pick.copy(), discby.copy(), sc, xo, xm, xc, wh, start, force_src,
-                 force_disc, False, horizon)
-    return _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec, stakes[me])
+        h.sc[SC_NX] = nx
+    pend = TL.Pending(xops.copy(), xmrows.copy(), np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
+    TL.run_turns(inp, h, seats, pend, start, force_src, force_disc, False, horizon)
+    return _score(me, h.res, h.hands, inp.values, inp.rp, inp.prm, win_points, mv, ws, rec, seats.stakes[me])
 
 
 @njit(cache=True)
@@ -285,10 +262,17 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
     rkeys = np.empty(deck_size, np.float64)
     total = np.zeros(k, np.int64)
     samples = max(xp[SX_SAMPLES], 1)
+    inp = HD.HandInputs(prm, rp, values, crules, jokers, rkeys, np.zeros((0, 0, 0), np.float64), np.zeros(n, np.int64))
+    seats = TL.Seats(rkinds, ROLLOUT_TABLE, rbp, np.zeros((0, 0), np.float64), np.zeros(n, np.int64),
+                     np.zeros(n, np.int64), np.zeros(n, np.float64), stakes, False)
+    no_ids = np.zeros(0, np.int64)
     for _ in range(samples):
         ns = _deal(me, hands, unseen, pick, discby, rng, pool, hands_s, stock_s)
         for j in range(deck_size):  # the rollout's reshuffle order, unseen too
             rkeys[j] = (_next(rng) >> np.uint64(11)) * UNIT
+        dealt = HD.new_hand(hands_s, stock_s[:ns], no_ids, discard[:nd], tab[:nt], opened, turns, pick, discby, me,
+                            reshuffles, turn_no)
+        dealt.sc[SC_OWN:] = mid[SC_OWN:]
         for i in range(k):
             fsrc = cands[i] if by_src else TL.NO_FORCE
             fdisc = -1 if by_src else cands[i]
@@ -297,9 +281,8 @@ def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd
                 px, pm, nx = aops[j], amrows[j], anx[j]
             else:
                 px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
-            total[i] += _rollout(me, prm, rp, values, crules, jokers, rkeys, rkinds, rbp, hands_s, stock_s, ns,
-                                 discard, nd, tab, nt, opened, turns, pick, discby, turn_no, reshuffles, mid, px, pm,
-                                 start, fsrc, fdisc, nx, xp[SX_HORIZON], xp[SX_WIN_POINTS], mv, ws, rec, stakes)
+            total[i] += _rollout(me, inp, seats, dealt, px, pm, start, fsrc, fdisc, nx, xp[SX_HORIZON],
+                                 xp[SX_WIN_POINTS], mv, ws, rec)
     best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * samples
     for i in range(1, k):

@@ -9,8 +9,10 @@ not yet chosen: asked when its bot chose the discard among loose cards or its pl
 and the caller resumes it with the choice (``force_src``; ``start=START_APPLY`` with ``force_disc``
 and the play the first ``sc[SC_NX]`` rows of the operation rows hold: the seat's own, none to lay
 nothing this turn, or another play the caller wrote there).  So the search, which itself plays
-hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  The loop's
-scalars travel in ``sc`` (``SC_*`` words).  What is the hand's and no player's (the stock renewed, a
+hands forward with ``run_turns``, never runs inside it: numba compiles no recursion.  It plays the
+engine's compiled hand (``sim.engine.hand.Hand``, changed in place, and its ``HandInputs``) with the
+table's ``Seats`` (each seat's kind, parameter row, stream and stakes) and a ``Pending`` play; where the
+hand stands travels in its ``sc`` words (``SC_*``: the engine's, and from ``SC_OWN`` on this loop's).  What is the hand's and no player's (the stock renewed, a
 stock draw, a turn's counters, the invariants, the record's words) is the engine's
 (``sim.engine.hand``, which ``HandState`` uses too), and each play is validated and applied by the
 engine's turn (``sim.engine.turn.apply_turn``).  Each seat's decisions read its row of the hand's
@@ -19,6 +21,8 @@ without a game), and an expert's patient play before it opens holds for a Kalook
 ``max_risk`` its row gives (``expert_core.risk_limit``).
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -32,7 +36,8 @@ from . import greedy_core as FG
 from . import random_bot as RB
 from . import table_play as EP
 from ..engine import hand as HD
-from ..engine.hand import (H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
+from ..engine.hand import (SC_CUR, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, SC_SP, SC_TURN_NO, SC_W,
+                           H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
                            H_WIN_TYPE, STATUS_INVARIANT, STATUS_TURN, WIN_CALL, WIN_KALOOKI)
 from .greedy_core import (B_MAX_RISK, DISCARD, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STOCK, TABLE_OPENING,
                           _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _undo_layoff)
@@ -50,16 +55,25 @@ OWN_DRAW = -2  # force_src: the seat's bot draws as it would, unasked (a search 
 # sc words: the loop's scalars, and a turn stopped at ASK_DISCARD (its drawn card and source, whether the
 # seat had opened, its operations' number, the discard its bot would make and whether the bot chose it
 # among loose cards)
-SC_SP, SC_NS, SC_ND, SC_NT, SC_TURN_NO, SC_RESHUFFLES, SC_CUR = 0, 1, 2, 3, 4, 5, 6
-SC_C, SC_SRC, SC_WAS_OPEN, SC_NX, SC_DISC, SC_CHOSE = 7, 8, 9, 10, 11, 12
-SC_W = 13
+SC_C, SC_SRC, SC_WAS_OPEN, SC_NX, SC_DISC, SC_CHOSE = range(SC_OWN, SC_OWN + 6)
+assert SC_CHOSE < SC_W
+
+# The seats of a compiled hand, read by their decisions: each seat's kind (sim.bots.kinds) and the table
+# of kinds (``kinds.table()``), its parameter row (bp: expert_core.X_* words, or search_core.SX_*), a random
+# bot's uniforms (streams[i, :slen[i]], read from spos[i] on: spos is advanced), a graded player's chance
+# that a turn is the random bot's (eps, 0 for a bot played as it is), each seat's row of the hand's
+# stakes (int64, ``outlook.stakes_ints``), and whether the invariants are checked after every turn.
+Seats = namedtuple("Seats", ("kinds", "ktable", "bp", "streams", "slen", "spos", "eps", "stakes", "check"))
+# A turn stopped at ASK_DISCARD holds its play here: the engine's operation rows and new melds' rows
+# (xops, xmrows; their number in xctx[0]) and the hand left (whand).
+Pending = namedtuple("Pending", ("xops", "xmrows", "xctx", "whand"))
 
 
 @njit(cache=True)
 def mid_scratch():
-    """The arrays a turn stopped at ASK_DISCARD holds its play in: (xops, xmrows, xctx, whand)."""
-    return (np.full((EP.MAX_X, TU.X_W), -1, np.int64), np.full((EP.MAX_X, OUT_W), -1, np.int64),
-            np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
+    """The arrays a turn stopped at ASK_DISCARD holds its play in (a ``Pending``)."""
+    return Pending(np.full((EP.MAX_X, TU.X_W), -1, np.int64), np.full((EP.MAX_X, OUT_W), -1, np.int64),
+                   np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
 
 
 @njit(cache=True)
@@ -103,17 +117,19 @@ def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
 
 
 @njit(cache=True)
-def run_turns(prm, rp, values, keys, draw_keys, draw_seats, kinds, ktable, bp, crules, jokers, check, streams, slen,
-              spos, eps, stakes, hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc, xops, xmrows,
-              xctx, whand, start, force_src, force_disc, ask, horizon):
-    """Play turns of a hand (``sim.bots.hand_loop.play_hand_kernel`` states the arguments up to stakes;
-    each seat's turn is made of the decisions its kind's row of ``ktable`` names; the hand's state follows, changed in place: hands, stats, res, the stock and its places, the
-    discard pile, the table, opened, turns, the pickups and discards counted, sc) until it ends (DONE;
-    res says how, res[H_STATUS] != 0 when a play broke a rule), ``horizon`` turns have been played
-    (HORIZON; 0: no horizon) or, with ``ask``, a search seat has a choice (ASK_DRAW, ASK_DISCARD; the
-    module docstring).  The first turn's draw is ``force_src`` (NO_FORCE: the bot's, asked; OWN_DRAW:
-    the bot's, unasked); from START_APPLY the first turn is the one stopped at ASK_DISCARD, its play the
-    first sc[SC_NX] rows of xops/xmrows, and ``force_disc`` its discard."""
+def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
+    """Play turns of the compiled hand ``h`` (``sim.engine.hand.Hand``, changed in place; its fixed inputs
+    ``inp``, a ``HandInputs``), each seat's turn made of the decisions its kind's row of the table of
+    kinds names (``seats``, a ``Seats``), until it ends (DONE; h.res says how, res[H_STATUS] != 0 when a
+    play broke a rule), ``horizon`` turns have been played (HORIZON; 0: no horizon) or, with ``ask``, a
+    search seat has a choice (ASK_DRAW, ASK_DISCARD; the module docstring).  The first turn's draw is
+    ``force_src`` (NO_FORCE: the bot's, asked; OWN_DRAW: the bot's, unasked); from START_APPLY the first
+    turn is the one stopped at ASK_DISCARD, its play the first sc[SC_NX] rows of ``pend`` (a
+    ``Pending``), and ``force_disc`` its discard."""
+    prm, rp, values, crules, jokers, keys, draw_keys, draw_seats = inp
+    hands, stats, res, stock, ids, discard, tab, opened, turns, pick, discby, sc = h
+    kinds, ktable, bp, streams, slen, spos, eps, stakes, check = seats
+    xops, xmrows, xctx, whand = pend
     n = hands.shape[0]
     sp = sc[SC_SP]
     ns = sc[SC_NS]

@@ -1,9 +1,13 @@
 """A hand's compiled record and the steps of a hand that are not a player's turn, compiled, written once
 (sim.engine).
 
-The record a compiled hand keeps: per player the counters ``S_*`` (a row of ``stats``), and the hand's
-result words ``H_*`` (how it ended, where it stands, and the status of a hand the loop could not
-play).  The steps: ``renew_stock`` (an exhausted stock renewed from the discard pile, ordered by the
+A compiled hand is one record, ``Hand``: a named tuple of every array a hand changes as it is played
+(the hands, the counters, the result, the stock, the pile, the table, who opened, turns, pickups and
+discards, and ``sc``, the words of where it stands, ``SC_*``), made by ``new_hand`` and copied by
+``copy_hand``, beside ``HandInputs``, the arrays it reads and never writes (the profile's vectors, the
+reshuffle and draw keys); numba passes each to compiled code as one argument.  Its counters are per
+player ``S_*`` (a row of ``stats``), its result words ``H_*`` (how it ended, where it stands, and the
+status of a hand the loop could not play).  The steps: ``renew_stock`` (an exhausted stock renewed from the discard pile, ordered by the
 keys drawn at the deal, or the hand void), ``draw_stock`` (the card a stock draw takes: the top one,
 or on a seat-keyed stock the drawer's highest key), ``commit_counters`` (a validated turn's
 counters) and ``invariants`` (every card of the pack once, no negative count, every table meld
@@ -16,6 +20,8 @@ place in the shuffled pack beside it (``ids``, read on a seat-keyed stock); the 
 ``discard[:nd]``, bottom first; the table is ``tab[:nt]``, meld rows (sim.engine.core).
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -46,6 +52,30 @@ STATUS_RULES = {9: "table or operation buffer full", STATUS_INVARIANT: "an invar
 
 # invariants' answers: OK, or what broke
 INV_NEGATIVE, INV_MELD, INV_CARDS = 1, 2, 3
+
+# where a hand stands (words of Hand.sc): the stock's pointer and size (stock[sp:ns]), the pile's and the
+# table's sizes, the turn number, the reshuffles so far, the seat to play; the words from SC_OWN on are
+# the compiled loop's own (a turn stopped between its draw and its discard, sim.bots.turn_loop)
+SC_SP, SC_NS, SC_ND, SC_NT, SC_TURN_NO, SC_RESHUFFLES, SC_CUR = range(7)
+SC_OWN = 7
+SC_W = 13
+
+# A compiled hand: every array a hand changes as it is played, changed in place.  hands (n x 53 int8
+# counts), stats (n x S_W), res (H_W), stock and ids (the stock in drawing order and each card's place
+# in the shuffled pack, stock[sp:ns]), discard (the pile, discard[:nd], bottom first), tab (table meld
+# rows, tab[:nt]), opened and turns (per player), pick and discby (n x 53: the cards each player took
+# from and threw to the pile), sc (where the hand stands: SC_* words).  numba passes it to compiled
+# functions as one argument; ``new_hand`` makes one, ``copy_hand`` copies one (a rollout's).
+Hand = namedtuple("Hand", ("hands", "stats", "res", "stock", "ids", "discard", "tab", "opened", "turns", "pick",
+                           "discby", "sc"))
+# A compiled hand's fixed inputs, read and never written while it is played: prm (the meld search's
+# parameters, sim.meldsearch.params_array), rp (the rules vector the bots read, which extends crules),
+# values (each card's penalty), crules (the rules core's vector, sim.engine.core.rules_for), jokers (the
+# pack's), keys (the hand's reshuffle keys), draw_keys and draw_seats (a seat-keyed stock: the keys of
+# each seat before and after a reshuffle, the game seat of each position; draw_keys of size 0 draws
+# from the top).
+HandInputs = namedtuple("HandInputs", ("prm", "rp", "values", "crules", "jokers", "keys", "draw_keys",
+                                       "draw_seats"))
 
 
 @njit(cache=True)
@@ -123,6 +153,53 @@ def invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, rules):
         if counts[c] != 2:
             return INV_CARDS
     return core.OK if counts[N_KINDS - 1] == jokers else INV_CARDS
+
+
+@njit(cache=True)
+def new_hand(hands0, stock0, ids0, discard0, table0, opened0, turns0, pick0, discby0, current, reshuffles, turn_no):
+    """A compiled hand at the start of ``current``'s turn, from copies of what it holds: the hands, the
+    stock in drawing order (ids0: its places, or size 0 where no draw reads them), the pile, the table's
+    rows, opened, turns, pick, discby, the reshuffles so far and the turn number.  Its counters start
+    at no opening and each player's turns so far, its result at no winner and nothing drawn."""
+    n = hands0.shape[0]
+    stats = np.zeros((n, S_W), np.int64)
+    for s in range(n):
+        stats[s, S_OPEN_ROUND] = -1
+        stats[s, S_OPEN_VALUE] = -1
+        stats[s, S_TURNS] = turns0[s]
+    res = np.zeros(H_W, np.int64)
+    res[H_WINNER] = -1
+    res[H_DRAWN_CARD] = -1
+    res[H_DRAWN_FROM] = -1
+    ns = stock0.shape[0]
+    nd = discard0.shape[0]
+    deck = ns + nd + 8  # the stock and the pile never hold more between them than at the start
+    stock = np.empty(deck, np.int64)
+    stock[:ns] = stock0
+    ids = np.zeros(deck, np.int64)
+    if ids0.size > 0:
+        ids[:ns] = ids0
+    discard = np.empty(deck, np.int64)
+    discard[:nd] = discard0
+    tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
+    nt = table0.shape[0]
+    tab[:nt] = table0
+    sc = np.zeros(SC_W, np.int64)
+    sc[SC_NS] = ns
+    sc[SC_ND] = nd
+    sc[SC_NT] = nt
+    sc[SC_TURN_NO] = turn_no
+    sc[SC_RESHUFFLES] = reshuffles
+    sc[SC_CUR] = current
+    return Hand(hands0.copy(), stats, res, stock, ids, discard, tab, opened0.copy(), turns0.copy(), pick0.copy(),
+                discby0.copy(), sc)
+
+
+@njit(cache=True)
+def copy_hand(h):
+    """A copy of the compiled hand ``h`` that plays on without changing it (a rollout's)."""
+    return Hand(h.hands.copy(), h.stats.copy(), h.res.copy(), h.stock.copy(), h.ids.copy(), h.discard.copy(),
+                h.tab.copy(), h.opened.copy(), h.turns.copy(), h.pick.copy(), h.discby.copy(), h.sc.copy())
 
 
 drop_stale(invariants, (core, T))
