@@ -207,44 +207,12 @@ def test_the_search_scores_a_rollout_by_the_row():
     assert SC._score(0, res, st.hands, values, rp, prm, 50, mv, ws, rec, row2) == 110
 
 
-def premium_rows(n, win, kalooki):
+def go_out_rows(n, win, kalooki):
     """Rows whose curve is the hand's own points, a go-out worth ``win`` and a Kalooki ``kalooki``."""
     rows = neutral_stakes(n)
     rows[:, ST_WIN] = win
     rows[:, ST_KALOOKI] = kalooki
     return rows
-
-
-def test_the_hold_budget_follows_the_kalookis_premium_over_a_plain_go_out():
-    assert XC.hold_budget(60, NEUTRAL) == 60  # no premium on the row: max_risk as it is
-    assert XC.hold_budget(60, stakes_ints(premium_rows(1, 30.0, 60.0))[0]) == 60  # a Kalooki pays twice a go-out
-    assert XC.hold_budget(60, stakes_ints(premium_rows(1, 30.0, 75.0))[0]) == 90
-    assert XC.hold_budget(60, stakes_ints(premium_rows(1, 30.0, 300.0))[0]) == 120  # at most twice
-    assert XC.hold_budget(60, stakes_ints(premium_rows(1, 30.0, 31.0))[0]) == 30  # at least half
-    assert XC.risk_limit(60, stakes_ints(premium_rows(1, 30.0, 31.0))[0]) == 30
-
-
-def holding(hand, stock):
-    """Seat 0, not opened, after its stock draw (``stock``'s first card), with ``stock`` long enough to hold."""
-    st = HandState.scripted(K40, [hand, "2C 3C 4C 5C 6C"], stock=stock, discard="2D", current=0)
-    st.turns_taken = [3, 3]
-    st.apply_draw(DRAW_STOCK)
-    return st
-
-
-def test_a_large_kalooki_premium_holds_the_opening_a_small_one_opens():
-    """Three melds that open (66 points) and KC QD AC loose (31 points, two cards short of a Kalooki).
-    A Kalooki paying three times a plain go-out is worth risking 31 points for: hold.  One paying a
-    twelfth more is not: open and shed."""
-    bot = make_bot("expert", np.random.default_rng(0))
-    st = holding("4S 5S 6S 7S 8S 9D 9C 9H 2H 3H 4H KC QD", "AC TD 3D 7C 5D JS 8D 4D 6D 2S QS JD")
-    st.stakes = neutral_stakes(2)  # the tuned max_risk, 60: hold
-    assert bot.play(st, 0).ops == []
-    st.stakes = premium_rows(2, 20.0, 80.0)  # premium 60 over a go-out worth 20
-    assert bot.play(st, 0).ops == []
-    st.stakes = premium_rows(2, 60.0, 65.0)  # premium 5 over a go-out worth 60: risk at most 30
-    play = bot.play(st, 0)
-    assert len(play.ops) == 3 and card_str(play.discard) == "QD"  # AC waits with KC for QC
 
 
 def test_a_partial_meld_weighs_as_much_as_the_go_out_is_at_stake():
@@ -256,7 +224,7 @@ def test_a_partial_meld_weighs_as_much_as_the_go_out_is_at_stake():
     st = to_play(MELDED + "9H JH 3C", discard="TH 2D")
     choose = lambda: card_str(bot._choose_discard(st, 0, st.hands[0].copy(), -1, st.table))  # noqa: E731
     assert choose() == "JH"
-    st.stakes = premium_rows(2, 60.0, 60.0)  # a go-out worth out_worth: the weights as tuned
+    st.stakes = go_out_rows(2, 60.0, 60.0)  # a go-out worth out_worth: the weights as tuned
     assert choose() == "JH"
-    st.stakes = premium_rows(2, 200.0, 200.0)  # worth twice as much at stake: keep the live card's chance
+    st.stakes = go_out_rows(2, 200.0, 200.0)  # worth twice as much at stake: keep the live card's chance
     assert choose() == "3C"

@@ -43,8 +43,6 @@ class ExpertBot(PatientBot):
     for (a partial meld's live cards, a safe discard) is kept for the end of the hand, so it weighs as
     much as ending the hand is at stake: its go-out against another's, by the row, over the same on a
     sheet where a go-out is worth ``out_worth`` beyond the points it saves (within a half and twice).
-    It holds for a Kalooki by the premium: ``max_risk`` is for a Kalooki paying twice a plain go-out;
-    a larger premium holds longer, a smaller one opens sooner (within a half and twice).
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it

@@ -31,19 +31,15 @@ points is d and a go-out is worth nothing more than the points it saves, so play
 Near elimination, points above the cliff cost far more: the discard sheds them before keeping a
 partial meld, the draw prizes the points a discard saves, and the patient's ``max_risk`` (while it
 holds its opening for a Kalooki) is read through the curve too (``risk_limit``: the most deadwood
-whose cost is within ``max_risk``), so it opens sooner.  The Kalooki's premium decides how long it holds:
-``max_risk`` is the budget where a Kalooki pays twice a plain go-out (its premium, ``ST_KALOOKI -
-ST_WIN``, equal to the go-out's worth, ``ST_WIN`` less the curve at 0); the budget grows and shrinks
-with the premium, within a half and twice (``hold_budget``), so a large premium on a safe sheet holds
-longer and a small one opens sooner.  What a card is kept for (``partial_weight`` per live card
+whose cost is within ``max_risk``), so it opens sooner.  What a card is kept for (``partial_weight`` per live card
 completing its partial meld, ``feed_weight`` per unit of feeding risk) is kept for the hand's end, the
 player's own go-out or the next player's: those points weigh as much as ending the hand is at stake,
 the row's go-out less its curve at the hand's deadwood (``ST_WIN + _cost(srow, d)``), against
 ``out_worth + d`` (a sheet where a go-out is worth ``out_worth`` points-equivalents beyond the points it
 saves, the weights' own), within a half and twice (``_at_stake``).  So where going out is worth more
 (an opponent one hand from elimination) it keeps its chances and its safe discards longer, and where
-it is worth less it sheds points.  A row without a premium, or whose go-out is worth no more than the
-points it saves (the neutral row), leaves all three as they are.  Where the row values a go-out more,
+it is worth less it sheds points.  A row whose go-out is worth no more than the points it saves (the
+neutral row) leaves both as they are.  Where the row values a go-out more,
 the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
 as leaving no deadwood (``_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
@@ -88,7 +84,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..equity import ST_CURVE, ST_KALOOKI, ST_WIN, ST_XMAX
+from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
                          best_discard_except_kernel)
@@ -514,28 +510,13 @@ def stock_goes_out(hand, tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
 @njit(cache=True)
 def risk_limit(max_risk, srow):
     """The patient's ``max_risk`` read through the stakes: the most deadwood whose cost (``_cost``) is
-    within the budget ``hold_budget`` gives (the neutral row: ``max_risk`` itself), -1 where none is."""
-    budget = hold_budget(max_risk, srow)
+    within ``max_risk`` points-equivalents (the neutral row: ``max_risk`` itself), -1 where none is."""
     best = -1
     for d in range(ST_XMAX + 1):
-        if _cost(srow, d) > budget:
+        if _cost(srow, d) > max_risk:
             break
         best = d
-    return budget if best == ST_XMAX and budget > ST_XMAX else best
-
-
-@njit(cache=True)
-def hold_budget(max_risk, srow):
-    """The points-equivalents a player holding its opening for a Kalooki risks: ``max_risk`` times the
-    Kalooki's premium (``ST_KALOOKI - ST_WIN``) over what a plain go-out is worth (``ST_WIN`` less the
-    curve at 0), within a half and twice: a Kalooki paying twice a plain go-out is held for by
-    ``max_risk``, a larger premium longer, a smaller one shorter.  A row with no premium or no worth in
-    going out (the neutral row) leaves ``max_risk`` as it is."""
-    premium = srow[ST_KALOOKI] - srow[ST_WIN]
-    worth = srow[ST_WIN] - srow[ST_CURVE]
-    if premium <= 0 or worth <= 0:
-        return max_risk
-    return max_risk * min(max(premium, (worth + 1) // 2), 2 * worth) // worth
+    return max_risk if best == ST_XMAX and max_risk > ST_XMAX else best
 
 
 # ---------------------------------------------------------------------------------------------
