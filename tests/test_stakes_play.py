@@ -205,3 +205,26 @@ def test_the_search_scores_a_rollout_by_the_row():
     row2 = row.copy()
     row2[ST_KALOOKI] = 60
     assert SC._score(0, res, st.hands, values, rp, prm, 50, mv, ws, rec, row2) == 110
+
+
+def go_out_rows(n, win, kalooki):
+    """Rows whose curve is the hand's own points, a go-out worth ``win`` and a Kalooki ``kalooki``."""
+    rows = neutral_stakes(n)
+    rows[:, ST_WIN] = win
+    rows[:, ST_KALOOKI] = kalooki
+    return rows
+
+
+def test_a_partial_meld_weighs_as_much_as_the_go_out_is_at_stake():
+    """9H JH wait for TH (one copy live, one in the discard pile) beside an isolated 3C, 22 points held.
+    Where a go-out is worth what the weights are tuned for (or nothing beyond the points it saves:
+    the neutral row), shedding the jack beats the one live card; where going out is worth far more on
+    the sheet (an opponent about to go, the pool in reach), the near-run is kept and the 3C goes."""
+    bot = make_bot("expert", np.random.default_rng(0))
+    st = to_play(MELDED + "9H JH 3C", discard="TH 2D")
+    choose = lambda: card_str(bot._choose_discard(st, 0, st.hands[0].copy(), -1, st.table))  # noqa: E731
+    assert choose() == "JH"
+    st.stakes = go_out_rows(2, 60.0, 60.0)  # a go-out worth out_worth: the weights as tuned
+    assert choose() == "JH"
+    st.stakes = go_out_rows(2, 200.0, 200.0)  # worth twice as much at stake: keep the live card's chance
+    assert choose() == "3C"

@@ -39,7 +39,10 @@ class ExpertBot(PatientBot):
     It weighs the score sheet: every deadwood above (held after a discard, expected after a draw) is
     weighed by what that many penalty points cost it on the sheet (its row of stakes), so near
     elimination it sheds the points above the cliff first and its ``max_risk`` while holding for a
-    Kalooki shrinks to the deadwood whose cost is within it (it opens sooner).
+    Kalooki shrinks to the deadwood whose cost is within it (it opens sooner).  What it keeps a card
+    for (a partial meld's live cards, a safe discard) is kept for the end of the hand, so it weighs as
+    much as ending the hand is at stake: its go-out against another's, by the row, over the same on a
+    sheet where a go-out is worth ``out_worth`` beyond the points it saves (within a half and twice).
 
     Its discard is a loose card, chosen by what keeping the others is worth: the deadwood it would
     still hold, plus ``feed_weight`` points for each unit of risk of feeding the next player (it
@@ -62,10 +65,11 @@ class ExpertBot(PatientBot):
     core_kind = K_EXPERT  # its draw and discard choice in sim.bots.expert_core
     buys_by_table = False  # buy-ins by the pool rule (the one the tables of game values assume)
 
-    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, **params):
+    def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
+                 **params):
         super().__init__(rng, **params)
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
-        self.partial_weight = partial_weight
+        self.partial_weight, self.out_worth = partial_weight, out_worth
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:

@@ -21,7 +21,7 @@ loop calls the numba functions directly:
 ``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
 ``X_KIND`` (the kind whose judgement it uses, ``sim.bots.kinds``: ``K_EXPERT`` or ``K_LOOKAHEAD``),
 ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
-``X_TAKE_MARGIN``, ``X_MAX_HARVESTS`` and ``X_PARTIAL_WEIGHT``.  ``srow`` is the seat's row of stakes
+``X_TAKE_MARGIN``, ``X_MAX_HARVESTS``, ``X_PARTIAL_WEIGHT`` and ``X_OUT_WORTH``.  ``srow`` is the seat's row of stakes
 (``outlook.stakes_ints`` of ``sim.game.hand_stakes``: whole points-equivalents).
 
 **The stakes.**  Every deadwood the expert and the lookahead weigh is weighed by what it costs on
@@ -31,8 +31,16 @@ points is d and a go-out is worth nothing more than the points it saves, so play
 Near elimination, points above the cliff cost far more: the discard sheds them before keeping a
 partial meld, the draw prizes the points a discard saves, and the patient's ``max_risk`` (while it
 holds its opening for a Kalooki) is read through the curve too (``risk_limit``: the most deadwood
-whose cost is within ``max_risk``), so it opens sooner.  Where the row values a go-out more (an
-opponent one hand from elimination), the lookahead's ``out_bonus`` grows by it.  The draw looks one
+whose cost is within ``max_risk``), so it opens sooner.  What a card is kept for (``partial_weight`` per live card
+completing its partial meld, ``feed_weight`` per unit of feeding risk) is kept for the hand's end, the
+player's own go-out or the next player's: those points weigh as much as ending the hand is at stake,
+the row's go-out less its curve at the hand's deadwood (``ST_WIN + _cost(srow, d)``), against
+``out_worth + d`` (a sheet where a go-out is worth ``out_worth`` points-equivalents beyond the points it
+saves, the weights' own), within a half and twice (``_at_stake``).  So where going out is worth more
+(an opponent one hand from elimination) it keeps its chances and its safe discards longer, and where
+it is worth less it sheds points.  A row whose go-out is worth no more than the points it saves (the
+neutral row) leaves both as they are.  Where the row values a go-out more,
+the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
 as leaving no deadwood (``_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
 chances of going out a turn later are not counted either.
@@ -55,7 +63,7 @@ is loose), a joker only when no other card is one.  Each is scored, in deadwood 
 deadwood left after discarding it (the hand's less the card's penalty, for a loose card), the
 lookahead by its one-draw outlook (the expected least deadwood after the next draw, less
 ``out_bonus`` times the chance of melding all but one card); to either is added what the card is
-kept for: ``feed_weight`` points per unit of its feeding risk and ``partial_weight`` points per live card that would complete a partial meld it makes with another
+kept for (read through the stakes, ``_at_stake``): ``feed_weight`` points per unit of its feeding risk and ``partial_weight`` points per live card that would complete a partial meld it makes with another
 loose card (a pair of one rank in two suits, a two-card run, a one-gap run; live: a copy the player
 cannot see).  So an isolated card goes before a card of a pair or near-run of the same penalty, and a
 partial meld with more live cards to complete it is broken later.  The least score is thrown; ties go
@@ -76,7 +84,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
-from ..equity import ST_WIN, ST_XMAX
+from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
                          best_discard_except_kernel)
@@ -100,9 +108,10 @@ X_OUT_BONUS = B_W + 3
 X_TAKE_MARGIN = B_W + 4
 X_MAX_HARVESTS = B_W + 5  # read by the table play (sim/bots/table_play.py)
 X_PARTIAL_WEIGHT = B_W + 6
-X_W = B_W + 7
+X_OUT_WORTH = B_W + 7
+X_W = B_W + 8
 X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin", "max_harvests",
-                     "partial_weight")
+                     "partial_weight", "out_worth")
 
 RUN, GROUP = 0, 1  # sim.melds
 ACE, ACE_HIGH_EXT = 12, 13
@@ -266,6 +275,24 @@ def _keep_points(left, unseen, xp, prm, keep, outs, near):
 
 
 @njit(cache=True)
+def _at_stake(srow, dead, out_worth):
+    """(num, den): the factor num/den by which the points a card is kept for (a partial meld's live cards,
+    the feeding risk) are read through the stakes while the hand holds ``dead`` points.  Both are kept for
+    the hand's ending: a partial meld for the player's own go-out, a safe discard against the next
+    player's.  So they weigh as what ending the hand is at stake on the sheet, the row's go-out less its
+    curve at ``dead`` (``ST_WIN + _cost``), against that of a sheet where a go-out is worth ``out_worth``
+    points-equivalents beyond the points it saves (``out_worth + dead``, the sheet the weights are tuned
+    on), within a half and twice.  A row whose go-out is worth nothing beyond the points it saves (the
+    neutral row, a hand without a game) leaves them as they are: (1, 1)."""
+    if srow[ST_WIN] <= srow[ST_CURVE] or out_worth <= 0:
+        return 1, 1
+    d = min(max(dead, 0), ST_XMAX)
+    den = out_worth + d
+    num = min(max(srow[ST_WIN] + _cost(srow, d), (den + 1) // 2), 2 * den)
+    return num, den
+
+
+@njit(cache=True)
 def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
     """Whether candidate c (score s, penalty p, partial outs o, live neighbours nb) goes before the
     best so far (bc, -1: none): the lower score, then the higher penalty, then the fewer outs, then
@@ -299,8 +326,9 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     outs = np.empty(N_KINDS, np.int64)
     near = np.empty(N_KINDS, np.int64)
     _keep_points(left, unseen, xp, prm, keep, outs, near)
+    num, den = _at_stake(srow, dead, xp[X_OUT_WORTH])  # both read through the stakes
     for c in range(N_KINDS):
-        keep[c] += xp[X_FEED_WEIGHT] * risk[c]
+        keep[c] = (keep[c] + xp[X_FEED_WEIGHT] * risk[c]) * num // den
     score = np.empty(n, np.int64)
     if xp[X_KIND] != K_LOOKAHEAD:
         if left[cands[0]] > 0:  # a loose card leaves the deadwood less its own penalty, no search needed
@@ -386,6 +414,9 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         outs = np.empty(N_KINDS, np.int64)
         near = np.empty(N_KINDS, np.int64)
         _keep_points(left, unseen, xp, prm, keep, outs, near)
+        num, den = _at_stake(srow, dead, xp[X_OUT_WORTH])
+        for c in range(N_KINDS):
+            keep[c] = keep[c] * num // den
         best = -1
         bi = 0
         for i in range(n):
