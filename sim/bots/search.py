@@ -30,9 +30,9 @@ class SearchBot(LookaheadBot):
     ``sim.bots.search_core``); the candidate with the best total is played when it beats the
     lookahead's own choice by more than ``margin`` points a deal, else the lookahead's.  Its discard
     candidates are the lookahead's choice and the other loose cards the expert ranks next, never a
-    card of a pair or two-card run while an isolated card as dear that feeds the next player nothing
-    is loose, ``candidates`` in all; where the lookahead's play lays something, ``hold`` adds laying nothing this
-    turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
+    card of a pair or two-card run while an isolated card as dear is loose (what an isolated card
+    feeds the next player is weighed by the lookahead's own choice), ``candidates`` in all; where the
+    lookahead's play lays something, ``hold`` adds laying nothing this turn (with the lookahead's discard for the whole hand): opening now against waiting, a meld or
     lay-off against keeping the cards, and, where a Kalooki pays more, a plain going out against
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
     now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds

@@ -34,8 +34,11 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   draw), melds in the least-deadwood partition of the hand with it (a card taken to be left loose is
   no pickup), and, for an opened seat, no stock card could go out (``expert_core.stock_goes_out``).
   The discards searched after the lookahead's never break a pair or two-card run while a loose card
-  of equal or higher penalty that makes no partial meld and feeds the next player nothing
-  (``expert_core._feed_risks`` zero) could go instead.  One candidate: no search.
+  of equal or higher penalty that makes no partial meld (an isolated card) could go instead: a
+  rollout cut short at ``horizon`` turns scores the deadwood left, so it rates a pair's card a few
+  points above an isolated one it outranks and seldom sees the pair completed; what feeding the next
+  player an isolated card costs is the lookahead's to weigh, in its own choice.  One candidate: no
+  search.
 - **Determinizations.**  The unseen cards (the pack less its hand, the table and the discard pile) are
   dealt to the other hands, each to its size, the cards an opponent took from the pile and has not
   thrown since staying in its hand, the rest shuffled into the stock.  Each decision that searches
@@ -375,11 +378,9 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
 
 
 @njit(cache=True)
-def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands, pick, discby,
-                       opened):
-    """The discards to search (module docstring) in cands; returns their number.  pick, discby, opened:
-    the cards each player took from and threw to the pile, and who has opened (the next player's
-    feeding risks)."""
+def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands):
+    """The discards to search (module docstring) in cands, from whand (the hand left after the table
+    play), never forbid, the lookahead's ``default`` first; returns their number."""
     mv, ws, rec = _workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     loose = np.empty(N_KINDS, np.int64)
@@ -400,22 +401,19 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
     taken = np.zeros(N_KINDS, np.bool_)
     taken[default] = True
     ace_low = prm[P_ACE_LOW] != 0
-    nxt = (me + 1) % hands.shape[0]
-    risk = np.empty(N_KINDS, np.int64)
-    XC._feed_risks(tab, nt, pick[nxt], discby[nxt], opened[nxt] != 0, risk)
-    safe = -1  # the highest penalty of a loose natural that makes no partial meld and feeds the next player nothing
+    isolated = -1  # the highest penalty of a loose natural (never the card just taken) that makes no partial meld
     for i in range(nl):
         c = loose[i]
-        if c != JOKER and risk[c] == 0 and _partner(c, left, ace_low, True) < 0:
-            safe = max(safe, _pen(prm, c))
+        if c != JOKER and _partner(c, left, ace_low, True) < 0:
+            isolated = max(isolated, _pen(prm, c))
     while k < xp[SX_CANDIDATES]:
         best = -1
         for i in range(nl):
             c = loose[i]
             if taken[c]:
                 continue
-            # never a card of a pair or two-card run while a safe isolated card as dear could go instead
-            if c != JOKER and safe >= _pen(prm, c) and _partner(c, left, ace_low, False) >= 0:
+            # never a card of a pair or two-card run while an isolated card as dear could go instead
+            if c != JOKER and isolated >= _pen(prm, c) and _partner(c, left, ace_low, False) >= 0:
                 continue
             if best < 0 or XC._first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c,
                                      keep[best] - _pen(prm, best), _pen(prm, best), outs[best], near[best], best):
@@ -615,8 +613,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
     default = mid[SC_DISC]
     if mid[SC_CHOSE] != 0:
         forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
-        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands, pick,
-                               discby, opened)
+        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
     else:
         cands[0] = default
         k = 1
