@@ -5,7 +5,8 @@ off or splitting a run (docs/RULES.md sections 3-5).
 - scripted positions: each bot lays a joker off to go out, lays off the jokers it would otherwise be
   left holding alone, and never lays one where the profile's joker limit forbids it; each goes out
   by splitting a run (with a lay-off, with new melds, with the card it took from the pile, twice in
-  one run), and lays off or splits with the card it took though that card may not be thrown;
+  one run, with a joker, then laying off onto the ends the split makes inside the run), and lays off
+  or splits with the card it took though that card may not be thrown;
 - ``sure_go_out`` (tests/sure_go_out.py), the rules-only search the scan judges by, on positions
   written out;
 - the scan: seeded hands of every profile at a table of each bot and at a mixed one, played on the
@@ -203,6 +204,16 @@ def test_every_bot_splits_a_run_and_lays_off_onto_the_part_it_cut_off(name):
     assert play.discard == C("KC"), play
     if name in ("greedy", "patient"):  # the others may as well take the 3S and meld it with 4S 5S
         assert play.ops == [Split(0, C("5S"), 3), LayOff(1, C("4S"), LOW)], play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_extends_a_run_splits_it_and_lays_off_onto_the_part_cut_off(name):
+    # kalooki play --profile east_coast --seed 3 --bots greedy,greedy,greedy,greedy, turn 16 (seat 2): 2S 2D
+    # 2C laid, 8C onto 4C-7C, 6C splits 4C-8C into 4-5-6 and 6-7-8, 5C onto 6-7-8, 5S thrown
+    st = opened("2S 5S 2D 2C 5C 6C", [R("4C 5C 6C 7C")], draw="8C")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert play.discard == C("5S"), play
 
 
 @pytest.mark.parametrize("name", BOTS)

@@ -632,8 +632,9 @@ def _held_at(hand, suit, e):
 def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks):
     """Every way to lay natural cards of the hand off onto each table meld in one turn (a run end:
     the next natural, the next two, or a joker and the natural after it; a three-card group: a
-    natural of a missing suit), and to split a run so extended once or twice with naturals of the
-    hand (``_split_options``), each allowed by the engine's rules: opts rows (G_*), meld i's at
+    natural of a missing suit), and to split a run so extended once or twice with cards of the hand
+    (a joker standing for the card it duplicates), a split followed where it helps by lay-offs onto
+    the ends it makes inside the run (``_split_options``), each allowed by the engine's rules: opts rows (G_*), meld i's at
     first[i]..first[i] + count[i] - 1; room0[i]: jokers meld i takes with none of them; marks[c]:
     natural c is in some option.  Returns the number of options."""
     work = np.empty((4, core.ROW_W), np.int64)
@@ -1027,7 +1028,8 @@ def _layable_mask(hand, tab, nt, rp):
     how many of the hand's cards those are): the naturals that fill the slot next to a run's end, or
     the one after it where the next is held or a joker could fill it, a three-card group's missing
     suit, or a card of a run that a duplicate held could split it at (two cards of the run, or of
-    what the hand could lay off, on each side: ``_split_options``) (a cheap superset: the engine's
+    what the hand could lay off, on each side: ``_split_options``) or that could go onto an end such a
+    split (by a natural or a joker) within two ranks of it makes (a cheap superset: the engine's
     rules decide in ``_go_out_options``)."""
     seen = np.int64(0)
     k = np.int64(0)
@@ -1056,7 +1058,9 @@ def _layable_mask(hand, tab, nt, rp):
                     continue
                 # it splits the run, or goes onto an end a split within two ranks of it makes inside it
                 near = False
-                for e2 in range(max(e - 2, low + 2), min(e + 2, high - 2) + 1):
+                lo_s = low - 2 if below else low  # the run as far as the hand could extend it first
+                hi_s = high + 2 if above else high
+                for e2 in range(max(e - 2, lo_s + 2), min(e + 2, hi_s - 2) + 1):
                     if e2 != e and (hand[JOKER] > 0 or _held_at(hand, s, e2)):
                         near = True
                 if near or ((e - low >= 2 or below) and (high - e >= 2 or above)):
@@ -1107,7 +1111,7 @@ def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws
     jokers included, and splits of table runs, every lay-off and split one the engine's rules allow
     (``core.lay_off_row``, ``core.split_row`` and the turn's run limits): the combinations of each
     meld's options (``_go_out_options``: a run's end lay-offs, then one or two splits of the run they
-    leave) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
+    leave, or one split and lay-offs onto the ends it makes inside the run) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
     a run split in the play); the cards left must all meld but the discard, which is never a copy of
     ``forbid`` (the card taken from the pile, itself laid, laid off or splitting like any other).
     Before opening, new melds must be laid and reach opening_min (with the points laid off where
