@@ -2,14 +2,15 @@
 the hand and the table, for the blunder scan (tests/test_blunders.py): no bot code and no meld search.
 
 A sure go-out is a play of new melds from the hand, lay-offs of hand cards (naturals and jokers)
-onto the melds already on the table and splits of table runs by natural hand cards, then a discard,
-that leaves the hand empty (section 5: the last card goes by discarding).  The card just taken from
-the discard pile is a hand card like any other here (laid in a meld, laid off, or splitting a run),
-only never the discard.  A run may be extended at its ends and then split any number of times, each
-split a natural of the hand duplicating one of its cards so that it falls into runs of three or more
-(section 3).  Left out, and no bot is held to find them: taking cards off the table (takes, shifts,
-substitutions, joker swaps), a joker inserted by a split, and lay-offs onto the ends a split makes
-inside a run (laying 6S onto 3S 4S 5S after splitting 3S-7S with the 5S).  The rules it applies:
+onto the melds already on the table and splits of table runs by hand cards, then a discard, that
+leaves the hand empty (section 5: the last card goes by discarding).  The card just taken from the
+discard pile is a hand card like any other here (laid in a meld, laid off, or splitting a run), only
+never the discard.  A run may be extended at its ends, then split any number of times, each split a
+natural of the hand duplicating one of its cards or a joker standing for it, so that it falls into
+runs of three or more (section 3), and then the ends the splits make inside it take lay-offs (laying
+6S onto 3S 4S 5S after splitting 3S-7S with the 5S, or 4S onto 5S 6S 7S).  Left out, and no bot is
+held to find them: taking cards off the table (takes, shifts, substitutions, joker swaps), and
+orders of splits and lay-offs other than these.  The rules it applies:
 
 - a run is three or more cards of one suit in consecutive ranks, the ace high (Q-K-A) or, with
   ``ace_low``, low (A-2-3), never both (K-A-2); a group three or four cards of one rank in different
@@ -18,9 +19,10 @@ inside a run (laying 6S onto 3S 4S 5S after splitting 3S-7S with the 5S).  The r
 - a lay-off adds a card (a natural or a joker standing for it) to an end of a run, or the missing
   suit to a three-card group, at most ``run_end_limit`` cards on one end of a run in a turn (two in
   all per run under ``run_add_limit = "two_total"``) (section 3);
-- a split inserts a natural duplicating a card of a run so that each part is a run of three or more
-  within the joker limit, and counts for an opening as a lay-off of the card it duplicates
-  (sections 3, 11);
+- a split inserts a natural duplicating a card of a run, or a joker standing for it (a joker stands
+  for any card), so that each part is a run of three or more within the joker limit, and counts for
+  an opening as a lay-off of the card it duplicates; each part is then a run of the table, its new
+  end with no card added this turn (under two_total the parts share the run's two) (sections 3, 11);
 - a player who has not opened goes out only by laying new melds from the hand worth at least
   ``opening_min`` (jokers count as the card they stand for), or, under ``layoffs_count_for_opening``,
   new melds and lay-offs worth it together, or with no minimum under ``kalooki_exempt_from_minimum``;
@@ -214,10 +216,13 @@ def _extensions(m: Meld, h, rules: Rules, p):
                     laid = dict(zip([e for e, _ in slots], used))
                     run = ([(laid[e], e) for e in range(low, m.low)] + list(zip(m.cards, range(m.low, m.high + 1)))
                            + [(laid[e], e) for e in range(m.high + 1, high + 1)])
-                    for cuts in _splits(run, 0, h, used, rules):
-                        extra = [s * N_RANKS + _ext_rank(run[j][1]) for j in cuts]
-                        ops = parts + [("split", c, j + 1) for j, c in sorted(zip(cuts, extra), reverse=True)]
-                        yield used + extra, ops, value + sum(rules.ext_values[run[j][1]] for j in cuts)
+                    room = 2 - k_lo - k_hi if p.run_add_limit == "two_total" else p.run_end_limit
+                    for cuts in _splits(run, 0, -1, h, used, rules):
+                        extra = [c for _, c in cuts]
+                        ops = parts + [("split", c, j + 1) for j, c in reversed(cuts)]
+                        v = value + sum(rules.ext_values[run[j][1]] for j, _ in cuts)
+                        for more, lays, lv in _inner_ends(run, cuts, s, h, used + extra, rules, room):
+                            yield used + extra + more, ops + lays, v + lv
     elif m.low < 0:
         for k in range(1, 5 - len(m)):
             if h[JOKER] >= k:
@@ -235,27 +240,84 @@ def _extensions(m: Meld, h, rules: Rules, p):
                 yield [JOKER], [(JOKER, HIGH, c)], v
 
 
-def _splits(run, start, h, used, rules):
+def _splits(run, start, lead, h, used, rules):
     """Every non-empty set of slots of ``run`` (after ``start``, the slot of the previous split or 0)
-    at which natural hand cards beyond ``used`` split it, each part a run of three or more holding a
-    natural and at most ``max_jokers_per_meld`` jokers: lists of slot indices, ascending.  The part
-    from ``start`` begins with the run's own card there where start is 0, else with the natural that
-    split it."""
+    at which hand cards beyond ``used`` split it, each a natural duplicating the card there or a
+    joker standing for it, each part a run of three or more holding a natural and at most
+    ``max_jokers_per_meld`` jokers: lists of (slot, card), ascending.  The part from ``start`` begins
+    with the run's own card there where start is 0, else with ``lead``, the card that split it."""
     s = next(c for c, _ in run if c != JOKER) // N_RANKS
     n = len(run)
     for j in range(start + 2, n - 2):
-        c = s * N_RANKS + _ext_rank(run[j][1])
-        if h[c] - used.count(c) <= 0:
-            continue
-        lead = run[0][0] if start == 0 else s * N_RANKS + _ext_rank(run[start][1])
-        head = [lead] + [x for x, _ in run[start + 1:j + 1]]
-        if not _part_ok(head, rules):
-            continue
-        tail = [c] + [x for x, _ in run[j + 1:]]
-        if _part_ok(tail, rules):
-            yield [j]
-        for more in _splits(run, j, h, used + [c], rules):
-            yield [j] + more
+        natural = s * N_RANKS + _ext_rank(run[j][1])
+        for c in (natural, JOKER):
+            if h[c] - used.count(c) <= 0:
+                continue
+            head = [run[0][0] if start == 0 else lead] + [x for x, _ in run[start + 1:j + 1]]
+            if not _part_ok(head, rules):
+                continue
+            tail = [c] + [x for x, _ in run[j + 1:]]
+            if _part_ok(tail, rules):
+                yield [(j, c)]
+            for more in _splits(run, j, c, h, used + [c], rules):
+                yield [(j, c)] + more
+
+
+def _inner_ends(run, cuts, s, h, used, rules, room):
+    """Lay-offs of hand cards beyond ``used`` onto the ends the splits ``cuts`` (ascending (slot,
+    card)) make inside ``run``, after all of them: at each cut the part below takes the ranks above
+    the duplicated card at its new high end, the part above the ranks below it at its new low end, a
+    natural or a joker each, at most ``room`` cards on one new end (per_end: each is an end with no
+    card added this turn) or in all (two_total: what the outer ends left of the run's two), within
+    each part's joker limit.  Yields (cards used, operations, points they add): ("lay", card, end,
+    rep) onto the lowest part (the table meld itself), ("cut", card, end, rep, k) onto the part the
+    meld's k-th split (in the order made, the highest first) cut off."""
+    m = len(cuts)
+    bounds = [0] + [j + 1 for j, _ in cuts] + [len(run)]
+    parts = []
+    for q in range(m + 1):
+        cards = [x for x, _ in run[bounds[q]:bounds[q + 1]]]
+        if q > 0:
+            cards = [cuts[q - 1][1]] + cards
+        parts.append(cards.count(JOKER))
+    two_total = rules.p.run_add_limit == "two_total"
+    # the new ends: (part, end, extended ranks outward from the cut, as far as the run reaches)
+    lo, hi = run[0][1], run[-1][1]
+    ends = []
+    for q, (j, _) in enumerate(cuts):
+        e = run[j][1]
+        ends.append((q, HIGH, list(range(e + 1, hi + 1))))
+        ends.append((q + 1, LOW, list(range(e - 1, lo - 1, -1))))
+
+    def lay(q, card, end):
+        return ("lay", card, end, -1) if q == 0 else ("cut", card, end, -1, m - q)
+
+    def fill(q, end, ranks, t, used, jokers):
+        """t cards onto one new end, outward: (cards, operations, points, jokers after)."""
+        if t == 0:
+            yield [], [], 0, jokers
+            return
+        e = ranks[0]
+        natural = s * N_RANKS + _ext_rank(e)
+        for c in (natural, JOKER):
+            if h[c] - used.count(c) <= 0 or (c == JOKER and jokers[q] + 1 > rules.max_jokers):
+                continue
+            j2 = list(jokers)
+            j2[q] += c == JOKER
+            for more, ops, v, j3 in fill(q, end, ranks[1:], t - 1, used + [c], j2):
+                yield [c] + more, [lay(q, c, end)] + ops, rules.ext_values[e] + v, j3
+
+    def go(k, used, jokers, left):
+        if k == len(ends):
+            yield [], [], 0
+            return
+        q, end, ranks = ends[k]
+        for t in range(0, min(left if two_total else room, len(ranks)) + 1):
+            for cards, ops, v, j2 in fill(q, end, ranks, t, used, jokers):
+                for more, rest, rv in go(k + 1, used + cards, j2, left - t):
+                    yield cards + more, ops + rest, v + rv
+
+    yield from go(0, list(used), parts, room)
 
 
 def _part_ok(cards, rules) -> bool:
@@ -295,7 +357,7 @@ def _dead_cards(h, table, rules, p) -> int:
                     if 0 <= e <= 13:
                         layable.add(s * N_RANKS + _ext_rank(e))
             layable.update(m.reps)  # a duplicate may split the run
-            joker_spot = joker_spot or m.n_jokers < rules.max_jokers
+            joker_spot = joker_spot or m.n_jokers < rules.max_jokers or len(m) >= 5  # or a joker splits it
         elif m.low >= 0 and len(m) == 3:
             present = {rep // N_RANKS for rep in m.reps}
             layable.update(x * N_RANKS + m.low for x in range(4) if x not in present)
@@ -386,7 +448,20 @@ def sure_go_out(state, me: int):
         return None
     d, rest, parts = found
     ops = [NewMeld(m) for m in rules.partition(rest)] if sum(rest) else []
-    ops += [Split(i, b, c) if a == "split" else LayOff(i, a, b, c) for i, (a, b, c) in parts]
+    # a split's part cut off is the table's next row (after the new melds and earlier splits' parts)
+    row = len(table) + len(ops)
+    cut_rows = {}
+    for i, op in parts:
+        if op[0] == "split":
+            cut_rows[i] = cut_rows.get(i, []) + [row]
+            row += 1
+            ops.append(Split(i, op[1], op[2]))
+        elif op[0] == "lay":
+            ops.append(LayOff(i, *op[1:]))
+        elif op[0] == "cut":
+            ops.append(LayOff(cut_rows[i][op[4]], *op[1:4]))
+        else:
+            ops.append(LayOff(i, *op))
     play = Play(ops, d)
     turn = Turn(table, p, state.hands[me], ops)
     code = turn.play(d, state.drawn_card, state.drawn_from, was_open, first)

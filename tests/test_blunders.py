@@ -5,7 +5,8 @@ off or splitting a run (docs/RULES.md sections 3-5).
 - scripted positions: each bot lays a joker off to go out, lays off the jokers it would otherwise be
   left holding alone, and never lays one where the profile's joker limit forbids it; each goes out
   by splitting a run (with a lay-off, with new melds, with the card it took from the pile, twice in
-  one run), and lays off or splits with the card it took though that card may not be thrown;
+  one run, with a joker, then laying off onto the ends the split makes inside the run), and lays off
+  or splits with the card it took though that card may not be thrown;
 - ``sure_go_out`` (tests/sure_go_out.py), the rules-only search the scan judges by, on positions
   written out;
 - the scan: seeded hands of every profile at a table of each bot and at a mixed one, played on the
@@ -29,7 +30,7 @@ from sim import profiles
 from sim.bots import make_bot
 from sim.bots.greedy_core import kalooki_pays_more
 from sim.cards import JOKER, cards_str, from_counts, parse_card as C
-from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, LayOff, NewMeld, Split
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play, Split
 from sim.engine.loop import play_hand
 
 from sure_go_out import sure_go_out
@@ -181,6 +182,86 @@ def test_every_bot_lays_a_joker_onto_a_run_it_then_splits_to_go_out(name):
     assert sure_go_out(st, 0) is not None
     play = goes_out(name, st)
     assert play.discard == C("3C"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_splits_a_run_and_lays_off_onto_the_high_end_the_split_makes(name):
+    # 6S splits 3S-9S into 3-4-5-6 and 6-7-8-9; 7S then goes onto 3-4-5-6, an end the split made (7S
+    # alone cannot split it: 7-8-9 and 3-4-5-6-7 would leave 6S with no place)
+    st = opened("6S 7S", [R("3S 4S 5S 6S 7S 8S 9S")], draw="KC")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert play.discard == C("KC") and any(isinstance(op, Split) for op in play.ops), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_splits_a_run_and_lays_off_onto_the_part_it_cut_off(name):
+    # 5S splits 3S-9S into 3-4-5 and 5-6-7-8-9; 4S goes onto the low end of the part cut off, the table's
+    # next row (4S can neither split the run nor go onto its ends)
+    st = opened("4S 5S", [R("3S 4S 5S 6S 7S 8S 9S")], draw="KC")
+    assert LayOff(1, C("4S"), LOW) in sure_go_out(st, 0).ops
+    play = goes_out(name, st)
+    assert play.discard == C("KC"), play
+    if name in ("greedy", "patient"):  # the others may as well take the 3S and meld it with 4S 5S
+        assert play.ops == [Split(0, C("5S"), 3), LayOff(1, C("4S"), LOW)], play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_extends_a_run_splits_it_and_lays_off_onto_the_part_cut_off(name):
+    # kalooki play --profile east_coast --seed 3 --bots greedy,greedy,greedy,greedy, turn 16 (seat 2): 2S 2D
+    # 2C laid, 8C onto 4C-7C, 6C splits 4C-8C into 4-5-6 and 6-7-8, 5C onto 6-7-8, 5S thrown
+    st = opened("2S 5S 2D 2C 5C 6C", [R("4C 5C 6C 7C")], draw="8C")
+    assert sure_go_out(st, 0) is not None
+    play = goes_out(name, st)
+    assert play.discard == C("5S"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_splits_a_run_with_a_joker_to_go_out(name):
+    # scala40, one joker a meld: 3S-9S holds one, so the drawn joker goes onto no end; standing for the 7S
+    # it splits the run into 3S 4S JK 6S 7S and JK 8S 9S, a joker each
+    st = opened("JK", [R("3S 4S JK 6S 7S 8S 9S", S40)], p=S40, draw="KC")
+    assert any(isinstance(op, Split) and op.card == JOKER for op in sure_go_out(st, 0).ops)
+    play = goes_out(name, st)
+    assert any(isinstance(op, Split) and op.card == JOKER for op in play.ops) and play.discard == C("KC"), play
+
+
+@pytest.mark.parametrize("name", BOTS)
+def test_every_bot_splits_a_run_with_a_joker_and_lays_off_onto_the_end_it_makes(name):
+    # the joker standing for the QS splits TS-AS into T-J-Q and JK-K-A; KS then goes onto T-J-Q (no end of
+    # TS-AS takes the KS, and KS cannot split it: K-A is no run)
+    st = opened("JK KS", [R("TS JS QS KS AS")], draw="4D")
+    assert any(isinstance(op, Split) and op.card == JOKER for op in sure_go_out(st, 0).ops)
+    play = goes_out(name, st)
+    assert play.discard == C("4D"), play
+    if name in ("greedy", "patient"):  # the others may as well take the AS and meld JK KS AS
+        assert play.ops == [Split(0, JOKER, 3), LayOff(0, C("KS"), HIGH)], play
+
+
+def test_the_engine_takes_the_splits_sure_go_out_finds():
+    # the ways a split goes out (docs/RULES.md section 3: a split inserts a duplicate, and a joker stands for
+    # any card; each part is then a run of the table), each as a play the engine validates: a lay-off onto
+    # the part below's new high end, onto the part cut off (the table's next row), and a joker as the
+    # duplicate, the joker limit held for each part
+    for hand, table, p, want in [
+            ("6S 7S", [R("3S 4S 5S 6S 7S 8S 9S")], K40, [Split(0, C("6S"), 4), LayOff(0, C("7S"), HIGH)]),
+            ("4S 5S", [R("3S 4S 5S 6S 7S 8S 9S")], K40, [Split(0, C("5S"), 3), LayOff(1, C("4S"), LOW)]),
+            ("JK", [R("3S 4S JK 6S 7S 8S 9S", S40)], S40, [Split(0, JOKER, 3)]),
+            ("JK KS", [R("TS JS QS KS AS")], K40, [Split(0, JOKER, 3), LayOff(0, C("KS"), HIGH)])]:
+        st = opened(hand, table, p=p, draw="2D")
+        play = sure_go_out(st, 0)
+        assert play is not None, hand
+        st.apply_play(play)
+        assert st.result is not None and st.result.winner == 0, (hand, play)
+        st = opened(hand, table, p=p, draw="2D")
+        st.apply_play(Play(want, C("2D")))
+        assert st.result is not None and st.result.winner == 0, (hand, want)
+    # each part keeps the joker limit: in scala40 a joker standing for the 5S may not split 3S-9S when the
+    # part it starts would hold the 7S's joker too
+    table = [R("3S 4S 5S 6S JK 8S 9S", S40)]
+    st = opened("JK", table, p=S40, draw="2D")
+    with pytest.raises(IllegalTurn):
+        st.apply_play(Play([Split(0, JOKER, 3)], C("2D")))
 
 
 @pytest.mark.parametrize("name", BOTS)
@@ -338,11 +419,32 @@ def uses_taken(play, taken: int) -> bool:
                               for op in play.ops)
 
 
+def split_kinds(play, n_table: int) -> set[str]:
+    """What a way out does with table runs: "split", "joker_split" (a joker the duplicate),
+    "inner_end" (a lay-off onto an end a split made inside a run: onto a run after its split, or onto
+    a part cut off)."""
+    kinds, split, row = set(), set(), n_table
+    for op in play.ops:
+        if isinstance(op, NewMeld):
+            row += 1
+        elif isinstance(op, Split):
+            kinds.add("split")
+            if op.card == JOKER:
+                kinds.add("joker_split")
+            split.update((op.target, row))
+            row += 1
+        elif isinstance(op, LayOff) and op.target in split:
+            kinds.add("inner_end")
+    return kinds
+
+
 def scan(profile: str, seed: int, names: list[str], tally=None) -> list[str]:
     """Play the hand ``kalooki play --profile profile --seed seed --bots names`` plays, each turn
     watched: a line for each sure go-out a bot (random aside) did not take.  ``tally`` (a Counter)
     counts the ways out found (``ways_out``), those that split a run (``by_split``) and those that
-    lay the card just taken from the pile (``taken``)."""
+    lay the card just taken from the pile (``taken``), and, of those by a split, those with a joker as
+    the duplicate (``joker_split``) or a lay-off onto an end a split made (``inner_end``); and the
+    ways out missed (``missed``, and by kind ``missed_<kind>``)."""
     prof = profiles.load(profile)
     kids = np.random.SeedSequence(seed).spawn(1 + len(names))
     rng = np.random.default_rng(kids[0])
@@ -360,13 +462,20 @@ def scan(profile: str, seed: int, names: list[str], tally=None) -> list[str]:
         witness, hand, table, was_open, taken = found
         if tally is not None:
             tally["ways_out"] += 1
-            tally["by_split"] += any(isinstance(op, Split) for op in witness.ops)
+            kinds = split_kinds(witness, len(table))
+            tally["by_split"] += "split" in kinds
+            tally["joker_split"] += "joker_split" in kinds
+            tally["inner_end"] += "inner_end" in kinds
             tally["taken"] += uses_taken(witness, taken)
         if state.result is not None and state.result.winner == seat:
             return
         if (names[seat] == "search" and not was_open and not play.ops and kalooki_pays_more(prof)
                 and prof.layoffs_count_for_opening):
             return  # holding for a Kalooki, played forward (module docstring)
+        if tally is not None:
+            tally["missed"] += 1
+            for kind in split_kinds(witness, len(table)):
+                tally["missed_" + kind] += 1
         missed.append(f"kalooki play --profile {profile} --seed {seed} --bots {','.join(names)}: turn "
                       f"{state.turn_no}, seat {seat} ({names[seat]}) holds {hand} after its draw and could go out "
                       f"({witness}) on table {table}, but played {play}")

@@ -576,13 +576,16 @@ def _go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
 MAX_GO_OPTS = 512  # lay-off options one search weighs at most (a hand of 15 offers far fewer)
 MAX_GO_LEAVES = 16384  # combinations of them tried at most
 # an option (a row of ``opts``): its table meld, cards laid, jokers the meld still takes after it,
-# points laid off, splits made, then up to six (card, end) pairs in the order they are laid: up to four
+# points laid off, splits made, then up to nine (card, end) pairs in the order they are laid: up to four
 # lay-offs onto the run's ends, then up to two splits of the run so extended (the end SPLIT_AT + the
-# split's position, the higher split first, so that the lower one still cuts the meld's own row)
-G_TARGET, G_N, G_ROOM, G_VALUE, G_SPLITS, G_CARDS, G_ENDS = 0, 1, 2, 3, 4, 5, 11
-G_SLOTS = 6
-G_W = 17
+# split's position, the higher split first, so that the lower one still cuts the meld's own row), or
+# one split and up to four lay-offs onto the two ends it makes inside the run (the part below's new
+# high end HIGH, the part cut off's new low end CUT_LOW)
+G_TARGET, G_N, G_ROOM, G_VALUE, G_SPLITS, G_CARDS, G_ENDS = 0, 1, 2, 3, 4, 5, 14
+G_SLOTS = 9
+G_W = 23
 SPLIT_AT = 2  # an end code SPLIT_AT + pos: a split at pos (core.split_row's slot), not a lay-off
+CUT_LOW = -1  # an end code: the low end of the part the split just before cut off (the table's last row)
 
 
 @njit(cache=True)
@@ -629,8 +632,9 @@ def _held_at(hand, suit, e):
 def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks):
     """Every way to lay natural cards of the hand off onto each table meld in one turn (a run end:
     the next natural, the next two, or a joker and the natural after it; a three-card group: a
-    natural of a missing suit), and to split a run so extended once or twice with naturals of the
-    hand (``_split_options``), each allowed by the engine's rules: opts rows (G_*), meld i's at
+    natural of a missing suit), and to split a run so extended once or twice with cards of the hand
+    (a joker standing for the card it duplicates), a split followed where it helps by lay-offs onto
+    the ends it makes inside the run (``_split_options``), each allowed by the engine's rules: opts rows (G_*), meld i's at
     first[i]..first[i] + count[i] - 1; room0[i]: jokers meld i takes with none of them; marks[c]:
     natural c is in some option.  Returns the number of options."""
     work = np.empty((4, core.ROW_W), np.int64)
@@ -654,7 +658,7 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
             lo2 = _held_at(hand, s, row[1] - 2)
             hi1 = _held_at(hand, s, row[1] + row[2])
             hi2 = _held_at(hand, s, row[1] + row[2] + 1)
-            splits = False
+            splits = nj > 0 and row[2] >= 5  # a joker standing for an inner card may split it
             for e in range(row[1], row[1] + row[2]):
                 if _held_at(hand, s, e):
                     splits = True
@@ -726,7 +730,8 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
                         opts[k, G_ROOM] = _joker_room(cur, a, crules, prm, work, ends) if nj > jokers else 0
                         k += 1
                     if splits:  # then one or two splits of the run they leave
-                        k = _split_options(hand, cur, i, opts, base, k, n, value, crules, prm, marks, parts)
+                        k = _split_options(hand, cur, i, opts, base, k, n, value, jokers, crules, prm, marks,
+                                           parts)
         elif row[1] >= 0 and row[2] == 3:
             for sx in range(4):
                 c = sx * N_RANKS + row[1]
@@ -749,36 +754,143 @@ def _go_out_options(hand, tab, nt, crules, prm, opts, first, count, room0, marks
 
 
 @njit(cache=True)
-def _split_options(hand, run, i, opts, base, k, n, value, crules, prm, marks, parts):
+def _split_options(hand, run, i, opts, base, k, n, value, jokers, crules, prm, marks, parts):
     """``_go_out_options``' splits of table run i as the lay-offs opts[base]'s first n (card, end)
-    pairs leave it (``run``; worth ``value``): each natural of the hand (beyond those lay-offs) that
-    duplicates an inner card of it splits it into two runs the engine's rules take
-    (``core.split_row``), alone or with a second split of the lower part; options from row k on,
-    returns the next free row.  A split adds the points of the card it duplicates."""
+    pairs leave it (``run``; worth ``value``, ``jokers`` of them jokers): each card of the hand (beyond
+    those lay-offs) that duplicates an inner card of it, a natural or a joker standing for it, splits
+    it into two runs the engine's rules take (``core.split_row``), alone, with a second split of the
+    lower part by a natural, or with naturals laid off onto the two ends the split makes
+    (``_inner_options``); a joker splits only where it could not simply be laid off onto the run (no
+    room left at its ends) or with such lay-offs.  Options from row k on, returns the next free row.
+    A split adds the points of the card it duplicates."""
     m = run[2]
     first = parts[0]
     second = parts[1]
+    spare_jokers = hand[JOKER] - jokers
     for pos in range(m - 2, 2, -1):
-        c = run[core.REPS + pos - 1]
-        held = np.int64(hand[c])
+        nat = run[core.REPS + pos - 1]
+        held = np.int64(hand[nat])
         for j in range(n):
-            if opts[base, G_CARDS + j] == c:
+            if opts[base, G_CARDS + j] == nat:
                 held -= 1
-        if c == JOKER or held <= 0 or k >= MAX_GO_OPTS:
-            continue
-        code, _, _ = core.split_row(run, c, pos, crules, first, second)
-        if code != core.OK:
-            continue
-        v1 = prm[core.P_EXTV + run[1] + pos - 1]
-        k = _put_split(opts, base, k, i, n, value + v1, c, pos, -1, -1, marks)
-        for pos2 in range(pos - 2, 2, -1):
-            c2 = first[core.REPS + pos2 - 1]
-            if held - (1 if c2 == c else 0) <= 0 or k >= MAX_GO_OPTS:
+        for c in (nat, JOKER):
+            if k >= MAX_GO_OPTS:
+                break
+            if c == nat and (nat == JOKER or held <= 0):
                 continue
-            code, _, _ = core.split_row(first, c2, pos2, crules, parts[2], parts[3])
-            if code == core.OK:
-                k = _put_split(opts, base, k, i, n, value + v1 + prm[core.P_EXTV + first[1] + pos2 - 1], c, pos,
-                               c2, pos2, marks)
+            if c == JOKER and spare_jokers <= 0:
+                continue
+            code, _, _ = core.split_row(run, c, pos, crules, first, second)
+            if code != core.OK:
+                continue
+            v1 = prm[core.P_EXTV + run[1] + pos - 1]
+            if c != JOKER or _run_full(run, opts, base, n, crules, prm, parts[2]):
+                k = _put_split(opts, base, k, i, n, value + v1, c, pos, -1, -1, marks)
+            k = _inner_options(hand, first, second, i, opts, base, k, n, value + v1, c, pos, crules, prm, marks,
+                               parts)
+            if c == JOKER:
+                continue
+            for pos2 in range(pos - 2, 2, -1):
+                c2 = first[core.REPS + pos2 - 1]
+                if held - (1 if c2 == c else 0) <= 0 or k >= MAX_GO_OPTS:
+                    continue
+                code, _, _ = core.split_row(first, c2, pos2, crules, parts[2], parts[3])
+                if code == core.OK:
+                    k = _put_split(opts, base, k, i, n, value + v1 + prm[core.P_EXTV + first[1] + pos2 - 1], c,
+                                   pos, c2, pos2, marks)
+    return k
+
+
+@njit(cache=True)
+def _run_full(run, opts, base, n, crules, prm, tmp):
+    """Does the run, with opts[base]'s n cards laid onto its ends this turn, take no joker at either
+    end (its shape, the joker limit, the turn's run limits)?"""
+    if crules[core.R_TWO_TOTAL] != 0 and n >= 2:
+        return True
+    for end in (LOW, HIGH):
+        laid = 0
+        for j in range(n):
+            if opts[base, G_ENDS + j] == end:
+                laid += 1
+        if crules[core.R_TWO_TOTAL] == 0 and laid >= crules[core.R_RUN_END_LIMIT]:
+            continue
+        code, _, _ = core.lay_off_row(run, JOKER, end, np.int64(-1), crules, prm, tmp)
+        if code == core.OK:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _inner_options(hand, first, second, i, opts, base, k, n, value, c, pos, crules, prm, marks, parts):
+    """Options of a split of run i at pos by c (its parts ``first``, kept at row i, and ``second``,
+    cut off): the lay-offs of opts[base] (n), the split, then naturals of the hand beyond those laid
+    onto the ends the split makes, the next one or two above the duplicated card onto first's high
+    end, the next one or two below it onto second's low end (``core.lay_off_row``; per_end: each
+    a fresh end; two_total: the two cards the run's outer ends left); returns the next free row."""
+    s = first[core.REPS] // N_RANKS
+    e = first[1] + first[2] - 1  # the extended rank both parts hold
+    if not (_held_at(hand, s, e + 1) or _held_at(hand, s, e - 1)):
+        return k
+    left = crules[core.R_RUN_END_LIMIT]
+    if crules[core.R_TWO_TOTAL] != 0:
+        left = 2 - n
+    cur_hi = parts[2]
+    cur_lo = parts[3]
+    tmp = np.empty(core.ROW_W, np.int64)
+    used = np.zeros(8, np.int64)
+    vals = np.zeros(8, np.int64)
+    for hi in range(3):
+        for lo in range(3):
+            if (hi == 0 and lo == 0) or k >= MAX_GO_OPTS:
+                continue
+            if crules[core.R_TWO_TOTAL] != 0:
+                if hi + lo > left:
+                    continue
+            elif hi > left or lo > left:
+                continue
+            ok = True
+            nu = 0
+            cur_hi[:] = first
+            cur_lo[:] = second
+            for side in (HIGH, LOW):
+                cur = cur_hi if side == HIGH else cur_lo
+                for _ in range(hi if side == HIGH else lo):
+                    x = core.run_extension(cur, side, crules)
+                    if x < 0:
+                        ok = False
+                        break
+                    have = np.int64(hand[x]) - (1 if x == c else 0)
+                    for j in range(n):
+                        if opts[base, G_CARDS + j] == x:
+                            have -= 1
+                    for j in range(nu):
+                        if used[j] == x:
+                            have -= 1
+                    if have <= 0:
+                        ok = False
+                        break
+                    code, added, _ = core.lay_off_row(cur, x, side, np.int64(-1), crules, prm, tmp)
+                    if code != core.OK:
+                        ok = False
+                        break
+                    cur[:] = tmp
+                    used[nu] = x
+                    vals[nu] = added
+                    nu += 1
+                if not ok:
+                    break
+            if not ok:
+                continue
+            k = _put_split(opts, base, k, i, n, value, c, pos, -1, -1, marks)
+            row = k - 1
+            v = 0
+            for j in range(nu):
+                opts[row, G_CARDS + n + 1 + j] = used[j]
+                opts[row, G_ENDS + n + 1 + j] = HIGH if j < hi else CUT_LOW
+                marks[used[j]] = 1
+                v += vals[j]
+            opts[row, G_N] = n + 1 + nu
+            opts[row, G_VALUE] = value + v
     return k
 
 
@@ -916,7 +1028,8 @@ def _layable_mask(hand, tab, nt, rp):
     how many of the hand's cards those are): the naturals that fill the slot next to a run's end, or
     the one after it where the next is held or a joker could fill it, a three-card group's missing
     suit, or a card of a run that a duplicate held could split it at (two cards of the run, or of
-    what the hand could lay off, on each side: ``_split_options``) (a cheap superset: the engine's
+    what the hand could lay off, on each side: ``_split_options``) or that could go onto an end such a
+    split (by a natural or a joker) within two ranks of it makes (a cheap superset: the engine's
     rules decide in ``_go_out_options``)."""
     seen = np.int64(0)
     k = np.int64(0)
@@ -941,7 +1054,16 @@ def _layable_mask(hand, tab, nt, rp):
             below = hand[JOKER] > 0 or _held_at(hand, s, low - 1)
             above = hand[JOKER] > 0 or _held_at(hand, s, high + 1)
             for e in range(low, high + 1):
-                if _held_at(hand, s, e) and (e - low >= 2 or below) and (high - e >= 2 or above):
+                if not _held_at(hand, s, e):
+                    continue
+                # it splits the run, or goes onto an end a split within two ranks of it makes inside it
+                near = False
+                lo_s = low - 2 if below else low  # the run as far as the hand could extend it first
+                hi_s = high + 2 if above else high
+                for e2 in range(max(e - 2, lo_s + 2), min(e + 2, hi_s - 2) + 1):
+                    if e2 != e and (hand[JOKER] > 0 or _held_at(hand, s, e2)):
+                        near = True
+                if near or ((e - low >= 2 or below) and (high - e >= 2 or above)):
                     c = s * N_RANKS + core.ext_rank_to_rank(e)
                     if not (seen >> c) & 1:
                         seen |= np.int64(1) << c
@@ -989,14 +1111,15 @@ def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws
     jokers included, and splits of table runs, every lay-off and split one the engine's rules allow
     (``core.lay_off_row``, ``core.split_row`` and the turn's run limits): the combinations of each
     meld's options (``_go_out_options``: a run's end lay-offs, then one or two splits of the run they
-    leave) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
+    leave, or one split and lay-offs onto the ends it makes inside the run) are tried, and with each, laying off 0.. of the jokers wherever they still go (never onto
     a run split in the play); the cards left must all meld but the discard, which is never a copy of
     ``forbid`` (the card taken from the pile, itself laid, laid off or splitting like any other).
     Before opening, new melds must be laid and reach opening_min (with the points laid off where
     layoffs_count_for_opening; none where kalooki_exempt_from_minimum), holding ``must`` (a taken
     discard that obliges an opening).  ``loose``: the hand's min_loose.  Returns (discard,
     new melds in outv, lay-offs and splits in lay as (target, card, end) rows in the order they are
-    made, the end SPLIT_AT + pos for a split at pos), the discard -1 when there is no way out."""
+    made, the end SPLIT_AT + pos for a split at pos, CUT_LOW for the low end of the part it cut off),
+    the discard -1 when there is no way out."""
     if nt == 0 or _stray_cards(hand, tab, nt, rp) > 1:
         return -1, 0, 0
     opts = np.empty((MAX_GO_OPTS, G_W), np.int64)
@@ -1009,7 +1132,7 @@ def _go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws
     for i in range(nt):
         room_all += room0[i]
     # a way out leaves at most the discard and the cards laid off out of the hand's melds
-    layable = hand[JOKER] if room_all > 0 else 0
+    layable = hand[JOKER] if (room_all > 0 or marks[JOKER] != 0) else 0  # an end or a split takes them
     for c in range(52):
         if marks[c] != 0:
             layable += hand[c]
@@ -1269,6 +1392,8 @@ def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from
     for j in range(nl):
         if lay[j, 2] >= SPLIT_AT:
             _add_split(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2] - SPLIT_AT, rp)
+        elif lay[j, 2] == CUT_LOW:  # onto the part the split just made cut off: the last row
+            _add_layoff(wtab, ctx, ops, whand, ctx[0] - 1, lay[j, 1], LOW)
         else:
             _add_layoff(wtab, ctx, ops, whand, lay[j, 0], lay[j, 1], lay[j, 2])
     return disc

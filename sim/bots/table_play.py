@@ -41,7 +41,7 @@ from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _recon
                           best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND, SPLIT_AT,
+from .greedy_core import (CUT_LOW, DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND, SPLIT_AT,
                           R_TABLE_OPENING, YES, _discardable, _go_out, _go_out_building, _hsum, _layable_bound,
                           _layoffs, _meld_taken_card, _obligation, _push, _search)
 
@@ -610,6 +610,9 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             wtab[lay[j, 0]] = first
             nt += 1
             nops = _push(ops, nops, X_SPLIT, lay[j, 0], lay[j, 1], pos, -1)
+        elif lay[j, 2] == CUT_LOW:  # onto the low end of the part just cut off
+            FG._apply_layoff(wtab, nt - 1, lay[j, 1], LOW)
+            nops = _push(ops, nops, X_LAYOFF, nt - 1, lay[j, 1], LOW, -1)
         else:
             FG._apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
             nops = _push(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
