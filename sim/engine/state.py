@@ -487,7 +487,8 @@ class HandState:
             sc[HD.SC_RESHUFFLES] += 1
             self._log("reshuffle", ns, int(h.discard[0]))
         else:
-            self._finish(HandResult(void=True))
+            h.res[HD.H_VOID] = 1
+            self._finish(self._outcome())
             self._log("void", "stock exhausted")
 
     def legal_draws(self) -> list[int]:
@@ -590,17 +591,27 @@ class HandState:
         left = int(h.hands[seat].sum())
         if 1 <= left <= 3:
             self._log("announce", seat, left)
-        if going_out:
-            self._finish(HandResult(winner=seat, win_type="kalooki" if turn.res[T.T_KALOOKI] else "call"))
-            return
-        sc[HD.SC_CUR] = (seat + 1) % self.n
-        self.phase = PHASE_DRAW
-        h.res[HD.H_DRAWN_CARD] = h.res[HD.H_DRAWN_FROM] = -1
-        if sc[HD.SC_TURN_NO] >= p.turn_cap:
-            self._finish(HandResult(stalled=True))
-            self._log("stalled", int(sc[HD.SC_TURN_NO]))
+        ended = HD.end_turn(h.res, seat, going_out, turn.res[T.T_KALOOKI] != 0, sc[HD.SC_TURN_NO],
+                            self.rules[core.R_TURN_CAP])
+        if not going_out:
+            sc[HD.SC_CUR] = (seat + 1) % self.n
+            self.phase = PHASE_DRAW
+        if ended:
+            self._finish(self._outcome())
+            if not going_out:
+                self._log("stalled", int(sc[HD.SC_TURN_NO]))
 
     # ------------------------------------------------------------------ end of hand
+    def _outcome(self) -> HandResult:
+        """How the hand ended, read from the record's result words (``end_turn``, a void stock)."""
+        res = self.h.res
+        if res[HD.H_VOID]:
+            return HandResult(void=True)
+        if res[HD.H_STALLED]:
+            return HandResult(stalled=True)
+        return HandResult(winner=int(res[HD.H_WINNER]),
+                          win_type="kalooki" if res[HD.H_WIN_TYPE] == HD.WIN_KALOOKI else "call")
+
     def _finish(self, result: HandResult):
         p = self.profile
         hands = self.h.hands
