@@ -45,12 +45,15 @@ run: $(STAMP)
 # test, everything unmarked, in parallel, a test file to a process (its module fixtures made once, not once
 # in every process that runs one of its tests); test-slow, the fault and cluster studies, one at a time (their
 # Ray clusters and timed kills want the cores); soak, the long soaks and studies, never in CI.  A tier
-# that selects no test (pytest's exit status 5) passes.
+# that selects no test (pytest's exit status 5) passes.  Both write bytecode whatever PYTHONDONTWRITEBYTECODE
+# says: pytest keeps its assertion rewrite of each test file beside the bytecode, and without either every
+# test process, and every subprocess a test starts, compiles the suite and the package from source again
+# (about 6 CPU-seconds of collection a process).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow || test $$? -eq 5
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m slow || test $$? -eq 5
 
 soak: $(STAMP)
 	KALOOKI_SOAK_HANDS=100000 $(BIN)/python -m pytest -q -m soak -s || test $$? -eq 5

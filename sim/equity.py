@@ -359,13 +359,20 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
              u_hand, u_dealer, seat, rotate):
     """Games played on from one sheet with hands drawn from the samples, each on a row of uniforms:
     ``u_hand[row]`` (hand h draws sample ``u_hand[row, h % H]``) and ``u_dealer[row]`` (the first dealer
-    among those in).  With ``rotate`` every row is played n times, the sheet turned 0..n-1 places round
-    the table, so that the luck of a row's hands falls on every seat alike (on a sheet where every seat
-    stands alike, each wins exactly 1/n of the games).  Returns the share of games ``seat`` won and its
+    among those in).  With ``rotate`` every row is played once for each seat in, the sheet turned 0..k-1
+    places round the k seats in (the seats out stay where they are: the deal and the buy-ins pass them
+    by), so that the luck of a row's hands falls on every seat in alike (on a sheet where every seat in
+    stands alike, each wins exactly 1/k of the games).  Returns the share of games ``seat`` won and its
     mean net payment from now on."""
     n = r[R_N]
     rows, horizon = u_hand.shape
-    games = rows * n if rotate else rows
+    ins = np.empty(n, dtype=np.int64)  # the seats in, in order round the table
+    k_in = 0
+    for s in range(n):
+        if in0[s]:
+            ins[k_in] = s
+            k_in += 1
+    games = rows * k_in if rotate else rows
     totals = np.empty(n)
     in_game = np.empty(n, dtype=np.bool_)
     buys = np.empty(n, dtype=np.int64)
@@ -378,13 +385,19 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
     wins = 0.0
     money = 0.0
     for g in range(games):
-        row = g // n if rotate else g
-        shift = g % n if rotate else 0
+        row = g // k_in if rotate else g
+        shift = g % k_in if rotate else 0
         for s in range(n):
-            totals[(s + shift) % n] = totals0[s]
-            in_game[(s + shift) % n] = in0[s]
-            buys[(s + shift) % n] = buys0[s]
-        me = (seat + shift) % n
+            totals[s] = totals0[s]
+            in_game[s] = in0[s]
+            buys[s] = buys0[s]
+        me = seat
+        for j in range(k_in):  # seat in j takes the place of the seat in j + shift
+            to = ins[(j + shift) % k_in]
+            totals[to] = totals0[ins[j]]
+            buys[to] = buys0[ins[j]]
+            if ins[j] == seat:
+                me = to
         balances[:] = 0.0
         sc[:] = 0.0
         sc[C_POOL] = pool0
@@ -655,7 +668,8 @@ def _reference_pools(profile, n: int, K: int, B: int) -> np.ndarray:
 
 def _monotone(V, K: int, m: int, kind: int, filled) -> np.ndarray:
     """The table made monotone where the rules make it so: in a penalty game non-increasing in the own
-    total and non-decreasing in each other total; in a target game the reverse.  Along each axis in
+    total where the seat has no buy-in left, and non-decreasing in each other total where no seat has one
+    left; in a target game the reverse, everywhere.  Along each axis in
     turn, the mean of the lowest monotone curve above the values and the highest below (each keeps the
     axes already done monotone, and so does their mean); then the mean over the orders of the others,
     which keeps it monotone and makes it symmetric again.  Sheets not on the grid keep their values."""
@@ -671,9 +685,20 @@ def _monotone(V, K: int, m: int, kind: int, filled) -> np.ndarray:
         a[..., :K] = sign * (up + down) / 2
         return np.moveaxis(a, -1, axis)
 
-    out = envelope(full, 0, sign_own)
+    # where the rules make it so: a buy-in re-enters at the highest total of those in, so with one left a
+    # seat near elimination can stand better than one further from it, and an opponent near elimination
+    # be worth more to it
+    bl = np.arange(V.shape[1])[:, None]
+    ob = np.arange(V.shape[2])[None, :]
+    own_axis = np.repeat(bl == 0, V.shape[2], axis=1)
+    others_axes = (bl == 0) & (ob == 0)
+    shape = (1,) + own_axis.shape + (1,) * m
+    if kind != KIND_ELIMINATION:  # no buy-ins: every axis
+        own_axis[:] = True
+        others_axes[:] = True
+    out = np.where(own_axis.reshape(shape), envelope(full, 0, sign_own), full)
     for j in range(m):
-        out = envelope(out, 3 + j, -sign_own)
+        out = np.where(others_axes.reshape(shape), envelope(out, 3 + j, -sign_own), out)
     perms = list(permutations(range(m)))
     out = sum(np.transpose(out, (0, 1, 2) + tuple(3 + q for q in p)) for p in perms) / len(perms)
     out = out.reshape(V.shape)

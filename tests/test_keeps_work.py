@@ -17,6 +17,8 @@ from sim import profiles
 from sim.cli import main
 from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's S3 server)
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 GAMES = ("--games", "4", "--local")
 
 

@@ -214,3 +214,15 @@ def test_warm_up_takes_bot_names_and_refuses_an_unknown_one():
     assert HL._warm_bots(["lookahead", "random", "random"]) == ("greedy", "random", "lookahead")
     with pytest.raises(ValueError, match="unknown bot 'grredy'; available: greedy, random"):
         HL.warm_up(["grredy"])
+
+
+def test_a_kernels_cache_is_dropped_when_any_module_it_reaches_changes():
+    # The hand loop's kernels compile in code from modules it reaches only through others (the random
+    # bot through the turns, the equity table through the search): every one is in its stamp, read from
+    # the sources, so a change to any of them drops the loop's cached code.  The engine reaches no bot.
+    files = {str(p).split("/sim/", 1)[1] for p in numba_cache.reached(["sim.bots.hand_loop"])}
+    assert {"bots/random_bot.py", "bots/expert_core.py", "bots/outlook.py", "equity.py", "engine/hand.py",
+            "meldsearch.py"} <= files
+    engine = {str(p).split("/sim/", 1)[1] for p in numba_cache.reached(["sim.engine.turn"])}
+    assert "engine/turn.py" in engine and not any(f.startswith("bots/") for f in engine)
+    assert numba_cache.reached(["sim.no_such_module"]) == []

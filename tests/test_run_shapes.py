@@ -20,6 +20,8 @@ from sim.errors import UserError
 from sim.commands import common
 from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's S3 server)
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 GAMES, SHARD, SEED = 6, 3, 4
 TWO_TABLES = ('tables = [{bots = "greedy,greedy,greedy,greedy", weight = 1}, '
               '{bots = "expert,expert,expert,expert", weight = 1}]\n')

@@ -101,7 +101,7 @@ def studies(tmp_path_factory):
     return root
 
 
-def test_compare_of_two_skill_studies_shows_differences_intervals_and_verdicts(studies):
+def test_compare_of_two_skill_studies_shows_differences_intervals_and_verdicts(studies, figures_not_rasterised):
     rc, printed = _cli("compare", str(studies / "base" / "skill"), str(studies / "changed" / "skill"), "--out", str(studies / "cmp"))
     assert rc == 0
     assert "Skill and luck, A = east_coast, B = east_coast (paired by deal, 100 bootstrap replicates)" in printed
@@ -117,14 +117,14 @@ def test_compare_of_two_skill_studies_shows_differences_intervals_and_verdicts(s
     assert "Skill and luck" in (studies / "cmp" / "report.html").read_text()
 
 
-def test_compare_two_profiles_of_one_study(studies):
+def test_compare_two_profiles_of_one_study(studies, figures_not_rasterised):
     rc, printed = _cli("compare", str(studies / "base" / "skill"), "--profiles", "east_coast,kalooki40", "--out",
                        str(studies / "cmp1"))
     assert rc == 0
     assert "Skill and luck, A = east_coast, B = kalooki40 (paired by deal" in printed
 
 
-def test_compare_of_studies_with_other_players_says_so_and_leaves_skill_out(studies):
+def test_compare_of_studies_with_other_players_says_so_and_leaves_skill_out(studies, figures_not_rasterised):
     rc, printed = _cli("compare", str(studies / "base" / "skill"), str(studies / "others" / "skill"), "--out", str(studies / "cmp2"))
     assert rc == 0
     assert "Skill and luck not compared: the studies measured different players" in printed
@@ -149,7 +149,7 @@ def test_report_has_the_skill_section_only_with_a_study(studies):
     assert "## Skill and luck" in (studies / "rep2" / "report.md").read_text()
 
 
-def test_sweep_with_skill_measures_every_value_and_judges_the_change(tmp_path):
+def test_sweep_with_skill_measures_every_value_and_judges_the_change(tmp_path, figures_not_rasterised):
     rc, printed = _cli("sweep", "--profile", "east_coast", "--param", "opening_min=30,60", "--games", "16",
                        "--skill", "expert,random", "--boot", "50", "--local", "-q", "--runs", str(tmp_path / "runs"),
                        "--out", str(tmp_path / "rep"))

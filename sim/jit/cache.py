@@ -185,15 +185,65 @@ STALE_DROPPED = checked("stale-drop", _stale_differences,
                                "numba cache (sim/**/__pycache__/*.nbi, *.nbc) after editing the package")
 
 
+@functools.lru_cache(maxsize=None)
+def _imports(path: str, name: str) -> tuple:
+    """The modules of this package that the module ``name`` at ``path`` imports (anywhere in it), by name."""
+    import ast
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(Path(path).read_text(), path)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return tuple(sorted(n for n in found if n.split(".")[0] == _PACKAGE))
+
+
+_ROOT = Path(__file__).resolve().parents[1]  # this package's folder
+
+
+def _source(name: str) -> str | None:
+    """The source file of the package's module ``name``, found without importing anything."""
+    base = _ROOT.parent.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return str(path)
+    return None
+
+
+def reached(names) -> list:
+    """The source files of the modules of this package that the modules ``names`` import, followed to the
+    end, ``names`` included, in name order: every module whose code a kernel of ``names`` can have
+    compiled into it.  Read from the source, so it does not depend on what a process imported first."""
+    found, todo = {}, list(names)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        path = _source(name)
+        if path is None:
+            continue
+        found[name] = path
+        todo.extend(_imports(path, name))
+    return [found[n] for n in sorted(found)]
+
+
 def drop_stale(kernel, deps) -> None:
     """``kernel``: any cached njit function of the calling module; ``deps``: the modules (objects)
-    whose compiled code it includes."""
+    whose compiled code it includes, and what they reach (``reached``) with the calling module."""
     if not STALE_DROPPED:
         return
     try:
         cache_dir = Path(kernel._cache.cache_path)
         stem = Path(kernel.py_func.__code__.co_filename).stem
-        text = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in deps)).hexdigest()
+        files = reached([*(m.__name__ for m in deps), kernel.py_func.__module__])
+        text = hashlib.sha256(b"".join(Path(f).read_bytes() for f in files)).hexdigest()
         stamp = cache_dir / f"{stem}.deps.stamp"
         if stamp.exists() and stamp.read_text() == text:
             return
