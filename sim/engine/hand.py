@@ -14,7 +14,7 @@ counters), ``end_turn`` (whether a turn ends the hand: its player out, or the tu
 ``invariants`` (every card of the pack once, no negative count, every table meld valid).
 ``HandState`` (sim.engine.state) is the validated Python view over one ``Hand`` and plays it with
 these steps; the compiled hand loop and every rollout of the search bot
-(``sim.bots.turn_loop.run_turns``) renew, draw, commit and check with the same functions.
+(``sim.bots.turn_loop.run_turns``) renew, draw, commit, end their turns and check with the same functions.
 
 The stock here is an array in drawing order (``stock[sp:ns]``, the top at ``sp``) with each card's
 place in the shuffled pack beside it (``ids``, read on a seat-keyed stock); the discard pile is
