@@ -141,7 +141,7 @@ class Document:
             if kind == "heading":
                 out.append(f'<h{block[1]} id="{slug(block[2])}">{html.escape(block[2])}</h{block[1]}>')
             elif kind == "toc":
-                links = "".join(f'<a href="#{slug(b[2])}">{html.escape(b[2])}</a>' for b in self.blocks
+                links = " ".join(f'<a href="#{slug(b[2])}">{html.escape(b[2])}</a>' for b in self.blocks
                                 if b[0] == "heading" and b[1] == 2)
                 out.append(f'<nav class="toc"><b>Contents:</b> {links}</nav>')
             elif kind == "html":

@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,9 @@ def test_report_writes_a_self_contained_html_and_markdown(alpha_run, tmp_path):
                      "kalooki simulate --test", "hash-alpha", "opening_min"):
         assert expected in text, expected
     assert "PARTIAL" not in text
+    raw = Path(html).read_text()
+    toc = raw[raw.index('<nav class="toc">'):raw.index("</nav>")]
+    assert toc.count("<a ") >= 4 and "</a><a" not in toc  # the contents line wraps between its links
     md = (out / "report.md").read_text()
     assert "![" in md and "(figures/opening_cdf.png)" in md
     assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(REPORT_FIGURES)
