@@ -10,11 +10,10 @@ player ``S_*`` (a row of ``stats``), its result words ``H_*`` (how it ended, whe
 status of a hand the loop could not play).  The steps: ``renew_stock`` (an exhausted stock renewed from the discard pile, ordered by the
 keys drawn at the deal, or the hand void), ``draw_stock`` (the card a stock draw takes: the top one,
 or on a seat-keyed stock the drawer's highest key), ``commit_counters`` (a validated turn's
-counters), ``end_turn`` (whether a turn ends the hand: its player out, or the turn cap) and
-``invariants`` (every card of the pack once, no negative count, every table meld valid).
-``HandState`` (sim.engine.state) is the validated Python view over one ``Hand`` and plays it with
-these steps; the compiled hand loop and every rollout of the search bot
-(``sim.bots.turn_loop.run_turns``) renew, draw, commit, end their turns and check with the same functions.
+counters) and ``invariants`` (every card of the pack once, no negative count, every table meld
+valid).  ``HandState`` (sim.engine.state) renews its stock, draws from a seat-keyed stock and checks
+its invariants with these, and the compiled hand loop and every rollout of the search bot
+(``sim.bots.turn_loop.run_turns``) with the same functions.
 
 The stock here is an array in drawing order (``stock[sp:ns]``, the top at ``sp``) with each card's
 place in the shuffled pack beside it (``ids``, read on a seat-keyed stock); the discard pile is
@@ -128,23 +127,6 @@ def commit_counters(stats, me, tres, turns_before):
     stats[me, S_JOKERS_TAKEN] += tres[T.T_JOKERS]
     stats[me, S_TURNS] = turns_before + 1
     return tres[T.T_GOING_OUT] != 0
-
-
-@njit(cache=True)
-def end_turn(res, me, going_out, kalooki, turn_no, turn_cap):
-    """After player ``me``'s validated turn, the hand's ``turn_no``-th: whether the hand ends, written to
-    its result words ``res``: ``me`` went out (H_WINNER, and H_WIN_TYPE: WIN_KALOOKI or WIN_CALL), or
-    ``turn_cap`` turns are played (H_STALLED).  A hand that goes on clears the card drawn (H_DRAWN_*)."""
-    if going_out:
-        res[H_WINNER] = me
-        res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
-        return True
-    res[H_DRAWN_CARD] = -1
-    res[H_DRAWN_FROM] = -1
-    if turn_no >= turn_cap:
-        res[H_STALLED] = 1
-        return True
-    return False
 
 
 @njit(cache=True)
