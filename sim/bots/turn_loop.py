@@ -104,19 +104,6 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
 
 
 @njit(cache=True)
-def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
-    """Write where a hand stands into its scalar row ``sc``: the stock's pointer and size, the pile's and
-    the table's sizes, the turn number, the reshuffles so far and the seat to play."""
-    sc[SC_SP] = sp
-    sc[SC_NS] = ns
-    sc[SC_ND] = nd
-    sc[SC_NT] = nt
-    sc[SC_TURN_NO] = turn_no
-    sc[SC_RESHUFFLES] = reshuffles
-    sc[SC_CUR] = cur
-
-
-@njit(cache=True)
 def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
     """Play turns of the compiled hand ``h`` (``sim.engine.hand.Hand``, changed in place; its fixed inputs
     ``inp``, a ``HandInputs``), each seat's turn made of the decisions its kind's row of the table of
@@ -350,7 +337,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
             res[H_STALLED] = 1
             break
         first = False
-    set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur)
+    HD.set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur)
     return answer_code
 
 

@@ -156,6 +156,19 @@ def invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, rules):
 
 
 @njit(cache=True)
+def set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur):
+    """Write where a hand stands into its scalar row ``sc``: the stock's pointer and size, the pile's and
+    the table's sizes, the turn number, the reshuffles so far and the seat to play."""
+    sc[SC_SP] = sp
+    sc[SC_NS] = ns
+    sc[SC_ND] = nd
+    sc[SC_NT] = nt
+    sc[SC_TURN_NO] = turn_no
+    sc[SC_RESHUFFLES] = reshuffles
+    sc[SC_CUR] = cur
+
+
+@njit(cache=True)
 def new_hand(hands0, stock0, ids0, discard0, table0, opened0, turns0, pick0, discby0, current, reshuffles, turn_no):
     """A compiled hand at the start of ``current``'s turn, from copies of what it holds: the hands, the
     stock in drawing order (ids0: its places, or size 0 where no draw reads them), the pile, the table's
@@ -185,12 +198,7 @@ def new_hand(hands0, stock0, ids0, discard0, table0, opened0, turns0, pick0, dis
     nt = table0.shape[0]
     tab[:nt] = table0
     sc = np.zeros(SC_W, np.int64)
-    sc[SC_NS] = ns
-    sc[SC_ND] = nd
-    sc[SC_NT] = nt
-    sc[SC_TURN_NO] = turn_no
-    sc[SC_RESHUFFLES] = reshuffles
-    sc[SC_CUR] = current
+    set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, current)
     return Hand(hands0.copy(), stats, res, stock, ids, discard, tab, opened0.copy(), turns0.copy(), pick0.copy(),
                 discby0.copy(), sc)
 
