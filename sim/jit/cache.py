@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from pathlib import Path
 
 try:
@@ -185,23 +186,25 @@ STALE_DROPPED = checked("stale-drop", _stale_differences,
                                "numba cache (sim/**/__pycache__/*.nbi, *.nbc) after editing the package")
 
 
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.M)
+
+
 @functools.lru_cache(maxsize=None)
 def _imports(path: str, name: str) -> tuple:
-    """The modules of this package that the module ``name`` at ``path`` imports (anywhere in it), by name."""
-    import ast
+    """The modules of this package that the module ``name`` at ``path`` imports (anywhere in it), by name:
+    read from its ``import`` and ``from ... import`` lines (a line in a docstring can only add a module)."""
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(Path(path).read_text(), path)):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[:len(parts) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
-            found.add(base)
-            found.update(f"{base}.{a.name}" for a in node.names)
+    text = Path(path).read_text()
+    found = {m.split(" as ")[0].strip() for line in _IMPORT.findall(text) for m in line.split(",")}
+    for dots, module, names in _FROM.findall(text):
+        if dots:
+            parts = package.split(".")
+            parts = parts[:len(parts) - len(dots) + 1]
+            module = ".".join(parts + ([module] if module else []))
+        found.add(module)
+        names = re.sub(r"#[^\n]*", "", names).strip().strip("()")
+        found.update(f"{module}.{n.split(' as ')[0].strip()}" for n in names.split(","))
     return tuple(sorted(n for n in found if n.split(".")[0] == _PACKAGE))
 
 
