@@ -15,12 +15,11 @@ The table is built as backgammon's match-equity tables were built from play (doc
    the samples of its player count and class.
 2. The values (``build_table``): from every point of a grid of sheets (own total and buy-ins left, the
    others' totals, whether they are in and their buy-ins left), games are played on by Monte Carlo
-   with hands drawn from the samples and the game's rules applied by ``record_hand``, a compiled copy
-   of ``sim.game.Ledger.record_hand`` (tests/test_equity.py checks the two on thousands of random
-   sheets), every grid point on the same random numbers, each row of them played with the sheet
-   turned to every place round the table.  Buy-ins inside the model follow the expert's pool rule
-   (``pool_rule_buys``, as ``ExpertBot.buy_in``).  The values are then made monotone
-   (``_monotone``).
+   with hands drawn from the samples and the game's rules applied by ``sim.sheet.record_hand`` (the
+   score sheet's rules, which ``sim.game.Ledger`` applies too), every grid point on the same random
+   numbers, each row of them played with the sheet turned to every place round the table.  Buy-ins
+   inside the model follow the expert's pool rule (``sim.sheet.pool_rule_buys``, as
+   ``ExpertBot.buy_in``).  The values are then made monotone (``_monotone``).
 3. The lookup (``sheet_value``, ``hand_stakes``, ``buy_in_gain``): compiled, multilinear between grid
    points.
 
@@ -43,8 +42,13 @@ from numba import njit
 
 from .engine import HandState
 from .engine.loop import play_hand
+from . import sheet
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
+from .jit.cache import drop_stale
 from .resources import config_file
+from .sheet import (C_OVER, C_POOL, C_WINNER, C_WORDS, DECIDE_ALWAYS, DECIDE_POOL_RULE, KIND_ELIMINATION, KIND_SINGLE,
+                    KIND_TARGET, KINDS, R_BUY_IN, R_CALL, R_ELIMINATE, R_KALOOKI, R_KIND, R_N, R_TARGET, buy_in_step,
+                    count_in, may_buy_in, next_dealer, record_hand, rules_vector)
 
 # ---- the stakes interface (docs/EQUITY.md)
 ST_WIN = 0  # the seat goes out now (a plain go-out)
@@ -54,83 +58,16 @@ ST_XMAX = 250  # penalties above ST_XMAX read the value at ST_XMAX
 ST_W = ST_CURVE + ST_XMAX + 1
 
 TABLE_VERSION = 1
-KIND_ELIMINATION, KIND_TARGET, KIND_SINGLE = 0, 1, 2
-KINDS = {"elimination": KIND_ELIMINATION, "target": KIND_TARGET, "single_hand": KIND_SINGLE}
 GRID_POINTS = {KIND_ELIMINATION: 11, KIND_TARGET: 21, KIND_SINGLE: 1}  # totals on the grid, 0..the limit
 NMAX = 6  # most players a profile allows
 
-# ---- the compiled rules vector (what record_hand reads of the profile)
-R_KIND, R_N, R_CALL, R_KALOOKI, R_BUY_IN, R_ELIMINATE, R_MAX_BUY_INS, R_TARGET, R_CAP, R_PER_CARD, \
-    R_PER_JOKER, R_DOUBLE, R_DECIDER = range(13)
-R_WORDS = 13
-DECIDE_NEVER, DECIDE_ALWAYS, DECIDE_POOL_RULE = 0, 1, 2
-# the sheet's scalars beside its per-seat arrays
-C_POOL, C_OVER, C_WINNER, C_HANDS, C_STALLED = range(5)
-C_WORDS = 5
 # sample hands by class (HandSamples.mask): a class with fewer hands draws from every hand dealt to as many
 MASKS = 1 << NMAX
 MIN_CLASS = 40
 
 
-def rules_vector(profile, n_players: int, decider: int = DECIDE_POOL_RULE) -> np.ndarray:
-    p = profile
-    r = np.zeros(R_WORDS, dtype=np.int64)
-    r[R_KIND] = KINDS[p.game_end]
-    r[R_N] = n_players
-    r[R_CALL], r[R_KALOOKI], r[R_BUY_IN] = p.stake_call, p.stake_kalooki, p.stake_buy_in
-    r[R_ELIMINATE], r[R_MAX_BUY_INS] = p.eliminate_above, p.max_buy_ins
-    r[R_TARGET], r[R_CAP] = p.target_score, p.hand_cap
-    r[R_PER_CARD], r[R_PER_JOKER], r[R_DOUBLE] = p.pay_per_card, p.pay_per_joker, int(p.pay_double_on_kalooki)
-    r[R_DECIDER] = decider
-    return r
-
-
 # ---------------------------------------------------------------------------------------------
-# the game's rules, compiled (sim.game.Ledger's record_hand and finish_hand over arrays)
-
-@njit(cache=True)
-def pool_rule_buys(pool, players_in, stake_buy_in):
-    """The expert's buy-in (sim.bots.expert.ExpertBot.buy_in): back in when the pool after the stake,
-    at a little less than an equal share of the players then in, is worth more than the stake."""
-    return (pool + stake_buy_in) * (0.75 / (players_in + 1)) > stake_buy_in
-
-
-@njit(cache=True)
-def _count_in(in_game):
-    k = 0
-    for s in range(in_game.shape[0]):
-        if in_game[s]:
-            k += 1
-    return k
-
-
-@njit(cache=True)
-def _top_in(totals, in_game):
-    """The highest total of the players in (where a player buying back in re-enters)."""
-    top = -1e300
-    for x in range(totals.shape[0]):
-        if in_game[x] and totals[x] > top:
-            top = totals[x]
-    return top
-
-
-@njit(cache=True)
-def buy_in_step(r, totals, in_game, has_buy_in, pool, s, decider):
-    """A player just eliminated (out in ``in_game``) is offered a buy-in, as ``sim.game.Ledger.finish_hand``
-    offers it: allowed with a buy-in left and two players still in; taken as ``decider`` says (never,
-    always, the pool rule on ``pool``).  Taken, the player is back in at the highest total of those in
-    (``totals`` and ``in_game`` change in place) and True is returned: the caller pays the stake into
-    its pool and counts the buy-in."""
-    players_in = _count_in(in_game)
-    if not has_buy_in or players_in < 2:
-        return False
-    if not (decider == DECIDE_ALWAYS or (decider == DECIDE_POOL_RULE
-                                         and pool_rule_buys(pool, players_in, r[R_BUY_IN]))):
-        return False
-    totals[s] = _top_in(totals, in_game)
-    in_game[s] = True
-    return True
-
+# a hand's class: the seats near the end of the game
 
 @njit(cache=True)
 def at_risk(r, total):
@@ -153,77 +90,6 @@ def _risk_mask(r, totals, seats, pos_dealer, n_in):
         if at_risk(r, totals[seats[(pos_dealer + q) % n_in]]):
             m |= 1 << q
     return m
-
-
-@njit(cache=True)
-def _end(sc, balances, winner):
-    sc[C_OVER] = 1
-    sc[C_WINNER] = winner
-    if sc[C_POOL] != 0:
-        balances[winner] += sc[C_POOL]
-        sc[C_POOL] = 0
-
-
-@njit(cache=True)
-def record_hand(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, penalties, cards_left, jokers_left):
-    """One finished hand applied to a sheet, as ``sim.game.Ledger.record_hand`` with the buy-in decider
-    ``r[R_DECIDER]`` (never, always, the pool rule): totals, in_game, buy_ins (used), balances and the
-    scalars ``sc`` (pool, over, winner, hands played, stalled) change in place."""
-    n = r[R_N]
-    sc[C_HANDS] += 1
-    kind = r[R_KIND]
-    if winner >= 0:
-        if kind == KIND_ELIMINATION:
-            stake = r[R_KALOOKI] if kalooki else r[R_CALL]
-            eliminated = np.zeros(n, dtype=np.bool_)
-            for s in range(n):
-                if in_game[s] and s != winner:
-                    balances[s] -= stake
-                    balances[winner] += stake
-                    totals[s] += penalties[s]
-            for s in range(n):
-                if in_game[s] and totals[s] > r[R_ELIMINATE]:
-                    in_game[s] = False
-                    eliminated[s] = True
-            for k in range(n):  # the buy-ins offered in turn from the winner's left
-                s = (winner + 1 + k) % n
-                if eliminated[s] and buy_in_step(r, totals, in_game, buy_ins[s] < r[R_MAX_BUY_INS], sc[C_POOL], s,
-                                                 r[R_DECIDER]):
-                    balances[s] -= r[R_BUY_IN]
-                    sc[C_POOL] += r[R_BUY_IN]
-                    buy_ins[s] += 1
-            if _count_in(in_game) <= 1:
-                last = winner
-                for s in range(n):
-                    if in_game[s]:
-                        last = s
-                _end(sc, balances, last)
-        elif kind == KIND_TARGET:
-            got = 0.0
-            for s in range(n):
-                got += penalties[s]
-            totals[winner] += got
-            if totals[winner] >= r[R_TARGET]:
-                _end(sc, balances, winner)
-        else:
-            mult = 2 if (kalooki and r[R_DOUBLE]) else 1
-            for s in range(n):
-                if s != winner:
-                    amount = mult * (r[R_PER_CARD] * (cards_left[s] - jokers_left[s]) + r[R_PER_JOKER] * jokers_left[s])
-                    balances[s] -= amount
-                    balances[winner] += amount
-                    totals[s] += penalties[s]
-            _end(sc, balances, winner)
-    if sc[C_OVER] == 0 and sc[C_HANDS] >= r[R_CAP]:
-        sc[C_STALLED] = 1
-        best = -1
-        for s in range(n):
-            if kind == KIND_TARGET:
-                if best < 0 or totals[s] > totals[best]:
-                    best = s
-            elif in_game[s] and (best < 0 or totals[s] < totals[best]):
-                best = s
-        _end(sc, balances, best)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,7 +267,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
         balances[:] = 0.0
         sc[:] = 0.0
         sc[C_POOL] = pool0
-        n_in = _count_in(in_game)
+        n_in = count_in(in_game)
         pick = int(u_dealer[row] * n_in)
         dealer = -1
         k = 0
@@ -438,10 +304,7 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
                 jokers[s] = s_jokers[i, q]
             w = -1 if s_winner[i] < 0 else seats[(pos_dealer + s_winner[i]) % n_in]
             record_hand(r, totals, in_game, buys, balances, sc, w, s_kalooki[i], pen, cards, jokers)
-            nxt = (dealer + 1) % n  # sim.game.next_dealer
-            while r[R_KIND] == KIND_ELIMINATION and not in_game[nxt] and sc[C_OVER] == 0:
-                nxt = (nxt + 1) % n
-            dealer = nxt
+            dealer = next_dealer(r, dealer, in_game, sc[C_OVER] != 0)
         if sc[C_WINNER] == me:
             wins += 1.0
         money += balances[me]
@@ -775,7 +638,7 @@ def _seat_value(PF, fw, grid, r, totals, in_game, buys_left, pool, seat):
     if elimination:
         if not in_game[seat]:
             return 0.0
-        if _count_in(in_game) == 1:
+        if count_in(in_game) == 1:
             return pool
     elif r[R_KIND] == KIND_TARGET:
         pool = 1.0  # the value is the chance of winning (F is 0)
@@ -816,8 +679,7 @@ def _after_others(r, totals, in_game, buys_left, pool, skip_a, skip_b, add):
 def _own_reentry(PF, grid, r, totals, in_game, buys_left, pool, seat):
     """The seat's value just eliminated: back in at the highest total of those in for the stake, when
     that gains (``buy_in_gain`` > 0), else nothing more."""
-    players_in = _count_in(in_game)  # the seat itself is out
-    if r[R_KIND] != KIND_ELIMINATION or buys_left[seat] <= 0 or players_in < 2:
+    if r[R_KIND] != KIND_ELIMINATION or not may_buy_in(buys_left[seat] > 0, in_game):  # the seat itself is out
         return 0.0
     t = totals.copy()
     inn = in_game.copy()
@@ -836,7 +698,7 @@ def _stakes(PF, grid, r, typical, scale, totals, in_game, buys_left, pool, out):
     K = grid.shape[0]
     n_in = n
     if kind == KIND_ELIMINATION:
-        n_in = _count_in(in_game)
+        n_in = count_in(in_game)
     typ_plain = typical[n_in, 0]
     typ_kal = typical[n_in, 1]
     q_kal = typical[n_in, 2]
@@ -1158,3 +1020,6 @@ def buy_in_gain(profile, ledger, seat: int, table: EquityTable | None = None) ->
     pool += profile.stake_buy_in
     after = _seat_value(table.pf, 1.0, table.grid, table.rules, totals, in_game, left, pool, seat)
     return float(after - profile.stake_buy_in)
+
+
+drop_stale(_play_on, (sheet,))

@@ -1,8 +1,8 @@
 """A game of Kalooki: a series of hands with penalties, elimination, buy-ins and money (docs/RULES.md 6-8).
 
-``Ledger`` is the score sheet and owns every game-level rule (who pays whom, who is eliminated, who
-may buy back in, when the game ends); it takes hand results and buy-in decisions and knows nothing
-of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger;
+``Ledger`` is the score sheet of a game: it applies the game-level rules, written once and compiled
+in ``sim.sheet`` (who pays whom, who is eliminated, who may buy back in, when the game ends), keeps
+the sheet's rows, and asks the bots whether they buy back in; it knows nothing of cards.  ``play_game`` deals hands with the engine, lets the bots play them, and feeds the ledger;
 ``play_on`` plays a game on from a ledger as it stands (a copy, for a bot weighing a buy-in).
 Payments and the pool always sum to zero.
 
@@ -17,11 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from .engine import HandResult, HandState
 from .engine.loop import play_hand
-from . import equity
+from . import equity, sheet
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 
@@ -29,15 +28,6 @@ def hand_stakes(profile, ledger) -> np.ndarray:
     """Every game seat's row of stakes for the next hand on ``ledger`` (``sim.equity.hand_stakes``:
     neutral rows where the profile has no table), C-contiguous float64."""
     return np.ascontiguousarray(equity.hand_stakes(profile, ledger), dtype=np.float64)
-
-
-@njit(cache=True)
-def loser_pays(naturals, jokers, kalooki, pay_per_card, pay_per_joker, double_on_kalooki):
-    """What a loser of a ``single_hand`` game pays the winner: ``pay_per_card`` a natural and
-    ``pay_per_joker`` a joker left in hand, doubled after a Kalooki under ``pay_double_on_kalooki``.
-    Compiled, so the ledger and the search bot's rollouts (sim.bots.search_core) pay by the one rule."""
-    mult = 2 if (kalooki and double_on_kalooki) else 1
-    return mult * (pay_per_card * naturals + pay_per_joker * jokers)
 
 
 @dataclass
@@ -78,6 +68,7 @@ class Ledger:
         self.dealer = -1  # the seat that dealt the hand being recorded
         self._offers: list[int] = []  # eliminated by the hand being recorded, not yet offered a buy-in
         self._bought = [False] * n_players
+        self._rules = sheet.rules_vector(profile, n_players, sheet.DECIDE_NEVER)  # the bots decide buy-ins
         if profile.game_end == "elimination" and profile.stake_initial:
             for s in range(n_players):
                 self._pay_pool(s, profile.stake_initial)
@@ -88,90 +79,82 @@ class Ledger:
         self.pool += amount
         self.pool_collected += amount
 
-    def _transfer(self, payer, payee, amount):
-        self.balances[payer] -= amount
-        self.balances[payee] += amount
-        self.pending_payments[payer] -= amount
-        self.pending_payments[payee] += amount
-
     def players_in(self) -> list[int]:
         return [s for s in range(self.n) if self.in_game[s]]
 
+    def _arrays(self):
+        """The sheet as the compiled rules read it (``sim.sheet``): totals, who is in, balances, scalars."""
+        sc = np.zeros(sheet.C_WORDS)
+        sc[sheet.C_POOL], sc[sheet.C_OVER], sc[sheet.C_WINNER] = self.pool, self.over, self.winner
+        sc[sheet.C_HANDS], sc[sheet.C_STALLED] = self.hands_played, self.stalled
+        return (np.array(self.totals, dtype=np.float64), np.array(self.in_game, dtype=np.bool_),
+                np.array(self.balances, dtype=np.float64), sc)
+
+    def _take(self, totals, in_game, balances, sc):
+        """The compiled rules' result written back; what each seat paid or was paid goes on its row."""
+        for s in range(self.n):
+            self.pending_payments[s] += int(balances[s]) - self.balances[s]
+        self.totals = [int(t) for t in totals]
+        self.in_game = in_game.tolist()
+        self.balances = [int(b) for b in balances]
+        self.pool, self.over, self.winner = int(sc[sheet.C_POOL]), bool(sc[sheet.C_OVER]), int(sc[sheet.C_WINNER])
+        self.hands_played, self.stalled = int(sc[sheet.C_HANDS]), bool(sc[sheet.C_STALLED])
+
     def record_hand(self, result: HandResult, buy_in_decider=None) -> SheetRow:
-        """Apply one finished hand.  ``buy_in_decider(seat, ledger) -> bool`` is asked in turn."""
-        p = self.p
-        self.hands_played += 1
+        """Apply one finished hand (``sim.sheet.settle_hand``).  ``buy_in_decider(seat, ledger) -> bool``
+        is asked in turn."""
         self._hand = result
-        self._eliminated_now = eliminated_now = [False] * self.n
         self._bought = [False] * self.n
-        self._offers = []
         w = result.winner
-        if w >= 0:
-            if result.win_type == "kalooki":
-                self.kalookis[w] += 1
-            if p.game_end == "elimination":
-                stake = p.stake_kalooki if result.win_type == "kalooki" else p.stake_call
-                for s in self.players_in():
-                    if s != w:
-                        self._transfer(s, w, stake)
-                        self.totals[s] += result.penalties[s]
-                over = [s for s in self.players_in() if self.totals[s] > p.eliminate_above]
-                for s in over:
-                    self.in_game[s] = False
-                    self.eliminations[s] += 1
-                    eliminated_now[s] = True
-                self._order = [(w + 1 + k) % self.n for k in range(self.n)]
-                self._offers = [s for s in self._order if eliminated_now[s]]
-            elif p.game_end == "target":
-                self.totals[w] += sum(result.penalties)
-                if self.totals[w] >= p.target_score:
-                    self._end(w)
-            else:  # single_hand
-                kalooki = result.win_type == "kalooki"
-                for s in range(self.n):
-                    if s != w:
-                        naturals = result.cards_left[s] - result.jokers_left[s]
-                        amount = int(loser_pays(naturals, result.jokers_left[s], kalooki, p.pay_per_card,
-                                                p.pay_per_joker, bool(p.pay_double_on_kalooki)))
-                        self._transfer(s, w, amount)
-                        self.totals[s] += result.penalties[s]
-                self._end(w)
+        kalooki = result.win_type == "kalooki"
+        if w >= 0 and kalooki:
+            self.kalookis[w] += 1
+        arrays = self._arrays()
+        eliminated = np.zeros(self.n, dtype=np.bool_)
+        sheet.settle_hand(self._rules, *arrays, w, kalooki, np.array(result.penalties, dtype=np.float64),
+                          np.array(result.cards_left, dtype=np.float64),
+                          np.array(result.jokers_left, dtype=np.float64), eliminated)
+        self._take(*arrays)
+        self._eliminated_now = eliminated.tolist()
+        self._order = [(w + 1 + k) % self.n for k in range(self.n)]
+        self._offers = [s for s in self._order if self._eliminated_now[s]] if w >= 0 else []
+        for s in self._offers:
+            self.eliminations[s] += 1
         return self.finish_hand(buy_in_decider)
 
     def may_buy_in(self, seat: int) -> bool:
-        """Whether a player eliminated by this hand may buy back in now (buy-ins left, two still in)."""
-        return self.buy_ins[seat] < self.p.max_buy_ins and len(self.players_in()) >= 2
+        """Whether a player eliminated by this hand may buy back in now (``sim.sheet.may_buy_in``: a
+        buy-in left and two players still in)."""
+        return bool(sheet.may_buy_in(self.buy_ins[seat] < self.p.max_buy_ins, np.array(self.in_game, dtype=np.bool_)))
 
     def re_enter(self, seat: int) -> None:
-        """A buy-in: the stake into the pool, back in at the highest total of those still in."""
+        """A buy-in: the stake into the pool, back in at the highest total of those still in
+        (``sim.sheet.re_enter``)."""
         self._pay_pool(seat, self.p.stake_buy_in)
         self.buy_ins[seat] += 1
-        self.totals[seat] = max(self.totals[x] for x in self.players_in())
-        self.in_game[seat] = True
+        totals, in_game = np.array(self.totals, dtype=np.float64), np.array(self.in_game, dtype=np.bool_)
+        sheet.re_enter(totals, in_game, seat)
+        self.totals, self.in_game = [int(t) for t in totals], in_game.tolist()
         self._bought[seat] = True
 
     def finish_hand(self, buy_in_decider=None) -> SheetRow:
         """The rest of ``record_hand``: offer the buy-ins not yet offered, in turn from the winner's left,
-        then close the hand (who left for good, the game's end, the hand cap) and write its sheet row.
-        A copy taken while a player decides (``copy``) finishes the hand with its own deciders."""
-        p = self.p
+        then close the hand (who left for good; ``sim.sheet.close_hand``: the game's end, the hand cap)
+        and write its sheet row.  A copy taken while a player decides (``copy``) finishes the hand with
+        its own deciders."""
         while self._offers:
             s = self._offers.pop(0)
             if self.may_buy_in(s) and buy_in_decider is not None and buy_in_decider(s, self):
                 self.re_enter(s)
         result, eliminated_now = self._hand, self._eliminated_now
         w = result.winner
-        if w >= 0 and p.game_end == "elimination":
+        if w >= 0 and self.p.game_end == "elimination":
             for s in self._order[::-1]:
                 if eliminated_now[s] and not self.in_game[s]:
                     self.out_order.append(s)
-            if len(self.players_in()) <= 1:
-                self._end(self.players_in()[0] if self.players_in() else w)
-        if not self.over and self.hands_played >= p.hand_cap:
-            self.stalled = True
-            best = min(self.players_in(), key=lambda s: (self.totals[s], s)) if p.game_end != "target" else \
-                max(range(self.n), key=lambda s: (self.totals[s], -s))
-            self._end(best)
+        arrays = self._arrays()
+        sheet.close_hand(self._rules, *arrays, w)
+        self._take(*arrays)
         row = SheetRow(self.hands_played, w, result.win_type, list(result.penalties), list(self.totals),
                        list(self.balances), self.pool, list(self.pending_payments), eliminated_now,
                        list(self._bought))
@@ -187,14 +170,6 @@ class Ledger:
             setattr(other, k, list(v) if isinstance(v, list) else v)
         other.sheet = []
         return other
-
-    def _end(self, winner: int):
-        self.over = True
-        self.winner = winner
-        if self.pool:
-            self.balances[winner] += self.pool
-            self.pending_payments[winner] += self.pool
-            self.pool = 0
 
     def finish_ranks(self) -> list[int]:
         """1 = winner; then the others, those who stayed longest (or scored best) first."""
@@ -296,11 +271,8 @@ def play_game(profile, bots, rng: np.random.Generator, record: bool = False, on_
 
 def next_dealer(profile, ledger: Ledger) -> int:
     """The deal passes clockwise from the hand's dealer (``ledger.dealer``) to the next seat still in."""
-    n = ledger.n
-    nxt = (ledger.dealer + 1) % n
-    while profile.game_end == "elimination" and not ledger.in_game[nxt] and not ledger.over:
-        nxt = (nxt + 1) % n
-    return nxt
+    return int(sheet.next_dealer(ledger._rules, ledger.dealer,
+                                 np.array(ledger.in_game, dtype=np.bool_), ledger.over))
 
 
 def play_on(game: GameRecord, profile, bots, rng, dealer: int, record: bool = False, on_turn=None, on_hand=None,

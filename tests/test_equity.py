@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sim import equity as EQ
+from sim import sheet as SH
 from sim import profiles
 from sim.bots import make_bot
 from sim.commands.equity import calibration_bins, overall_test, play_points, play_single_points
@@ -58,7 +59,7 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
     p = profiles.load(name)
     rng = np.random.default_rng(44)
     expert = make_bot("expert", np.random.default_rng(0))
-    r = EQ.rules_vector(p, n, EQ.DECIDE_POOL_RULE)
+    r = SH.rules_vector(p, n, SH.DECIDE_POOL_RULE)
     for _ in range(1000):
         lg = _random_ledger(p, n, rng)
         if rng.random() < 0.05:
@@ -68,9 +69,9 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
         in_game = np.array(lg.in_game, dtype=np.bool_)
         buys = np.array(lg.buy_ins, dtype=np.int64)
         balances = np.array(lg.balances, dtype=np.float64)
-        sc = np.zeros(EQ.C_WORDS)
-        sc[EQ.C_POOL], sc[EQ.C_HANDS] = lg.pool, lg.hands_played
-        EQ.record_hand(r, totals, in_game, buys, balances, sc, res.winner, res.win_type == "kalooki",
+        sc = np.zeros(SH.C_WORDS)
+        sc[SH.C_POOL], sc[SH.C_HANDS] = lg.pool, lg.hands_played
+        SH.record_hand(r, totals, in_game, buys, balances, sc, res.winner, res.win_type == "kalooki",
                        np.array(res.penalties, dtype=np.float64), np.array(res.cards_left, dtype=np.float64),
                        np.array(res.jokers_left, dtype=np.float64))
         lg.record_hand(res, lambda s, ledger: expert.buy_in(ledger, s))
@@ -79,9 +80,9 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
         assert in_game.tolist() == lg.in_game, where
         assert buys.tolist() == lg.buy_ins, where
         assert balances.tolist() == lg.balances, where
-        assert (sc[EQ.C_POOL], bool(sc[EQ.C_OVER]), bool(sc[EQ.C_STALLED])) == (lg.pool, lg.over, lg.stalled), where
+        assert (sc[SH.C_POOL], bool(sc[SH.C_OVER]), bool(sc[SH.C_STALLED])) == (lg.pool, lg.over, lg.stalled), where
         if lg.over:
-            assert sc[EQ.C_WINNER] == lg.winner, where
+            assert sc[SH.C_WINNER] == lg.winner, where
 
 
 def test_the_pool_rule_is_the_experts():
@@ -91,7 +92,7 @@ def test_the_pool_rule_is_the_experts():
         lg = _random_ledger(K40, 4, rng)
         seat = int(rng.integers(4))
         lg.in_game[seat] = False
-        assert EQ.pool_rule_buys(float(lg.pool), len(lg.players_in()), K40.stake_buy_in) == expert.buy_in(lg, seat)
+        assert SH.pool_rule_buys(float(lg.pool), len(lg.players_in()), K40.stake_buy_in) == expert.buy_in(lg, seat)
 
 
 # ---- the shipped tables
@@ -425,14 +426,14 @@ def test_sample_hands_are_played_by_the_stakes_of_the_table_before(k40):
 
 
 def test_a_hands_class_marks_the_seats_near_the_end_of_the_game():
-    r = EQ.rules_vector(K40, 4)
+    r = SH.rules_vector(K40, 4)
     assert not EQ.at_risk(r, 112.0) and EQ.at_risk(r, 113.0)  # above three quarters of 150
     totals = np.array([120.0, 0.0, 150.0, 10.0])
     seats = np.arange(4, dtype=np.int64)
     assert EQ._risk_mask(r, totals, seats, 0, 4) == 0b0101
     assert EQ._risk_mask(r, totals, seats, 2, 4) == 0b0101  # position 0 the dealer, seat 2
     assert EQ._risk_mask(r, totals, seats, 1, 4) == 0b1010
-    r51 = EQ.rules_vector(K51, 4)
+    r51 = SH.rules_vector(K51, 4)
     assert EQ.at_risk(r51, 375.0) and not EQ.at_risk(r51, 374.0)  # three quarters of 500
     rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], m) for m in (5, 0, 5, 3)]
     rows.append((3, 1, False, [1, 0, 2], [1, 0, 1], [0, 0, 0], 0))

@@ -113,6 +113,10 @@ def test_no_import_circle_across_files():
     ("sim.meldsearch", "sim.bots"),
     ("sim.equity", "sim.bots"),  # the game's value of a score sheet: built from the bots' play by its command, read by the bots
     ("sim.equity", "sim.game"),  # the game reads the stakes from it
+    ("sim.sheet", "sim.engine"),  # the score sheet's rules know no cards
+    ("sim.sheet", "sim.game"),  # the ledger and the equity tables both apply them
+    ("sim.sheet", "sim.equity"),
+    ("sim.sheet", "sim.bots"),
 ])
 def test_lower_layers_import_nothing_above_them(below, above):
     def within(m, pkg):

@@ -7,6 +7,7 @@ own points.
 """
 from __future__ import annotations
 
+from .. import sheet
 from ..cards import JOKER
 from ..engine import DRAW_DISCARD, DRAW_STOCK, LayOff, NewMeld, Play, Split, SwapJoker
 from . import expert_core as XC
@@ -145,14 +146,9 @@ class ExpertBot(PatientBot):
         """With ``buys_by_table`` and a table of game values for the profile (``sim.equity``), buy back
         in when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else when
         the pool, shared a little below evenly, is worth the stake (the pool rule, which the tables
-        assume every later buy-in of a game follows: ``sim.equity.pool_rule_buys``)."""
+        assume every later buy-in of a game follows: ``sim.sheet.pool_rule_buys``)."""
         if self.buys_by_table:
             from .. import equity
             if equity.load_table(ledger.p, ledger.n) is not None:
                 return equity.buy_in_gain(ledger.p, ledger, seat) > 0
-        p = ledger.p
-        still_in = ledger.players_in()
-        pool_after = ledger.pool + p.stake_buy_in
-        # a re-entrant starts at the highest total: give it a little less than an equal share
-        p_win = 0.75 / (len(still_in) + 1)
-        return pool_after * p_win > p.stake_buy_in
+        return bool(sheet.pool_rule_buys(float(ledger.pool), len(ledger.players_in()), ledger.p.stake_buy_in))

@@ -54,7 +54,7 @@ from .kinds import K_PATIENT
 # its R_* words) and, after them, what the bots derive from the profile
 R_KALOOKI_PAYS_MORE = core.R_SIZE  # kalooki_pays_more(profile)
 R_TABLE_OPENING = core.R_SIZE + 1  # joker_take_at_opening or layoffs_count_for_opening: table_opening applies
-R_MONEY_PER_HAND = core.R_SIZE + 2  # game_end == "single_hand": every hand is paid in money (sim.game.loser_pays)
+R_MONEY_PER_HAND = core.R_SIZE + 2  # game_end == "single_hand": every hand is paid in money (sim.sheet.loser_pays)
 R_PAY_PER_CARD = core.R_SIZE + 3
 R_PAY_PER_JOKER = core.R_SIZE + 4
 R_PAY_DOUBLE = core.R_SIZE + 5  # pay_double_on_kalooki

@@ -45,7 +45,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   reads one uniform of the seat's stream (its seeded generator, as the random bot's) and seeds a
   splitmix64 generator with it, so the same seed gives the same choices whoever runs the hand.
 - **Score.**  Where the profile's game is ``single_hand`` (east_coast: each hand paid in money), a
-  rollout that ends the hand scores the seat's payment by the ledger's rule (``sim.game.loser_pays``):
+  rollout that ends the hand scores the seat's payment by the ledger's rule (``sim.sheet.loser_pays``):
   what the losers pay it when it goes out, minus what it pays when another player does (per card and
   per joker held, doubled after a Kalooki where the profile says so); a void or stalled hand, or one
   stopped at the horizon, scores minus what it would pay for the cards its best melds leave loose.
@@ -78,7 +78,7 @@ from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_exc
 from . import expert_core as XC
 from . import greedy_core as FG
 from ..equity import ST_KALOOKI, ST_WIN
-from ..game import loser_pays
+from ..sheet import loser_pays
 from ..engine import hand as HD
 from ..engine.hand import H_STATUS, H_WINNER, H_WIN_TYPE, SC_OWN, WIN_KALOOKI
 from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
@@ -198,7 +198,7 @@ def _rollout(me, inp, seats, dealt, xops, xmrows, start, force_src, force_disc, 
 
 @njit(cache=True)
 def _pays(hand, kalooki, rp):
-    """What a loser holding ``hand`` pays in a single_hand game (``sim.game.loser_pays``)."""
+    """What a loser holding ``hand`` pays in a single_hand game (``sim.sheet.loser_pays``)."""
     jk = np.int64(hand[JOKER])
     return loser_pays(_hsum(hand) - jk, jk, kalooki, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
 

@@ -124,7 +124,7 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
                 "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
                 "bot": bot, "engine_version": ENGINE_VERSION,
                 "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "buy_in_rule": "the expert's pool rule (sim.equity.pool_rule_buys) for every seat inside the model",
+                "buy_in_rule": "the expert's pool rule (sim.sheet.pool_rule_buys) for every seat inside the model",
                 "sample_stakes": "pass 1 neutral; pass k the stakes of pass k-1's table at each hand's sheet"}
         with tqdm(desc=f"pass {k}: grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
             new = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
