@@ -257,7 +257,7 @@ def build_tune_compare(c: TuneComparison, provenance: list[str]) -> Document:
     label = findings.show(metric, kind).label
     doc = Document(f"Compare tune studies: {param} in {a.doc['profile']}, {metric} = {a.fit.target:g}")
     doc.text(f"Two studies of the same question, which value of {param} makes the metric “{label}” equal "
-             f"{T._shown(metric, a.fit.target)} (denominator: {metrics.METRIC_INFO[metric][2]}): do their answers "
+             f"{T.fmt_estimate(metric, a.fit.target)} (denominator: {metrics.METRIC_INFO[metric][2]}): do their answers "
              "differ?")
     doc.toc()
     doc.heading("Answer")

@@ -130,9 +130,9 @@ ANALYSIS_ROOT = ROOT.parent / "analysis"
 ANALYSIS_ORDER = (
     "terminal", "stats", "load", "summaries", "metrics", "findings",  # reading a run, estimates, verdicts, words
     "differences",  # the statistics of a difference between two runs or two profiles
-    "ladder", "skill", "frontier",  # the fits: studies read back and measured
+    "ladder", "skill", "frontier", "tune",  # the fits: studies read back and measured
     "plots", "document",  # figures, and a page rendered to HTML and Markdown
-    "report", "compare", "sweep", "tune", "tune_compare",  # the pages
+    "report", "compare", "sweep", "tune_page", "tune_compare",  # the pages
 )
 
 

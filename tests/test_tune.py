@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis import tune as fitting
+from analysis.tune_page import study_page
 from bench import tune_deals
 from sim import profiles, tune
 from sim.cli import main
@@ -174,7 +175,7 @@ def test_study_writes_its_runs_answer_page_and_csv(study):
     again, stages, _ = fitting.load_study(root / "study")  # what `report STUDY` draws: the same answer
     assert (again.crossing, again.ci_low, again.ci_high) == (answer["crossing"], answer["ci_low"], answer["ci_high"])
     assert stages["games"].sum() == doc["games"]
-    page = fitting.study_page(root / "study", root / "again")
+    page = study_page(root / "study", root / "again")
     assert page.is_file() and (root / "again" / "data" / "values.csv").read_text() == \
         (root / "report" / "data" / "values.csv").read_text()
 

@@ -38,7 +38,7 @@ def run(args):
     out = Path(args.out) if args.out else default_out(args.run_dir)
     study = _tune_study(args.run_dir)
     if study is not None:  # a `kalooki tune` study: its page (the metric against the parameter, the answer)
-        from analysis.tune import study_page
+        from analysis.tune_page import study_page
         with report_dir(out, "tune", [str(study["doc"].get("study_id"))], args.force, log=stderr_log(args)) as where:
             study_page(args.run_dir, where)
         print(f"wrote {out / 'report.html'}\n  the tune study's page, with report.md, figures/ and data/ beside it "

@@ -1,6 +1,6 @@
 """`kalooki tune`: find the value of one integer rule parameter at which a headline metric meets a target,
 with a 95% interval, spending a game budget where the answer is decided (the search: ``sim.tune``; the
-fit, intervals and page: ``analysis.tune``).
+fit and intervals: ``analysis.tune``; its page: ``analysis.tune_page``).
 
 The study lives in --out (a path or a URI): ``tune.json`` (its settings, stages and answer) and one run
 per value and block of deals, ``OUT/NAME=V/block-BBB``, each played and resumed by ``sim.runner``.  The
@@ -211,6 +211,7 @@ def run(args):
     from ..tune import default_block_games, search
     from analysis import findings
     from analysis import tune as fitting
+    from analysis.tune_page import write_tune
     from analysis.summaries import write_shard_summary
     base = profiles.resolve(args.profile, args.sets)
     name, lo, hi = parse_param(args.param, base)
@@ -297,7 +298,7 @@ def run(args):
                   f"study {study.study_id} in {study.out} (tune.json and one run per value and block)",
                   f"command: {command}"]
     with report_dir(report, "tune", [study.study_id], args.force) as where:  # written whole, then moved into place
-        fitting.write_tune(f, base.name, name, stage_rows, where, provenance)
+        write_tune(f, base.name, name, stage_rows, where, provenance)
     from pathlib import Path
     page = Path(report) / "report.html"
     print(facts)
