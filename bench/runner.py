@@ -87,7 +87,6 @@ def bench_ray(workers: int, games: int = 120, shard_games: int = 20) -> dict:
     finally:
         if ray.is_initialized():
             ray.shutdown()
-        runexec._REMOTE = None
         shutil.rmtree(out, ignore_errors=True)
 
 
