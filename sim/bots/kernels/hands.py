@@ -29,6 +29,7 @@ YES, NO = np.bool_(True), np.bool_(False)
 
 @njit(cache=True)
 def hand_size(h):
+    """How many cards the count vector h holds."""
     t = 0
     for c in range(h.shape[0]):
         t += h[c]
@@ -37,6 +38,7 @@ def hand_size(h):
 
 @njit(cache=True)
 def row_has(row, c):
+    """Does the meld row hold card c (itself, not a joker standing for it)?"""
     for k in range(row[2]):
         if row[3 + k] == c:
             return True
@@ -56,6 +58,7 @@ def copies_on_rows(rows, nr, c):
 
 @njit(cache=True)
 def cards_in_rows(rows, nr):
+    """How many cards the first nr meld rows hold."""
     t = 0
     for r in range(nr):
         t += rows[r, 2]
@@ -163,6 +166,7 @@ def leaves_a_discard(hand, rows, nr, forbid, keep, rest):
 
 @njit(cache=True)
 def has_discard(hand, forbid):
+    """Does the hand hold a card that is not a copy of ``forbid`` (one it may throw)?"""
     for c in range(N_KINDS):
         if hand[c] > 0 and c != forbid:
             return True

@@ -1,9 +1,10 @@
 """The bots' lay-off search: which hand cards go onto the table's melds this turn.
 
-``lay_off_hand`` lays natural cards onto run ends (``lay_onto_end`` with a card the engine's rules
-take there), into groups by suit and, where asked, splits runs with a duplicate of an inner card,
-then the jokers (``lay_off_jokers``), always keeping a card to discard; ``find_layoffs`` is the
-greedy bot's call of it (no splits, the turn's run limits fresh).  ``meld_taken_card`` finds the
+``lay_off_hand`` lays natural cards onto run ends and into groups by suit and, where asked, splits
+runs with a duplicate of an inner card, then the jokers (``lay_off_jokers``), always keeping a card
+to discard; ``find_layoffs`` is the greedy bot's call of it (no splits, the turn's run limits
+fresh).  ``lay_onto_end`` lays one card onto a meld row's end where the engine's rules take it, as
+the go-out search (``sim.bots.kernels.goout``) weighs its options.  ``meld_taken_card`` finds the
 new meld or the lay-offs that use a card taken from the discard pile.  Every lay-off is one the
 engine's rules allow (``sim.engine.core``, ``sim.engine.turn``'s run limits).
 """

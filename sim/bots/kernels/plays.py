@@ -81,6 +81,7 @@ def apply_layoff(tab, i, c, end):
 
 @njit(cache=True)
 def undo_layoff(tab, i, end):
+    """The last card laid off onto an end of run i (or into group i) taken back off the row."""
     row = tab[i]
     n = row[2]
     if row[0] == RUN and end == LOW:
@@ -117,6 +118,7 @@ def add_meld(wtab, ctx, ops, hand, row, taken):
 
 @njit(cache=True)
 def add_layoff(wtab, ctx, ops, hand, i, c, end):
+    """A LayOff: card c onto an end of row i of the working table (``apply_layoff``), c leaves the hand."""
     o = ctx[1]
     if o >= ops.shape[0]:
         ctx[2] = 9
@@ -149,6 +151,7 @@ def add_split(wtab, ctx, ops, hand, i, c, pos, rp):
 
 @njit(cache=True)
 def pop_op(wtab, ctx, ops, hand):
+    """The last operation of the play undone: its cards back in the hand, the working table as before it."""
     o = ctx[1] - 1
     if ops[o, O_KIND] == X_NEW:
         wn = ctx[0] - 1
@@ -176,6 +179,7 @@ def pop_op(wtab, ctx, ops, hand):
 
 @njit(cache=True)
 def push_op(ops, nops, kind, target, card, pos, extra):
+    """Operation row nops written (the engine's ``X_*`` words); returns the next free row."""
     ops[nops, X_KIND] = kind
     ops[nops, X_TARGET] = target
     ops[nops, X_CARD] = card
