@@ -297,10 +297,14 @@ def test_sure_go_out_finds_splits_and_the_engine_accepts_them():
 
 def test_the_lay_off_finder_matches_the_reference_jokers_included():
     # small hands (jokers among them) against the tables of seeded hands: the compiled lay-offs
-    # (greedy_core._layoffs) and tests/reference_moves.find_layoffs lay the same cards in the same places,
+    # (kernels.layoffs.lay_off_hand) and tests/reference_moves.find_layoffs lay the same cards in the same places,
     # half the time with a card of the hand taken from the pile (laid off like any other, never the last
     # card that could be thrown)
     from sim.bots import greedy_core as FG
+    from sim.bots.kernels.hands import NO
+    from sim.bots.kernels.layoffs import lay_off_hand
+    from sim.bots.kernels.plays import MAXOPS, OP_W
+    from sim.engine.table import table_rows
     from sim.engine.turn import MAXT, X_CARD, X_KIND, X_LAYOFF, X_POS, X_TARGET, new_adds
     from sim.meldsearch import OUT_W
     from reference_moves import find_layoffs
@@ -322,11 +326,11 @@ def test_the_lay_off_finder_matches_the_reference_jokers_included():
                 forbid = int(rng.choice(np.flatnonzero(hand))) if rng.random() < 0.5 else -1
                 want = find_layoffs(st, hand.copy(), list(table), keep=1, forbid=forbid)
                 wtab = np.full((MAXT, OUT_W), -1, np.int64)
-                wtab[:len(table)] = FG._table_rows(table)
-                ops = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+                wtab[:len(table)] = table_rows(table)
+                ops = np.zeros((MAXOPS, OP_W), np.int64)
                 ctx = np.zeros(4, np.int64)
-                FG._layoffs(wtab, len(table), hand.copy(), np.int64(1), np.int64(forbid), new_adds(), rp, rp, prm, ops,
-                            np.int64(0), ctx, FG.NO, np.int64(40))
+                lay_off_hand(wtab, len(table), hand.copy(), np.int64(1), np.int64(forbid), new_adds(), rp, rp, prm, ops,
+                             np.int64(0), ctx, NO, np.int64(40))
                 got = [LayOff(int(o[X_TARGET]), int(o[X_CARD]), int(o[X_POS])) for o in ops[:ctx[0]]
                        if o[X_KIND] == X_LAYOFF]
                 assert got == want, (profile, cards_str(from_counts(hand)), [str(m) for m in table])

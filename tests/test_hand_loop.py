@@ -12,8 +12,8 @@ discard at once) and the ends of a hand (reshuffle, void, turn cap).
 import numpy as np
 import pytest
 
-from sim.bots import greedy_core as FG
 from sim.bots import hand_loop as HL
+from sim.bots.kernels.hands import set_order
 from sim import meldsearch as MS
 from sim import melds as M
 from sim import profiles
@@ -184,7 +184,7 @@ def test_set_order_mirrors_cpython_sets():
         cards = np.sort(rng.choice(53, size=k, replace=False)).astype(np.int64)
         chosen = set(cards.tolist())
         expect = list({c for c in range(53) if c in chosen})
-        m = FG._set_order(cards, k, out)
+        m = set_order(cards, k, out)
         assert out[:m].tolist() == expect
 
 

@@ -125,6 +125,22 @@ def test_lower_layers_import_nothing_above_them(below, above):
     assert not wrong, f"{below} imports {above}: " + ", ".join(wrong)
 
 
+# the kernels the bots share (sim/bots/kernels), lowest first: each imports only kernels before it, and
+# no other module of sim.bots (every bot's decisions sit above them)
+KERNEL_ORDER = ("hands", "plays", "layoffs", "goout", "discards")
+
+
+def test_the_bots_shared_kernels_sit_below_every_bot():
+    kernels = {m for m in MODULES if m.startswith("sim.bots.kernels.")}
+    assert sorted(kernels) == sorted(f"sim.bots.kernels.{k}" for k in KERNEL_ORDER), \
+        "place every module of sim/bots/kernels in KERNEL_ORDER"
+    rank = {f"sim.bots.kernels.{k}": i for i, k in enumerate(KERNEL_ORDER)}
+    wrong = sorted(f"{m} -> {d}" for m in kernels for d in GRAPH[m]
+                   if d.startswith("sim.bots") and (d not in rank or rank[d] > rank[m]))
+    assert not wrong, "a shared kernel imports a bot or a kernel above it: " + ", ".join(wrong)
+    assert "sim.bots.kernels.hands" in GRAPH["sim.bots.kernels.goout"]  # the reader sees their imports
+
+
 ANALYSIS_ROOT = ROOT.parent / "analysis"
 # analysis's modules, lowest first: each imports only modules before it in this list (DESIGN.md, the layers)
 ANALYSIS_ORDER = (

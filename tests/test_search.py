@@ -396,10 +396,11 @@ def searched_discards(hand: str, default: str) -> list[str]:
     """The discards the search plays forward for seat 0 (opened) holding ``hand`` after its draw, the
     lookahead's choice ``default`` first."""
     from sim.bots import greedy_core as FG
+    from sim.bots.kernels.plays import turn_arrays
     from sim.cards import card_str
     st = HandState.scripted(K40, [hand, "2C 3C 4C 5C 6C"], stock="", discard="2D", current=0, opened=[True, True])
     rp, values, prm = FG._rules(st)
-    _, _, tab = FG._turn_arrays(st)
+    _, _, tab = turn_arrays(st)
     cands = np.empty(60, np.int64)
     xp = SC.bot_params(make_bot("search", np.random.default_rng(0)))
     k = SC.discard_candidates(0, prm, K40.jokers, st.hands, np.array(st.discard, np.int64), len(st.discard), tab,

@@ -8,7 +8,7 @@ loop calls the numba functions directly:
   mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)``: ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
-  ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core._patient_draw``, with
+  ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core.patient_draw``, with
   ``jokers`` (the pack's) for the unseen cards and ``xp`` (``X_*`` words) for ``bp``;
 - ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out, srow)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
@@ -50,7 +50,7 @@ and throwing the card its discard choice would throw (the choice below, feeding 
 card of a pair or near-run it means to keep) is at least the margin (the expert's ``draw_gain``, the
 lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
 expectation over the unseen cards (``outlook.outlook_kernel``), where an opened player's draws that
-go out (with melds and lay-offs onto the table: ``greedy_core._go_out``, ``_go_out_building``) count
+go out (with melds and lay-offs onto the table: ``kernels.goout.go_out``, ``go_out_building``) count
 as leaving no deadwood, not as the deadwood they would leave; a discard that goes out at once is always taken.
 Two bounds spare most of those
 searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
@@ -86,6 +86,9 @@ from .. import meldsearch as MS
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
+from ..engine.core import R_PICKUP_BEFORE_OPENING
+from ..engine.table import table_rows
+from ..engine.turn import OB_MELD, OB_OPEN
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
                          best_discard_except_kernel)
 from ..jit.cache import drop_stale
@@ -93,10 +96,12 @@ from . import greedy_core as FG
 from . import kinds
 from . import outlook
 from .kinds import K_LOOKAHEAD
-from .greedy_core import (B_MAX_RISK, B_NAMES, B_W, DISCARD, OB_MELD, OB_OPEN, R_PICKUP_BEFORE_OPENING,
-                          R_TABLE_OPENING, STOCK, _go_out, _go_out_building, _hsum, _layable_bound,
-                          _leaves_a_discard, _loose_discard, _meld_taken_card, _obligation, _patient_draw, _search,
-                          _stray_cards, _uses, _waiting, YES, NO)
+from .greedy_core import B_MAX_RISK, B_NAMES, B_W, R_TABLE_OPENING, patient_draw, waits_for_kalooki
+from .kernels.discards import loose_discard
+from .kernels.goout import go_out, go_out_building, layable_bound, stray_cards
+from .kernels.hands import NO, YES, copies_on_rows, hand_size, leaves_a_discard, search_hand
+from .kernels.layoffs import meld_taken_card
+from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, taken_obligation, turn_arrays
 from .outlook import NEUTRAL, _best_discard_deadwood, _cost, _pen, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -165,7 +170,7 @@ def _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
     """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
     ascending, never forbid, into cands; left = the loose cards' counts (all zero if none is loose).
     Returns (how many candidates, the hand's least deadwood)."""
-    _, dead, _ = _search(hand, prm, mv, ws, rec, YES)
+    _, dead, _ = search_hand(hand, prm, mv, ws, rec, YES)
     nr = _reconstruct(hand, prm, rec, np.int64(1), out)
     for c in range(N_KINDS):
         left[c] = hand[c]
@@ -315,7 +320,7 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     left = np.empty(N_KINDS, np.int64)
     n, dead = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     if n == 0:
-        return _loose_discard(hand, values, forbid, hand.astype(np.int64))
+        return loose_discard(hand, values, forbid, hand.astype(np.int64))
     if n > 1 and cands[n - 1] == JOKER:  # a joker goes only when nothing else can (candidates ascend)
         n -= 1
     if n == 1:
@@ -374,28 +379,28 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         return STOCK
     top = discard[nd - 1]
     hand = hands[me]
-    if hand[top] == _hsum(hand):  # HandState._draw_problem: nothing else held to discard
+    if hand[top] == hand_size(hand):  # HandState._draw_problem: nothing else held to discard
         return STOCK
     bp = xp[:B_W].copy()
     bp[B_MAX_RISK] = risk_limit(xp[B_MAX_RISK], srow)
-    ob = _obligation(opened[me] != 0, turns[me], rp)
+    ob = taken_obligation(opened[me] != 0, turns[me], rp)
     hh2[:] = hand
     hh2[top] += 1
     if ob == OB_OPEN:
-        if _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+        if waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
             return STOCK
-        v, _, _ = _search(hh2, prm, mv, ws, rec, YES)
+        v, _, _ = search_hand(hh2, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
             nr = _reconstruct(hh2, prm, rec, np.int64(0), outv)
-            if _uses(outv, nr, top) > 0 and _leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
+            if copies_on_rows(outv, nr, top) > 0 and leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
                 return DISCARD
             return STOCK
         return ASK_TABLE_OPENING if rp[R_TABLE_OPENING] != 0 else STOCK
-    if not opened[me] and _waiting(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
-        return _patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
+    if not opened[me] and waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
+        return patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
                              rec, hh, hh2, outv, outd, lops, lctx, tab1)
     if ob == OB_MELD:
-        kind, _, _ = _meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
+        kind, _, _ = meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
     hs = np.empty(N_KINDS, np.int8)
     if opened[me] != 0 and _goes_out(hh2, top, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
@@ -430,7 +435,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     else:
         after = best_discard_except_kernel(hh2, prm, top)[1]
     margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
-    _, before, _ = _search(hand, prm, mv, ws, rec, YES)
+    _, before, _ = search_hand(hand, prm, mv, ws, rec, YES)
     taken = _cost(srow, after)
     if taken > _cost(srow, before) - margin:  # no stock draw leaves more than the hand's deadwood
         return STOCK
@@ -465,7 +470,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
             hh2[:] = hand
             hh2[x] += 1
             if _goes_out(hh2, -1, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
-                _, d_all, _ = _search(hh2, prm, mv, ws, rec, NO)
+                _, d_all, _ = search_hand(hh2, prm, mv, ws, rec, NO)
                 stock -= unseen[x] * (_cost(srow, _best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - _cost(srow, 0))
     return DISCARD if taken * weight <= stock - margin * weight else STOCK
 
@@ -473,18 +478,18 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
 @njit(cache=True)
 def _goes_out(h, forbid, tab, nt, rp, prm, mv, ws, rec, outv, lay, hh):
     """Whether an opened player holding h (its draw made) can go out this turn, throwing any card but
-    ``forbid``: every card but the discard melded in the hand (``greedy_core._go_out``) or melded and
-    laid off onto the table tab[:nt] (``_go_out_building``).  Most hands end at the cheap bound: more
+    ``forbid``: every card but the discard melded in the hand (``kernels.goout.go_out``) or melded and
+    laid off onto the table tab[:nt] (``go_out_building``).  Most hands end at the cheap bound: more
     than one card that can neither meld nor lay off."""
-    if _stray_cards(h, tab, nt, rp) > 1:
+    if stray_cards(h, tab, nt, rp) > 1:
         return False
-    _, _, loose = _search(h, prm, mv, ws, rec, NO)
-    if _go_out(h, loose, prm, NO, forbid, mv, ws, rec, outv, hh)[0] >= 0:
+    _, _, loose = search_hand(h, prm, mv, ws, rec, NO)
+    if go_out(h, loose, prm, NO, forbid, mv, ws, rec, outv, hh)[0] >= 0:
         return True
-    bound = _layable_bound(h, tab, nt, rp)
+    bound = layable_bound(h, tab, nt, rp)
     if nt == 0 or bound == 0 or loose > bound + 1:
         return False
-    return _go_out_building(h, loose, tab, nt, True, forbid, -1, rp, prm, mv, ws, rec, outv, lay)[0] >= 0
+    return go_out_building(h, loose, tab, nt, True, forbid, -1, rp, prm, mv, ws, rec, outv, lay)[0] >= 0
 
 
 @njit(cache=True)
@@ -495,7 +500,7 @@ def stock_goes_out(hand, tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
     h = hand.copy()
     hs = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    lay = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+    lay = np.zeros((MAXOPS, OP_W), np.int64)
     for x in range(N_KINDS):
         if unseen[x] <= 0:
             continue
@@ -530,7 +535,7 @@ def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values,
     hh2 = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
     outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    lops = np.zeros((FG.MAXOPS, FG.OP_W), np.int64)
+    lops = np.zeros((MAXOPS, OP_W), np.int64)
     lctx = np.zeros(4, np.int64)
     tab1 = np.full((1, OUT_W), -1, np.int64)
     return _expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
@@ -580,7 +585,7 @@ def _card_counts(cards) -> np.ndarray:
 
 
 def _rows(table) -> np.ndarray:
-    return FG._table_rows(table) if table else FG._NO_TABLE
+    return table_rows(table) if table else NO_TABLE
 
 
 def stakes_row(state, me: int) -> np.ndarray:
@@ -591,7 +596,7 @@ def stakes_row(state, me: int) -> np.ndarray:
 def decide_draw(state, me: int, xp: np.ndarray) -> int:
     """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
     rp, values, prm = FG._rules(state)
-    opened, turns, tab = FG._turn_arrays(state)
+    opened, turns, tab = turn_arrays(state)
     return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
                            len(state.stock), tab, state.profile.jokers, values, rp, prm, xp, stakes_row(state, me)))
 

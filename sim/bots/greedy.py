@@ -18,7 +18,7 @@ class GreedyBot(Bot):
     before opening, only when it opens with it); it discards its highest-value loose card; and it
     always buys back in.
 
-    Its decisions are compiled (``sim.bots.greedy_core``: ``_greedy_draw``, ``_greedy_play``) and written
+    Its decisions are compiled (``sim.bots.greedy_core``: ``greedy_draw``, ``greedy_play``) and written
     once: the Python engine asks them turn by turn, and a table of greedy and patient bots plays whole
     hands in the compiled hand loop.
     """

@@ -38,6 +38,8 @@ from numba import njit
 from .. import meldsearch as MS
 from ..engine import PHASE_DRAW, HandResult, core
 from ..engine import turn as TU
+from ..engine.table import table_rows
+from ..engine.turn import MAXT
 from ..melds import Meld
 from ..jit import cache as numba_cache
 from ..jit.cache import drop_stale
@@ -51,7 +53,8 @@ from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_
                            H_TURN_NO, H_VOID, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
                            S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
                            STATUS_INVARIANT, WIN_KALOOKI)
-from .greedy_core import MAXT, _rules, _table_rows
+from .greedy_core import _rules
+from .kernels.plays import NO_TABLE
 from . import kinds as bot_kinds
 from .outlook import stakes_matrix, unseen_kernel
 
@@ -115,7 +118,6 @@ drop_stale(play_hand_kernel, (FG, MS, core, TU, HD, XC, EP, TL, SC, bot_kinds,
                               sys.modules[unseen_kernel.py_func.__module__],
                               sys.modules[SC.loser_pays.py_func.__module__]))
 
-_NO_TABLE = FG._NO_TABLE
 _NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
 _NO_IDS = np.zeros(0, np.int64)
 
@@ -209,7 +211,7 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     discard = np.array(state.discard, dtype=np.int64)
     opened0 = np.array(state.opened, dtype=np.int64)
     turns0 = np.array(state.turns_taken, dtype=np.int64)
-    table0 = _table_rows(state.table) if state.table else _NO_TABLE
+    table0 = table_rows(state.table) if state.table else NO_TABLE
     keyed = state.draw_keys is not None
     h = HD.new_hand(state.hands, stock, np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
                     discard, table0, opened0, turns0, TL.card_counts(state.pickups), TL.card_counts(state.discards_by),

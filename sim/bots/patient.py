@@ -23,8 +23,8 @@ class PatientBot(GreedyBot):
     count, a joker taken from the table), and as dealer it swaps the upcard when that lowers its
     deadwood.  Otherwise it plays exactly like greedy.
 
-    Its draw and play are compiled (``sim.bots.greedy_core``: ``_waiting``, ``_patient_draw``,
-    ``_patient_play``), except the opening with the table's help, which is Python.
+    Its draw and play are compiled (``sim.bots.greedy_core``: ``waits_for_kalooki``, ``patient_draw``,
+    ``patient_play``), except the opening with the table's help, which is Python.
     """
 
     name = "patient"

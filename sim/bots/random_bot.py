@@ -8,14 +8,17 @@ from .. import meldsearch as MS
 from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
 from ..engine import turn as TU
-from ..engine.table import decode
+from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING
+from ..engine.table import decode, table_rows
+from ..engine.turn import OB_NONE, OB_OPEN
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot
-from .greedy_core import (DISCARD, OB_NONE, OB_OPEN, R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, STOCK, YES, NO,
-                          _discardable, _hsum, _obligation, _search)
+from .kernels.hands import NO, YES, hand_size, has_discard, search_hand
+from .kernels.layoffs import lay_off_hand
+from .kernels.plays import DISCARD, NO_TABLE, STOCK, taken_obligation
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
 OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and asks again)
@@ -27,7 +30,7 @@ def _random_draw(me, hands, opened, turns, discard, nd, rp, stream, pos):
     it, else the stock: (source, stream position)."""
     if nd > 0 and (opened[me] != 0 or rp[R_PICKUP_BEFORE_OPENING] != 0):
         top = discard[nd - 1]
-        if hands[me, top] != _hsum(hands[me]) and _obligation(opened[me] != 0, turns[me], rp) == OB_NONE:
+        if hands[me, top] != hand_size(hands[me]) and taken_obligation(opened[me] != 0, turns[me], rp) == OB_NONE:
             if pos >= stream.shape[0]:
                 return OUT_OF_STREAM, pos
             if stream[pos] < 0.5:
@@ -75,18 +78,18 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
         u = stream[pos]
         pos += 1
         if u < 0.5:
-            v, _, _ = _search(hand, prm, mv, ws, rec, YES)
+            v, _, _ = search_hand(hand, prm, mv, ws, rec, YES)
             if v >= prm[P_OPENING_MIN]:
                 rows = np.empty((MAX_OUT, OUT_W), np.int64)
                 nr = _reconstruct(hand, prm, rec, np.int64(0), rows)
                 used = 0
                 for r in range(nr):
                     used += rows[r, 2]
-                if used < _hsum(hand):
+                if used < hand_size(hand):
                     for r in range(nr):
                         nops, nw = TP._push_meld(ops, mrows, nops, wtab, nw, hand, rows[r])
             else:
-                must = drawn_card if (drawn_from == DISCARD and _obligation(NO, turns[me], rp) == OB_OPEN) else -1
+                must = drawn_card if (drawn_from == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
                 rest = np.empty(N_KINDS, np.int8)
                 n = TP._table_opening(hand, tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
                                       rest)
@@ -122,10 +125,10 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
             max_ops = 1 + min(int(stream[pos] * 3), 2)
             pos += 1
             lctx = np.zeros(4, np.int64)
-            FG._layoffs(wtab, nw, hand, np.int64(1), forbid, adds, rp, crules, prm, ops, nops, lctx, YES, max_ops)
+            lay_off_hand(wtab, nw, hand, np.int64(1), forbid, adds, rp, crules, prm, ops, nops, lctx, YES, max_ops)
             nops = lctx[0]
             nw = lctx[1]
-    if not _discardable(hand, forbid) or _hsum(hand) < keep:  # nothing would be left to discard: meld nothing
+    if not has_discard(hand, forbid) or hand_size(hand) < keep:  # nothing would be left to discard: meld nothing
         nops = 0
         hand[:] = hands[me]
     ctx[0] = nops
@@ -198,7 +201,7 @@ class RandomBot(Bot):
     def play(self, state, me) -> Play:
         self.ensure(64)
         rp, _, prm = FG._rules(state)
-        tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+        tab = table_rows(state.table) if state.table else NO_TABLE
         disc, self.pos, ops, mrows = play_kernel(
             me, state.hands, np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64), tab,
             state.drawn_card, state.drawn_from, rp, core.rules_for(state.profile), prm, self.stream, self.pos)

@@ -74,6 +74,8 @@ from numba import njit
 from ..cards import JOKER, N_KINDS
 from ..engine import core
 from ..engine import turn as TU
+from ..engine.core import R_PICKUP_BEFORE_OPENING
+from ..engine.turn import MAXT, OB_NONE
 from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
@@ -81,9 +83,9 @@ from ..equity import ST_KALOOKI, ST_WIN
 from ..sheet import loser_pays
 from ..engine import hand as HD
 from ..engine.hand import H_STATUS, H_WINNER, H_WIN_TYPE, SC_OWN, WIN_KALOOKI
-from .greedy_core import (DISCARD, MAXT, OB_NONE, R_KALOOKI_PAYS_MORE,
-                          R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER, R_PICKUP_BEFORE_OPENING,
-                          STOCK, YES, _hsum, _obligation, _search)
+from .greedy_core import R_KALOOKI_PAYS_MORE, R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER
+from .kernels.hands import NO, YES, hand_size, search_hand
+from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation, turn_arrays
 from .outlook import _cost, _pen, stakes_matrix, unseen_kernel
 from . import kinds
 from . import turn_loop as TL
@@ -152,7 +154,7 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
     out_hands[me] = hands[me]
     for o in range(n):
         if o != me:
-            need[o] = _hsum(hands[o])
+            need[o] = hand_size(hands[o])
     for o in range(n):
         if o == me:
             continue
@@ -200,7 +202,7 @@ def _rollout(me, inp, seats, dealt, xops, xmrows, start, force_src, force_disc, 
 def _pays(hand, kalooki, rp):
     """What a loser holding ``hand`` pays in a single_hand game (``sim.sheet.loser_pays``)."""
     jk = np.int64(hand[JOKER])
-    return loser_pays(_hsum(hand) - jk, jk, kalooki, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
+    return loser_pays(hand_size(hand) - jk, jk, kalooki, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
 
 
 @njit(cache=True)
@@ -227,7 +229,7 @@ def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec, srow):
         for c in range(N_KINDS):
             pen += hands[me, c] * values[c]
         return -_cost(srow, pen)
-    _, dead, loose = _search(hands[me], prm, mv, ws, rec, YES)
+    _, dead, loose = search_hand(hands[me], prm, mv, ws, rec, YES)
     if money:
         return -loser_pays(loose, 0, False, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
     return -_cost(srow, dead)
@@ -338,9 +340,9 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     was_open = opened[me] != 0
     if not was_open and rp[R_PICKUP_BEFORE_OPENING] == 0:
         return OWN_DRAW, pos
-    if _obligation(was_open, turns[me], rp) != OB_NONE:
+    if taken_obligation(was_open, turns[me], rp) != OB_NONE:
         return OWN_DRAW, pos
-    if TU.draw_code(DISCARD, n_stock, nd, was_open, hands[me, top], _hsum(hands[me]), crules) != TU.OK:
+    if TU.draw_code(DISCARD, n_stock, nd, was_open, hands[me, top], hand_size(hands[me]), crules) != TU.OK:
         return OWN_DRAW, pos
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, pos
@@ -349,14 +351,14 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
     own = XC._expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
                           rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
                           np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
-                          np.zeros((FG.MAXOPS, FG.OP_W), np.int64), np.zeros(4, np.int64),
+                          np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
                           np.full((1, OUT_W), -1, np.int64), stakes[me])
     if own != DISCARD:
         taken = hands[me].copy()
         taken[top] += 1
         # a natural that meets nothing in the hand and, taken, leaves no less deadwood is not searched
         if top != JOKER and not _connects(hands[me], top, prm[P_ACE_LOW] != 0):
-            if best_discard_except_kernel(taken, prm, top)[1] >= _search(hands[me], prm, mv, ws, rec, YES)[1]:
+            if best_discard_except_kernel(taken, prm, top)[1] >= search_hand(hands[me], prm, mv, ws, rec, YES)[1]:
                 return OWN_DRAW, pos
         # nor one its hand would leave loose, nor any where a stock draw could go out
         loose = np.empty(N_KINDS, np.int64)
@@ -463,13 +465,13 @@ def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, 
     lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
     greedy lays nothing or the engine refuses the play."""
     mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    disc = FG._greedy_play(me, hands, opened, turns, tab, nt, mid[SC_C], mid[SC_SRC], values, rp, prm, mv, ws, rec, hh,
-                           outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, FG.NO)
+    disc = FG.greedy_play(me, hands, opened, turns, tab, nt, mid[SC_C], mid[SC_SRC], values, rp, prm, mv, ws, rec, hh,
+                           outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
     if ctx[2] != 0 or ctx[1] == 0:
         return -1, 0
     laid = np.full((MAXT, OUT_W), -1, np.int64)
     nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
-    if _hsum(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
+    if hand_size(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
         disc = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
                                 discby, mid, xp, whand, laid, ctx[0], axops, axmrows, nx, srow)
     elif disc >= 0 and not _turn(me, prm, crules, hands, tab, nt, turns, mid, axops, axmrows, nx, disc)[0]:
@@ -518,7 +520,7 @@ def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
     if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
                      turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work, tres, terr,
-                     notrace) != TU.U_NO_DISCARD or _hsum(wh) < 2:
+                     notrace) != TU.U_NO_DISCARD or hand_size(wh) < 2:
         return -1
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
     ftab[:nt] = tab[:nt]
@@ -626,7 +628,7 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
             hd = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
                                   discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0, srow)
             # never held: a play whose holding would leave the hand nothing but jokers (they are laid first)
-            if hd >= 0 and hands[me, JOKER] < _hsum(hands[me]) - 1:
+            if hd >= 0 and hands[me, JOKER] < hand_size(hands[me]) - 1:
                 cands[k] = hd
                 plays[k] = PLAY_HOLD
                 k += 1
@@ -703,7 +705,7 @@ def _seen(state):
     jokers, deck size, discard pile, table rows, opened, turns, pickups and discards counted)."""
     from ..engine import core
     rp, values, prm = FG._rules(state)
-    opened, turns, tab = FG._turn_arrays(state)
+    opened, turns, tab = turn_arrays(state)
     return (rp, values, prm, core.rules_for(state.profile), state.profile.jokers, len(state.reshuffle_keys),
             np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
             TL.card_counts(state.discards_by))

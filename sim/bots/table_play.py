@@ -8,11 +8,11 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
-  melds laid down, lay-offs and splits of runs (``greedy_core._layoffs``, the bots' one lay-off
+  melds laid down, lay-offs and splits of runs (``kernels.layoffs.lay_off_hand``, the bots' one lay-off
   finder; the card taken from the discard pile among them, while another card is left to throw),
   trailing operations undone until a card is left to discard, and a taken discard melded where the
   profile obliges it; a play that does not go out gives way to one that does with new melds,
-  lay-offs and splits of runs, jokers included (``greedy_core._go_out_building``).  The discard
+  lay-offs and splits of runs, jokers included (``kernels.goout.go_out_building``).  The discard
   itself is chosen by ``expert_core._choose_discard``.
 - ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
@@ -32,18 +32,20 @@ from .. import melds as M
 from ..cards import JOKER, N_KINDS, N_RANKS
 from ..engine import HIGH, LOW, Play
 from ..engine import core
-from ..engine.core import R_LAYOFFS_COUNT
+from ..engine.core import R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT
 from ..engine import turn as TU
-from ..engine.table import decode
-from ..engine.turn import (A_FROM, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
+from ..engine.table import decode, table_rows
+from ..engine.turn import (A_FROM, MAXT, OB_MELD, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
                            X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed)
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
                           best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
-from .greedy_core import (CUT_LOW, DISCARD, MAXT, NO, OB_MELD, R_GO_OUT_FIRST_ROUND, SPLIT_AT,
-                          R_TABLE_OPENING, YES, _discardable, _go_out, _go_out_building, _hsum, _layable_bound,
-                          _layoffs, _meld_taken_card, _obligation, _push, _search)
+from .greedy_core import R_TABLE_OPENING
+from .kernels.goout import CUT_LOW, SPLIT_AT, go_out, go_out_building, layable_bound
+from .kernels.hands import NO, YES, hand_size, has_discard, search_hand
+from .kernels.layoffs import lay_off_hand, meld_taken_card
+from .kernels.plays import DISCARD, NO_TABLE, apply_layoff, push_op, taken_obligation
 
 RUN, GROUP = 0, 1
 
@@ -98,7 +100,7 @@ def _push_meld(ops, mrows, nops, wtab, nt, hand, row):
     mrows[nops] = row
     for k in range(row[2]):
         hand[row[core.CARDS + k]] -= 1
-    return _push(ops, nops, X_NEW, nt, -1, -1, -1), nt + 1
+    return push_op(ops, nops, X_NEW, nt, -1, -1, -1), nt + 1
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -120,14 +122,14 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
                 for pos in (0, n - 1):
                     c = row[core.CARDS + pos]
                     if c != JOKER and _could_meld(hand, c, -1, -1) and k < MAX_H:
-                        hn[k] = _push(hops[k], 0, X_TAKE, i, -1, pos, -1)
+                        hn[k] = push_op(hops[k], 0, X_TAKE, i, -1, pos, -1)
                         hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, -1, -1, c, -1
                         k += 1
             for pos in range(n):
                 rep = row[core.REPS + pos]
                 if row[core.CARDS + pos] == JOKER and hand[rep] > 0 and (
                         0 < pos < n - 1 or crules[core.R_JOKER_TAKE_FROM_RUN_END] != 0) and k < MAX_H:
-                    hn[k] = _push(hops[k], 0, X_SWAP, i, rep, pos, -1)
+                    hn[k] = push_op(hops[k], 0, X_SWAP, i, rep, pos, -1)
                     hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, rep, -1, JOKER, -1
                     k += 1
             for end in (LOW, HIGH):
@@ -136,8 +138,8 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
                 if rep < 0 or hand[rep] <= 0 or freed == JOKER or not run_add_allowed(adds, i, end, crules) \
                         or not _could_meld(hand, freed, rep, -1) or k >= MAX_H:
                     continue
-                m = _push(hops[k], 0, X_LAYOFF, i, rep, end, -1)
-                hn[k] = _push(hops[k], m, X_TAKE, i, -1, 0 if end == HIGH else n, -1)
+                m = push_op(hops[k], 0, X_LAYOFF, i, rep, end, -1)
+                hn[k] = push_op(hops[k], m, X_TAKE, i, -1, 0 if end == HIGH else n, -1)
                 hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, rep, -1, freed, end
                 k += 1
         elif row[1] >= 0 and n == 3:
@@ -151,8 +153,8 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
                 for pos in range(3):
                     x = row[core.CARDS + pos]
                     if x != JOKER and _could_meld(hand, x, c, -1) and k < MAX_H:
-                        m = _push(hops[k], 0, X_LAYOFF, i, c, HIGH, -1)
-                        hn[k] = _push(hops[k], m, X_TAKE, i, -1, pos, -1)
+                        m = push_op(hops[k], 0, X_LAYOFF, i, c, HIGH, -1)
+                        hn[k] = push_op(hops[k], m, X_TAKE, i, -1, pos, -1)
                         hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, c, -1, x, -1
                         k += 1
             if nj > 0:
@@ -174,14 +176,14 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
                 if crules[core.R_JOKER_FROM_GROUP_BOTH] == 0:
                     for a in range(nh):
                         if k < MAX_H:
-                            hn[k] = _push(hops[k], 0, X_SWAP, i, held[a], jpos, -1)
+                            hn[k] = push_op(hops[k], 0, X_SWAP, i, held[a], jpos, -1)
                             hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, held[a], -1, JOKER, -1
                             k += 1
                 else:
                     for a in range(nh):
                         for b in range(a + 1, nh):
                             if k < MAX_H:
-                                hn[k] = _push(hops[k], 0, X_SWAP, i, held[a], jpos, held[b])
+                                hn[k] = push_op(hops[k], 0, X_SWAP, i, held[a], jpos, held[b])
                                 hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = (
                                     i, held[a], held[b], JOKER, -1)
                                 k += 1
@@ -189,7 +191,7 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
             for pos in range(4):
                 c = row[core.CARDS + pos]
                 if c != JOKER and _could_meld(hand, c, -1, -1) and k < MAX_H:
-                    hn[k] = _push(hops[k], 0, X_TAKE, i, -1, pos, -1)
+                    hn[k] = push_op(hops[k], 0, X_TAKE, i, -1, pos, -1)
                     hinfo[k, 0], hinfo[k, 1], hinfo[k, 2], hinfo[k, 3], hinfo[k, 4] = i, -1, -1, c, -1
                     k += 1
     return k
@@ -246,7 +248,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
     n = _harvest_options(hand, wtab, nt, adds, rp, crules, hops, hn, hinfo)
     if n == 0:
         return 0
-    _, base, _ = _search(hand, prm, mv, ws, rec, NO)
+    _, base, _ = search_hand(hand, prm, mv, ws, rec, NO)
     h = np.empty(N_KINDS, np.int8)
     h2 = np.empty(N_KINDS, np.int8)
     outd = np.empty((MAX_OUT, OUT_W), np.int64)
@@ -263,7 +265,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
     for k in range(n):
         got = hinfo[k, 3]
         _option_hand(hand, hinfo[k], h, True)
-        _, dead, loose = _search(h, prm, mv, ws, rec, NO)
+        _, dead, loose = search_hand(h, prm, mv, ws, rec, NO)
         if loose > 1 and (dead >= base or (best >= 0 and best0 < 0)):
             continue
         ok = False
@@ -283,10 +285,10 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
             s0, s1 = -1, 0
         else:
             _option_hand(hand, hinfo[k], h2, False)
-            _, dead_without, _ = _search(h2, prm, mv, ws, rec, NO)
+            _, dead_without, _ = search_hand(h2, prm, mv, ws, rec, NO)
             if dead >= base or dead >= dead_without + values[got]:
                 continue
-            _search(h, prm, mv, ws, rec, YES)
+            search_hand(h, prm, mv, ws, rec, YES)
             nr = _reconstruct(h, prm, rec, np.int64(1), outd)
             h2[:] = h
             for r in range(nr):
@@ -296,7 +298,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
                 continue
             if got == JOKER and not _joker_in_meld_with_two(outd, nr):
                 continue
-            if not _discardable(h2, forbid):
+            if not has_discard(h2, forbid):
                 continue
             gain = base - dead
             if gain <= 0:
@@ -318,7 +320,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
         return 0
     if best_out:
         for o in range(hn[best]):
-            nops = _push(ops, nops, hops[best, o, X_KIND], hops[best, o, X_TARGET], hops[best, o, X_CARD],
+            nops = push_op(ops, nops, hops[best, o, X_KIND], hops[best, o, X_TARGET], hops[best, o, X_CARD],
                          hops[best, o, X_POS], hops[best, o, X_EXTRA])
         hand[:] = best_h
         wt = nt
@@ -342,7 +344,7 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     outd = np.empty((MAX_OUT, OUT_W), np.int64)
     _option_hand(hand, hinfo_k, h, True)
     got = hinfo_k[3]
-    _search(h, prm, mv, ws, rec, YES)
+    search_hand(h, prm, mv, ws, rec, YES)
     nr = _reconstruct(h, prm, rec, np.int64(1), outd)
     pick = -1
     for r in range(nr):
@@ -358,10 +360,10 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     h2[:] = h
     for j in range(outd[pick, 2]):
         h2[outd[pick, core.CARDS + j]] -= 1
-    if not _discardable(h2, forbid) or _hsum(h2) < keep:
+    if not has_discard(h2, forbid) or hand_size(h2) < keep:
         return False
     for o in range(hn_k):
-        nops = _push(ops, nops, hops_k[o, X_KIND], hops_k[o, X_TARGET], hops_k[o, X_CARD], hops_k[o, X_POS],
+        nops = push_op(ops, nops, hops_k[o, X_KIND], hops_k[o, X_TARGET], hops_k[o, X_CARD], hops_k[o, X_POS],
                      hops_k[o, X_EXTRA])
     wtab[hinfo_k[0]] = meld
     hand[:] = h
@@ -390,7 +392,7 @@ def _lay_off_rest(h, t, nt, keep, forbid, hold, rp, crules, prm, ops, nops):
     held = hold >= 0 and h[hold] > 0
     if held:  # out of the lay-offs' reach
         h[hold] -= 1
-    _layoffs(t, nt, h, keep, forbid, adds, rp, crules, prm, ops, nops, ctx, NO, np.int64(40))
+    lay_off_hand(t, nt, h, keep, forbid, adds, rp, crules, prm, ops, nops, ctx, NO, np.int64(40))
     if held:
         h[hold] += 1
     after = 0
@@ -414,7 +416,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
     if layoffs_first:
         nl, layoff_value = _lay_off_rest(h, t, nt, keep, forbid, must_meld, rp, crules, prm, lops, np.int64(0))
     rows = np.empty((MAX_OUT, OUT_W), np.int64)
-    _search(h, prm, mv, ws, rec, YES)
+    search_hand(h, prm, mv, ws, rec, YES)
     nr = _reconstruct(h, prm, rec, np.int64(0), rows)
     vals = np.empty(nr, np.int64)
     for r in range(nr):
@@ -436,7 +438,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
             rest[rows[r, core.CARDS + k]] -= 1
     keep_row = np.ones(nr, np.bool_)
     live = nr
-    while live > 0 and (not _discardable(rest, forbid) or _hsum(rest) < keep):
+    while live > 0 and (not has_discard(rest, forbid) or hand_size(rest) < keep):
         drop = -1
         for r in range(nr - 1, -1, -1):
             if not keep_row[r]:
@@ -477,18 +479,18 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
             value += vals[r]
     if rp[R_LAYOFFS_COUNT] != 0:
         value += layoff_value
-    if value < prm[P_OPENING_MIN] or not _discardable(h, forbid) or _hsum(h) < keep:
+    if value < prm[P_OPENING_MIN] or not has_discard(h, forbid) or hand_size(h) < keep:
         return False, 0, 0
     deadwood = best_discard_except_kernel(h, prm, forbid)[1]
     nops = np.int64(0)
     for o in range(npre):
-        nops = _push(ops, nops, pre[o, X_KIND], pre[o, X_TARGET], pre[o, X_CARD], pre[o, X_POS], pre[o, X_EXTRA])
+        nops = push_op(ops, nops, pre[o, X_KIND], pre[o, X_TARGET], pre[o, X_CARD], pre[o, X_POS], pre[o, X_EXTRA])
     for r in range(nr):
         if keep_row[r]:
             mrows[nops] = rows[r]
-            nops = _push(ops, nops, X_NEW, nt + r, -1, -1, -1)
+            nops = push_op(ops, nops, X_NEW, nt + r, -1, -1, -1)
     for o in range(nl):
-        nops = _push(ops, nops, lops[o, X_KIND], lops[o, X_TARGET], lops[o, X_CARD], lops[o, X_POS], lops[o, X_EXTRA])
+        nops = push_op(ops, nops, lops[o, X_KIND], lops[o, X_TARGET], lops[o, X_CARD], lops[o, X_POS], lops[o, X_EXTRA])
     hand[:] = h
     return True, deadwood, nops
 
@@ -580,20 +582,20 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     undone, as the Python bot had it) to wtab[:ctx[1]].  Returns (answer, discard): PLAYED, the
     play is complete; CHOOSE, the caller chooses the discard from the hand left.  A play that does
     not go out gives way to one that does with new melds and lay-offs, jokers included
-    (``greedy_core._go_out_building``)."""
+    (``kernels.goout.go_out_building``)."""
     answer, disc = _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm,
                                  max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
-    if _hsum(hand) < 2 or (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0):
+    if hand_size(hand) < 2 or (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0):
         return answer, disc
     h0 = hands[me]
-    bound = _layable_bound(h0, tab0, nt0, rp)
+    bound = layable_bound(h0, tab0, nt0, rp)
     loose = ctx[3]  # _expert_moves' search of the hand as drawn
     if bound == 0 or loose > bound + 1:
         return answer, disc
     forbid = drawn_card if drawn_from == DISCARD else -1
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
     lay = np.empty((MAX_X, 3), np.int64)
-    out, nr, nl = _go_out_building(h0, loose, tab0, nt0, YES, forbid, np.int64(-1), rp, prm, mv, ws, rec, outv, lay)
+    out, nr, nl = go_out_building(h0, loose, tab0, nt0, YES, forbid, np.int64(-1), rp, prm, mv, ws, rec, outv, lay)
     if out < 0:
         return answer, disc
     hand[:] = h0
@@ -609,13 +611,13 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
             core.split_row(wtab[lay[j, 0]], lay[j, 1], pos, crules, first, wtab[nt])
             wtab[lay[j, 0]] = first
             nt += 1
-            nops = _push(ops, nops, X_SPLIT, lay[j, 0], lay[j, 1], pos, -1)
+            nops = push_op(ops, nops, X_SPLIT, lay[j, 0], lay[j, 1], pos, -1)
         elif lay[j, 2] == CUT_LOW:  # onto the low end of the part just cut off
-            FG._apply_layoff(wtab, nt - 1, lay[j, 1], LOW)
-            nops = _push(ops, nops, X_LAYOFF, nt - 1, lay[j, 1], LOW, -1)
+            apply_layoff(wtab, nt - 1, lay[j, 1], LOW)
+            nops = push_op(ops, nops, X_LAYOFF, nt - 1, lay[j, 1], LOW, -1)
         else:
-            FG._apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
-            nops = _push(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
+            apply_layoff(wtab, lay[j, 0], lay[j, 1], lay[j, 2])
+            nops = push_op(ops, nops, X_LAYOFF, lay[j, 0], lay[j, 1], lay[j, 2], -1)
         hand[lay[j, 1]] -= 1
     ctx[0] = nops
     ctx[1] = nt
@@ -637,9 +639,9 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
     first = turns[me] == 0
     may_out = rp[R_GO_OUT_FIRST_ROUND] != 0 or not first
     keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-    _, _, loose = _search(hand, prm, mv, ws, rec, YES)
+    _, _, loose = search_hand(hand, prm, mv, ws, rec, YES)
     ctx[3] = loose
-    disc, nr, _ = _go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
+    disc, nr, _ = go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
@@ -661,23 +663,23 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
             return PLAYED, hctx[2]
         nt = hctx[1]
     # lay down the melds held (a card kept to discard), then lay off and split
-    _search(hand, prm, mv, ws, rec, YES)
+    search_hand(hand, prm, mv, ws, rec, YES)
     nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
     used = 0
     for r in range(nr):
         used += outv[r, 2]
-    if nr > 0 and _hsum(hand) - used >= 1:
+    if nr > 0 and hand_size(hand) - used >= 1:
         for r in range(nr):
             nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     hctx[0] = nops
     hctx[1] = nt
-    _layoffs(wtab, nt, hand, keep, forbid, adds, rp, crules, prm, ops, nops, hctx, YES, np.int64(40))
+    lay_off_hand(wtab, nt, hand, keep, forbid, adds, rp, crules, prm, ops, nops, hctx, YES, np.int64(40))
     nops = hctx[0]
     nt = hctx[1]
     ctx[1] = nt
     # bots.moves.repair: undo trailing lay-downs, lay-offs and splits until a card (not the forbidden
     # one) is left to discard; the working table is left as it was (as the Python bot's)
-    while (not _discardable(hand, forbid) or _hsum(hand) < keep) and nops > 0 and ops[nops - 1, X_KIND] in (
+    while (not has_discard(hand, forbid) or hand_size(hand) < keep) and nops > 0 and ops[nops - 1, X_KIND] in (
             X_NEW, X_LAYOFF, X_SPLIT):
         nops -= 1
         if ops[nops, X_KIND] == X_NEW:
@@ -687,7 +689,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
             hand[ops[nops, X_CARD]] += 1
     ctx[0] = nops
     taken = drawn_card if drawn_from == DISCARD else -1
-    if taken >= 0 and _obligation(YES, turns[me], rp) == OB_MELD:
+    if taken >= 0 and taken_obligation(YES, turns[me], rp) == OB_MELD:
         used_taken = False
         for o in range(nops):
             k = ops[o, X_KIND]
@@ -703,7 +705,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
             lctx = np.zeros(4, np.int64)
             tab1 = np.full((1, OUT_W), -1, np.int64)
             outd = np.empty((MAX_OUT, OUT_W), np.int64)
-            kind, d, idx = _meld_taken_card(h0.copy(), taken, tab0, nt0, values, rp, prm, mv, ws, rec, hh, outd,
+            kind, d, idx = meld_taken_card(h0.copy(), taken, tab0, nt0, values, rp, prm, mv, ws, rec, hh, outd,
                                             lops, lctx, tab1)
             if kind != 0:
                 nops = np.int64(0)
@@ -712,7 +714,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
                     nops, _ = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[idx])
                 else:
                     for o in range(lctx[1]):
-                        nops = _push(ops, nops, X_LAYOFF, idx, lops[o, 2], lops[o, 3], -1)
+                        nops = push_op(ops, nops, X_LAYOFF, idx, lops[o, 2], lops[o, 3], -1)
                         hand[lops[o, 2]] -= 1
                 ctx[0] = nops
                 return PLAYED, d
@@ -742,7 +744,7 @@ def expert_play(state, me: int, max_harvests: int):
     """(Play or None, hand left, working table as melds): the Play when complete, else None and the
     caller chooses the discard from the hand left with the working table."""
     rp, values, prm = FG._rules(state)
-    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    tab = table_rows(state.table) if state.table else NO_TABLE
     answer, disc, ops, mrows, hand, table = expert_play_kernel(
         me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
         values, rp, core.rules_for(state.profile), prm, max_harvests)
@@ -759,7 +761,7 @@ def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
     if rp[R_TABLE_OPENING] == 0:
         return None
     keep = 2 if (state.turns_taken[me] == 0 and not state.profile.go_out_first_round) else 1
-    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    tab = table_rows(state.table) if state.table else NO_TABLE
     n, ops, mrows, rest = table_opening_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab, forbid, must_meld,
                                                keep, rp, core.rules_for(state.profile), prm)
     return (decode(ops, mrows), rest) if n > 0 else None
@@ -769,7 +771,7 @@ def harvest_options(state, hand, adds=None) -> list:
     """Every table move ``_harvest_options`` offers now, as lists of the engine's operations, in its
     order; ``adds``: the turn's additions to run ends (``new_adds``)."""
     rp, _, _ = FG._rules(state)
-    tab = FG._table_rows(state.table) if state.table else FG._NO_TABLE
+    tab = table_rows(state.table) if state.table else NO_TABLE
     hops, hn, _ = harvest_options_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab,
                                          new_adds() if adds is None else adds, rp, core.rules_for(state.profile))
     empty = np.zeros((0, OUT_W), np.int64)

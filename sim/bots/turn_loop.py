@@ -39,10 +39,13 @@ from ..engine import hand as HD
 from ..engine.hand import (SC_CUR, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, SC_SP, SC_TURN_NO, SC_W,
                            H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
                            H_WIN_TYPE, STATUS_INVARIANT, STATUS_TURN, WIN_CALL, WIN_KALOOKI)
-from .greedy_core import (B_MAX_RISK, DISCARD, MAXT, OB_OPEN, O_END, O_KIND, O_TARGET, R_GO_OUT_FIRST_ROUND, STOCK, TABLE_OPENING,
-                          _bot_draw, _bot_play, _deadwood_discard, _hsum, _obligation, _undo_layoff)
+from .greedy_core import B_MAX_RISK, TABLE_OPENING, bot_draw, bot_play
+from .kernels.discards import deadwood_discard
+from .kernels.hands import NO, hand_size
+from .kernels.plays import DISCARD, O_END, O_KIND, O_TARGET, STOCK, taken_obligation, undo_layoff
 from .outlook import unseen_kernel
-from ..engine.core import R_TURN_CAP
+from ..engine.core import R_GO_OUT_FIRST_ROUND, R_TURN_CAP
+from ..engine.turn import MAXT, OB_OPEN
 from .kinds import K_EXPERT, K_GREEDY, K_PATIENT, K_RANDOM, KT_ASKS, KT_DRAW, KT_PLAY
 
 # run_turns' answers
@@ -97,7 +100,7 @@ def _as_laid(tab, nt, wtab, nw, ops, nops, out):
     w2 = wtab[:nw].copy()
     for o in range(nops - 1, -1, -1):
         if ops[o, O_KIND] == TU.X_LAYOFF:
-            _undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
+            undo_layoff(w2, ops[o, O_TARGET], ops[o, O_END])
     out[:nt] = tab[:nt]
     out[nt:nw] = w2[nt:nw]
     return nw
@@ -198,10 +201,10 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                                            whand)
                     src = DISCARD if nx > 0 else STOCK
             else:  # K_GREEDY, K_PATIENT
-                src = _bot_draw(draw, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
+                src = bot_draw(draw, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
                                 mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
             top = discard[nd - 1] if nd > 0 else 0
-            code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, _hsum(hands[me]),
+            code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, hand_size(hands[me]),
                                 crules)
             if code != TU.OK:
                 res[H_STATUS] = STATUS_TURN + code
@@ -251,27 +254,27 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                 if play == K_EXPERT:  # its max_risk read through the stakes
                     pxp = xp.copy()
                     pxp[B_MAX_RISK] = XC.risk_limit(xp[B_MAX_RISK], srow)
-                disc = _bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
+                disc = bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
                                  c, src, values, rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
                                  lops, lctx, tab1)
                 status = ctx[2]
                 if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
-                    must = c if (src == DISCARD and _obligation(FG.NO, turns[me], rp) == OB_OPEN) else -1
+                    must = c if (src == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
                     nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
                                            xmrows, whand)
                     if nx > 0:
                         xplay = True
                         xctx[0] = nx
-                        disc = _deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
+                        disc = deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                     else:
                         ctx[2] = 0
-                        disc = _bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
+                        disc = bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
                                          rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
                                          lctx, tab1)
                         status = ctx[2]
                 if not xplay:
                     nops = ctx[1]
-                if play == K_EXPERT and status == 0 and _hsum(whand) >= 2:
+                if play == K_EXPERT and status == 0 and hand_size(whand) >= 2:
                     # ExpertBot._discard_smartly: the patient's play, the expert's discard (feeding risks read on
                     # the table with the new melds as laid)
                     if xplay:
