@@ -395,16 +395,13 @@ def test_search_weighs_no_free_discard_that_meets_nothing_and_saves_nothing(top,
 def searched_discards(hand: str, default: str) -> list[str]:
     """The discards the search plays forward for seat 0 (opened) holding ``hand`` after its draw, the
     lookahead's choice ``default`` first."""
-    from sim.bots import greedy_core as FG
-    from sim.bots.kernels.plays import turn_arrays
+    from sim.bots.outlook import stakes_matrix
     from sim.cards import card_str
     st = HandState.scripted(K40, [hand, "2C 3C 4C 5C 6C"], stock="", discard="2D", current=0, opened=[True, True])
-    rp, values, prm = FG._rules(st)
-    _, _, tab = turn_arrays(st)
+    inp, h = SC.seen(st)
     cands = np.empty(60, np.int64)
-    xp = SC.bot_params(make_bot("search", np.random.default_rng(0)))
-    k = SC.discard_candidates(0, prm, K40.jokers, st.hands, np.array(st.discard, np.int64), len(st.discard), tab,
-                              len(tab), st.hands[0].copy(), -1, parse_cards(default)[0], xp, cands)
+    si = SC.SearchInputs(0, SC.bot_params(make_bot("search", np.random.default_rng(0))), stakes_matrix(st))
+    k = SC.discard_candidates(inp, h, si, st.hands[0].copy(), -1, parse_cards(default)[0], cands)
     return [card_str(c) for c in cands[:k]]
 
 

@@ -73,12 +73,9 @@ def play_hand_kernel(inp, h, seats):
     the Python engine, and the outcome is not to be used); the stock left (stock[sp:ns], drawing order,
     and its places), the discard pile, the table rows (sc says their sizes).
     """
-    hands, res, opened, turns, pick, discby, sc = h.hands, h.res, h.opened, h.turns, h.pick, h.discby, h.sc
-    bp, streams, slen, spos, stakes = seats.bp, seats.streams, seats.slen, seats.spos, seats.stakes
-    prm, rp, values, crules, jokers, keys = inp.prm, inp.rp, inp.values, inp.crules, inp.jokers, inp.keys
-    discard, tab = h.discard, h.tab
+    res, sc = h.res, h.sc
+    bp, streams, slen, spos = seats.bp, seats.streams, seats.slen, seats.spos
     pend = TL.mid_scratch()
-    xops, xmrows, whand = pend.xops, pend.xmrows, pend.whand
     start = TL.START_DRAW
     force_src = TL.NO_FORCE
     force_disc = -1
@@ -88,19 +85,13 @@ def play_hand_kernel(inp, h, seats):
             break
         # a search seat's choice (sim.bots.search_core), from what it can see: the stock only by its size
         me = sc[TL.SC_CUR]
-        n_stock = sc[TL.SC_NS] - sc[TL.SC_SP]
+        si = SC.SearchInputs(me, bp[me], seats.stakes)
         if answer == TL.ASK_DRAW:
-            choice, spos[me] = SC.search_draw(me, prm, rp, values, crules, jokers, keys.shape[0], hands, n_stock,
-                                              discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick, discby,
-                                              sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], bp[me], streams[me, :slen[me]],
-                                              spos[me], stakes)
+            choice, spos[me] = SC.search_draw(inp, h, si, streams[me, :slen[me]], spos[me])
             start = TL.START_DRAW
             force_src = choice
         else:
-            choice, _, nx, spos[me] = SC.search_play(me, prm, rp, values, crules, jokers, keys.shape[0], hands,
-                                                     discard, sc[TL.SC_ND], tab, sc[TL.SC_NT], opened, turns, pick,
-                                                     discby, sc[TL.SC_TURN_NO], sc[TL.SC_RESHUFFLES], sc, xops,
-                                                     xmrows, whand, bp[me], streams[me, :slen[me]], spos[me], stakes)
+            choice, _, nx, spos[me] = SC.search_play(inp, h, pend, si, streams[me, :slen[me]], spos[me])
             start = TL.START_APPLY
             force_src = TL.NO_FORCE
             force_disc = choice

@@ -68,6 +68,8 @@ expert's pool rule, or the rest of the game played on).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -82,7 +84,8 @@ from . import greedy_core as FG
 from ..equity import ST_KALOOKI, ST_WIN
 from ..sheet import loser_pays
 from ..engine import hand as HD
-from ..engine.hand import H_STATUS, H_WINNER, H_WIN_TYPE, SC_OWN, WIN_KALOOKI
+from ..engine.hand import (H_STATUS, H_WINNER, H_WIN_TYPE, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, SC_SP,
+                           SC_TURN_NO, WIN_KALOOKI)
 from .greedy_core import R_KALOOKI_PAYS_MORE, R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER
 from .kernels.hands import NO, YES, hand_size, search_hand
 from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation, turn_arrays
@@ -117,6 +120,23 @@ ALT_SLOTS = 3  # slot plays[i] - PLAY_OPEN: opening now (only where the lookahea
 MAX_LEAST_MELDS = 8  # the fewest melds that open are looked for among at most this many of the lookahead's
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
+# The search reads the hand as the engine's compiled hand (``sim.engine.hand.Hand``, never written; of the stock
+# only its size, of the other hands only their sizes) with its fixed inputs (``HandInputs``), beside these.
+# The searching seat: its number, its parameter row (SX_*) and every seat's row of the hand's stakes (its own
+# weighs its rollouts' scores and its discards; the others' are read by its rollouts' other seats).
+SearchInputs = namedtuple("SearchInputs", ("me", "xp", "stakes"))
+# The candidates of one search: each one's draw source or discard (cands) and its table play (plays: PLAY_*),
+# an opening's or a partial play's operations in a slot of their own (aops[j]/amrows[j], anx[j] of them;
+# j = plays[i] - PLAY_OPEN).
+Candidates = namedtuple("Candidates", ("cands", "plays", "aops", "amrows", "anx"))
+# What every rollout of one search shares: their fixed inputs (the hand's, with the reshuffle keys each
+# determinization draws in ``keys``) and seats (each seat's rollout kind and row, ``_rollout_table``), the seat
+# scored, the horizon, the win points and the meld search's workspace the score reads (mv, ws, rec).
+Rollout = namedtuple("Rollout", ("inp", "seats", "me", "horizon", "win_points", "work"))
+# A determinization's buffers: its generator (a splitmix64 state, ``_seeded``), the cards the seat cannot see,
+# the pool they are shuffled in, and the hands and stock dealt.
+Deal = namedtuple("Deal", ("rng", "unseen", "pool", "hands", "stock"))
+
 
 @njit(cache=True)
 def _next(rng):
@@ -143,12 +163,14 @@ def _seeded(u):
 
 
 @njit(cache=True)
-def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
-    """A determinization: out_hands (the seat's own hand, each other hand dealt to its size from the
-    unseen cards, cards it took from the pile and has not thrown since kept in it) and out_stock (the
-    rest, shuffled); returns the stock's size."""
+def _deal(h, me, d):
+    """A determinization of the hand ``h`` as seat ``me`` sees it, in the buffers ``d`` (a ``Deal``): d.hands
+    (the seat's own hand, each other hand dealt to its size from the unseen cards, cards it took from the
+    pile and has not thrown since kept in it) and d.stock (the rest, shuffled); returns the stock's size."""
+    hands, pick, discby = h.hands, h.pick, h.discby
+    rng, pool, out_hands, out_stock = d.rng, d.pool, d.hands, d.stock
     n = hands.shape[0]
-    avail = unseen.copy()
+    avail = d.unseen.copy()
     need = np.zeros(n, np.int64)
     out_hands[:] = 0
     out_hands[me] = hands[me]
@@ -186,16 +208,18 @@ def _deal(me, hands, unseen, pick, discby, rng, pool, out_hands, out_stock):
 
 
 @njit(cache=True)
-def _rollout(me, inp, seats, dealt, xops, xmrows, start, force_src, force_disc, nx, horizon, win_points, mv, ws, rec):
+def _rollout(ro, dealt, xops, xmrows, nx, start, force_src, force_disc):
     """The seat's score after playing a determinization (``dealt``, a compiled hand, played on a copy)
-    forward from its choice (the module docstring); from START_APPLY the turn stopped at ASK_DISCARD lays
-    the first ``nx`` operations of xops/xmrows."""
+    forward from its choice (the module docstring; ``ro``, a ``Rollout``); from START_APPLY the turn
+    stopped at ASK_DISCARD lays the first ``nx`` operations of xops/xmrows."""
     h = HD.copy_hand(dealt)
     if start == TL.START_APPLY:
         h.sc[SC_NX] = nx
     pend = TL.Pending(xops.copy(), xmrows.copy(), np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
-    TL.run_turns(inp, h, seats, pend, start, force_src, force_disc, False, horizon)
-    return _score(me, h.res, h.hands, inp.values, inp.rp, inp.prm, win_points, mv, ws, rec, seats.stakes[me])
+    TL.run_turns(ro.inp, h, ro.seats, pend, start, force_src, force_disc, False, ro.horizon)
+    mv, ws, rec = ro.work
+    return _score(ro.me, h.res, h.hands, ro.inp.values, ro.inp.rp, ro.inp.prm, ro.win_points, mv, ws, rec,
+                  ro.seats.stakes[ro.me])
 
 
 @njit(cache=True)
@@ -249,45 +273,56 @@ def _rollout_table(xp, n, me):
 
 
 @njit(cache=True)
-def _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-              discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, start, cands, plays, k, by_src,
-              u, stakes):
-    """The index of the best of cands[:k] over the determinizations seeded by u: draw sources when
-    by_src, else discards, each with its table play (plays[i]: the lookahead's in xops/xmrows, nothing,
-    or the anx[j] operations of aops[j]/amrows[j], j = plays[i] - PLAY_OPEN)."""
-    n = hands.shape[0]
-    rng = _seeded(u)
-    mv, ws, rec = _workspace()
-    rkinds, rbp = _rollout_table(xp, n, me)
-    unseen = np.zeros(N_KINDS, np.int64)
-    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-    pool = np.empty(deck_size + 8, np.int64)
-    hands_s = np.empty_like(hands)
-    stock_s = np.empty(deck_size + 8, np.int64)
-    rkeys = np.empty(deck_size, np.float64)
+def _rollouts(inp, si, n):
+    """What the rollouts of one search by the seat ``si`` (a ``SearchInputs``) on a hand of ``n`` seats
+    share (a ``Rollout``): the hand's fixed inputs ``inp`` with reshuffle keys of their own, filled by each
+    determinization, no seat-keyed draw, and the rollout seats."""
+    rkinds, rbp = _rollout_table(si.xp, n, si.me)
+    rinp = HD.HandInputs(inp.prm, inp.rp, inp.values, inp.crules, inp.jokers, np.empty(inp.keys.shape[0], np.float64),
+                         np.zeros((0, 0, 0), np.float64), np.zeros(n, np.int64))
+    seats = TL.Seats(rkinds, ROLLOUT_TABLE, rbp, np.zeros((0, 0), np.float64), np.zeros(n, np.int64),
+                     np.zeros(n, np.int64), np.zeros(n, np.float64), si.stakes, False)
+    return Rollout(rinp, seats, si.me, si.xp[SX_HORIZON], si.xp[SX_WIN_POINTS], _workspace())
+
+
+@njit(cache=True)
+def _evaluate(inp, h, pend, si, cand, k, by_src, u):
+    """The index of the best of cand.cands[:k] (a ``Candidates``) for the seat ``si`` over the
+    determinizations of the hand ``h`` seeded by u: draw sources when by_src (from the start of the seat's
+    turn), else discards (from its turn stopped at ASK_DISCARD, h.sc's SC_OWN words), each with its table
+    play (cand.plays[i]: the lookahead's in pend.xops/xmrows, nothing, or the cand.anx[j] operations of
+    cand.aops[j]/cand.amrows[j], j = plays[i] - PLAY_OPEN)."""
+    me, xp, sc = si.me, si.xp, h.sc
+    nd, nt = sc[SC_ND], sc[SC_NT]
+    deck_size = inp.keys.shape[0]
+    d = Deal(_seeded(u), np.zeros(N_KINDS, np.int64), np.empty(deck_size + 8, np.int64), np.empty_like(h.hands),
+             np.empty(deck_size + 8, np.int64))
+    ro = _rollouts(inp, si, h.hands.shape[0])
+    unseen_kernel(h.hands[me], h.tab, nt, h.discard, nd, inp.jokers, d.unseen)
+    rkeys = ro.inp.keys
+    start = TL.START_DRAW if by_src else TL.START_APPLY
+    own_nx = 0 if by_src else sc[SC_NX]
     total = np.zeros(k, np.int64)
     samples = max(xp[SX_SAMPLES], 1)
-    inp = HD.HandInputs(prm, rp, values, crules, jokers, rkeys, np.zeros((0, 0, 0), np.float64), np.zeros(n, np.int64))
-    seats = TL.Seats(rkinds, ROLLOUT_TABLE, rbp, np.zeros((0, 0), np.float64), np.zeros(n, np.int64),
-                     np.zeros(n, np.int64), np.zeros(n, np.float64), stakes, False)
     no_ids = np.zeros(0, np.int64)
     for _ in range(samples):
-        ns = _deal(me, hands, unseen, pick, discby, rng, pool, hands_s, stock_s)
+        ns = _deal(h, me, d)
         for j in range(deck_size):  # the rollout's reshuffle order, unseen too
-            rkeys[j] = (_next(rng) >> np.uint64(11)) * UNIT
-        dealt = HD.new_hand(hands_s, stock_s[:ns], no_ids, discard[:nd], tab[:nt], opened, turns, pick, discby, me,
-                            reshuffles, turn_no)
-        dealt.sc[SC_OWN:] = mid[SC_OWN:]
+            rkeys[j] = (_next(d.rng) >> np.uint64(11)) * UNIT
+        dealt = HD.new_hand(d.hands, d.stock[:ns], no_ids, h.discard[:nd], h.tab[:nt], h.opened, h.turns, h.pick,
+                            h.discby, me, sc[SC_RESHUFFLES], sc[SC_TURN_NO])
+        if not by_src:
+            dealt.sc[SC_OWN:] = sc[SC_OWN:]
         for i in range(k):
-            fsrc = cands[i] if by_src else TL.NO_FORCE
-            fdisc = -1 if by_src else cands[i]
-            if plays[i] >= PLAY_OPEN:
-                j = plays[i] - PLAY_OPEN
-                px, pm, nx = aops[j], amrows[j], anx[j]
+            fsrc = cand.cands[i] if by_src else TL.NO_FORCE
+            fdisc = -1 if by_src else cand.cands[i]
+            play = cand.plays[i]
+            if play >= PLAY_OPEN:
+                j = play - PLAY_OPEN
+                px, pm, nx = cand.aops[j], cand.amrows[j], cand.anx[j]
             else:
-                px, pm, nx = xops, xmrows, (0 if plays[i] == PLAY_HOLD else mid[SC_NX])
-            total[i] += _rollout(me, inp, seats, dealt, px, pm, start, fsrc, fdisc, nx, xp[SX_HORIZON],
-                                 xp[SX_WIN_POINTS], mv, ws, rec)
+                px, pm, nx = pend.xops, pend.xmrows, (0 if play == PLAY_HOLD else own_nx)
+            total[i] += _rollout(ro, dealt, px, pm, nx, start, fsrc, fdisc)
     best = 0  # the lookahead's choice, unless another beats it by the margin on average
     need = total[0] + xp[SX_MARGIN] * samples
     for i in range(1, k):
@@ -329,11 +364,16 @@ def _partner(c, left, ace_low, gap):
 
 
 @njit(cache=True)
-def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, discard, nd, tab, nt, opened, turns,
-                pick, discby, turn_no, reshuffles, xp, stream, pos, stakes):
-    """The search seat's draw at the start of its turn: (STOCK, DISCARD or OWN_DRAW, the stream's
-    position); OWN_DRAW where the discard is not free to take (the lookahead's draw then decides),
-    OUT_OF_STREAM when the stream ran out."""
+def search_draw(inp, h, si, stream, pos):
+    """The search seat's draw at the start of its turn in the hand ``h`` (``sim.engine.hand.Hand``, read and
+    never written; its fixed inputs ``inp``; the seat ``si``, a ``SearchInputs``; its uniforms ``stream``,
+    read at ``pos``): (STOCK, DISCARD or OWN_DRAW, the stream's position); OWN_DRAW where the discard is
+    not free to take (the lookahead's draw then decides), OUT_OF_STREAM when the stream ran out."""
+    me, xp = si.me, si.xp
+    prm, rp, values, crules, jokers = inp.prm, inp.rp, inp.values, inp.crules, inp.jokers
+    hands, discard, tab, opened, turns, sc = h.hands, h.discard, h.tab, h.opened, h.turns, h.sc
+    nd, nt = sc[SC_ND], sc[SC_NT]
+    n_stock = sc[SC_NS] - sc[SC_SP]
     if nd == 0 or n_stock == 0:
         return OWN_DRAW, pos
     top = discard[nd - 1]
@@ -352,7 +392,7 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
                           rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
                           np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
                           np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
-                          np.full((1, OUT_W), -1, np.int64), stakes[me])
+                          np.full((1, OUT_W), -1, np.int64), si.stakes[me])
     if own != DISCARD:
         taken = hands[me].copy()
         taken[top] += 1
@@ -370,19 +410,18 @@ def search_draw(me, prm, rp, values, crules, jokers, deck_size, hands, n_stock, 
             return OWN_DRAW, pos
     cands[0] = DISCARD if own == DISCARD else STOCK  # the lookahead's draw first
     cands[1] = STOCK if own == DISCARD else DISCARD
-    mid = np.zeros(TL.SC_W, np.int64)
-    xops, xmrows, _, _ = TL.mid_scratch()
-    best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, xops.reshape((1,) + xops.shape),
-                     xmrows.reshape((1,) + xmrows.shape), np.zeros(1, np.int64), xp, TL.START_DRAW, cands,
-                     np.zeros(2, np.int64), 2, True, stream[pos], stakes)
+    pend = TL.mid_scratch()  # no play: each candidate's rollout starts at the draw
+    cand = Candidates(cands, np.zeros(2, np.int64), pend.xops.reshape((1,) + pend.xops.shape),
+                      pend.xmrows.reshape((1,) + pend.xmrows.shape), np.zeros(1, np.int64))
+    best = _evaluate(inp, h, pend, si, cand, 2, True, stream[pos])
     return cands[best], pos + 1
 
 
 @njit(cache=True)
-def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands):
-    """The discards to search (module docstring) in cands, from whand (the hand left after the table
-    play), never forbid, the lookahead's ``default`` first; returns their number."""
+def discard_candidates(inp, h, si, whand, forbid, default, cands):
+    """The discards the seat ``si`` searches in the hand ``h`` (module docstring) in cands, from whand (the
+    hand left after the table play), never forbid, the lookahead's ``default`` first; returns their number."""
+    me, xp, prm = si.me, si.xp, inp.prm
     mv, ws, rec = _workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     loose = np.empty(N_KINDS, np.int64)
@@ -395,7 +434,7 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
     if nl < 2 or xp[SX_CANDIDATES] < 2:
         return k
     unseen = np.zeros(N_KINDS, np.int64)
-    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
+    unseen_kernel(h.hands[me], h.tab, h.sc[SC_NT], h.discard, h.sc[SC_ND], inp.jokers, unseen)
     keep = np.empty(N_KINDS, np.int64)
     outs = np.empty(N_KINDS, np.int64)
     near = np.empty(N_KINDS, np.int64)
@@ -429,52 +468,56 @@ def discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forb
 
 
 @njit(cache=True)
-def _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc):
-    """The engine's word on the seat's turn laying ops[:nx]/mrows[:nx] and throwing ``disc``: (it is
-    taken, it goes out, it goes out in a Kalooki)."""
+def _turn(inp, h, me, ops, mrows, nx, disc):
+    """The engine's word on the seat's turn stopped at ASK_DISCARD in the hand ``h`` (h.sc's SC_OWN words)
+    laying ops[:nx]/mrows[:nx] and throwing ``disc``: (it is taken, it goes out, it goes out in a Kalooki)."""
+    mid = h.sc
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    code = TU.apply_turn(tab, nt, hands[me], ops, mrows, nx, disc, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
-                         turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work, tres, terr, notrace)
+    code = TU.apply_turn(h.tab, mid[SC_NT], h.hands[me], ops, mrows, nx, disc, mid[SC_C], mid[SC_SRC],
+                         mid[SC_WAS_OPEN] != 0, h.turns[me] == 0, inp.crules, inp.prm, wtab, wh, adds, flags, floating,
+                         work, tres, terr, notrace)
     ok = code == TU.OK
     return ok, ok and tres[TU.T_GOING_OUT] != 0, ok and tres[TU.T_KALOOKI] != 0
 
 
 @njit(cache=True)
-def _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                     xp, left, ftab, nf, ops, mrows, nx, srow):
-    """The lookahead's discard from ``left``, the hand the play ops[:nx]/mrows[:nx] leaves (feeding risks
-    read on the table ftab[:nf] it leaves), or -1 where it finds none or the engine refuses the turn."""
-    nxt = (me + 1) % hands.shape[0]
+def _checked_discard(inp, h, si, left, ftab, nf, ops, mrows, nx):
+    """The lookahead's discard for the seat ``si`` from ``left``, the hand the play ops[:nx]/mrows[:nx]
+    leaves (feeding risks read on the table ftab[:nf] it leaves), or -1 where it finds none or the engine
+    refuses the turn."""
+    me, mid = si.me, h.sc
+    nxt = (me + 1) % h.hands.shape[0]
     forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
     mv, ws, rec = _workspace()
     unseen = np.zeros(N_KINDS, np.int64)
-    unseen_kernel(hands[me], tab, nt, discard, nd, jokers, unseen)
-    disc = XC._choose_discard(left.copy(), forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen, xp,
-                              values, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64), srow)
-    if disc < 0 or not _turn(me, prm, crules, hands, tab, nt, turns, mid, ops, mrows, nx, disc)[0]:
+    unseen_kernel(h.hands[me], h.tab, mid[SC_NT], h.discard, mid[SC_ND], inp.jokers, unseen)
+    disc = XC._choose_discard(left.copy(), forbid, ftab, nf, h.pick[nxt], h.discby[nxt], h.opened[nxt] != 0, unseen,
+                              si.xp, inp.values, inp.prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64),
+                              si.stakes[me])
+    if disc < 0 or not _turn(inp, h, me, ops, mrows, nx, disc)[0]:
         return -1
     return disc
 
 
 @njit(cache=True)
-def _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid, xp,
-              axops, axmrows, srow):
-    """Where the lookahead waits though the seat could open: greedy's opening in axops/axmrows and the
-    lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
+def _open_now(inp, h, si, axops, axmrows):
+    """Where the lookahead waits though the seat ``si`` could open: greedy's opening in axops/axmrows and
+    the lookahead's discard for the hand it leaves, (the discard, the operations' number); (-1, 0) where
     greedy lays nothing or the engine refuses the play."""
+    me, mid, tab = si.me, h.sc, h.tab
+    nt = mid[SC_NT]
     mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    disc = FG.greedy_play(me, hands, opened, turns, tab, nt, mid[SC_C], mid[SC_SRC], values, rp, prm, mv, ws, rec, hh,
-                           outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
+    disc = FG.greedy_play(me, h.hands, h.opened, h.turns, tab, nt, mid[SC_C], mid[SC_SRC], inp.values, inp.rp,
+                           inp.prm, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
     if ctx[2] != 0 or ctx[1] == 0:
         return -1, 0
     laid = np.full((MAXT, OUT_W), -1, np.int64)
     nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
     if hand_size(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
-        disc = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                                discby, mid, xp, whand, laid, ctx[0], axops, axmrows, nx, srow)
-    elif disc >= 0 and not _turn(me, prm, crules, hands, tab, nt, turns, mid, axops, axmrows, nx, disc)[0]:
+        disc = _checked_discard(inp, h, si, whand, laid, ctx[0], axops, axmrows, nx)
+    elif disc >= 0 and not _turn(inp, h, me, axops, axmrows, nx, disc)[0]:
         disc = -1
     if disc < 0:
         return -1, 0
@@ -511,15 +554,17 @@ def _subset(nt, xops, xmrows, nx, keep, out_ops, out_mrows):
 
 
 @njit(cache=True)
-def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                     pops, pmrows, pn, xp, srow):
-    """The discard for the partial play pops[:pn]/pmrows[:pn]: the lookahead's rule on the hand it leaves
-    (feeding risks read on the table with its new melds laid); -1 where the engine refuses the play."""
+def _partial_discard(inp, h, si, pops, pmrows, pn):
+    """The seat ``si``'s discard for the partial play pops[:pn]/pmrows[:pn]: the lookahead's rule on the
+    hand it leaves (feeding risks read on the table with its new melds laid); -1 where the engine refuses
+    the play."""
+    me, mid, tab = si.me, h.sc, h.tab
+    nt = mid[SC_NT]
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
-    if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
-                     turns[me] == 0, crules, prm, wtab, wh, adds, flags, floating, work, tres, terr,
+    if TU.apply_turn(tab, nt, h.hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
+                     h.turns[me] == 0, inp.crules, inp.prm, wtab, wh, adds, flags, floating, work, tres, terr,
                      notrace) != TU.U_NO_DISCARD or hand_size(wh) < 2:
         return -1
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
@@ -529,15 +574,16 @@ def _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, n
         if pops[o, TU.X_KIND] == TU.X_NEW:
             ftab[nf] = pmrows[o]
             nf += 1
-    return _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
-                            mid, xp, wh, ftab, nf, pops, pmrows, pn, srow)
+    return _checked_discard(inp, h, si, wh, ftab, nf, pops, pmrows, pn)
 
 
 @njit(cache=True)
-def _least_opening(me, prm, crules, hands, tab, nt, mid, xops, xmrows, pops, pmrows):
+def _least_opening(inp, h, me, xops, xmrows, pops, pmrows):
     """The fewest of the lookahead's new melds (most points among as few) that reach the opening minimum
     on their own, with its joker takes, in pops/pmrows; returns their operations' number, 0 where no
     smaller set than the whole opens (or the play has more than MAX_LEAST_MELDS melds)."""
+    mid, tab, hands, prm, crules = h.sc, h.tab, h.hands, inp.prm, inp.crules
+    nt = mid[SC_NT]
     nx = mid[SC_NX]
     melds = np.empty(nx, np.int64)
     m = 0
@@ -586,11 +632,12 @@ def _least_opening(me, prm, crules, hands, tab, nt, mid, xops, xmrows, pops, pmr
 
 
 @njit(cache=True)
-def _melds_only(nt, mid, xops, xmrows, pops, pmrows):
+def _melds_only(h, xops, xmrows, pops, pmrows):
     """The lookahead's play without its lay-offs and splits onto melds already on the table (its new
     melds, what they grow by this turn and its joker takes kept) in pops/pmrows; returns its operations'
     number, 0 where that lays no meld or all of the play."""
-    nx = mid[SC_NX]
+    nt = h.sc[SC_NT]
+    nx = h.sc[SC_NX]
     keep = np.zeros(nx, np.bool_)
     melds = 0
     dropped = False
@@ -607,26 +654,29 @@ def _melds_only(nt, mid, xops, xmrows, pops, pmrows):
 
 
 @njit(cache=True)
-def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby, mid,
-                    xops, xmrows, whand, xp, cands, plays, aops, amrows, anx, srow):
-    """The table plays and discards to search (module docstring): discards in cands, their plays in
-    plays (PLAY_*; an opening's or a partial play's operations in aops/amrows/anx, slot PLAY_* -
-    PLAY_OPEN); returns their number, the lookahead's own first."""
+def play_candidates(inp, h, pend, si, cand):
+    """The table plays and discards the seat ``si`` searches in the hand ``h``, its turn stopped at
+    ASK_DISCARD (h.sc's SC_OWN words; the lookahead's play in pend.xops/xmrows, pend.whand the hand it
+    leaves; module docstring): discards in cand.cands, their plays in cand.plays (PLAY_*; an opening's or
+    a partial play's operations in cand.aops/amrows/anx, slot PLAY_* - PLAY_OPEN); returns their number,
+    the lookahead's own first."""
+    me, xp, mid = si.me, si.xp, h.sc
+    hands, xops, xmrows = h.hands, pend.xops, pend.xmrows
+    cands, plays, aops, amrows, anx = cand
     default = mid[SC_DISC]
     if mid[SC_CHOSE] != 0:
         forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
-        k = discard_candidates(me, prm, jokers, hands, discard, nd, tab, nt, whand, forbid, default, xp, cands)
+        k = discard_candidates(inp, h, si, pend.whand, forbid, default, cands)
     else:
         cands[0] = default
         k = 1
     plays[:] = PLAY_OWN
     anx[:] = 0
     if mid[SC_NX] > 0 and (xp[SX_HOLD] != 0 or xp[SX_PARTIAL] != 0):
-        _, out, kalooki = _turn(me, prm, crules, hands, tab, nt, turns, mid, xops, xmrows, mid[SC_NX], default)
+        _, out, kalooki = _turn(inp, h, me, xops, xmrows, mid[SC_NX], default)
         # holding against going out only where a Kalooki held for pays more (the module docstring)
-        if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or rp[R_KALOOKI_PAYS_MORE] == 0)):
-            hd = _checked_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                                  discby, mid, xp, hands[me], tab, nt, xops, xmrows, 0, srow)
+        if xp[SX_HOLD] != 0 and not (out and (mid[SC_WAS_OPEN] != 0 or kalooki or inp.rp[R_KALOOKI_PAYS_MORE] == 0)):
+            hd = _checked_discard(inp, h, si, hands[me], h.tab, mid[SC_NT], xops, xmrows, 0)
             # never held: a play whose holding would leave the hand nothing but jokers (they are laid first)
             if hd >= 0 and hands[me, JOKER] < hand_size(hands[me]) - 1:
                 cands[k] = hd
@@ -636,23 +686,21 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
             for play in (PLAY_MELDS, PLAY_LEAST):
                 j = play - PLAY_OPEN
                 if play == PLAY_MELDS:
-                    pn = _melds_only(nt, mid, xops, xmrows, aops[j], amrows[j])
+                    pn = _melds_only(h, xops, xmrows, aops[j], amrows[j])
                 elif mid[SC_WAS_OPEN] == 0:
-                    pn = _least_opening(me, prm, crules, hands, tab, nt, mid, xops, xmrows, aops[j], amrows[j])
+                    pn = _least_opening(inp, h, me, xops, xmrows, aops[j], amrows[j])
                 else:
                     pn = 0
                 if pn == 0:
                     continue
-                pd = _partial_discard(me, prm, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns,
-                                      pick, discby, mid, aops[j], amrows[j], pn, xp, srow)
+                pd = _partial_discard(inp, h, si, aops[j], amrows[j], pn)
                 if pd >= 0:
                     cands[k] = pd
                     plays[k] = play
                     anx[j] = pn
                     k += 1
     elif xp[SX_HOLD] != 0 and mid[SC_WAS_OPEN] == 0:
-        od, anx[0] = _open_now(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick,
-                               discby, mid, xp, aops[0], amrows[0], srow)
+        od, anx[0] = _open_now(inp, h, si, aops[0], amrows[0])
         if od >= 0:
             cands[k] = od
             plays[k] = PLAY_OPEN
@@ -661,34 +709,32 @@ def play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab
 
 
 @njit(cache=True)
-def search_play(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                discby, turn_no, reshuffles, mid, xops, xmrows, whand, xp, stream, pos, stakes):
-    """The search seat's table play and discard, its draw made (``mid``: run_turns' sc words of the
-    turn stopped at ASK_DISCARD, the lookahead's play in xops/xmrows, whand the hand it leaves): (the
-    discard, the play (PLAY_*), its operations' number, the stream's position), an opening or partial
-    play chosen written over xops/xmrows; OUT_OF_STREAM when the stream ran out."""
+def search_play(inp, h, pend, si, stream, pos):
+    """The search seat's table play and discard in the hand ``h`` (``sim.engine.hand.Hand``, read and
+    never written; its fixed inputs ``inp``; the seat ``si``, a ``SearchInputs``; its uniforms ``stream``,
+    read at ``pos``), its draw made and its turn stopped at ASK_DISCARD (h.sc's SC_OWN words: run_turns';
+    ``pend``, a ``turn_loop.Pending``: the lookahead's play in pend.xops/xmrows, pend.whand the hand it
+    leaves): (the discard, the play (PLAY_*), its operations' number, the stream's position), an opening
+    or partial play chosen written over pend.xops/xmrows; OUT_OF_STREAM when the stream ran out."""
+    mid, xops, xmrows = h.sc, pend.xops, pend.xmrows
     default = mid[SC_DISC]
-    cands = np.empty(N_KINDS + 4, np.int64)
-    plays = np.zeros(N_KINDS + 4, np.int64)
-    aops = np.full((ALT_SLOTS,) + xops.shape, -1, np.int64)
-    amrows = np.full((ALT_SLOTS,) + xmrows.shape, -1, np.int64)
-    anx = np.zeros(ALT_SLOTS, np.int64)
-    k = play_candidates(me, prm, rp, values, crules, jokers, hands, discard, nd, tab, nt, opened, turns, pick, discby,
-                        mid, xops, xmrows, whand, xp, cands, plays, aops, amrows, anx, stakes[me])
+    cand = Candidates(np.empty(N_KINDS + 4, np.int64), np.zeros(N_KINDS + 4, np.int64),
+                      np.full((ALT_SLOTS,) + xops.shape, -1, np.int64), np.full((ALT_SLOTS,) + xmrows.shape, -1, np.int64),
+                      np.zeros(ALT_SLOTS, np.int64))
+    k = play_candidates(inp, h, pend, si, cand)
     if k < 2:
         return default, PLAY_OWN, mid[SC_NX], pos
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, PLAY_OWN, mid[SC_NX], pos
-    best = _evaluate(me, prm, rp, values, crules, jokers, deck_size, hands, discard, nd, tab, nt, opened, turns, pick,
-                     discby, turn_no, reshuffles, mid, xops, xmrows, aops, amrows, anx, xp, TL.START_APPLY, cands,
-                     plays, k, False, stream[pos], stakes)
-    play = plays[best]
+    best = _evaluate(inp, h, pend, si, cand, k, False, stream[pos])
+    play = cand.plays[best]
     if play >= PLAY_OPEN:
         j = play - PLAY_OPEN
-        xops[:anx[j]] = aops[j, :anx[j]]
-        xmrows[:anx[j]] = amrows[j, :anx[j]]
-        return cands[best], play, anx[j], pos + 1
-    return cands[best], play, (0 if play == PLAY_HOLD else mid[SC_NX]), pos + 1
+        n = cand.anx[j]
+        xops[:n] = cand.aops[j, :n]
+        xmrows[:n] = cand.amrows[j, :n]
+        return cand.cands[best], play, n, pos + 1
+    return cand.cands[best], play, (0 if play == PLAY_HOLD else mid[SC_NX]), pos + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -700,23 +746,28 @@ def bot_params(bot) -> np.ndarray:
     return np.array([getattr(bot, name, 0) for name in SX_NAMES], dtype=np.int64)
 
 
-def _seen(state):
-    """What every decision reads of the state: (rules, values, meld parameters, rules core, pack's
-    jokers, deck size, discard pile, table rows, opened, turns, pickups and discards counted)."""
-    from ..engine import core
+_NO_KEYS = np.zeros((0, 0, 0), np.float64)  # no seat-keyed draw
+_NO_IDS = np.zeros(0, np.int64)
+
+
+def seen(state):
+    """``state`` as the compiled search reads it, at the turn of the seat to play: (its fixed inputs, a
+    ``HandInputs``; the hand, a ``Hand``, its SC_OWN words zero).  The search reads of the stock only its
+    size and of the other hands only their sizes."""
     rp, values, prm = FG._rules(state)
     opened, turns, tab = turn_arrays(state)
-    return (rp, values, prm, core.rules_for(state.profile), state.profile.jokers, len(state.reshuffle_keys),
-            np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
-            TL.card_counts(state.discards_by))
+    inp = HD.HandInputs(prm, rp, values, core.rules_for(state.profile), state.profile.jokers, state.reshuffle_keys,
+                        _NO_KEYS, _NO_IDS)
+    h = HD.new_hand(state.hands, np.array(state.stock[::-1], dtype=np.int64), _NO_IDS,
+                    np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
+                    TL.card_counts(state.discards_by), state.current, state.reshuffles, state.turn_no)
+    return inp, h
 
 
 def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) -> tuple[int, int]:
     """(STOCK, DISCARD or OWN_DRAW, the stream's position after it): ``search_draw`` on ``state``."""
-    rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
-    src, pos = search_draw(me, prm, rp, values, crules, jokers, deck, state.hands, len(state.stock), pile, len(pile),
-                           tab, len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, xp, stream, pos,
-                           stakes_matrix(state))
+    inp, h = seen(state)
+    src, pos = search_draw(inp, h, SearchInputs(me, xp, stakes_matrix(state)), stream, pos)
     return int(src), int(pos)
 
 
@@ -726,23 +777,22 @@ def decide_play(state, me: int, ops, hand, default: int, chose: bool, xp: np.nda
     for the play ``ops`` (engine operations) that leaves ``hand``, whose bot would discard ``default``
     (``chose``: choosing it among loose cards)."""
     from ..engine.table import decode, encode
-    rp, values, prm, crules, jokers, deck, pile, tab, opened, turns, pick, discby = _seen(state)
-    xops, xmrows, _, _ = TL.mid_scratch()
+    inp, h = seen(state)
+    pend = TL.mid_scratch()
     rows, mrows = encode(ops)
-    xops[:len(rows)] = rows
-    xmrows[:len(rows), :mrows.shape[1]] = mrows
-    mid = np.zeros(TL.SC_W, np.int64)
+    pend.xops[:len(rows)] = rows
+    pend.xmrows[:len(rows), :mrows.shape[1]] = mrows
+    pend.whand[:] = hand
+    mid = h.sc
     mid[SC_C] = state.drawn_card
     mid[SC_SRC] = DISCARD if state.drawn_from == DISCARD else STOCK
     mid[SC_WAS_OPEN] = int(bool(state.opened[me]))
     mid[SC_NX] = len(rows)
     mid[SC_DISC] = default
     mid[SC_CHOSE] = int(chose)
-    disc, play, nx, pos = search_play(me, prm, rp, values, crules, jokers, deck, state.hands, pile, len(pile), tab,
-                                      len(tab), opened, turns, pick, discby, state.turn_no, state.reshuffles, mid,
-                                      xops, xmrows, np.asarray(hand, dtype=np.int8), xp, stream, pos, stakes_matrix(state))
+    disc, play, nx, pos = search_play(inp, h, pend, SearchInputs(me, xp, stakes_matrix(state)), stream, pos)
     if play >= PLAY_OPEN:
-        return int(disc), decode(xops[:nx], xmrows[:nx]), int(pos)
+        return int(disc), decode(pend.xops[:nx], pend.xmrows[:nx]), int(pos)
     return int(disc), ([] if play == PLAY_HOLD else list(ops)), int(pos)
 
 
