@@ -9,9 +9,13 @@ Tiers (markers declared in pyproject.toml; ``make test`` selects neither marker)
   a process) instead of computing it again.
 - ``@pytest.mark.slow``, ``make test-slow``, run by CI after ``make test``: studies of faults and of a
   cluster that start Ray clusters or ``kalooki simulate`` subprocesses, kill drivers or workers and
-  resume runs, tens of seconds each; at most about twenty minutes in all.  A test goes here when it
-  costs more than about fifteen seconds on an idle core and no smaller run asserts the same thing; a
-  smaller version of the same behaviour stays unmarked where one exists.
+  resume runs; the studies, sweeps and runs written to an S3 bucket (moto's server, one a test file);
+  fresh processes compiling kernels or the package (the numba cache's and link's cross-process checks,
+  an installed wheel); tens of seconds each, about twenty minutes in all.  A test goes here when it
+  costs more than about fifteen seconds on an idle core, or starts such a server or cluster, and no
+  smaller run asserts the same thing; a smaller version of the same behaviour stays unmarked where one
+  exists (a small run in the bucket read back: ``test_cluster``; the hands played with numba's
+  internals renamed: ``test_numba_fallback``).
 - ``@pytest.mark.soak``, ``make soak`` only, never in CI: soaks and statistical studies sized by
   settings such as ``KALOOKI_SOAK_HANDS`` (hundreds of thousands of hands, hundreds of A/A
   comparisons), minutes to hours.

@@ -257,6 +257,7 @@ def _objects(uri: str) -> dict:
     return {i.path: runformat.read_bytes(loc.fs, i.path) for i in infos if i.type == pafs.FileType.File}
 
 
+@pytest.mark.slow
 def test_a_frontier_in_a_bucket_resumes_refuses_other_studies_and_is_reported(s3, tmp_path):  # noqa: F811
     from sim import runformat
     from test_run_shapes import _copy_of_kalooki40
