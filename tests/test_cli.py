@@ -25,6 +25,8 @@ from sim import cards, errors, profiles, runconfig, runexec, runner, schema
 from sim.cli import build_parser, main
 from sim.commands import common
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = common.WIDTH
 

@@ -15,6 +15,10 @@ from sim import profiles, tune
 from sim.cli import main
 from sim.errors import UserError
 
+# a report's figures drawn but not rendered, but for this file's own (conftest.py)
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")
+RASTERISED = {"games", "tune", "tune_compare"}
+
 
 def _cli(*argv):
     out, err = io.StringIO(), io.StringIO()
