@@ -13,6 +13,8 @@ from analysis.compare import compare
 from analysis.summaries import write_shard_summary
 from sim import runconfig, runner
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 
 def _aa(tmp_path, games):
     out = tmp_path / "aa"

@@ -28,6 +28,8 @@ from analysis import load, metrics, stats
 from sim import schema
 from sim.errors import UserError
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 # game, hand, redeal, seat, seat_from_dealer, dealt_jokers, can_open, open_round, open_value,
 # open_with_discard, won, win_type, rounds, reshuffles, void, stalled, eliminated, bought_in
 N = None

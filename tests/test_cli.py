@@ -25,6 +25,8 @@ from sim import cards, errors, profiles, runconfig, runexec, runner, schema
 from sim.cli import build_parser, main
 from sim.commands import common
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = common.WIDTH
 
@@ -271,6 +273,7 @@ def _closed_port() -> int:
     return port
 
 
+@pytest.mark.slow
 def test_simulate_ignores_a_stale_cluster_file_and_runs_on_its_own_local_ray(tmp_path):
     with tempfile.TemporaryDirectory(prefix="kr") as tmp:  # short: Ray's socket paths must stay short
         (Path(tmp) / "ray").mkdir()
@@ -360,6 +363,7 @@ def test_pyproject_lists_every_code_package():
     assert shipped <= listed
 
 
+@pytest.mark.slow
 def test_the_wheel_installed_elsewhere_finds_its_profiles(tmp_path):
     """pip wheel, install into a fresh venv (its dependencies from this one), run from outside the repo."""
     wheels, venv, elsewhere = tmp_path / "wheels", tmp_path / "venv", tmp_path / "elsewhere"

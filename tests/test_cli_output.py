@@ -14,6 +14,8 @@ import pytest
 
 from sim.cli import main
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -216,6 +216,7 @@ def test_replay_and_verify_read_a_small_run_in_the_bucket(s3, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_sweep_keeps_its_runs_in_the_bucket(s3, tmp_path, capsys):
     runs = f"s3://{BUCKET}/sweep?{s3}"
     assert cli.main(["sweep", "--profile", PROFILE, "--param", "opening_min=30,60", "--games", "4", "--seed", "2",

@@ -50,7 +50,7 @@ def _run(specs: dict[tuple[str, str], dict], rows: int = 24_000, seed: int = 1, 
 
 def test_by_table_estimates_equal_plain_pandas_and_add_up_to_the_profile():
     run, hands, games = _run({("base", "casual"): SPEC, ("base", "strong"): {**SPEC, "mean_hands": 8},
-                              ("other", "casual"): {**SPEC, "kalooki_rate": 0.1}}, rows=8_000)
+                              ("other", "casual"): {**SPEC, "kalooki_rate": 0.1}}, rows=4_000)
     res = metrics.compute(run)
     by = res.by_table.set_index(["profile", "table", "metric"])
     assert metrics.tables_of(run) == ["casual", "strong"]
@@ -90,7 +90,7 @@ def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_s
     # games last 16 hands against 12 at casual tables, 8 against 12 at strong ones: opposite directions
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
                       ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 8}},
-                     rows=8_000)
+                     rows=4_000)
     res, judged, by_table = _judged(run)
     mark = judged.loc["hands_per_game", "robustness"]
     assert mark.startswith(findings.DEPENDS), mark
@@ -107,7 +107,7 @@ def test_one_composition_reversing_a_difference_is_marked_as_depending_on_play_s
 def test_differences_that_agree_at_every_composition_are_robust(figures_not_rasterised):
     run, _, _ = _run({("base", "casual"): SPEC, ("base", "strong"): SPEC,
                       ("other", "casual"): {**SPEC, "mean_hands": 16}, ("other", "strong"): {**SPEC, "mean_hands": 16}},
-                     rows=8_000)
+                     rows=4_000)
     res, judged, _ = _judged(run)
     assert judged.loc["hands_per_game", "verdict"] == findings.HIGHER
     assert judged.loc["hands_per_game", "robustness"] == findings.ROBUST
@@ -117,7 +117,7 @@ def test_differences_that_agree_at_every_composition_are_robust(figures_not_rast
 
 
 def test_a_single_composition_says_robustness_is_not_assessed_once(figures_not_rasterised):
-    run, _, _ = _run({("base", "casual"): SPEC, ("other", "casual"): {**SPEC, "mean_hands": 16}}, rows=8_000)
+    run, _, _ = _run({("base", "casual"): SPEC, ("other", "casual"): {**SPEC, "mean_hands": 16}}, rows=4_000)
     res, judged, by_table = _judged(run)
     assert by_table.empty and set(judged["robustness"]) == {findings.ONE_TABLE}
     html = report.build_report(res, "base").to_html()
@@ -202,7 +202,7 @@ def test_an_old_run_without_a_table_column_is_one_composition_named_from_its_bot
 def test_a_run_read_shard_by_shard_has_the_by_table_numbers_of_all_its_rows_at_once(tmp_path):
     import pyarrow.parquet as pq
     # the rows are rewritten below, so the run is written without summary files (they would hold the old rows)
-    run_dir = bench_report.synthesize_run(tmp_path / "run", 30_000, seed=4, shard_rows=6_000, summaries=False)
+    run_dir = bench_report.synthesize_run(tmp_path / "run", 12_000, seed=4, shard_rows=3_000, summaries=False)
     for path in (tmp_path / "run").rglob("*.parquet"):  # games alternate between two compositions
         table = pq.read_table(path)
         names = np.where(table.column("game_id").to_numpy() % 3 == 0, "strong", "casual")

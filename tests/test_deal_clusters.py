@@ -20,6 +20,8 @@ from analysis.summaries import write_shard_summary
 from sim import runconfig, runformat, runmanifest, runner, runplan
 from sim.errors import UserError
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 SEATS = 4
 TRUE_NEVER_OPENED = float(sps.norm.sf(0.8 / np.sqrt(2)))  # P(cards + own > 0.8), both N(0, 1)
 

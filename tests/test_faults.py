@@ -139,7 +139,8 @@ def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(ctrl_c_reference
         _reap_session(proc.pid)
     m = _manifest(out)
     written = len(m["shards"])
-    assert m["complete"] is False and 1 <= written < CTRL_C_PLANNED, "the interrupt did not land mid-run"
+    assert m["complete"] is False and 1 <= written < CTRL_C_PLANNED, \
+        f"the interrupt did not land mid-run: {written} of {CTRL_C_PLANNED} shards, exit status {proc.returncode}; {err}"
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.count("kalooki simulate:") == 1, err
     assert err.splitlines()[-1] == (f"kalooki simulate: interrupted: {written} of {CTRL_C_PLANNED} shards written "

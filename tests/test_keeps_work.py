@@ -360,6 +360,7 @@ def test_the_frontier_says_the_time_left_over_every_rung_by_each_rungs_speed():
     assert clock(5, 50.0) == "frontier: about 50 s left in all"  # the search rung timed: 10 s a game
 
 
+@pytest.mark.slow
 def test_a_skill_study_in_a_bucket_is_published_whole_and_refitted(mine, s3):  # noqa: F811
     """An object store cannot rename a folder: the study is played in .skill.partial and its files moved
     into RUN/skill one by one, the marks last; a re-fit replaces the fit and says so."""

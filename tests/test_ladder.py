@@ -15,6 +15,8 @@ from analysis import frontier as F
 from analysis import ladder as L
 from sim.cli import main
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 
 def _kalooki(*argv):
     out, err = io.StringIO(), io.StringIO()

@@ -100,6 +100,7 @@ def _compile_once(cache_dir, module_dir, barrier, out):
     out.put((int(value), sum(stats.cache_misses.values()), sum(stats.cache_hits.values())))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not numba_cache.LOCKED, reason="no POSIX file locks here: warm_up compiles in one process")
 def test_two_processes_coming_to_one_function_at_once_compile_it_once(tmp_path):
     """Started together on an empty cache, one process compiles the function and the other waits

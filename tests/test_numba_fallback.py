@@ -5,8 +5,10 @@ compiles and caches a kernel, and plays the same hands as with every patch appli
 A subprocess renames the internal before importing ``sim`` as a numba release renaming it would:
 the attribute on its class or object and every use of it in numba's and llvmlite's own code (the
 names a function's code refers to), so numba itself still works; or renames a parameter of the
-method a patch wraps.  Each patch left out alone, a process apiece, is the ``slow`` tier; every
-patch left out at once is ``make test``'s; every kernel compiled without the patches is ``make soak``'s.
+method a patch wraps.  Hands played with every patch left out at once are ``make test``'s; each patch
+left out alone (a process apiece), a patch left out on purpose, and a fresh process loading what another
+compiled with every internal renamed are the ``slow`` tier's; every kernel compiled without the patches
+is ``make soak``'s.
 """
 import json
 import os
@@ -143,6 +145,7 @@ def test_the_patches_apply_on_the_numba_installed():
     assert jit_link.ENABLED and jit_link.REGISTRIES_SKIPPED and jit_cache.STALE_DROPPED and jit_cache.LOOKUP
 
 
+@pytest.mark.slow
 def test_a_patch_left_out_on_purpose_is_numbas_own_behaviour_without_a_warning(tmp_path):
     r = _result(_start([], "kernel", tmp_path, tmp_path / "cache", off="compile-lock"))
     assert (r["warnings"], r["left_out"], r["compile_wrapped"]) == ([], [], False)
@@ -190,6 +193,7 @@ def _left_out(broken) -> set:
     return {p for p in broken if BUILT_ON.get(p) not in broken}
 
 
+@pytest.mark.slow
 def test_with_every_internal_renamed_a_fresh_process_loads_what_another_compiled(tmp_path):
     renames = [r for rs in BREAKS.values() for r in rs]
     first = _result(_start(renames, "kernel", tmp_path, tmp_path / "cache"))

@@ -15,6 +15,9 @@ from sim.jit import link as numba_link
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# eight fresh processes compiling and loading the cache (about 18 CPU-seconds): the slow tier
+pytestmark = pytest.mark.slow
+
 _MODULE = """
 import numpy as np
 from numba import njit

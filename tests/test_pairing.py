@@ -22,6 +22,8 @@ from sim.records import ShardSpec, make_game, play_shard, table_of
 from sim.tournament import deal_level, play_tournament
 from test_runner import assert_same_tables, ray_session, read_tables  # noqa: F401 (a fixture)
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,greedy:1"
 PROVENANCE = ["run_id", "profile", "rules_hash"]
 

@@ -108,6 +108,7 @@ def test_compare_reads_every_shape(shapes, shape, tmp_path, capsys):
     assert (tmp_path / "compare" / "report.html").is_file()
 
 
+@pytest.mark.slow
 def test_a_run_in_a_bucket_verifies_reports_and_compares(s3, mine, tmp_path, capsys):  # noqa: F811
     run = f"s3://{BUCKET}/shapes/file_and_shipped?{s3}"
     _simulate(run, "--profile", str(mine), "--profile", "kalooki40")

@@ -11,6 +11,8 @@ from sim.cli import main
 from sim.errors import UserError
 from sim.skill import tables_for
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 
 def _skill(tmp_path, *args, out="run"):
     argv = ["skill", "--local", "-q", "--out", str(tmp_path / out), "--json", *args]

@@ -15,6 +15,10 @@ from analysis import skill as S
 from sim.cli import main
 from test_skill_fit import _diluted
 
+# a report's figures drawn but not rendered, but for the skill study's own (conftest.py)
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")
+RASTERISED = {"skill_coin_flip_share"}
+
 
 def _judged(a, b, paired, boot=200, seed=1):
     rows, reps = S.measure_difference(a, b, paired, boot, seed)
@@ -140,7 +144,8 @@ def test_report_has_the_skill_section_only_with_a_study(studies):
     assert _cli("report", str(plain), "--out", str(studies / "rep1"))[0] == 0
     text = (studies / "rep1" / "report.md").read_text()
     assert "## Skill and luck" in text and "figures/skill_coin_flip_share.png" in text
-    assert (studies / "rep1" / "figures" / "skill_coin_flip_share.png").read_bytes()[:4] == b"\x89PNG"
+    figure = (studies / "rep1" / "figures" / "skill_coin_flip_share.png").read_bytes()
+    assert figure[:4] == b"\x89PNG" and len(figure) > 5_000  # rendered
     section = text.split("## Skill and luck")[1].split("\n## ")[0]
     assert "east_coast" in section and "One profile measured" in section
     assert "in the order their fitted ratings put them" in section  # measured, not the order named

@@ -12,6 +12,8 @@ import scipy.stats as sps
 from analysis import compare, load, metrics, stats, summaries
 from bench import report as bench_report
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 SPEC = dict(bench_report.DEFAULT_PROFILES["kalooki40"])
 
 

@@ -14,6 +14,8 @@ from analysis.summaries import write_shard_summary
 from bench import report as bench_report
 from sim import runconfig, runformat, runner
 
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
+
 MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,greedy:1"
 
 

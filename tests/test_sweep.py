@@ -14,6 +14,10 @@ from analysis import findings, metrics, stats
 from analysis.sweep import KEY_METRICS, end_differences, largest_step, load_sweep
 from sim.cli import main
 
+# a report's figures drawn but not rendered, but for this file's own (conftest.py)
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")
+RASTERISED = {"sweep"}
+
 GRID = (30, 45, 60)
 
 

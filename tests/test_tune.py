@@ -16,6 +16,10 @@ from sim import profiles, tune
 from sim.cli import main
 from sim.errors import UserError
 
+# a report's figures drawn but not rendered, but for this file's own (conftest.py)
+pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")
+RASTERISED = {"games", "tune", "tune_compare"}
+
 
 def _cli(*argv):
     out, err = io.StringIO(), io.StringIO()
@@ -246,6 +250,7 @@ def s3_uri(monkeypatch):
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_study_in_a_bucket_is_read_back_and_resumed(s3_uri, tmp_path):
     argv = ["--param", "opening_min=30:60", "--target", "p_can_open_at_deal=0.2", "--games", "25", "--block-games",
             "5", "--shard-games", "5", "--seed", "4", "--local", "--out", s3_uri, "--report", str(tmp_path / "r")]
