@@ -18,7 +18,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   is a candidate only where the engine takes it (a discard taken to open or meld with must be used),
   where it leaves more than jokers in the hand (every bot lays its jokers before it is left with
   nothing else) and, against a play that goes out, only where the seat has not opened, the going out is no
-  Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
+  Kalooki and the profile pays a Kalooki more (``sim.engine.core.kalooki_pays_more``): elsewhere going
   out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
   hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
   with the lookahead's discard for the hand it leaves.  Where the lookahead's play lays several
@@ -702,9 +702,9 @@ def _seen(state):
     """What every decision reads of the state: (rules, values, meld parameters, rules core, pack's
     jokers, deck size, discard pile, table rows, opened, turns, pickups and discards counted)."""
     from ..engine import core
-    rp, values, prm = FG._rules(state)
+    cp = core.compiled(state.profile)
     opened, turns, tab = FG._turn_arrays(state)
-    return (rp, values, prm, core.rules_for(state.profile), state.profile.jokers, len(state.reshuffle_keys),
+    return (cp.rules, cp.hand_values, cp.params, cp.rules, state.profile.jokers, len(state.reshuffle_keys),
             np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
             TL.card_counts(state.discards_by))
 
