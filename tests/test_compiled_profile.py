@@ -34,8 +34,9 @@ def test_a_changed_profile_never_reads_another_profiles_arrays():
     """Profiles made and dropped one after another (more than the cache keeps) each read their own words."""
     base = profiles.load("kalooki40")
     for i in range(300):
-        p = dataclasses.replace(base, opening_min=30 + i % 40, ace_low_value=i % 7)
+        p = dataclasses.replace(base, turn_cap=100 + i, opening_min=30 + i % 3, ace_low_value=i % 2)
         cp = compiled(p)
+        assert cp.rules[core.R_TURN_CAP] == p.turn_cap
         assert cp.rules[core.R_OPENING_MIN] == p.opening_min == cp.params[core.P_OPENING_MIN]
         assert cp.params[core.P_EXTV + core.ACE_LOW_EXT] == p.ace_low_value
 

@@ -326,6 +326,8 @@ def slot_value(row, k, prm):
 @njit(cache=True)
 def meld_value(row, prm):
     """Points of a meld for the opening minimum: jokers count as the card they stand for."""
+    if row[0] != RUN:
+        return slot_value(row, 0, prm) * row[2]  # a group's slots all count the same
     v = 0
     for k in range(row[2]):
         v += slot_value(row, k, prm)
