@@ -8,8 +8,8 @@ A meld is also a row of int64 words, as the compiled rules (``sim.engine.core``)
 the bots hold it: ``row_of`` and ``meld_of`` convert, in the row layout ``sim.engine.core`` declares
 (kind, low, n, the cards, the declared cards).  Validity is ``sim.engine.core.check_row``, worded
 here for the player (``check``, ``check_reason``); a meld's value is the rules' own count
-(``sim.engine.core.meld_value``) over the profile's meld values (``sim.engine.core.meld_values``), which
-the meld search reads too.
+(``sim.engine.core.meld_value``, the sum of its slots' ``slot_value``) over the profile's meld values, the
+words of its compiled parameters (``sim.engine.core.compiled``) the meld search reads too.
 """
 from __future__ import annotations
 
@@ -33,11 +33,6 @@ def ext_rank_to_rank(e: int) -> int:
 
 def rank_to_ext(r: int) -> int:
     return ACE_HIGH_EXT if r == ACE else r + 1
-
-
-def ext_value(e: int, profile) -> int:
-    """What the extended rank ``e`` counts in a run (the profile's meld values, ``core.meld_values``)."""
-    return int(core.meld_values_for(profile)[core.P_EXTV + e])
 
 
 @dataclass(frozen=True)
@@ -121,7 +116,7 @@ def check(m: Meld, profile) -> str | None:
         return "meld: one declared card per slot"
     if n > core.MAX_SLOTS:
         return f"meld: {m} has {n} cards; a run has at most {core.MAX_SLOTS}, a group at most 4"
-    code = core.check_row(row_of(m), core.rules_for(profile))
+    code = core.check_row(row_of(m), core.compiled(profile).rules)
     return None if code == core.OK else check_reason(code, m, profile)
 
 
@@ -150,17 +145,7 @@ def check_reason(code: int, m: Meld, profile) -> str:
 def value(m: Meld, profile) -> int:
     """Points of a meld for the opening minimum: jokers count as the card they represent
     (``sim.engine.core.meld_value``, the rules' own count, over the profile's meld values)."""
-    return int(core.meld_value(row_of(m), core.meld_values_for(profile)))
-
-
-def slot_value(m: Meld, i: int, profile) -> int:
-    """Points of slot ``i`` of a meld (its share of ``value``): what the card there counts."""
-    words = core.meld_values_for(profile)
-    if m.kind == RUN:
-        return int(words[core.P_EXTV + m.low + i])
-    if m.low < 0:
-        return int(words[core.P_JOKER_MELD_VALUE])
-    return int(words[core.P_HV + m.low])
+    return int(core.meld_value(row_of(m), core.compiled(profile).params))
 
 
 def declare_run(cards, profile) -> Meld | None:

@@ -20,14 +20,15 @@ suits by a small max-plus convolution.  Table entries are filled lazily (a self-
 recursion: the lowest card of the suit is loose, in a one-natural group, or in a run, where every
 other slot of the run is a natural or a joker) and kept for the life of the process.
 
-The table lives inside the parameter vector (``params_array``): the kernels receive nothing but the
-hand and that vector, which holds the profile's parameters in its first ``HDR`` int32 words and the
-lazily filled table (int16 entries) after them.  ``params_array`` returns one shared vector per
-parameter set, so every caller in a process fills and reuses the same table (about 50 MB of zero
-pages reserved; 35-50 MB get touched by random deals).  Build it in the process that uses it.
+The table lives inside the profile's parameter vector (``sim.engine.core.compiled(profile).params``):
+the kernels receive nothing but the hand and that vector, which holds the profile's parameters in its
+first ``HDR`` int32 words (the P_* words of ``sim.engine.core``, written there once with the rest of the
+compiled profile) and the lazily filled table (int16 entries) after them.  Profiles with the same
+parameters share one vector, so every caller in a process fills and reuses the same table (about 50 MB
+of zero pages reserved; 35-50 MB get touched by random deals).  Build it in the process that uses it.
 
 Compiled kernels (arrays and scalars only, callable from other ``@njit`` code; counts = 53 counts,
-params = ``params_array(profile)``):
+params = ``compiled(profile).params``):
 
 - ``search_kernel(counts, params) -> (max_meld_value, min_deadwood, min_loose)``
 - ``max_meld_value_kernel``, ``min_deadwood_kernel``, ``min_loose_kernel`` (one number each)
@@ -51,29 +52,13 @@ from numba import types
 from . import cards as C
 from . import melds as M
 from .engine import core
+from .engine.core import (MAX_JOKERS, P_ACE_LOW, P_EXTV, P_HV, P_JOKER_MELD_VALUE, P_JOKER_MELDS, P_JOKER_PENALTY,
+                          P_KALOOKI_EXEMPT, P_KMAX, P_OPENING_MIN, compiled)
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 N_PAT = 3 ** 13  # base-3 count patterns of one suit
-MAX_JOKERS = 4  # the table's joker axis: 0..4 jokers
-ENTRY = 16  # int16 words per table entry: 3 objectives x 5 joker counts + a filled flag
+ENTRY = 2 * core.SEARCH_TABLE_W // N_PAT  # int16 words per table entry: 3 objectives x 5 joker counts + a filled flag
 HDR = core.HEADER_W  # int32 words of parameters before the table
-
-# header layout (int32 word offsets)
-P_ACE_LOW = 0
-P_ACE_VALUE = 1
-P_ACE_LOW_VALUE = 2
-P_JOKER_PENALTY = 3
-P_JOKER_MELDS = 4
-P_JOKER_MELD_VALUE = core.P_JOKER_MELD_VALUE  # the meld values' words: sim.engine.core.meld_values
-P_MAX_JOKERS_PER_MELD = 6
-P_KMAX = 7  # min(max_jokers_per_meld, 4): most jokers one meld can take here
-P_OPENING_MIN = 8
-P_KALOOKI_EXEMPT = 9
-P_FORMAT = 10
-P_EXTV = core.P_EXTV  # 14 words: value of extended rank 0 (low ace) .. 13 (high ace) in a run
-P_HV = core.P_HV  # 13 words: value of each rank in hand and in a group (ace = ace_value)
-FORMAT = 1
-
 TAB = 2 * HDR  # int16 offset of the table inside params.view(int16)
 OBJ_VALUE, OBJ_MELDED_PENALTY, OBJ_MELDED_CARDS = 0, 1, 2
 NEG = -(1 << 40)
@@ -96,55 +81,6 @@ REC_W = 2 + 3 * MAX_GROUPS  # recorded choice: n groups, all-joker group size, (
 OUT_W = 32  # a meld row: kind, low, n, 14 physical cards, 14 declared cards, and a last word the search
 # leaves at -1 (the engine's HOLD: sim.engine.core)
 MAX_OUT = 40
-
-
-# ---------------------------------------------------------------------------------------------
-# parameters
-# ---------------------------------------------------------------------------------------------
-
-_PARAMS_CACHE: dict[tuple, np.ndarray] = {}  # header -> params vector, least recently used first
-_PARAMS_CACHE_MAX = 8  # each vector's table grows to at most 51 MB as it fills
-_KEY_BY_PROFILE: dict[int, tuple] = {}  # id(profile) -> (profile, header key)
-
-
-def _header(profile) -> np.ndarray:
-    h = core.meld_values(profile)
-    h[P_ACE_LOW] = int(bool(profile.ace_low))
-    h[P_ACE_VALUE] = profile.ace_value
-    h[P_ACE_LOW_VALUE] = profile.ace_low_value
-    h[P_JOKER_PENALTY] = profile.joker_penalty
-    h[P_JOKER_MELDS] = int(bool(profile.joker_melds))
-    h[P_MAX_JOKERS_PER_MELD] = profile.max_jokers_per_meld
-    h[P_KMAX] = min(profile.max_jokers_per_meld, MAX_JOKERS)
-    h[P_OPENING_MIN] = profile.opening_min
-    h[P_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
-    h[P_FORMAT] = FORMAT
-    return h
-
-
-def params_array(profile) -> np.ndarray:
-    """The int32 vector the kernels take: the profile's search parameters, then the lazy table.
-
-    Profiles with the same search parameters share one vector, so a process fills each table once.
-    Treat it as opaque and read-only outside this module; build it where it is used (it is large
-    to send to another process).
-    """
-    hit = _KEY_BY_PROFILE.get(id(profile))
-    if hit is not None and hit[0] is profile:
-        key = hit[1]
-    else:
-        key = tuple(int(x) for x in _header(profile))
-        if len(_KEY_BY_PROFILE) >= 256:
-            _KEY_BY_PROFILE.clear()
-        _KEY_BY_PROFILE[id(profile)] = (profile, key)  # holding the profile keeps its id from being reused
-    arr = _PARAMS_CACHE.pop(key, None)
-    if arr is None:
-        if len(_PARAMS_CACHE) >= _PARAMS_CACHE_MAX:
-            _PARAMS_CACHE.pop(next(iter(_PARAMS_CACHE)))
-        arr = np.zeros(HDR + N_PAT * ENTRY // 2, dtype=np.int32)  # zero pages: memory used as filled
-        arr[:HDR] = key
-    _PARAMS_CACHE[key] = arr
-    return arr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1105,35 +1041,22 @@ def deal_hands(rng: np.random.Generator, n: int, hand_size: int, jokers: int, ch
     return out
 
 
-_FAST: dict = {}
-
-
-def params_of(profile) -> np.ndarray:
-    """``params_array`` with one dictionary lookup (the bots ask for it hundreds of times a hand)."""
-    hit = _FAST.get(id(profile))
-    if hit is None or hit[0] is not profile:
-        if len(_FAST) >= 256:
-            _FAST.clear()
-        hit = _FAST[id(profile)] = (profile, params_array(profile))  # holding the profile keeps its id
-    return hit[1]
-
-
 def fast_search(counts: np.ndarray, profile) -> tuple[int, int, int]:
     """``search`` for trusted hands (the engine's own int8 count vectors): no conversion or checks."""
-    return search_kernel(counts, params_of(profile))
+    return search_kernel(counts, compiled(profile).params)
 
 
 def fast_batch(hands: np.ndarray, profile) -> np.ndarray:
     """``batch`` for trusted hands (a C-contiguous int8 (n, 53) array from the engine or bots):
     an (n, 3) array of max_meld_value, min_deadwood, min_loose, with no conversion or checks."""
     out = np.empty((hands.shape[0], 3), dtype=np.int32)
-    batch_kernel(hands, params_of(profile), out)
+    batch_kernel(hands, compiled(profile).params, out)
     return out
 
 
 def search(counts, profile) -> tuple[int, int, int]:
     """(max_meld_value, min_deadwood, min_loose) of one hand."""
-    v, d, l = search_kernel(as_counts(counts), params_array(profile))
+    v, d, l = search_kernel(as_counts(counts), compiled(profile).params)
     return int(v), int(d), int(l)
 
 
@@ -1158,7 +1081,7 @@ def batch(hands: np.ndarray, profile) -> dict:
         raise C.CardError(f"hands hold a negative count, a natural more than {C.COPIES} times or more than "
                           f"{MAX_JOKERS} jokers")
     out = np.empty((hands.shape[0], 3), dtype=np.int32)
-    batch_kernel(hands, params_array(profile), out)
+    batch_kernel(hands, compiled(profile).params, out)
     return {"max_meld_value": out[:, 0].copy(), "min_deadwood": out[:, 1].copy(), "min_loose": out[:, 2].copy()}
 
 
@@ -1179,7 +1102,7 @@ OPENING, DEADWOOD = 0, 1  # the two objectives of a partition
 def _cached(counts, profile, o: int) -> tuple | None:
     """The cached ``_partition`` of a count vector already answered (None if it was not)."""
     if type(counts) is np.ndarray and counts.dtype == np.int8 and counts.shape == (C.N_KINDS,):
-        return _ANALYSED.get((id(params_of(profile)), o, counts.tobytes()))
+        return _ANALYSED.get((id(compiled(profile).params), o, counts.tobytes()))
     return None
 
 
@@ -1190,7 +1113,7 @@ def _partition(counts, profile, o: int) -> tuple:
     if hit is not None:
         return hit
     counts = as_counts(counts)
-    prm = params_of(profile)
+    prm = compiled(profile).params
     v, d, l, rows, left = _partition_kernel(counts, prm, o)
     hit = (int(v), int(d), int(l), tuple(_melds_from_rows(rows)), tuple(left.tolist()))
     if len(_ANALYSED) >= _ANALYSED_MAX:
@@ -1217,7 +1140,7 @@ def can_open(counts, profile) -> tuple[bool, list]:
     hit = _cached(counts, profile, OPENING)
     if hit is None:
         counts = as_counts(counts)
-        if search_kernel(counts, params_of(profile))[0] < profile.opening_min:
+        if search_kernel(counts, compiled(profile).params)[0] < profile.opening_min:
             return False, []  # no need to lay out the melds
         hit = _partition(counts, profile, OPENING)
     if hit[0] < profile.opening_min:
@@ -1232,20 +1155,20 @@ def best_discard(counts, profile, forbid: int = -1) -> tuple[int, int]:
     counts = as_counts(counts)
     if counts.sum() == 0:
         raise ValueError("an empty hand has nothing to discard")
-    c, d = best_discard_except_kernel(counts, params_of(profile), forbid)
+    c, d = best_discard_except_kernel(counts, compiled(profile).params, forbid)
     return int(c), int(d)
 
 
 def least_scored_discard(counts, profile, cands: list[int], extra: np.ndarray) -> int:
     """For trusted hands: the card of ``cands`` minimising deadwood after discarding it plus
     ``extra[card]`` (int64, 53 entries); ties go to the higher id; -1 for no candidates."""
-    return int(least_scored_discard_kernel(counts, params_of(profile), np.asarray(cands, dtype=np.int64), extra))
+    return int(least_scored_discard_kernel(counts, compiled(profile).params, np.asarray(cands, dtype=np.int64), extra))
 
 
 def full_partition(counts, profile) -> tuple[int, list] | None:
     """(value, melds) of the most valuable partition melding every card, or None if none does."""
     counts = as_counts(counts)
-    v, rows = _full_partition(counts, params_array(profile))
+    v, rows = _full_partition(counts, compiled(profile).params)
     if v <= NEG:
         return None
     return int(v), _melds_from_rows(rows)
@@ -1253,7 +1176,7 @@ def full_partition(counts, profile) -> tuple[int, list] | None:
 
 def _go_out(counts, profile, kalooki: bool):
     counts = as_counts(counts)
-    prm = params_of(profile)
+    prm = compiled(profile).params
     c = int(go_out_kernel(counts, prm, kalooki))
     if c < 0:
         return False, None, []

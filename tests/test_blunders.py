@@ -28,9 +28,9 @@ import pytest
 
 from sim import profiles
 from sim.bots import make_bot
-from sim.bots.greedy_core import kalooki_pays_more
 from sim.cards import JOKER, cards_str, from_counts, parse_card as C
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HIGH, LOW, HandState, IllegalTurn, LayOff, NewMeld, Play, Split
+from sim.engine.core import compiled, kalooki_pays_more
 from sim.engine.loop import play_hand
 
 from sure_go_out import sure_go_out
@@ -316,7 +316,8 @@ def test_the_lay_off_finder_matches_the_reference_jokers_included():
         bots = [make_bot("greedy", np.random.default_rng(i)) for i in range(4)]
         tables = []
         play_hand(st, bots, [0, 1, 2, 3], on_turn=lambda s: tables.append(list(s.table)))
-        rp, _, prm = FG._rules(st)
+        cp = compiled(st.profile)
+        rp, prm = cp.rules, cp.params
         for table in tables[len(tables) // 2::3]:
             for _ in range(8):
                 hand = np.zeros(53, np.int8)

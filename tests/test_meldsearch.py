@@ -19,6 +19,7 @@ from sim import cards as C
 from sim import melds as M
 from sim import meldsearch as ms
 from sim import profiles
+from sim.engine.core import compiled
 
 NEG = float("-inf")
 K40 = profiles.load("kalooki40")
@@ -324,7 +325,7 @@ def test_batch_equals_single_hand():
 
 def test_kernels_callable_from_compiled_code():
     from numba import njit
-    prm = ms.params_array(K40)
+    prm = compiled(K40).params
 
     @njit
     def total(hs, prm):
@@ -433,11 +434,11 @@ def test_bad_hands_rejected():
         ms.batch(np.zeros((3, 52), dtype=np.int8), K40)
 
 
-def test_params_array_shared_and_header():
-    a = ms.params_array(K40)
-    assert a is ms.params_array(profiles.load("british"))  # same search parameters
-    assert a.dtype == np.int32 and a[ms.P_OPENING_MIN] == 40
-    assert ms.params_array(K51) is not a
+def test_profiles_with_the_same_search_parameters_share_one_table():
+    a = compiled(K40).params
+    assert a is compiled(profiles.load("british")).params  # same search parameters
+    assert a.dtype == np.int32 and a[ms.P_OPENING_MIN] == 40 and a.size == ms.HDR + ms.N_PAT * ms.ENTRY // 2
+    assert compiled(K51).params is not a
 
 
 def test_best_discard_with_a_forbidden_card_and_scored_discards_match_plain_searches():

@@ -9,6 +9,7 @@ from sim import meldsearch as MS
 from sim import profiles
 from sim.bots.outlook import NEUTRAL, _isolated, _joker_floor, _outlook_plain, _sane, outlook_kernel, stakes_ints
 from sim.cards import COPIES, JOKER, N_KINDS
+from sim.engine.core import compiled
 from sim.equity import ST_CURVE, ST_XMAX, neutral_stakes
 from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
 
@@ -102,7 +103,7 @@ def test_outlook_kernel_matches_brute_force(cases):
     compared = 0
     for t in range(cases):
         profile = profiles.load(names[t % len(names)])
-        prm = MS.params_of(profile)
+        prm = compiled(profile).params
         hand, cands, unseen = _random_case(rng, profile)
         srow = _random_row(rng)
         got = np.zeros((cands.size, 2), np.int64)
@@ -133,7 +134,7 @@ def test_odd_inputs_take_the_brute_force():
     names = profiles.available()
     for t in range(60):
         profile = profiles.load(names[t % len(names)])
-        prm = MS.params_of(profile)
+        prm = compiled(profile).params
         hand, cands, unseen = _random_case(rng, profile)
         got = np.zeros((cands.size, 2), np.int64)
         want = np.zeros((cands.size, 2), np.int64)
@@ -177,7 +178,7 @@ def test_joker_floor_is_a_lower_bound():
         profile = profiles.load(names[t % len(names)])
         if profile.jokers == 0:
             continue
-        prm = MS.params_of(profile)
+        prm = compiled(profile).params
         hand, _, _ = _random_case(rng, profile)
         hand[JOKER] = max(hand[JOKER], int(rng.integers(1, profile.jokers + 1)))
         floor = _joker_floor(hand, prm, MS.search_kernel(hand, prm)[1])
@@ -186,7 +187,7 @@ def test_joker_floor_is_a_lower_bound():
         checked += floor >= 0
     assert checked > 1000
     profile = next(p for p in map(profiles.load, names) if p.jokers >= 3 and p.max_jokers_per_meld >= 3)
-    prm = MS.params_of(profile)
+    prm = compiled(profile).params
     hand = np.zeros(N_KINDS, np.int64)
     hand[[0, 13]] = 1  # two 2s
     hand[JOKER] = 3

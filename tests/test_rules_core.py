@@ -31,8 +31,8 @@ def test_rows_round_trip_and_values_agree():
             for m in MS.analyse(counts, p).deadwood:
                 row = M.row_of(m)
                 assert M.meld_of(row) == m
-                assert core.check_row(row, core.rules_for(p)) == core.OK
-                assert core.meld_value(row, MS.params_of(p)) == M.value(m, p)
+                assert core.check_row(row, core.compiled(p).rules) == core.OK
+                assert core.meld_value(row, core.compiled(p).params) == M.value(m, p)
 
 
 @pytest.mark.parametrize("meld,changes,rule", [
@@ -168,7 +168,7 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
         wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
         whand = np.empty(N_KINDS, np.int8)
         code = T.apply_turn(tab, 1, hand, xops, mrows, len(xops), c["2C"], c["KD"], T.DRAW_STOCK, True, False,
-                            core.rules_array(p), MS.params_of(p), wtab, whand, *scratch)
+                            core.rules_array(p), core.compiled(p).params, wtab, whand, *scratch)
         err = scratch[5]
         return code, int(err[T.E_OP]), int(err[T.E_CODE])
 
@@ -192,7 +192,7 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     hand[[c["2C"], c["KD"]]] = 1
     xops = np.array([take, (T.X_LAYOFF, 1, c["7H"], core.HIGH, -1)], np.int64)
     assert T.apply_turn(tab, 2, hand, xops, np.full((2, core.ROW_W), -1, np.int64), 2, c["2C"], c["KD"],
-                        T.DRAW_STOCK, True, False, core.rules_array(K40), MS.params_of(K40), wtab, whand,
+                        T.DRAW_STOCK, True, False, core.rules_array(K40), core.compiled(K40).params, wtab, whand,
                         *scratch) == T.OK
     assert M.meld_of(wtab[0]) == M.group(5, [c["7S"], c["7D"], JOKER], [3])
     assert (wtab[:2, core.HOLD] == core.H_NONE).all()
@@ -227,7 +227,7 @@ def test_the_table_operations_hold_a_closed_group_s_jokers_for_the_turn():
     # moves on its working table) meets the same rule
     K51 = profiles.load("kalooki51")
     c = dict(zip("7H 7S 7D 7C".split(), parse_cards("7H 7S 7D 7C")))
-    prm = MS.params_of(K40)
+    prm = core.compiled(K40).params
     out, out2, out3 = (np.empty(core.ROW_W, np.int64) for _ in range(3))
 
     def held(row):

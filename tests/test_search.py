@@ -13,7 +13,7 @@ from sim import profiles
 from sim.bots import make_bot
 from sim.bots import search_core as SC
 from sim.cards import parse_cards
-from sim.engine import DRAW_STOCK, HandState
+from sim.engine import DRAW_STOCK, HandState, core
 from sim.records import ShardSpec, play_shard
 
 from test_hand_loop import _copy, assert_same, compare_dealt, play_fast, play_python, random_midhand
@@ -310,14 +310,13 @@ def test_a_single_hand_game_is_searched_for_its_money():
 
 
 def test_the_ledger_and_the_search_pay_by_one_rule():
-    from sim.bots.greedy_core import rules_array
     from sim.game import Ledger
     from sim.engine import HandResult
     ledger = Ledger(EAST, 3)
     ledger.record_hand(HandResult(winner=0, win_type="kalooki", penalties=[0, 30, 40], cards_left=[0, 4, 6],
                                   jokers_left=[0, 1, 0]))
     assert ledger.balances == [2 * (3 + 2) + 2 * 6, -2 * (3 + 2), -2 * 6]
-    rp = rules_array(EAST)
+    rp = core.compiled(EAST).rules
     hand = np.zeros(53, np.int8)
     hand[:3] = 1
     hand[52] = 1

@@ -9,12 +9,11 @@ import pytest
 from sim import meldsearch as MS
 from sim import profiles
 from sim.bots import expert_core as XC
-from sim.bots import greedy_core as FG
 from sim.bots import search_core as SC
 from sim.bots.outlook import NEUTRAL, _cost, stakes_ints
 from sim.bots.registry import make_bot
 from sim.cards import card_str, parse_card as C
-from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState
+from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, core
 from sim.engine import loop as LOOP
 from sim.engine.hand import H_W, H_WIN_TYPE, H_WINNER, WIN_CALL, WIN_KALOOKI
 from sim.engine.loop import play_hand
@@ -191,7 +190,8 @@ def test_a_neutral_row_plays_as_no_row():
 
 def test_the_search_scores_a_rollout_by_the_row():
     st = HandState.scripted(K40, ["KS QS 4C", "2C 3C 4C 5C 6C"], stock="KD", discard="2D", current=0)
-    rp, values, prm = FG._rules(st)
+    cp = core.compiled(K40)
+    rp, values, prm = cp.rules, cp.hand_values, cp.params
     mv, ws, rec = MS._workspace()
     res = np.zeros(H_W, np.int64)
     row = stakes_ints(cliff(1, at=20, win=35.0))[0]

@@ -19,7 +19,7 @@ is played by ``sim.engine.loop.play_hand``, in the compiled hand loop a table's 
 from __future__ import annotations
 
 from ..engine.loop import compiled_hand_loop
-from .greedy_core import kalooki_pays_more
+from ..engine.core import kalooki_pays_more
 from .base import Bot
 from .expert import ExpertBot
 from .greedy import GreedyBot

@@ -595,10 +595,11 @@ def stakes_row(state, me: int) -> np.ndarray:
 
 def decide_draw(state, me: int, xp: np.ndarray) -> int:
     """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
-    rp, values, prm = FG._rules(state)
+    cp = core.compiled(state.profile)
     opened, turns, tab = turn_arrays(state)
     return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, state.profile.jokers, values, rp, prm, xp, stakes_row(state, me)))
+                           len(state.stock), tab, state.profile.jokers, cp.hand_values, cp.rules, cp.params, xp,
+                           stakes_row(state, me)))
 
 
 def max_risk_for(state, me: int, max_risk: int) -> int:
@@ -615,13 +616,14 @@ def feed_risks(state, me: int, table) -> np.ndarray:
 
 def discard_candidates(hand, profile, forbid: int) -> list[int]:
     """The cards the discard is chosen from (``_candidates``)."""
-    return candidates_kernel(np.asarray(hand, dtype=np.int8), forbid, MS.params_of(profile)).tolist()
+    return candidates_kernel(np.asarray(hand, dtype=np.int8), forbid, core.compiled(profile).params).tolist()
 
 
 def choose_discard(state, me: int, hand, forbid: int, table, xp: np.ndarray) -> int:
     """The discard from ``hand`` (after the turn's operations, ``table`` the table after them)."""
     from .outlook import unseen_counts
-    _, values, prm = FG._rules(state)
+    cp = core.compiled(state.profile)
+    values, prm = cp.hand_values, cp.params
     nxt = (me + 1) % state.n
     unseen = unseen_counts(state, me)
     return int(discard_kernel(np.asarray(hand, dtype=np.int8), forbid, _rows(table),

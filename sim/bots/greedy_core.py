@@ -456,43 +456,6 @@ def waiting_kernel(bp, me, hand, hands, opened, n_stock, rp, prm):
 
 drop_stale(draw_kernel, (MS, core, kinds))
 
-_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, values, meld search parameters)
-
-
-def rules_array(profile) -> np.ndarray:
-    """The rule parameters the compiled bots and hand loop read, as an int64 vector (R_* offsets): the
-    engine's rules vector, then the bots' words."""
-    r = np.zeros(R_SIZE, np.int64)
-    r[:core.R_SIZE] = core.rules_array(profile)
-    r[R_KALOOKI_PAYS_MORE] = int(kalooki_pays_more(profile))
-    r[R_TABLE_OPENING] = int(bool(profile.joker_take_at_opening or profile.layoffs_count_for_opening))
-    r[R_MONEY_PER_HAND] = int(profile.game_end == "single_hand")
-    r[R_PAY_PER_CARD] = profile.pay_per_card
-    r[R_PAY_PER_JOKER] = profile.pay_per_joker
-    r[R_PAY_DOUBLE] = int(bool(profile.pay_double_on_kalooki))
-    return r
-
-
-def kalooki_pays_more(p) -> bool:
-    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
-    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
-    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
-    if p.kalooki_double_penalty:
-        return True
-    if p.game_end == "elimination":
-        return p.stake_kalooki > p.stake_call
-    return p.game_end == "single_hand" and p.pay_double_on_kalooki
-
-
-def _rules(state):
-    p = state.profile
-    hit = _RULES.get(id(p))
-    if hit is None or hit[0] is not p:
-        if len(_RULES) >= 64:
-            _RULES.clear()
-        hit = (p, rules_array(p), np.asarray(state.values, dtype=np.int64), MS.params_array(p))
-        _RULES[id(p)] = hit
-    return hit[1], hit[2], hit[3]
 
 
 def bot_params(bot) -> np.ndarray:
@@ -506,19 +469,19 @@ def bot_params(bot) -> np.ndarray:
 
 def decide_draw(state, me: int, kind: int, bp: np.ndarray) -> int:
     """The draw (``DRAW_STOCK``/``DRAW_DISCARD``) of a bot of this kind and these parameters."""
-    rp, values, prm = _rules(state)
+    cp = core.compiled(state.profile)
     opened, turns, tab = turn_arrays(state)
     return int(draw_kernel(kind, bp, me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, values, rp, prm))
+                           len(state.stock), tab, cp.hand_values, cp.rules, cp.params))
 
 
 def decide_play(state, me: int, kind: int, bp: np.ndarray):
     """The ``Play`` of a bot of this kind after its draw, or None where a patient asks for an opening
     with the table's help (``bots.moves.table_opening``)."""
-    rp, values, prm = _rules(state)
+    cp = core.compiled(state.profile)
     opened, turns, tab = turn_arrays(state)
     disc, ops, melds, status = play_kernel(kind, bp, me, state.hands, opened, turns, len(state.stock), tab,
-                                           state.drawn_card, state.drawn_from, values, rp, prm)
+                                           state.drawn_card, state.drawn_from, cp.hand_values, cp.rules, cp.params)
     if status != 0:
         raise RuntimeError(f"compiled play: {STATUS_RULES.get(int(status), status)}")
     if disc == TABLE_OPENING:
@@ -537,12 +500,12 @@ def decide_play(state, me: int, kind: int, bp: np.ndarray):
 
 def waiting(state, me: int, hand: np.ndarray, bp: np.ndarray) -> bool:
     """PatientBot._waiting (``waits_for_kalooki``) for the Python engine."""
-    rp, _, prm = _rules(state)
+    cp = core.compiled(state.profile)
     return bool(waiting_kernel(bp, me, hand, state.hands, np.array(state.opened, dtype=np.int64), len(state.stock),
-                               rp, prm))
+                               cp.rules, cp.params))
 
 
 def deadwood_discard(state, hand, forbid: int) -> int:
     """``kernels.discards.deadwood_discard`` for the Python engine."""
-    _, values, prm = _rules(state)
-    return int(deadwood_discard_kernel(np.ascontiguousarray(hand, dtype=np.int8), forbid, values, prm))
+    cp = core.compiled(state.profile)
+    return int(deadwood_discard_kernel(np.ascontiguousarray(hand, dtype=np.int8), forbid, cp.hand_values, cp.params))

@@ -53,7 +53,6 @@ from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_
                            H_TURN_NO, H_VOID, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
                            S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
                            STATUS_INVARIANT, WIN_KALOOKI)
-from .greedy_core import _rules
 from .kernels.plays import NO_TABLE
 from . import kinds as bot_kinds
 from .outlook import stakes_matrix, unseen_kernel
@@ -197,7 +196,7 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     if kinds is None:
         kinds = np.zeros(state.n, np.int64)
         bp = np.zeros((state.n, XC.X_W), np.int64)
-    rp, values, prm = _rules(state)
+    cp = core.compiled(state.profile)
     stock = np.array(state.stock[::-1], dtype=np.int64)
     discard = np.array(state.discard, dtype=np.int64)
     opened0 = np.array(state.opened, dtype=np.int64)
@@ -207,7 +206,7 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     h = HD.new_hand(state.hands, stock, np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
                     discard, table0, opened0, turns0, TL.card_counts(state.pickups), TL.card_counts(state.discards_by),
                     state.current, state.reshuffles, state.turn_no)
-    inp = HD.HandInputs(prm, rp, values, core.rules_for(state.profile), state.profile.jokers, state.reshuffle_keys,
+    inp = HD.HandInputs(cp.params, cp.rules, cp.hand_values, cp.rules, state.profile.jokers, state.reshuffle_keys,
                         state.draw_keys if keyed else _NO_KEYS,
                         np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS)
     seats = TL.Seats(kinds, bot_kinds.table(), bp, _NO_STREAMS if streams is None else streams,

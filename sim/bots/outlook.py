@@ -21,7 +21,7 @@ from numba import njit
 
 from .. import meldsearch as MS
 from ..cards import COPIES, JOKER, N_KINDS
-from ..engine.core import ROW_W
+from ..engine.core import ROW_W, compiled
 from ..equity import ST_CURVE, ST_W, ST_XMAX, neutral_stakes
 from ..melds import row_of
 from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
@@ -459,6 +459,6 @@ def outlook(hand: np.ndarray, profile, cands: list[int], unseen: np.ndarray, sro
     weight = int(unseen.sum())
     if weight == 0 or not cands:
         return out.astype(np.float64)
-    outlook_kernel(hand, MS.params_of(profile), np.asarray(cands, dtype=np.int64), unseen, out,
+    outlook_kernel(hand, compiled(profile).params, np.asarray(cands, dtype=np.int64), unseen, out,
                    NEUTRAL if srow is None else srow)
     return out / weight

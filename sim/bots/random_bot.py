@@ -192,7 +192,7 @@ class RandomBot(Bot):
 
     def draw(self, state, me) -> int:
         self.ensure(64)
-        rp, _, _ = FG._rules(state)
+        rp = core.compiled(state.profile).rules
         opened, turns = np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64)
         src, self.pos = draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64), rp,
                                     self.stream, self.pos)
@@ -200,11 +200,11 @@ class RandomBot(Bot):
 
     def play(self, state, me) -> Play:
         self.ensure(64)
-        rp, _, prm = FG._rules(state)
+        cp = core.compiled(state.profile)
         tab = table_rows(state.table) if state.table else NO_TABLE
         disc, self.pos, ops, mrows = play_kernel(
             me, state.hands, np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64), tab,
-            state.drawn_card, state.drawn_from, rp, core.rules_for(state.profile), prm, self.stream, self.pos)
+            state.drawn_card, state.drawn_from, cp.rules, cp.rules, cp.params, self.stream, self.pos)
         return Play(decode(ops, mrows), int(disc))
 
     def dealer_swap(self, state, me):

@@ -18,7 +18,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   is a candidate only where the engine takes it (a discard taken to open or meld with must be used),
   where it leaves more than jokers in the hand (every bot lays its jokers before it is left with
   nothing else) and, against a play that goes out, only where the seat has not opened, the going out is no
-  Kalooki and the profile pays a Kalooki more (``greedy_core.kalooki_pays_more``): elsewhere going
+  Kalooki and the profile pays a Kalooki more (``sim.engine.core.kalooki_pays_more``): elsewhere going
   out is never worse.  The other way round, where the lookahead waits (for a Kalooki) though its
   hand could open, ``hold`` adds opening now: greedy's play (every meld held laid down, lay-offs)
   with the lookahead's discard for the hand it leaves.  Where the lookahead's play lays several
@@ -754,9 +754,9 @@ def seen(state):
     """``state`` as the compiled search reads it, at the turn of the seat to play: (its fixed inputs, a
     ``HandInputs``; the hand, a ``Hand``, its SC_OWN words zero).  The search reads of the stock only its
     size and of the other hands only their sizes."""
-    rp, values, prm = FG._rules(state)
+    cp = core.compiled(state.profile)
     opened, turns, tab = turn_arrays(state)
-    inp = HD.HandInputs(prm, rp, values, core.rules_for(state.profile), state.profile.jokers, state.reshuffle_keys,
+    inp = HD.HandInputs(cp.params, cp.rules, cp.hand_values, cp.rules, state.profile.jokers, state.reshuffle_keys,
                         _NO_KEYS, _NO_IDS)
     h = HD.new_hand(state.hands, np.array(state.stock[::-1], dtype=np.int64), _NO_IDS,
                     np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),

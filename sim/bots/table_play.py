@@ -743,11 +743,11 @@ drop_stale(expert_play_kernel, (FG, MS, core, TU))
 def expert_play(state, me: int, max_harvests: int):
     """(Play or None, hand left, working table as melds): the Play when complete, else None and the
     caller chooses the discard from the hand left with the working table."""
-    rp, values, prm = FG._rules(state)
+    cp = core.compiled(state.profile)
     tab = table_rows(state.table) if state.table else NO_TABLE
     answer, disc, ops, mrows, hand, table = expert_play_kernel(
         me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
-        values, rp, core.rules_for(state.profile), prm, max_harvests)
+        cp.hand_values, cp.rules, cp.rules, cp.params, max_harvests)
     out = decode(ops, mrows)
     if answer == PLAYED:
         return Play(out, int(disc)), hand, None
@@ -757,22 +757,22 @@ def expert_play(state, me: int, max_harvests: int):
 def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
     """An opening that uses the table where the profile allows it (``_table_opening``): (operations,
     hand left) of the valid opening leaving the least deadwood after the best discard, or None."""
-    rp, _, prm = FG._rules(state)
-    if rp[R_TABLE_OPENING] == 0:
+    cp = core.compiled(state.profile)
+    if cp.rules[R_TABLE_OPENING] == 0:
         return None
     keep = 2 if (state.turns_taken[me] == 0 and not state.profile.go_out_first_round) else 1
     tab = table_rows(state.table) if state.table else NO_TABLE
     n, ops, mrows, rest = table_opening_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab, forbid, must_meld,
-                                               keep, rp, core.rules_for(state.profile), prm)
+                                               keep, cp.rules, cp.rules, cp.params)
     return (decode(ops, mrows), rest) if n > 0 else None
 
 
 def harvest_options(state, hand, adds=None) -> list:
     """Every table move ``_harvest_options`` offers now, as lists of the engine's operations, in its
     order; ``adds``: the turn's additions to run ends (``new_adds``)."""
-    rp, _, _ = FG._rules(state)
+    rules = core.compiled(state.profile).rules
     tab = table_rows(state.table) if state.table else NO_TABLE
     hops, hn, _ = harvest_options_kernel(np.ascontiguousarray(hand, dtype=np.int8), tab,
-                                         new_adds() if adds is None else adds, rp, core.rules_for(state.profile))
+                                         new_adds() if adds is None else adds, rules, rules)
     empty = np.zeros((0, OUT_W), np.int64)
     return [decode(hops[k, :hn[k]], np.full((hn[k], OUT_W), -1, np.int64) if hn[k] else empty) for k in range(len(hn))]

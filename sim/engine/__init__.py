@@ -20,7 +20,7 @@ into a group), ``Take`` (harvest a card from a table meld: run ends, a four-card
 At the end every harvested card must be on the table again and every table meld valid.
 
 The package: ``actions`` (what a turn is made of), ``core`` (the rules of melds and of each table
-operation, compiled, over meld rows; the profile's rules vector and meld values), ``turn`` (a whole play validated and applied in one compiled
+operation, compiled, over meld rows; the profile compiled once for them, the meld search and the bots, ``compiled``), ``turn`` (a whole play validated and applied in one compiled
 function: the only copy of the turn's rules, called by ``HandState.apply_play`` and by the compiled
 hand loop alike), ``hand`` (a compiled hand's record and the steps that are no player's turn: the
 stock renewed, a stock draw, a turn's counters, the invariants; ``HandState`` and the compiled hand

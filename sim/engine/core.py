@@ -16,16 +16,22 @@ card taken from it leaves a three-card group that keeps its jokers for the rest 
 lay-off that turn (``H_LAID``).  Otherwise a card taken off a closed group and given back as a
 missing suit would free its joker for one card, which the direct swap refuses (docs/RULES.md 11).
 
-``rules`` is the int64 vector ``rules_array(profile)`` (R_* words): the profile rules the meld and
-table operations and the turn read; ``prm`` holds the meld values (``meld_values``: the words the
-meld search's parameter vector holds them in, so either may be passed).
+A profile reaches compiled code once, as a ``CompiledProfile`` (``compiled(profile)``, made once per
+profile and read by the engine, the meld search and the bots alike): ``rules``, the int64 rules vector
+(R_* words: the rules the meld and table operations and the turn read, then the words of scoring the
+bots read), and ``params``, the int32 parameter vector (P_* header words: the meld values and the meld
+search's parameters, then the meld search's table), passed to the functions here as ``prm``.  What a
+meld counts is ``slot_value``, written once over the meld values: ``meld_value``, a lay-off's points,
+the turn's opening count and ``sim.melds.value`` all add it up.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..cards import JOKER, N_RANKS, rank_value
+from ..cards import JOKER, N_RANKS, hand_values, rank_value
 from ..jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 RUN, GROUP = 0, 1  # sim.melds
@@ -38,12 +44,28 @@ MAX_SLOTS = 14
 HOLD = 31
 H_NONE, H_HELD, H_LAID = -1, 1, 2  # HOLD: nothing; jokers kept this turn; closed by this turn's lay-off
 
-# The profile's meld values: words of the meld search's parameter vector (``sim.meldsearch.params_array``,
-# whose first HEADER_W int32 words are the profile's, and these among them), written by ``meld_values``:
-# what a joker counts in an all-joker meld, each extended rank in a run (0 a low ace .. 13 a high ace),
-# each rank in a group and in hand.
-P_JOKER_MELD_VALUE, P_EXTV, P_HV = 5, 16, 32
+# The profile's parameter header: the first HEADER_W int32 words of ``CompiledProfile.params``, written by
+# ``params_header``; the meld search's table of suit patterns follows it (SEARCH_TABLE_W int32 words, zero
+# until sim.meldsearch fills them).  The meld values are the words a meld's slots count (``slot_value``):
+# what a joker counts in an all-joker group, each extended rank in a run (0 a low ace .. 13 a high ace),
+# each rank in a group (and in hand); the other words are the meld search's.
+P_ACE_LOW = 0
+P_ACE_VALUE = 1
+P_ACE_LOW_VALUE = 2
+P_JOKER_PENALTY = 3
+P_JOKER_MELDS = 4
+P_JOKER_MELD_VALUE = 5
+P_MAX_JOKERS_PER_MELD = 6
+P_KMAX = 7  # min(max_jokers_per_meld, MAX_JOKERS): most jokers one meld can take here
+P_OPENING_MIN = 8
+P_KALOOKI_EXEMPT = 9
+P_FORMAT = 10
+P_EXTV = 16  # 14 words: what each extended rank counts in a run
+P_HV = 32  # 13 words: what each rank counts in a group and in hand (an ace ace_value)
 HEADER_W = 64
+PARAMS_FORMAT = 1  # P_FORMAT: the table's layout, so a header of another layout never shares a table
+MAX_JOKERS = 4  # the most jokers a pack holds (sim.profiles: jokers), the meld search's joker axis
+SEARCH_TABLE_W = 3 ** 13 * 8  # a 16-word int16 entry per base-3 count pattern of one suit (sim.meldsearch)
 
 # rules vector words
 R_ACE_LOW = 0
@@ -64,11 +86,31 @@ R_TWO_TOTAL = 13  # run_add_limit == "two_total"
 R_RESHUFFLE_ONCE = 14  # stock_exhausted == "reshuffle_once"
 R_PICKUP_BEFORE_OPENING = 15  # discard_pickup_before_opening
 R_TURN_CAP = 16  # turns after which a hand is stalled
-R_SIZE = 20
+R_SIZE = 20  # the words of melds and turns; the words of scoring follow them
+# what the profile's scoring makes of a hand's end: no turn reads these, the bots weigh their choices by them
+R_KALOOKI_PAYS_MORE = R_SIZE  # kalooki_pays_more(profile)
+R_TABLE_OPENING = R_SIZE + 1  # joker_take_at_opening or layoffs_count_for_opening: the table helps an opening
+R_MONEY_PER_HAND = R_SIZE + 2  # game_end == "single_hand": every hand is paid in money (sim.game.loser_pays)
+R_PAY_PER_CARD = R_SIZE + 3
+R_PAY_PER_JOKER = R_SIZE + 4
+R_PAY_DOUBLE = R_SIZE + 5  # pay_double_on_kalooki
+R_WORDS = R_SIZE + 6  # the rules vector's length
+
+
+def kalooki_pays_more(p) -> bool:
+    """Does going out by Kalooki pay more than an ordinary call under the profile's scoring?  Doubled
+    penalties (``kalooki_double_penalty``), a Kalooki stake above the call stake in elimination games,
+    doubled payments in single-hand games (``pay_double_on_kalooki``)."""
+    if p.kalooki_double_penalty:
+        return True
+    if p.game_end == "elimination":
+        return p.stake_kalooki > p.stake_call
+    return p.game_end == "single_hand" and p.pay_double_on_kalooki
 
 
 def rules_array(profile) -> np.ndarray:
-    r = np.zeros(R_SIZE, np.int64)
+    """The rules vector (int64, R_* words) of a profile; read it as ``compiled(profile).rules``."""
+    r = np.zeros(R_WORDS, np.int64)
     r[R_ACE_LOW] = int(bool(profile.ace_low))
     r[R_MAX_JOKERS] = profile.max_jokers_per_meld
     r[R_JOKER_MELDS] = int(bool(profile.joker_melds))
@@ -86,15 +128,29 @@ def rules_array(profile) -> np.ndarray:
     r[R_RESHUFFLE_ONCE] = int(profile.stock_exhausted == "reshuffle_once")
     r[R_PICKUP_BEFORE_OPENING] = int(bool(profile.discard_pickup_before_opening))
     r[R_TURN_CAP] = profile.turn_cap
+    r[R_KALOOKI_PAYS_MORE] = int(kalooki_pays_more(profile))
+    r[R_TABLE_OPENING] = int(bool(profile.joker_take_at_opening or profile.layoffs_count_for_opening))
+    r[R_MONEY_PER_HAND] = int(profile.game_end == "single_hand")
+    r[R_PAY_PER_CARD] = profile.pay_per_card
+    r[R_PAY_PER_JOKER] = profile.pay_per_joker
+    r[R_PAY_DOUBLE] = int(bool(profile.pay_double_on_kalooki))
     return r
 
 
-def meld_values(profile) -> np.ndarray:
-    """A parameter header (``HEADER_W`` int32 words) holding the profile's meld values (the ``P_*`` words
-    above), every other word zero: what these rules read of the meld search's parameters, and where the
-    meld search's own header takes them from."""
+def params_header(profile) -> np.ndarray:
+    """The parameter header (``HEADER_W`` int32 words, P_* above, every other word zero) of a profile."""
     h = np.zeros(HEADER_W, np.int32)
+    h[P_ACE_LOW] = int(bool(profile.ace_low))
+    h[P_ACE_VALUE] = profile.ace_value
+    h[P_ACE_LOW_VALUE] = profile.ace_low_value
+    h[P_JOKER_PENALTY] = profile.joker_penalty
+    h[P_JOKER_MELDS] = int(bool(profile.joker_melds))
     h[P_JOKER_MELD_VALUE] = profile.joker_meld_value
+    h[P_MAX_JOKERS_PER_MELD] = profile.max_jokers_per_meld
+    h[P_KMAX] = min(profile.max_jokers_per_meld, MAX_JOKERS)
+    h[P_OPENING_MIN] = profile.opening_min
+    h[P_KALOOKI_EXEMPT] = int(bool(profile.kalooki_exempt_from_minimum))
+    h[P_FORMAT] = PARAMS_FORMAT
     for e in range(ACE_HIGH_EXT + 1):
         h[P_EXTV + e] = (profile.ace_low_value if e == ACE_LOW_EXT
                          else rank_value(ACE if e == ACE_HIGH_EXT else e - 1, profile.ace_value))
@@ -103,27 +159,42 @@ def meld_values(profile) -> np.ndarray:
     return h
 
 
-_RULES: dict[int, tuple] = {}  # id(profile) -> (profile, rules vector, meld values)
+class CompiledProfile(NamedTuple):
+    """Every array compiled code reads of one profile, made once per profile by ``compiled``: the engine,
+    the meld search and the bots all read these, and none of them reads the profile's fields."""
+    rules: np.ndarray  # int64, R_* words: the rules of melds, table operations and turns, then of scoring
+    params: np.ndarray  # int32: the P_* header (meld values, the meld search's parameters), then its table
+    hand_values: np.ndarray  # int64, 53 words: each card's penalty left in a hand (cards.hand_values)
 
 
-def _compiled(profile) -> tuple:
-    hit = _RULES.get(id(profile))
-    if hit is None or hit[0] is not profile:
-        if len(_RULES) >= 256:
-            _RULES.clear()
-        # holding the profile keeps its id
-        hit = _RULES[id(profile)] = (profile, rules_array(profile), meld_values(profile))
-    return hit
+_COMPILED: dict[int, tuple] = {}  # id(profile) -> (profile, CompiledProfile)
+_COMPILED_MAX = 256
+_PARAMS: dict[bytes, np.ndarray] = {}  # a header's bytes -> its parameter vector, least recently made first
+_PARAMS_MAX = 8  # each vector's table grows to at most 51 MB as the meld search fills it
 
 
-def rules_for(profile) -> np.ndarray:
-    """``rules_array(profile)``, made once per profile."""
-    return _compiled(profile)[1]
-
-
-def meld_values_for(profile) -> np.ndarray:
-    """``meld_values(profile)``, made once per profile."""
-    return _compiled(profile)[2]
+def compiled(profile) -> CompiledProfile:
+    """The profile compiled, made once per profile object.  Profiles with the same header share one
+    parameter vector, so a process fills each meld search table once.  Read-only outside the meld search
+    (which fills the table); build it in the process that uses it (the table is large to send)."""
+    hit = _COMPILED.get(id(profile))
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    header = params_header(profile)
+    key = header.tobytes()
+    params = _PARAMS.pop(key, None)
+    if params is None:
+        if len(_PARAMS) >= _PARAMS_MAX:
+            _PARAMS.pop(next(iter(_PARAMS)))
+        params = np.zeros(HEADER_W + SEARCH_TABLE_W, np.int32)  # zero pages: memory used as the table fills
+        params[:HEADER_W] = header
+    _PARAMS[key] = params
+    cp = CompiledProfile(rules_array(profile), params,
+                         hand_values(profile.ace_value, profile.joker_penalty).astype(np.int64))
+    if len(_COMPILED) >= _COMPILED_MAX:
+        _COMPILED.clear()
+    _COMPILED[id(profile)] = (profile, cp)  # holding the profile keeps its id from being reused
+    return cp
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -241,17 +312,26 @@ def check_row(row, rules):
 
 
 @njit(cache=True)
+def slot_value(row, k, prm):
+    """Points of slot ``k`` of a meld, the card there or the card a joker there stands for: its extended
+    rank's in a run, ``joker_meld_value`` in an all-joker group, its rank's in a group.  The one count of
+    a meld's value; every other adds this up."""
+    if row[0] == RUN:
+        return prm[P_EXTV + row[1] + k]
+    if row[1] < 0:
+        return prm[P_JOKER_MELD_VALUE]
+    return prm[P_HV + row[1]]
+
+
+@njit(cache=True)
 def meld_value(row, prm):
     """Points of a meld for the opening minimum: jokers count as the card they stand for."""
-    n = row[2]
-    if row[0] == RUN:
-        v = 0
-        for i in range(n):
-            v += prm[P_EXTV + row[1] + i]
-        return v
-    if row[1] < 0:
-        return prm[P_JOKER_MELD_VALUE] * n
-    return prm[P_HV + row[1]] * n
+    if row[0] != RUN:
+        return slot_value(row, 0, prm) * row[2]  # a group's slots all count the same
+    v = 0
+    for k in range(row[2]):
+        v += slot_value(row, k, prm)
+    return v
 
 
 @njit(cache=True)
@@ -286,13 +366,11 @@ def lay_off_row(row, c, end, rep_wanted, rules, prm, out):
             out[CARDS + n] = c
             out[REPS + n] = rep
         out[2] = n + 1
-        added = prm[P_EXTV + e]
     else:
         if row[1] < 0:
             if c != JOKER:
                 return L_ALL_JOKER, 0, -1
             rep = -1
-            added = prm[P_JOKER_MELD_VALUE]
         else:
             suits = 0
             for k in range(n):
@@ -310,12 +388,12 @@ def lay_off_row(row, c, end, rep_wanted, rules, prm, out):
                 rep = c
             if rep % N_RANKS != row[1] or (suits >> (rep // N_RANKS)) & 1:
                 return L_GROUP_SUIT, 0, rep
-            added = prm[P_HV + row[1]]
         out[CARDS + n] = c
         out[REPS + n] = rep
         out[2] = n + 1
         if n + 1 == 4 and row[HOLD] != H_HELD and jokers_in(out) > 0:
             out[HOLD] = H_LAID  # closed by the player's own card: taking a card back opens it again
+    added = slot_value(out, 0 if row[0] == RUN and end == LOW else n, prm)
     code = check_row(out, rules)
     return code, added, rep
 

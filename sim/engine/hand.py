@@ -68,9 +68,8 @@ SC_W = 13
 # functions as one argument; ``new_hand`` makes one, ``copy_hand`` copies one (a rollout's).
 Hand = namedtuple("Hand", ("hands", "stats", "res", "stock", "ids", "discard", "tab", "opened", "turns", "pick",
                            "discby", "sc"))
-# A compiled hand's fixed inputs, read and never written while it is played: prm (the meld search's
-# parameters, sim.meldsearch.params_array), rp (the rules vector the bots read, which extends crules),
-# values (each card's penalty), crules (the rules core's vector, sim.engine.core.rules_for), jokers (the
+# A compiled hand's fixed inputs, read and never written while it is played: prm, rp, values and crules
+# (the profile's arrays, sim.engine.core.compiled: its params, rules, hand_values and rules), jokers (the
 # pack's), keys (the hand's reshuffle keys), draw_keys and draw_seats (a seat-keyed stock: the keys of
 # each seat before and after a reshuffle, the game seat of each position; draw_keys of size 0 draws
 # from the top).

@@ -220,7 +220,7 @@ class HandState:
         pile = np.array(self.discard, dtype=np.int64)
         stock = np.empty(len(pile), np.int64)
         ids = np.empty(len(pile), np.int64)
-        ns = HD.renew_stock(core.rules_for(self.profile), self.reshuffle_keys, self.reshuffles, pile, len(pile), stock,
+        ns = HD.renew_stock(core.compiled(self.profile).rules, self.reshuffle_keys, self.reshuffles, pile, len(pile), stock,
                             ids)
         if ns >= 0:
             self.discard = [int(pile[0])]
@@ -238,7 +238,7 @@ class HandState:
 
     def discard_obligation(self, seat: int) -> str | None:
         """What a player who takes the discard now must do with it: None, 'open' or 'meld'."""
-        ob = T.obligation(bool(self.opened[seat]), self.first_round(seat), core.rules_for(self.profile))
+        ob = T.obligation(bool(self.opened[seat]), self.first_round(seat), core.compiled(self.profile).rules)
         return (None, "open", "meld")[ob]
 
     def _draw_problem(self, source: int) -> IllegalTurn | None:
@@ -248,7 +248,7 @@ class HandState:
         hand = self.hands[self.current]
         top = self.discard[-1] if self.discard else -1
         code = T.draw_code(source, len(self.stock), len(self.discard), bool(self.opened[self.current]),
-                           int(hand[top]) if top >= 0 else 0, int(hand.sum()), core.rules_for(self.profile))
+                           int(hand[top]) if top >= 0 else 0, int(hand.sum()), core.compiled(self.profile).rules)
         if code == T.OK:
             return None
         return {
@@ -370,7 +370,7 @@ class HandState:
         stock = np.array(self.stock, dtype=np.int64)
         discard = np.array(self.discard, dtype=np.int64)
         code = HD.invariants(self.hands, rows, len(rows), stock, 0, len(stock), discard, len(discard), p.jokers,
-                             core.rules_for(p))
+                             core.compiled(p).rules)
         if code == HD.INV_MELD:
             bad = next(m for m in self.table if M.check(m, p) is not None)
             raise AssertionError(f"invalid table meld {bad}: {M.check(bad, p)}")

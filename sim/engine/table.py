@@ -112,7 +112,8 @@ class Turn:
         self.tab = table_rows(table)
         self.nt = len(table)
         self.hand0 = hand
-        self.rules, self.prm = core.rules_for(profile), core.meld_values_for(profile)
+        cp = core.compiled(profile)
+        self.rules, self.prm = cp.rules, cp.params
         self.wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
         self.hand = np.empty(N_KINDS, np.int8)
         self.adds, self.flags, self.floating, self.work, self.res, self.err, self.trace = T.scratch()

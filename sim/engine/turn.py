@@ -15,7 +15,7 @@ nothing it was given but its output arrays.
 scripted-rule tests) encodes a ``Play`` and words a refusal (sim.engine.table); the compiled hand
 loop (sim.bots.hand_loop) calls it on every bot's play.  So a rule of a turn is changed in one place.
 
-``rules`` is ``core.rules_array(profile)``; ``prm`` the meld search's parameter vector (values).
+``rules`` and ``prm`` are the profile's rules and parameter vectors (``core.compiled(profile)``).
 """
 from __future__ import annotations
 
@@ -194,15 +194,6 @@ def _spend(c, floating, hand):
 
 
 @njit(cache=True)
-def _slot_value(row, k, prm):
-    if row[0] == RUN:
-        return prm[core.P_EXTV + row[1] + k]
-    if row[1] < 0:
-        return prm[core.P_JOKER_MELD_VALUE]
-    return prm[core.P_HV + row[1]]
-
-
-@njit(cache=True)
 def _new_meld(row, n, wtab, hand, floating, rules, prm, flags, res, err, slots):
     """A new meld laid from the hand and cards freed this turn; its points from the hand count."""
     code = core.check_row(row, rules)
@@ -224,12 +215,12 @@ def _new_meld(row, n, wtab, hand, floating, rules, prm, flags, res, err, slots):
         if got == 2:
             from_hand += 1
         if c == JOKER:
-            slots[nj] = _slot_value(row, j, prm)
+            slots[nj] = core.slot_value(row, j, prm)
             nj += 1
             if got == 1:
                 harvested_jokers += 1
         elif got == 1:  # cards taken from the table never count towards the opening
-            value -= _slot_value(row, j, prm)
+            value -= core.slot_value(row, j, prm)
     if harvested_jokers > 0 and rules[R_JOKER_TAKE_AT_OPENING] == 0:
         # a freed joker counts only where it may be used in the opening; else it fills the most
         # valuable joker slots (the hand is credited with the least)
@@ -315,7 +306,7 @@ def apply_ops(wtab, nt, hand, ops, mrows, nops, was_open, rules, prm, adds, flag
             flags[1, t] = 1
             floating[c] += 1
         elif kind == X_SPLIT:
-            added = prm[core.P_EXTV + wtab[t, 1] + pos - 1] if wtab[t, 0] == RUN and 1 <= pos <= wtab[t, 2] else 0
+            added = core.slot_value(wtab[t], pos - 1, prm) if wtab[t, 0] == RUN and 1 <= pos <= wtab[t, 2] else 0
             code, rep, part_code = core.split_row(wtab[t], card, pos, rules, tmp, second)
             if code != OK:
                 err[E_CODE] = code

@@ -270,7 +270,7 @@ def _split_options(hand, run, i, opts, base, k, n, value, jokers, crules, prm, m
             code, _, _ = core.split_row(run, c, pos, crules, first, second)
             if code != core.OK:
                 continue
-            v1 = prm[core.P_EXTV + run[1] + pos - 1]
+            v1 = core.slot_value(run, pos - 1, prm)  # the split card's slot, counted once more
             if c != JOKER or _run_full(run, opts, base, n, crules, prm, parts[2]):
                 k = _put_split(opts, base, k, i, n, value + v1, c, pos, -1, -1, marks)
             k = _inner_options(hand, first, second, i, opts, base, k, n, value + v1, c, pos, crules, prm, marks,
@@ -283,7 +283,7 @@ def _split_options(hand, run, i, opts, base, k, n, value, jokers, crules, prm, m
                     continue
                 code, _, _ = core.split_row(first, c2, pos2, crules, parts[2], parts[3])
                 if code == core.OK:
-                    k = _put_split(opts, base, k, i, n, value + v1 + prm[core.P_EXTV + first[1] + pos2 - 1], c,
+                    k = _put_split(opts, base, k, i, n, value + v1 + core.slot_value(first, pos2 - 1, prm), c,
                                    pos, c2, pos2, marks)
     return k
 
