@@ -160,3 +160,19 @@ def test_a_refused_compiled_hand_leaves_the_record_as_it_was(monkeypatch):
     monkeypatch.setattr(HL, "play_hand_kernel", refusing)
     assert HL.play_hand_fast(st) is None
     assert live(st.h) == before and st.result is None and st.phase == "draw"
+
+
+def test_attributes_read_before_a_turn_are_read_again_after_it():
+    st = scripted()
+    st.turns_taken = [3, 3]
+    stock, discard, opened, turns, table = st.stock, st.discard, st.opened, st.turns_taken, st.table
+    assert st.stock is stock  # read once while the record is unchanged
+    assert st.apply_draw(DRAW_STOCK) == stock[-1] and st.stock == stock[:-1]
+    st.apply_play(Play([NewMeld(M.declare_run(parse_cards("QH KH AH"), K40)),
+                        NewMeld(M.declare_run(parse_cards("2S 3S 4S"), K40))], C("KD")))
+    assert st.opened == [True, False] and st.turns_taken == [4, 3] and len(st.table) == 2
+    assert st.discard == discard + [C("KD")]
+    assert (opened, turns, table) == ([False, False], [3, 3], [])  # what was read before the turn
+    c = copy.copy(st)
+    c.opened[1] = True  # a copy's lists write its own record
+    assert c.opened == [True, True] and st.opened == [True, False] and st.h.opened[1] == 0

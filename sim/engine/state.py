@@ -87,12 +87,8 @@ def _deal_slots(pattern, size: int, n: int, dealer: int, cutter: int) -> np.ndar
 
 
 class _View(list):
-    """A list read from the compiled hand; changing it writes it back through ``store``."""
+    """A list read from the compiled hand; changing it writes it back through ``store`` (made by ``_view``)."""
     __slots__ = ("_store",)
-
-    def __init__(self, items, store):
-        super().__init__(items)
-        self._store = store
 
     def __reduce_ex__(self, protocol):  # a copy or a pickle is a plain list
         return list, (list(self),)
@@ -108,6 +104,12 @@ def _writing(name):
 
     changed.__name__ = name
     return changed
+
+
+def _view(items, store) -> _View:
+    v = _View(items)  # list's own constructor: a bot reads several of these a turn
+    v._store = store
+    return v
 
 
 for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove",
@@ -203,6 +205,7 @@ class HandState:
         self.h = HD.empty_hand(n, profile.deck_size + 8)
         self._reshuffle_keys = self._draw_keys = self._draw_seats = self._inp = None
         self._melds: list[Meld] | None = []  # the table's rows as melds, made when asked after they change
+        self._views: dict[str, _View] = {}  # the attributes read since the record last changed (_changed)
         self.stakes = None  # a row of stakes per hand position (sim.engine.loop.play_hand), None: the hand's points
         self.result: HandResult | None = None
         self.held_before_draw = 0
@@ -289,6 +292,7 @@ class HandState:
         c = self.__class__.__new__(self.__class__)
         c.__dict__.update(self.__dict__)
         c.h = HD.Hand(*(a.copy() for a in self.h))
+        c._views = {}
         c._melds = None if self._melds is None else list(self._melds)
         c.log = list(self.log)
         return c
@@ -310,11 +314,20 @@ class HandState:
         h[card] -= 1
         self.hands[d] = h
         self.h.discard[self.h.sc[HD.SC_ND] - 1] = card
+        self._changed("discard")
         self._log("dealer_swap", d, up, card)
 
     def _log(self, *event):
         if self.record:
             self.log.append(event)
+
+    def _changed(self, *names):
+        """The record changed: the attributes ``names`` (all where none is named) are read from it again."""
+        if names:
+            for name in names:
+                self._views.pop(name, None)
+        else:
+            self._views.clear()
 
     # ------------------------------------------------------------------ the record, read and written
     current = _sc_word(HD.SC_CUR)  # the hand position to play
@@ -345,14 +358,18 @@ class HandState:
     @property
     def stock(self) -> list:
         """The stock's cards, the last one the top."""
-        sc = self.h.sc
-        return _View(self.h.stock[sc[HD.SC_SP]:sc[HD.SC_NS]][::-1].tolist(), self._set_stock)
+        v = self._views.get("stock")
+        if v is None:
+            sc = self.h.sc
+            v = self._views["stock"] = _view(self.h.stock[sc[HD.SC_SP]:sc[HD.SC_NS]][::-1].tolist(), self._set_stock)
+        return v
 
     @stock.setter
     def stock(self, cards):
         self._set_stock(cards)
 
     def _set_stock(self, cards):
+        self._changed()
         cards = list(cards)
         sc = self.h.sc
         old = self.h.ids[sc[HD.SC_SP]:sc[HD.SC_NS]].copy()
@@ -369,8 +386,11 @@ class HandState:
         None where the stock is drawn from the top."""
         if self._draw_keys is None:
             return None
-        sc = self.h.sc
-        return _View(self.h.ids[sc[HD.SC_SP]:sc[HD.SC_NS]][::-1].tolist(), self._set_ids)
+        v = self._views.get("stock_ids")
+        if v is None:
+            sc = self.h.sc
+            v = self._views["stock_ids"] = _view(self.h.ids[sc[HD.SC_SP]:sc[HD.SC_NS]][::-1].tolist(), self._set_ids)
+        return v
 
     @stock_ids.setter
     def stock_ids(self, places):
@@ -378,6 +398,7 @@ class HandState:
             self._set_ids(places)
 
     def _set_ids(self, places):
+        self._changed()
         sc = self.h.sc
         places = list(places)
         self._room(sc[HD.SC_SP] + len(places))
@@ -386,13 +407,17 @@ class HandState:
     @property
     def discard(self) -> list:
         """The discard pile, bottom first (its last card is the top)."""
-        return _View(self.h.discard[:self.h.sc[HD.SC_ND]].tolist(), self._set_discard)
+        v = self._views.get("discard")
+        if v is None:
+            v = self._views["discard"] = _view(self.h.discard[:self.h.sc[HD.SC_ND]].tolist(), self._set_discard)
+        return v
 
     @discard.setter
     def discard(self, cards):
         self._set_discard(cards)
 
     def _set_discard(self, cards):
+        self._changed()
         cards = list(cards)
         self._room(len(cards))
         self.h.discard[:len(cards)] = cards
@@ -410,13 +435,17 @@ class HandState:
     @property
     def table(self) -> list:
         """The table's melds (``Meld``), in the order of their rows."""
-        return _View(self._table(), self._set_table)
+        v = self._views.get("table")
+        if v is None:
+            v = self._views["table"] = _view(self._table(), self._set_table)
+        return v
 
     @table.setter
     def table(self, melds):
         self._set_table(melds)
 
     def _set_table(self, melds):
+        self._changed()
         melds = list(melds)
         if len(melds) > T.MAXT:
             raise IllegalTurn("table", f"a table of more than {T.MAXT} melds")
@@ -429,25 +458,33 @@ class HandState:
     @property
     def opened(self) -> list:
         """Whether each player has opened."""
-        return _View([x != 0 for x in self.h.opened.tolist()], self._set_opened)
+        v = self._views.get("opened")
+        if v is None:
+            v = self._views["opened"] = _view([x != 0 for x in self.h.opened.tolist()], self._set_opened)
+        return v
 
     @opened.setter
     def opened(self, flags):
         self._set_opened(flags)
 
     def _set_opened(self, flags):
+        self._changed()
         self.h.opened[:] = [bool(x) for x in flags]
 
     @property
     def turns_taken(self) -> list:
         """Each player's turns taken so far."""
-        return _View(self.h.turns.tolist(), self._set_turns)
+        v = self._views.get("turns_taken")
+        if v is None:
+            v = self._views["turns_taken"] = _view(self.h.turns.tolist(), self._set_turns)
+        return v
 
     @turns_taken.setter
     def turns_taken(self, turns):
         self._set_turns(turns)
 
     def _set_turns(self, turns):
+        self._changed()
         self.h.turns[:] = turns
         self.h.stats[:, HD.S_TURNS] = turns
 
@@ -456,13 +493,17 @@ class HandState:
         """Each player's counters by name (melds_laid, cards_laid_off, jokers_taken, and the opening's
         open_round, open_value, open_layoff_value, open_with_discard), read from and written to the
         record's ``stats`` rows."""
-        return _View([_Counters(row) for row in self.h.stats], self._set_stats)
+        v = self._views.get("stats")
+        if v is None:
+            v = self._views["stats"] = _view([_Counters(row) for row in self.h.stats], self._set_stats)
+        return v
 
     @stats.setter
     def stats(self, rows):
         self._set_stats(rows)
 
     def _set_stats(self, rows):
+        self._changed()
         for s, d in enumerate(rows):
             if not (isinstance(d, _Counters) and d._row is self.h.stats[s]):
                 counters = _Counters(self.h.stats[s])
@@ -471,25 +512,35 @@ class HandState:
     @property
     def pickups(self) -> list:
         """The cards each player took from the discard pile (public), in card order: the record's counts."""
-        return _View([np.repeat(_KINDS, row).tolist() for row in self.h.pick], self._set_pickups)
+        v = self._views.get("pickups")
+        if v is None:
+            v = self._views["pickups"] = _view([np.repeat(_KINDS, row).tolist() for row in self.h.pick],
+                                               self._set_pickups)
+        return v
 
     @pickups.setter
     def pickups(self, lists):
         self._set_pickups(lists)
 
     def _set_pickups(self, lists):
+        self._changed()
         _set_counts(self.h.pick, lists)
 
     @property
     def discards_by(self) -> list:
         """The cards each player discarded (public), in card order: the record's counts."""
-        return _View([np.repeat(_KINDS, row).tolist() for row in self.h.discby], self._set_discards_by)
+        v = self._views.get("discards_by")
+        if v is None:
+            v = self._views["discards_by"] = _view([np.repeat(_KINDS, row).tolist() for row in self.h.discby],
+                                                   self._set_discards_by)
+        return v
 
     @discards_by.setter
     def discards_by(self, lists):
         self._set_discards_by(lists)
 
     def _set_discards_by(self, lists):
+        self._changed()
         _set_counts(self.h.discby, lists)
 
     # ------------------------------------------------------------------ views
@@ -528,6 +579,7 @@ class HandState:
             return
         ns = HD.renew_stock(self.rules, self._reshuffle_keys, sc[HD.SC_RESHUFFLES], h.discard, sc[HD.SC_ND], h.stock,
                             h.ids)
+        self._changed("stock", "stock_ids", "discard")
         if ns >= 0:
             sc[HD.SC_SP], sc[HD.SC_NS], sc[HD.SC_ND] = 0, ns, 1
             sc[HD.SC_RESHUFFLES] += 1
@@ -580,12 +632,14 @@ class HandState:
             self._draw_keys[min(int(sc[HD.SC_RESHUFFLES]), 1), self._draw_seats[seat]]
         c = int(HD.draw_stock(keys, self.h.stock, self.h.ids, sc[HD.SC_SP], sc[HD.SC_NS]))
         sc[HD.SC_SP] += 1
+        self._changed("stock", "stock_ids")
         return c
 
     def apply_draw(self, source: int) -> int:
         self._check_draw(source)
         h, sc = self.h, self.h.sc
         seat = int(sc[HD.SC_CUR])
+        self._changed("stock", "stock_ids", "discard", "pickups")
         if source == DRAW_STOCK:
             c = self._pop_stock(seat)
         else:
@@ -615,6 +669,7 @@ class HandState:
         if code != T.OK:
             raise turn.refusal(code)
         # commit
+        self._changed()
         h.hands[seat] = turn.hand
         if play.ops:  # the play changed the table
             nt = int(turn.res[T.T_ROWS])
@@ -652,6 +707,7 @@ class HandState:
         """The record played to its end in place by the compiled hand loop (sim.bots.hand_loop): the
         table is read again from its rows when asked, and the hand ends as its result words say."""
         self._melds = None
+        self._changed()
         return self._finish(self._outcome())
 
     def _outcome(self) -> HandResult:
