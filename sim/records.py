@@ -134,12 +134,13 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
             sheet = rec.sheet
             pos_dealer = rec.seats.index(rec.dealer)
             rounds = max(st.turns_taken)
+            stats, opened = st.stats, st.opened  # read from the hand's record once
             for i, seat in enumerate(rec.seats):
                 if sheet is not None and sheet.bought_in[seat]:
                     buy_ins[seat] += 1
                 for k, v in prov.items():
                     hands[k].append(v)
-                stt = st.stats[i]
+                stt = stats[i]
                 won = res.winner == i
                 hands["game_id"].append(game_id)
                 hands["hand_no"].append(rec.hand_no)
@@ -151,7 +152,7 @@ def play_shard(spec: ShardSpec) -> dict[str, pa.Table]:
                 hands["bot"].append(names[seat])
                 hands["dealt_jokers"].append(rec.dealt_jokers[i])
                 dealt_batch.append(rec.dealt_counts[i])
-                hands["opened"].append(bool(st.opened[i]))
+                hands["opened"].append(bool(opened[i]))
                 hands["open_round"].append(stt["open_round"])
                 hands["open_value"].append(stt["open_value"])
                 hands["open_with_discard"].append(bool(stt["open_with_discard"]))

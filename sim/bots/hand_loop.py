@@ -6,23 +6,26 @@ search (``sim.bots.search_core``, which plays its rollouts with the same turns) 
 
 ``play_hand_fast(state, kinds, bp)`` plays a ``HandState`` (freshly dealt, or at the start of any
 turn) to its end, a bot kind (``sim.bots.kinds``) and parameter row per seat and the hand's stakes
-(``state.stakes``, a row per seat; the neutral rows where it has none), and writes the outcome
-back into the state (hands, table, stock, discard, opened, stats, turns, result), so records and
-games read it exactly as after ``sim.engine.loop.play_hand``.  The loop's own part (the stock,
-reshuffles, the statistics, the end of the hand) has the Python engine as its reference:
-tests/test_hand_loop.py plays every profile both ways and compares every field.  The bots' decisions
-are the same compiled functions the Python engine asks turn by turn.
+(``state.stakes``, a row per seat; the neutral rows where it has none).  It plays the state's own
+compiled hand (``state.h``, a ``sim.engine.hand.Hand``, with ``state.inp``, the bots' rules vector and
+meld parameters in place of the engine's) in place, so the state reads the outcome from the arrays
+the kernel left and records and games read it exactly as after ``sim.engine.loop.play_hand``; nothing
+is converted either way.  The loop's own part (the stock, reshuffles, the statistics, the end of the
+hand) has the Python engine as its reference: tests/test_hand_loop.py plays every profile both ways
+and compares every field.  The bots' decisions are the same compiled functions the Python engine
+asks turn by turn.
 
 - every random draw of a hand is made up front by ``HandState`` (the deck shuffle, the reshuffle
   keys and the seat keys of a duplicate tournament), so the kernel receives the stock order and the
   keys;
 - every play is validated and applied by the engine's own compiled turn
   (``sim.engine.turn.apply_turn``, which ``HandState.apply_play`` calls too); a play it refuses
-  stops the kernel with a status, and ``play_hand_fast`` returns None so the caller replays the hand
-  on the Python path, which raises the same ``BotError`` naming the rule.
+  stops the kernel with a status, and ``play_hand_fast`` puts the record back as it was and returns
+  None, so the caller replays the hand on the Python path, which raises the same ``BotError``
+  naming the rule.
 
-Only what hand records need is written back: ``pickups``, ``discards_by``, ``last_turn`` and the log
-stay empty.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on the Python path.
+``last_turn`` and the log stay empty on this path.  ``KALOOKI_PYTHON_ENGINE=1`` keeps every hand on
+the Python path.
 """
 from __future__ import annotations
 
@@ -36,11 +39,8 @@ import numpy as np
 from numba import njit
 
 from .. import meldsearch as MS
-from ..engine import PHASE_DRAW, HandResult, core
+from ..engine import core
 from ..engine import turn as TU
-from ..engine.table import table_rows
-from ..engine.turn import MAXT
-from ..melds import Meld
 from ..jit import cache as numba_cache
 from ..jit.cache import drop_stale
 from . import expert_core as XC
@@ -49,11 +49,8 @@ from . import table_play as EP
 from . import search_core as SC
 from . import turn_loop as TL
 from ..engine import hand as HD
-from ..engine.hand import (H_CURRENT, H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_RESHUFFLES, H_STALLED, H_STATUS,
-                           H_TURN_NO, H_VOID, H_WINNER, H_WIN_TYPE, S_JOKERS_TAKEN, S_LAYOFFS, S_MELDS, S_OPENED,
-                           S_OPEN_LAYOFF_VALUE, S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_WITH_DISCARD, S_TURNS,
-                           STATUS_INVARIANT, WIN_KALOOKI)
-from .kernels.plays import NO_TABLE
+from ..engine.hand import H_CURRENT, H_ERR_SEAT, H_RESHUFFLES, H_STATUS, H_TURN_NO, SC_ND, SC_NT, STATUS_INVARIANT
+from ..engine.turn import MAXT
 from . import kinds as bot_kinds
 from .outlook import stakes_matrix, unseen_kernel
 
@@ -61,14 +58,13 @@ STREAM_AHEAD = 8192  # a random bot's uniforms ready before a compiled hand (it 
 
 @njit(cache=True)
 def play_hand_kernel(inp, h, seats):
-    """Play the compiled hand ``h`` (``sim.engine.hand.Hand``, made by ``new_hand`` at the start of a turn;
-    its fixed inputs ``inp``, a ``HandInputs``) to its end, each seat's bot deciding in compiled code
+    """Play the compiled hand ``h`` (``sim.engine.hand.Hand``, a ``HandState``'s own at the start of a turn;
+    its fixed inputs ``inp``, a ``HandInputs``) to its end, in place, each seat's bot deciding in compiled code
     (HandState.start_turn / apply_draw / apply_play with the bots' draw and play; ``seats``, a
     ``turn_loop.Seats``: with ``check``, the invariants after every turn, status 12 when one breaks;
     status 13 when a random bot's stream runs out).
 
-    Leaves in ``h``: the hands; stats (the opening of players who open here, melds, lay-offs and jokers
-    taken here, turns in all); res (H_W: res[H_STATUS] != 0 means a play broke a rule, or the hand needs
+    Leaves in ``h``: the hands; stats (the counters, those of this call's turns added); res (H_W: res[H_STATUS] != 0 means a play broke a rule, or the hand needs
     the Python engine, and the outcome is not to be used); the stock left (stock[sp:ns], drawing order,
     and its places), the discard pile, the table rows (sc says their sizes).
     """
@@ -108,14 +104,13 @@ drop_stale(play_hand_kernel, (FG, MS, core, TU, HD, XC, EP, TL, SC, bot_kinds,
                               sys.modules[unseen_kernel.py_func.__module__],
                               sys.modules[SC.loser_pays.py_func.__module__]))
 
-_NO_KEYS = np.zeros((0, 0, 0), np.float64)  # draw from the top of the stock
-_NO_IDS = np.zeros(0, np.int64)
-
 
 def can_play_fast(state) -> bool:
     """A state the kernel can take: at the start of a turn, with the hand's reshuffle keys."""
-    return (state.phase == "draw" and state.result is None and getattr(state, "reshuffle_keys", None) is not None
-            and len(state.table) <= MAXT - 12 and len(state.discard) <= len(state.reshuffle_keys))
+    if state.phase != "draw" or state.result is not None or getattr(state, "reshuffle_keys", None) is None:
+        return False
+    sc = state.h.sc
+    return sc[SC_NT] <= MAXT - 12 and sc[SC_ND] <= len(state.reshuffle_keys)
 
 
 
@@ -188,75 +183,51 @@ def _no_eps(n: int) -> np.ndarray:
     return zero
 
 
+_GREEDY: dict[int, tuple] = {}  # players -> a table of greedy bots: kinds and parameter rows (never written)
+_NEUTRAL: dict[int, np.ndarray] = {}  # players -> the neutral stakes rows (never written)
+
+
+def _greedy(n: int) -> tuple:
+    table = _GREEDY.get(n)
+    if table is None:
+        table = _GREEDY[n] = np.zeros(n, np.int64), np.zeros((n, XC.X_W), np.int64)
+    return table
+
+
+def _stakes(state) -> np.ndarray:
+    """``outlook.stakes_matrix``, the neutral rows made once per number of players."""
+    if getattr(state, "stakes", None) is not None:
+        return stakes_matrix(state)
+    rows = _NEUTRAL.get(state.n)
+    if rows is None:
+        rows = _NEUTRAL[state.n] = stakes_matrix(state)
+    return rows
+
+
 def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None, slen=None, spos=None, eps=None):
     """Play a hand (dealt, or at the start of any turn: ``can_play_fast``) to its end in one compiled
-    call, every seat a greedy bot (or the bot kinds[i] with parameters bp[i], graded by eps[i]), and write the outcome
-    into ``state``.  Returns the HandResult, or None (state untouched) if the play would break a rule
-    or needs the Python engine: the caller then plays the hand on the Python path, which names the rule."""
+    call on the state's own compiled hand (``state.h``, in place), every seat a greedy bot (or the bot
+    kinds[i] with parameters bp[i], graded by eps[i]).  Returns the HandResult (``state.played_out``),
+    or None, the state as it was, if the play would break a rule or needs the Python engine: the caller
+    then plays the hand on the Python path, which names the rule."""
+    n = state.n
     if kinds is None:
-        kinds = np.zeros(state.n, np.int64)
-        bp = np.zeros((state.n, XC.X_W), np.int64)
-    cp = core.compiled(state.profile)
-    stock = np.array(state.stock[::-1], dtype=np.int64)
-    discard = np.array(state.discard, dtype=np.int64)
-    opened0 = np.array(state.opened, dtype=np.int64)
-    turns0 = np.array(state.turns_taken, dtype=np.int64)
-    table0 = table_rows(state.table) if state.table else NO_TABLE
-    keyed = state.draw_keys is not None
-    h = HD.new_hand(state.hands, stock, np.array(state.stock_ids[::-1], dtype=np.int64) if keyed else _NO_IDS,
-                    discard, table0, opened0, turns0, TL.card_counts(state.pickups), TL.card_counts(state.discards_by),
-                    state.current, state.reshuffles, state.turn_no)
-    inp = HD.HandInputs(cp.params, cp.rules, cp.hand_values, cp.rules, state.profile.jokers, state.reshuffle_keys,
-                        state.draw_keys if keyed else _NO_KEYS,
-                        np.array(state.draw_seats, dtype=np.int64) if keyed else _NO_IDS)
+        kinds, bp = _greedy(n)
+    h = state.h
+    before = [a.copy() for a in h]  # the record as it was, should the Python path play the hand instead
     seats = TL.Seats(kinds, bot_kinds.table(), bp, _NO_STREAMS if streams is None else streams,
-                     np.zeros(state.n, np.int64) if slen is None else slen,
-                     np.zeros(state.n, np.int64) if spos is None else spos, _no_eps(state.n) if eps is None else eps,
-                     stakes_matrix(state), bool(check))
-    play_hand_kernel(inp, h, seats)
-    hands, stats, res = h.hands, h.stats, h.res
-    sp, ns, nd, nt = (int(v) for v in h.sc[[HD.SC_SP, HD.SC_NS, HD.SC_ND, HD.SC_NT]])
-    stock_left, pile, rows, ids_left = h.stock[sp:ns], h.discard[:nd], h.tab[:nt], h.ids[sp:ns]
-    if res[H_STATUS] == STATUS_INVARIANT:
-        raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
-                              f"{res[H_TURN_NO] + 1} (position {res[H_ERR_SEAT]})")
-    if res[H_STATUS] != 0:
+                     np.zeros(n, np.int64) if slen is None else slen, np.zeros(n, np.int64) if spos is None else spos,
+                     _no_eps(n) if eps is None else eps, _stakes(state), bool(check))
+    play_hand_kernel(state.inp, h, seats)
+    status, turn_no, seat = h.res[[H_STATUS, H_TURN_NO, H_ERR_SEAT]].tolist()
+    if status != 0:
+        for now, then in zip(h, before):
+            now[...] = then
+        if status == STATUS_INVARIANT:
+            raise InvariantBroken(f"{state.profile.name}: an invariant broke in the compiled hand loop at turn "
+                                  f"{turn_no + 1} (position {seat})")
         return None
-    state.hands[:] = hands
-    state.stock = stock_left[::-1].tolist()
-    if keyed:
-        state.stock_ids = ids_left[::-1].tolist()
-    state.discard = pile.tolist()
-    state.table = [Meld(r[0], tuple(r[3:3 + r[2]]), tuple(r[17:17 + r[2]]), r[1]) for r in rows.tolist()]
-    st = stats.tolist()
-    for i in range(state.n):
-        row = st[i]
-        state.opened[i] = state.opened[i] or bool(row[S_OPENED])
-        state.turns_taken[i] = row[S_TURNS]
-        d = state.stats[i]
-        if row[S_OPENED]:  # opened in this call
-            d["open_round"] = row[S_OPEN_ROUND]
-            d["open_value"] = row[S_OPEN_VALUE]
-            d["open_layoff_value"] = row[S_OPEN_LAYOFF_VALUE]
-            d["open_with_discard"] = bool(row[S_OPEN_WITH_DISCARD])
-        d["melds_laid"] += row[S_MELDS]
-        d["cards_laid_off"] += row[S_LAYOFFS]
-        d["jokers_taken"] += row[S_JOKERS_TAKEN]
-    r = res.tolist()
-    state.reshuffles = r[H_RESHUFFLES]
-    state.turn_no = r[H_TURN_NO]
-    state.current = r[H_CURRENT]
-    state.drawn_card = r[H_DRAWN_CARD]
-    state.drawn_from = r[H_DRAWN_FROM]
-    state.phase = PHASE_DRAW
-    if r[H_VOID]:
-        result = HandResult(void=True)
-    elif r[H_STALLED]:
-        result = HandResult(stalled=True)
-    else:
-        result = HandResult(winner=r[H_WINNER], win_type="kalooki" if r[H_WIN_TYPE] == WIN_KALOOKI else "call")
-    state._finish(result)
-    return result
+    return state.played_out()
 
 
 def _engine_turn(prof, n_players: int, play: bool = True):

@@ -10,10 +10,12 @@ player ``S_*`` (a row of ``stats``), its result words ``H_*`` (how it ended, whe
 status of a hand the loop could not play).  The steps: ``renew_stock`` (an exhausted stock renewed from the discard pile, ordered by the
 keys drawn at the deal, or the hand void), ``draw_stock`` (the card a stock draw takes: the top one,
 or on a seat-keyed stock the drawer's highest key), ``commit_counters`` (a validated turn's
-counters) and ``invariants`` (every card of the pack once, no negative count, every table meld
-valid).  ``HandState`` (sim.engine.state) renews its stock, draws from a seat-keyed stock and checks
-its invariants with these, and the compiled hand loop and every rollout of the search bot
-(``sim.bots.turn_loop.run_turns``) with the same functions.
+counters), ``end_turn`` (whether a turn ends the hand: its player out, or the turn cap) and
+``invariants`` (every card of the pack once, no negative count, every table meld valid).
+``HandState`` (sim.engine.state) holds one ``Hand`` (made by ``empty_hand`` at its deal) and plays it
+with these steps; the compiled hand loop plays that same ``Hand`` in place, and every rollout of the
+search bot a copy, through ``sim.bots.turn_loop.run_turns``, which renews, draws, commits and checks
+with the same functions.
 
 The stock here is an array in drawing order (``stock[sp:ns]``, the top at ``sp``) with each card's
 place in the shuffled pack beside it (``ids``, read on a seat-keyed stock); the discard pile is
@@ -129,6 +131,23 @@ def commit_counters(stats, me, tres, turns_before):
 
 
 @njit(cache=True)
+def end_turn(res, me, going_out, kalooki, turn_no, turn_cap):
+    """After player ``me``'s validated turn, the hand's ``turn_no``-th: whether the hand ends, written to
+    its result words ``res``: ``me`` went out (H_WINNER, and H_WIN_TYPE: WIN_KALOOKI or WIN_CALL), or
+    ``turn_cap`` turns are played (H_STALLED).  A hand that goes on clears the card drawn (H_DRAWN_*)."""
+    if going_out:
+        res[H_WINNER] = me
+        res[H_WIN_TYPE] = WIN_KALOOKI if kalooki else WIN_CALL
+        return True
+    res[H_DRAWN_CARD] = -1
+    res[H_DRAWN_FROM] = -1
+    if turn_no >= turn_cap:
+        res[H_STALLED] = 1
+        return True
+    return False
+
+
+@njit(cache=True)
 def invariants(hands, tab, nt, stock, sp, ns, discard, nd, jokers, rules):
     """OK, or what broke (INV_*): a negative count in a hand, an invalid table meld, a card of the pack
     not exactly once in a hand, on the table, in the stock or in the discard pile (two of each
@@ -200,6 +219,29 @@ def new_hand(hands0, stock0, ids0, discard0, table0, opened0, turns0, pick0, dis
     set_position(sc, 0, ns, nd, nt, turn_no, reshuffles, current)
     return Hand(hands0.copy(), stats, res, stock, ids, discard, tab, opened0.copy(), turns0.copy(), pick0.copy(),
                 discby0.copy(), sc)
+
+
+_EMPTY: dict[tuple[int, int], Hand] = {}
+
+
+def empty_hand(n: int, cap: int) -> Hand:
+    """A compiled hand for ``n`` players with nothing dealt, whose stock and pile hold up to ``cap`` cards
+    each: no opening (its ``S_OPEN_*`` words -1), no winner and nothing drawn, an empty table (rows of
+    -1), where it stands all zero.  Each call gives new arrays (copies of one kept per shape)."""
+    blank = _EMPTY.get((n, cap))
+    if blank is None:
+        stats = np.zeros((n, S_W), np.int64)
+        stats[:, [S_OPEN_ROUND, S_OPEN_VALUE, S_OPEN_LAYOFF_VALUE]] = -1
+        res = np.zeros(H_W, np.int64)
+        res[[H_WINNER, H_DRAWN_CARD, H_DRAWN_FROM]] = -1
+        blank = Hand(np.zeros((n, N_KINDS), np.int8), stats, res, np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+                     np.zeros(cap, np.int64), np.full((T.MAXT, core.ROW_W), -1, np.int64), np.zeros(n, np.int64),
+                     np.zeros(n, np.int64), np.zeros((n, N_KINDS), np.int64), np.zeros((n, N_KINDS), np.int64),
+                     np.zeros(SC_W, np.int64))
+        if len(_EMPTY) >= 64:
+            _EMPTY.clear()
+        _EMPTY[(n, cap)] = blank
+    return Hand(*[a.copy() for a in blank])
 
 
 @njit(cache=True)
