@@ -37,8 +37,7 @@ from . import random_bot as RB
 from . import table_play as EP
 from ..engine import hand as HD
 from ..engine.hand import (SC_CUR, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, SC_SP, SC_TURN_NO, SC_W,
-                           H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STALLED, H_STATUS, H_VOID, H_WINNER,
-                           H_WIN_TYPE, STATUS_INVARIANT, STATUS_TURN, WIN_CALL, WIN_KALOOKI)
+                           H_DRAWN_CARD, H_DRAWN_FROM, H_ERR_SEAT, H_STATUS, H_VOID, STATUS_INVARIANT, STATUS_TURN)
 from .greedy_core import B_MAX_RISK, TABLE_OPENING, bot_draw, bot_play
 from .kernels.discards import deadwood_discard
 from .kernels.hands import NO, hand_size
@@ -329,15 +328,10 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
             res[H_STATUS] = STATUS_INVARIANT
             res[H_ERR_SEAT] = me
             break
-        if going_out:
-            res[H_WINNER] = me
-            res[H_WIN_TYPE] = WIN_KALOOKI if tres[TU.T_KALOOKI] != 0 else WIN_CALL
-            break
-        cur = (me + 1) % n
-        res[H_DRAWN_CARD] = -1
-        res[H_DRAWN_FROM] = -1
-        if turn_no >= rp[R_TURN_CAP]:
-            res[H_STALLED] = 1
+        ended = HD.end_turn(res, me, going_out, tres[TU.T_KALOOKI] != 0, turn_no, rp[R_TURN_CAP])
+        if not going_out:
+            cur = (me + 1) % n
+        if ended:
             break
         first = False
     HD.set_position(sc, sp, ns, nd, nt, turn_no, reshuffles, cur)
