@@ -168,6 +168,23 @@ def _res_word(k):
     return property(lambda self: int(self.h.res[k]), lambda self, v: self.h.res.__setitem__(k, int(v)))
 
 
+def _card_lists(name: str, field: str, doc: str) -> property:
+    """A public attribute ``name``: a list of cards per player, read from the record's count rows
+    ``Hand.<field>`` (in card order) when asked, and written back to them when set or changed."""
+    def store(self, lists):
+        self._changed()
+        _set_counts(getattr(self.h, field), lists)
+
+    def read(self):
+        v = self._views.get(name)
+        if v is None:
+            v = self._views[name] = _view([np.repeat(_KINDS, row).tolist() for row in getattr(self.h, field)],
+                                          lambda lists: store(self, lists))
+        return v
+
+    return property(read, store, doc=doc)
+
+
 def _input(name):
     """One of the hand's random keys or the seats they are read by: set at the deal (or by a test), and
     read into the record's fixed inputs (``inp``) when next asked."""
@@ -507,39 +524,10 @@ class HandState:
                 counters = _Counters(self.h.stats[s])
                 counters.update(d)
 
-    @property
-    def pickups(self) -> list:
-        """The cards each player took from the discard pile (public), in card order: the record's counts."""
-        v = self._views.get("pickups")
-        if v is None:
-            v = self._views["pickups"] = _view([np.repeat(_KINDS, row).tolist() for row in self.h.pick],
-                                               self._set_pickups)
-        return v
-
-    @pickups.setter
-    def pickups(self, lists):
-        self._set_pickups(lists)
-
-    def _set_pickups(self, lists):
-        self._changed()
-        _set_counts(self.h.pick, lists)
-
-    @property
-    def discards_by(self) -> list:
-        """The cards each player discarded (public), in card order: the record's counts."""
-        v = self._views.get("discards_by")
-        if v is None:
-            v = self._views["discards_by"] = _view([np.repeat(_KINDS, row).tolist() for row in self.h.discby],
-                                                   self._set_discards_by)
-        return v
-
-    @discards_by.setter
-    def discards_by(self, lists):
-        self._set_discards_by(lists)
-
-    def _set_discards_by(self, lists):
-        self._changed()
-        _set_counts(self.h.discby, lists)
+    pickups = _card_lists("pickups", "pick", "The cards each player took from the discard pile (public), in card "
+                                             "order: the record's counts.")
+    discards_by = _card_lists("discards_by", "discby", "The cards each player discarded (public), in card order: "
+                                                        "the record's counts.")
 
     # ------------------------------------------------------------------ views
     def hand(self, seat: int) -> np.ndarray:
