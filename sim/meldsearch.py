@@ -404,15 +404,15 @@ def _evaluate_deadwood(tab, prm, ws, jb, o_hi):
 
 
 @njit(cache=True)
-def _search_ws(counts, prm, mv, ws, rec, record):
+def search_ws(counts, prm, mv, ws, rec, record):
     """Best (value, melded penalty, melded cards) of the hand; with record, the best group choice
     of each objective goes to rec."""
-    _walk(counts, prm, mv, ws, rec, record)
+    search_walk(counts, prm, mv, ws, rec, record)
     return ws[W_BEST], ws[W_BEST + 1], ws[W_BEST + 2]
 
 
-@njit(inline="always")  # written into _search_ws and the look-ahead's _melded, each with its evaluation
-def _walk(counts, prm, mv, ws, rec, record, deadwood_upto=None):
+@njit(inline="always")  # written into search_ws and the look-ahead's _melded, each with its evaluation
+def search_walk(counts, prm, mv, ws, rec, record, deadwood_upto=None):
     """The meld search's depth-first walk over every set of group moves the hand can lay, evaluating
     each: the best of the three objectives go to ws[W_BEST:W_BEST + 3] (_evaluate; with record the
     choice is recorded in rec), or, given ``deadwood_upto``, objectives 1 .. deadwood_upto - 1 alone
@@ -493,7 +493,7 @@ def _shift_group(mv, m, cnt, c0, p0, sign):
 
 
 @njit(cache=True)
-def _totals(counts, prm):
+def hand_totals(counts, prm):
     """(cards in hand, their total penalty)."""
     n = 0
     t = 0
@@ -507,22 +507,22 @@ def _totals(counts, prm):
 
 
 @njit(cache=True)
-def _workspace():
+def new_workspace():
     return np.empty((MAX_MOVES, 6), np.int64), np.empty(W_SIZE, np.int64), np.zeros((3, REC_W), np.int64)
 
 
 @njit(cache=True)
-def _answers(counts, prm, mv, ws, rec):
-    bv, bd, bl = _search_ws(counts, prm, mv, ws, rec, False)
-    n, t = _totals(counts, prm)
+def search_answers(counts, prm, mv, ws, rec):
+    bv, bd, bl = search_ws(counts, prm, mv, ws, rec, False)
+    n, t = hand_totals(counts, prm)
     return bv, t - bd, n - bl
 
 
 @njit(cache=True)
 def search_kernel(counts, params):
     """(max_meld_value, min_deadwood, min_loose) of one hand (counts: 53 counts)."""
-    mv, ws, rec = _workspace()
-    return _answers(counts, params, mv, ws, rec)
+    mv, ws, rec = new_workspace()
+    return search_answers(counts, params, mv, ws, rec)
 
 
 @njit(cache=True)
@@ -543,9 +543,9 @@ def min_loose_kernel(counts, params):
 @njit(cache=True)
 def batch_kernel(hands, params, out):
     """out[i] = (max_meld_value, min_deadwood, min_loose) of hands[i]; one core, one call."""
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     for i in range(hands.shape[0]):
-        v, d, l = _answers(hands[i], params, mv, ws, rec)
+        v, d, l = search_answers(hands[i], params, mv, ws, rec)
         out[i, 0] = v
         out[i, 1] = d
         out[i, 2] = l
@@ -556,7 +556,7 @@ def batch_kernel(hands, params, out):
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _full_search(counts, prm, rec):
+def full_search(counts, prm, rec):
     """Largest value of a partition of the whole hand into melds (NEG if none); best choice of
     groups to rec[0]."""
     mv = np.empty((MAX_MOVES, 6), np.int64)
@@ -727,7 +727,7 @@ def _lowest_rank(p):
 
 
 @njit(cache=True)
-def _reconstruct(counts, prm, rec, o, out):
+def reconstruct(counts, prm, rec, o, out):
     """Melds (rows of out) of the best partition for objective o, from the table.  Returns the
     number of rows."""
     tab = prm.view(np.int16)
@@ -766,7 +766,7 @@ def _reconstruct(counts, prm, rec, o, out):
 
 @njit(cache=True)
 def _reconstruct_full(counts, prm, rec, out):
-    """Melds of the most valuable partition melding every card (rec from _full_search)."""
+    """Melds of the most valuable partition melding every card (rec from full_search)."""
     P = np.zeros(4, np.int64)
     nout, jb = _replay_groups(counts, rec, 0, out, P)
     memo = Dict.empty(key_type=types.int64, value_type=types.int64[:])
@@ -798,11 +798,11 @@ def _reconstruct_full(counts, prm, rec, out):
 def _partition_kernel(counts, prm, o):
     """The three answers, the melds of a partition achieving objective o (0: the most valuable
     melds, 1: the least deadwood) and the card ids left out of it."""
-    mv, ws, rec = _workspace()
-    bv, bd, bl = _search_ws(counts, prm, mv, ws, rec, True)
-    n, t = _totals(counts, prm)
+    mv, ws, rec = new_workspace()
+    bv, bd, bl = search_ws(counts, prm, mv, ws, rec, True)
+    n, t = hand_totals(counts, prm)
     out = np.empty((MAX_OUT, OUT_W), np.int64)
-    nr = _reconstruct(counts, prm, rec, o, out)
+    nr = reconstruct(counts, prm, rec, o, out)
     return bv, t - bd, n - bl, out[:nr], _left_ids(counts, out, nr)
 
 
@@ -828,7 +828,7 @@ def _left_ids(counts, rows, nrows):
 
 
 @njit(cache=True)
-def _discard_order(counts, prm):
+def discard_order(counts, prm):
     """Distinct cards of the hand, highest penalty first, then highest card id."""
     order = np.empty(53, np.int64)
     n = 0
@@ -855,15 +855,15 @@ def _discard_order(counts, prm):
 
 
 @njit(cache=True)
-def _deadwood_after(counts, params, cards):
+def deadwood_after(counts, params, cards):
     """Least deadwood of the hand after discarding each of ``cards`` (one search each)."""
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     h = counts.copy()
     out = np.empty(cards.shape[0], np.int64)
     for i in range(cards.shape[0]):
         c = cards[i]
         h[c] -= 1
-        out[i] = _answers(h, params, mv, ws, rec)[1]
+        out[i] = search_answers(h, params, mv, ws, rec)[1]
         h[c] += 1
     return out
 
@@ -883,10 +883,10 @@ def _first_least(values):
 def best_discard_kernel(counts, params):
     """(card, deadwood after) of the discard leaving the least deadwood; ties go to the higher
     penalty card, then the higher card id.  (-1, 0) for an empty hand."""
-    order = _discard_order(counts, params)
+    order = discard_order(counts, params)
     if order.shape[0] == 0:
         return -1, 0
-    after = _deadwood_after(counts, params, order)
+    after = deadwood_after(counts, params, order)
     i = _first_least(after)
     return order[i], after[i]
 
@@ -907,7 +907,7 @@ def best_discard_except_kernel(counts, params, forbid):
             n += 1
     if n == 0:
         return c, d
-    after = _deadwood_after(counts, params, others[:n])
+    after = deadwood_after(counts, params, others[:n])
     i = _first_least(after)
     return others[i], after[i]
 
@@ -916,7 +916,7 @@ def best_discard_except_kernel(counts, params, forbid):
 def least_scored_discard_kernel(counts, params, cands, extra):
     """The candidate card minimising (deadwood after discarding it + extra[card]); ties go to the
     higher card id.  -1 when there are no candidates."""
-    after = _deadwood_after(counts, params, cands)
+    after = deadwood_after(counts, params, cands)
     best = -1
     best_s = 0
     for i in range(cands.shape[0]):
@@ -933,20 +933,20 @@ def go_out_kernel(counts, params, kalooki):
     """The discard (-1 if none) after which every other card melds; with kalooki, also worth
     at least opening_min (unless kalooki_exempt_from_minimum).  Discards are tried highest penalty
     first, then highest id."""
-    mv, ws, rec = _workspace()
-    v, d, l = _answers(counts, params, mv, ws, rec)
+    mv, ws, rec = new_workspace()
+    v, d, l = search_answers(counts, params, mv, ws, rec)
     if l > 1:
         return -1  # a discard frees at most one loose card: two or more loose cards cannot all meld
-    order = _discard_order(counts, params)
+    order = discard_order(counts, params)
     h = counts.copy()
     rec1 = np.zeros((1, REC_W), np.int64)
     for i in range(order.shape[0]):
         c = order[i]
         h[c] -= 1
-        v, d, l = _answers(h, params, mv, ws, rec)
+        v, d, l = search_answers(h, params, mv, ws, rec)
         ok = l == 0
         if ok and kalooki and params[P_KALOOKI_EXEMPT] == 0:
-            ok = _full_search(h, params, rec1) >= params[P_OPENING_MIN]
+            ok = full_search(h, params, rec1) >= params[P_OPENING_MIN]
         h[c] += 1
         if ok:
             return c
@@ -954,9 +954,9 @@ def go_out_kernel(counts, params, kalooki):
 
 
 @njit(cache=True)
-def _full_partition(counts, prm):
+def full_partition_kernel(counts, prm):
     rec = np.zeros((1, REC_W), np.int64)
-    best = _full_search(counts, prm, rec)
+    best = full_search(counts, prm, rec)
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     if best <= NEG:
         return best, out[:0]
@@ -1168,7 +1168,7 @@ def least_scored_discard(counts, profile, cands: list[int], extra: np.ndarray) -
 def full_partition(counts, profile) -> tuple[int, list] | None:
     """(value, melds) of the most valuable partition melding every card, or None if none does."""
     counts = as_counts(counts)
-    v, rows = _full_partition(counts, compiled(profile).params)
+    v, rows = full_partition_kernel(counts, compiled(profile).params)
     if v <= NEG:
         return None
     return int(v), _melds_from_rows(rows)
@@ -1182,7 +1182,7 @@ def _go_out(counts, profile, kalooki: bool):
         return False, None, []
     rest = counts.copy()
     rest[c] -= 1
-    v, rows = _full_partition(rest, prm)
+    v, rows = full_partition_kernel(rest, prm)
     return True, c, _melds_from_rows(rows)
 
 

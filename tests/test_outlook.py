@@ -11,7 +11,7 @@ from sim.bots.outlook import NEUTRAL, _isolated, _joker_floor, _outlook_plain, _
 from sim.cards import COPIES, JOKER, N_KINDS
 from sim.engine.core import compiled
 from sim.equity import ST_CURVE, ST_XMAX, neutral_stakes
-from sim.meldsearch import P_HV, P_JOKER_PENALTY, _answers, _discard_order, _workspace
+from sim.meldsearch import P_HV, P_JOKER_PENALTY, search_answers, discard_order, new_workspace
 
 
 @njit(cache=True)
@@ -20,7 +20,7 @@ def _reference(counts, prm, cands, unseen, out, srow):
     after the draw, then a search per discard (highest penalty first, stopping once no card left can
     beat the best: removing a card lowers deadwood by at most its penalty); the least deadwood d
     weighed by the row of stakes, minus its curve at d."""
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     h = counts.copy()
     for i in range(cands.shape[0]):
         c = cands[i]
@@ -33,10 +33,10 @@ def _reference(counts, prm, cands, unseen, out, srow):
             if w <= 0:
                 continue
             h[x] += 1
-            v, d_all, l = _answers(h, prm, mv, ws, rec)
+            v, d_all, l = search_answers(h, prm, mv, ws, rec)
             if l <= 1:
                 outs += w
-            order = _discard_order(h, prm)
+            order = discard_order(h, prm)
             best = -1
             for k in range(order.shape[0]):
                 y = order[k]
@@ -44,7 +44,7 @@ def _reference(counts, prm, cands, unseen, out, srow):
                 if best >= 0 and d_all - pen >= best:
                     break
                 h[y] -= 1
-                v, d, l = _answers(h, prm, mv, ws, rec)
+                v, d, l = search_answers(h, prm, mv, ws, rec)
                 h[y] += 1
                 if best < 0 or d < best:
                     best = d
@@ -138,7 +138,7 @@ def test_odd_inputs_take_the_brute_force():
         hand, cands, unseen = _random_case(rng, profile)
         got = np.zeros((cands.size, 2), np.int64)
         want = np.zeros((cands.size, 2), np.int64)
-        mv, ws, rec = _workspace()
+        mv, ws, rec = new_workspace()
         _outlook_plain(hand, prm, cands, unseen, got, mv, ws, rec, NEUTRAL)
         _reference(hand, prm, cands, unseen, want, NEUTRAL)
         assert np.array_equal(got, want)

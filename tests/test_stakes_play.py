@@ -10,7 +10,7 @@ from sim import meldsearch as MS
 from sim import profiles
 from sim.bots import expert_core as XC
 from sim.bots import search_core as SC
-from sim.bots.outlook import NEUTRAL, _cost, stakes_ints
+from sim.bots.outlook import NEUTRAL, holding_cost, stakes_ints
 from sim.bots.registry import make_bot
 from sim.cards import card_str, parse_card as C
 from sim.engine import DRAW_DISCARD, DRAW_STOCK, HandState, core
@@ -41,7 +41,7 @@ def test_neutral_rows_are_the_hands_own_points():
     assert rows[:, ST_WIN].tolist() == rows[:, ST_KALOOKI].tolist() == [0.0] * 3
     assert rows[1, ST_CURVE + 37] == -37.0
     srow = stakes_ints(rows)[0]
-    assert [_cost(srow, d) for d in (0, 5, ST_XMAX, ST_XMAX + 40)] == [0, 5, ST_XMAX, ST_XMAX]
+    assert [holding_cost(srow, d) for d in (0, 5, ST_XMAX, ST_XMAX + 40)] == [0, 5, ST_XMAX, ST_XMAX]
     assert (srow == NEUTRAL).all()
 
 
@@ -192,7 +192,7 @@ def test_the_search_scores_a_rollout_by_the_row():
     st = HandState.scripted(K40, ["KS QS 4C", "2C 3C 4C 5C 6C"], stock="KD", discard="2D", current=0)
     cp = core.compiled(K40)
     rp, values, prm = cp.rules, cp.hand_values, cp.params
-    mv, ws, rec = MS._workspace()
+    mv, ws, rec = MS.new_workspace()
     res = np.zeros(H_W, np.int64)
     row = stakes_ints(cliff(1, at=20, win=35.0))[0]
     res[H_WINNER] = 1  # another player goes out: the seat holds 24 points, over the cliff

@@ -74,7 +74,7 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:
-        """Compiled (``expert_core._expert_draw``), except the opening with the table's help."""
+        """Compiled (``expert_core.expert_draw``), except the opening with the table's help."""
         src = XC.decide_draw(state, me, XC.bot_params(self))
         if src != XC.ASK_TABLE_OPENING:
             return src

@@ -4,7 +4,7 @@
 bottom (``decide_draw``, ``choose_discard``, ``feed_risks``, ``discard_candidates``); a compiled hand
 loop calls the numba functions directly:
 
-- ``_expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
+- ``expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
   mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)``: ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
@@ -25,7 +25,7 @@ loop calls the numba functions directly:
 (``outlook.stakes_ints`` of ``sim.game.hand_stakes``: whole points-equivalents).
 
 **The stakes.**  Every deadwood the expert and the lookahead weigh is weighed by what it costs on
-the score sheet, ``outlook._cost(srow, d)`` (minus the row's curve at d), and going out by the row's
+the score sheet, ``outlook.holding_cost(srow, d)`` (minus the row's curve at d), and going out by the row's
 ``ST_WIN``; on the neutral row (a hand without a game, a profile without a table) the cost of d
 points is d and a go-out is worth nothing more than the points it saves, so play is the hand's.
 Near elimination, points above the cliff cost far more: the discard sheds them before keeping a
@@ -34,7 +34,7 @@ holds its opening for a Kalooki) is read through the curve too (``risk_limit``: 
 whose cost is within ``max_risk``), so it opens sooner.  What a card is kept for (``partial_weight`` per live card
 completing its partial meld, ``feed_weight`` per unit of feeding risk) is kept for the hand's end, the
 player's own go-out or the next player's: those points weigh as much as ending the hand is at stake,
-the row's go-out less its curve at the hand's deadwood (``ST_WIN + _cost(srow, d)``), against
+the row's go-out less its curve at the hand's deadwood (``ST_WIN + holding_cost(srow, d)``), against
 ``out_worth + d`` (a sheet where a go-out is worth ``out_worth`` points-equivalents beyond the points it
 saves, the weights' own), within a half and twice (``_at_stake``).  So where going out is worth more
 (an opponent one hand from elimination) it keeps its chances and its safe discards longer, and where
@@ -42,7 +42,7 @@ it is worth less it sheds points.  A row whose go-out is worth no more than the 
 neutral row) leaves both as they are.  Where the row values a go-out more,
 the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
-as leaving no deadwood (``_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
+as leaving no deadwood (``holding_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
 chances of going out a turn later are not counted either.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
@@ -89,7 +89,7 @@ from ..engine import core
 from ..engine.core import R_PICKUP_BEFORE_OPENING
 from ..engine.table import table_rows
 from ..engine.turn import OB_MELD, OB_OPEN
-from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _deadwood_after, _reconstruct, _workspace,
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, deadwood_after, reconstruct, new_workspace,
                          best_discard_except_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
@@ -102,7 +102,7 @@ from .kernels.goout import go_out, go_out_building, layable_bound, stray_cards
 from .kernels.hands import NO, YES, copies_on_rows, hand_size, leaves_a_discard, search_hand
 from .kernels.layoffs import meld_taken_card
 from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, taken_obligation, turn_arrays
-from .outlook import NEUTRAL, _best_discard_deadwood, _cost, _pen, outlook_kernel, stakes_matrix, unseen_kernel
+from .outlook import NEUTRAL, best_discard_deadwood, holding_cost, card_penalty, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
 
@@ -171,7 +171,7 @@ def _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
     ascending, never forbid, into cands; left = the loose cards' counts (all zero if none is loose).
     Returns (how many candidates, the hand's least deadwood)."""
     _, dead, _ = search_hand(hand, prm, mv, ws, rec, YES)
-    nr = _reconstruct(hand, prm, rec, np.int64(1), out)
+    nr = reconstruct(hand, prm, rec, np.int64(1), out)
     for c in range(N_KINDS):
         left[c] = hand[c]
     for r in range(nr):
@@ -270,7 +270,7 @@ def _near(c, x, ace_low):
 
 
 @njit(cache=True)
-def _keep_points(left, unseen, xp, prm, keep, outs, near):
+def keep_points(left, unseen, xp, prm, keep, outs, near):
     """keep[c] = the points card c is kept for apart from its feeding risk: ``partial_weight`` per
     unseen card completing a partial meld of it (``_partials`` over the loose cards ``left``, which
     also fills outs and near)."""
@@ -285,7 +285,7 @@ def _at_stake(srow, dead, out_worth):
     the feeding risk) are read through the stakes while the hand holds ``dead`` points.  Both are kept for
     the hand's ending: a partial meld for the player's own go-out, a safe discard against the next
     player's.  So they weigh as what ending the hand is at stake on the sheet, the row's go-out less its
-    curve at ``dead`` (``ST_WIN + _cost``), against that of a sheet where a go-out is worth ``out_worth``
+    curve at ``dead`` (``ST_WIN + holding_cost``), against that of a sheet where a go-out is worth ``out_worth``
     points-equivalents beyond the points it saves (``out_worth + dead``, the sheet the weights are tuned
     on), within a half and twice.  A row whose go-out is worth nothing beyond the points it saves (the
     neutral row, a hand without a game) leaves them as they are: (1, 1)."""
@@ -293,7 +293,7 @@ def _at_stake(srow, dead, out_worth):
         return 1, 1
     d = min(max(dead, 0), ST_XMAX)
     den = out_worth + d
-    num = min(max(srow[ST_WIN] + _cost(srow, d), (den + 1) // 2), 2 * den)
+    num = min(max(srow[ST_WIN] + holding_cost(srow, d), (den + 1) // 2), 2 * den)
     return num, den
 
 
@@ -330,7 +330,7 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     keep = np.empty(N_KINDS, np.int64)  # points held against discarding each card
     outs = np.empty(N_KINDS, np.int64)
     near = np.empty(N_KINDS, np.int64)
-    _keep_points(left, unseen, xp, prm, keep, outs, near)
+    keep_points(left, unseen, xp, prm, keep, outs, near)
     num, den = _at_stake(srow, dead, xp[X_OUT_WORTH])  # both read through the stakes
     for c in range(N_KINDS):
         keep[c] = (keep[c] + xp[X_FEED_WEIGHT] * risk[c]) * num // den
@@ -338,11 +338,11 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     if xp[X_KIND] != K_LOOKAHEAD:
         if left[cands[0]] > 0:  # a loose card leaves the deadwood less its own penalty, no search needed
             for i in range(n):
-                score[i] = _cost(srow, dead - _pen(prm, cands[i])) + keep[cands[i]]
+                score[i] = holding_cost(srow, dead - card_penalty(prm, cands[i])) + keep[cands[i]]
         else:
-            after = _deadwood_after(hand, prm, cands[:n])
+            after = deadwood_after(hand, prm, cands[:n])
             for i in range(n):
-                score[i] = _cost(srow, after[i]) + keep[cands[i]]
+                score[i] = holding_cost(srow, after[i]) + keep[cands[i]]
     else:
         weight = 0
         for c in range(N_KINDS):
@@ -359,14 +359,14 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     for i in range(n):
         c = cands[i]
         b = cands[bi]
-        if _first(score[i], _pen(prm, c), outs[c], near[c], c, score[bi], _pen(prm, b), outs[b], near[b], best):
+        if _first(score[i], card_penalty(prm, c), outs[c], near[c], c, score[bi], card_penalty(prm, b), outs[b], near[b], best):
             best = c
             bi = i
     return best
 
 
 @njit(cache=True)
-def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
                  rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
@@ -391,7 +391,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
             return STOCK
         v, _, _ = search_hand(hh2, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(hh2, prm, rec, np.int64(0), outv)
+            nr = reconstruct(hh2, prm, rec, np.int64(0), outv)
             if copies_on_rows(outv, nr, top) > 0 and leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
                 return DISCARD
             return STOCK
@@ -418,7 +418,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         keep = np.empty(N_KINDS, np.int64)
         outs = np.empty(N_KINDS, np.int64)
         near = np.empty(N_KINDS, np.int64)
-        _keep_points(left, unseen, xp, prm, keep, outs, near)
+        keep_points(left, unseen, xp, prm, keep, outs, near)
         num, den = _at_stake(srow, dead, xp[X_OUT_WORTH])
         for c in range(N_KINDS):
             keep[c] = keep[c] * num // den
@@ -427,17 +427,17 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         for i in range(n):
             c = cands[i]
             b = cands[bi]
-            if _first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c, keep[b] - _pen(prm, b),
-                      _pen(prm, b), outs[b], near[b], best):
+            if _first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c, keep[b] - card_penalty(prm, b),
+                      card_penalty(prm, b), outs[b], near[b], best):
                 best = c
                 bi = i
-        after = dead - _pen(prm, best)
+        after = dead - card_penalty(prm, best)
     else:
         after = best_discard_except_kernel(hh2, prm, top)[1]
     margin = xp[X_TAKE_MARGIN] if xp[X_KIND] == K_LOOKAHEAD else xp[X_DRAW_GAIN]
     _, before, _ = search_hand(hand, prm, mv, ws, rec, YES)
-    taken = _cost(srow, after)
-    if taken > _cost(srow, before) - margin:  # no stock draw leaves more than the hand's deadwood
+    taken = holding_cost(srow, after)
+    if taken > holding_cost(srow, before) - margin:  # no stock draw leaves more than the hand's deadwood
         return STOCK
     weight = 0
     for c in range(N_KINDS):
@@ -446,7 +446,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
         return DISCARD
     # A bound on the expectation without a search per draw: after drawing x the hand may keep x loose
     # and throw its dearest loose card (penalty top_loose) or x itself.
-    nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
+    nr = reconstruct(hand, prm, rec, np.int64(1), outv)
     hh[:] = hand
     for r in range(nr):
         for k in range(outv[r, 2]):
@@ -454,10 +454,10 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
     top_loose = 0
     for c in range(N_KINDS):
         if hh[c] > 0:
-            top_loose = max(top_loose, _pen(prm, c))
+            top_loose = max(top_loose, card_penalty(prm, c))
     bound = 0  # (a go-out costs no more than the deadwood it would leave: the row's win is at least its curve at 0)
     for c in range(N_KINDS):
-        bound += unseen[c] * _cost(srow, before - max(top_loose - _pen(prm, c), 0))
+        bound += unseen[c] * holding_cost(srow, before - max(top_loose - card_penalty(prm, c), 0))
     if taken * weight > bound - margin * weight:
         return STOCK
     ahead = np.zeros((1, 2), np.int64)
@@ -471,7 +471,7 @@ def _expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers
             hh2[x] += 1
             if _goes_out(hh2, -1, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
                 _, d_all, _ = search_hand(hh2, prm, mv, ws, rec, NO)
-                stock -= unseen[x] * (_cost(srow, _best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - _cost(srow, 0))
+                stock -= unseen[x] * (holding_cost(srow, best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - holding_cost(srow, 0))
     return DISCARD if taken * weight <= stock - margin * weight else STOCK
 
 
@@ -514,11 +514,11 @@ def stock_goes_out(hand, tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
 
 @njit(cache=True)
 def risk_limit(max_risk, srow):
-    """The patient's ``max_risk`` read through the stakes: the most deadwood whose cost (``_cost``) is
+    """The patient's ``max_risk`` read through the stakes: the most deadwood whose cost (``holding_cost``) is
     within ``max_risk`` points-equivalents (the neutral row: ``max_risk`` itself), -1 where none is."""
     best = -1
     for d in range(ST_XMAX + 1):
-        if _cost(srow, d) > max_risk:
+        if holding_cost(srow, d) > max_risk:
             break
         best = d
     return max_risk if best == ST_XMAX and max_risk > ST_XMAX else best
@@ -530,7 +530,7 @@ def risk_limit(max_risk, srow):
 
 @njit(cache=True)
 def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp, srow):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     hh = np.empty(N_KINDS, np.int8)
     hh2 = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
@@ -538,13 +538,13 @@ def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values,
     lops = np.zeros((MAXOPS, OP_W), np.int64)
     lctx = np.zeros(4, np.int64)
     tab1 = np.full((1, OUT_W), -1, np.int64)
-    return _expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
+    return expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
                         values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
 
 
 @njit(cache=True)
 def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm, srow):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     return _choose_discard(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
                            mv, ws, rec, out, srow)
@@ -559,7 +559,7 @@ def feed_risks_kernel(tab, pick, disc, nxt_opened):
 
 @njit(cache=True)
 def candidates_kernel(hand, forbid, prm):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)

@@ -40,7 +40,7 @@ from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_va
 from ..engine.hand import STATUS_RULES
 from ..engine.turn import MAXT, OB_MELD, OB_NONE, OB_OPEN, X_LAYOFF, X_NEW, X_SPLIT  # MAXT: table rows
 from ..melds import Meld
-from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
+from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct, new_workspace
 from ..jit.cache import drop_stale
 from . import kinds
 from .kernels import discards as KD
@@ -91,7 +91,7 @@ def greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm,
         v, _, _ = search_hand(hh2, prm, ws_mv, ws_ws, ws_rec, YES)
         if v < prm[P_OPENING_MIN]:
             return STOCK
-        nr = _reconstruct(hh2, prm, ws_rec, np.int64(0), outv)
+        nr = reconstruct(hh2, prm, ws_rec, np.int64(0), outv)
         if copies_on_rows(outv, nr, top) > 0 and leaves_a_discard(hh2, outv, nr, top, np.int64(1), hh):
             return DISCARD
         return STOCK
@@ -109,7 +109,7 @@ def greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm,
     if after >= before:
         return STOCK
     search_hand(hh2, prm, ws_mv, ws_ws, ws_rec, YES)
-    nr = _reconstruct(hh2, prm, ws_rec, np.int64(1), outd)
+    nr = reconstruct(hh2, prm, ws_rec, np.int64(1), outd)
     if hh2[top] - copies_on_rows(outd, nr, top) > 0:
         return STOCK
     # the meld must be layable with a card kept to discard, or let it go out (GreedyBot.draw)
@@ -186,7 +186,7 @@ def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, value
     disc = -1
     if not opened[me]:
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(whand, prm, rec, np.int64(0), outv)
+            nr = reconstruct(whand, prm, rec, np.int64(0), outv)
             if cards_in_rows(outv, nr) >= hand_size(whand):
                 nr = opening_with_discard(whand, forbid, prm, mv, ws, rec, hh, tmp, outv)
                 rec_ok = False
@@ -220,7 +220,7 @@ def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, value
         # lay down every meld held (keeping a card to discard), then lay off
         if not rec_ok:
             v, dead, loose = search_hand(whand, prm, mv, ws, rec, YES)
-        nr = 0 if holds_no_meld(whand, dead, prm) else _reconstruct(whand, prm, rec, np.int64(1), outd)
+        nr = 0 if holds_no_meld(whand, dead, prm) else reconstruct(whand, prm, rec, np.int64(1), outd)
         if nr > 0 and hand_size(whand) - cards_in_rows(outd, nr) >= 1:
             for r in range(nr):
                 add_meld(wtab, ctx, ops, whand, outd[r], taken)
@@ -229,7 +229,7 @@ def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, value
             hh[:] = whand
             hh[d0] -= 1
             search_hand(hh, prm, mv, ws, rec, YES)
-            nr2 = _reconstruct(hh, prm, rec, np.int64(1), outd)
+            nr2 = reconstruct(hh, prm, rec, np.int64(1), outd)
             for r in range(nr2):
                 add_meld(wtab, ctx, ops, whand, outd[r], taken)
         keep = 2 if (first and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
@@ -388,7 +388,7 @@ def bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn
 @njit(cache=True)
 def draw_kernel(kind, bp, me, hands, opened, turns, discard, n_stock, tab, values, rp, prm):
     """The draw (STOCK or DISCARD) a bot of this kind chooses at the start of its turn."""
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     hh = np.empty(N_KINDS, np.int8)
     hh2 = np.empty(N_KINDS, np.int8)
     outv = np.empty((MAX_OUT, OUT_W), np.int64)
@@ -404,7 +404,7 @@ def draw_kernel(kind, bp, me, hands, opened, turns, discard, n_stock, tab, value
 def play_scratch():
     """The working arrays ``bot_play`` takes: (mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx,
     ops, lops, lctx, tab1)."""
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     return (mv, ws, rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
             np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
             np.empty((MAX_OUT, OUT_W), np.int64), np.full((MAXT, OUT_W), -1, np.int64), np.zeros(4, np.int64),
@@ -439,14 +439,14 @@ def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, d
 
 @njit(cache=True)
 def deadwood_discard_kernel(hand, forbid, values, prm):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     return KD.deadwood_discard(hand, forbid, values, prm, mv, ws, rec, out)
 
 
 @njit(cache=True)
 def waiting_kernel(bp, me, hand, hands, opened, n_stock, rp, prm):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     return waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec)
 
 

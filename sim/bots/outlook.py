@@ -11,7 +11,7 @@ penalties (``outlook_kernel``); ``_outlook_plain`` is the search per draw and di
 
 The deadwood after each draw is weighed by the seat's stakes (``sim.game.hand_stakes``): a row of
 whole points-equivalents (``stakes_ints``), where holding d penalty points when another player goes
-out costs ``_cost(srow, d)``, minus the row's curve at d.  The neutral row (``NEUTRAL``) costs d,
+out costs ``holding_cost(srow, d)``, minus the row's curve at d.  The neutral row (``NEUTRAL``) costs d,
 the hand's own points; near elimination points above the cliff cost far more.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..cards import COPIES, JOKER, N_KINDS
 from ..engine.core import ROW_W, compiled
 from ..equity import ST_CURVE, ST_W, ST_XMAX, neutral_stakes
 from ..melds import row_of
-from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, _answers, _discard_order, _totals, _walk, _workspace
+from ..meldsearch import P_HV, P_JOKER_PENALTY, P_KMAX, W_BEST, search_answers, discard_order, hand_totals, search_walk, new_workspace
 from ..jit.cache import drop_stale
 
 
@@ -50,26 +50,26 @@ def stakes_matrix(state) -> np.ndarray:
 
 
 @njit(cache=True)
-def _cost(srow, d):
+def holding_cost(srow, d):
     """What holding d penalty points costs when another player goes out, by the stakes row srow (minus
     its curve at d; d above ST_XMAX reads ST_XMAX)."""
     return -srow[ST_CURVE + min(max(d, 0), ST_XMAX)]
 
 
 @njit(cache=True)
-def _best_discard_deadwood(h, prm, d_all, mv, ws, rec):
+def best_discard_deadwood(h, prm, d_all, mv, ws, rec):
     """Least deadwood of h after discarding one card, given d_all = deadwood of h.  Removing a card
     lowers deadwood by at most its penalty, so cards are tried highest penalty first and the search
     stops once no card left can beat the best found."""
-    order = _discard_order(h, prm)
+    order = discard_order(h, prm)
     best = -1
     for i in range(order.shape[0]):
         y = order[i]
-        pen = _pen(prm, y)
+        pen = card_penalty(prm, y)
         if best >= 0 and d_all - pen >= best:
             break
         h[y] -= 1
-        v, d, l = _answers(h, prm, mv, ws, rec)
+        v, d, l = search_answers(h, prm, mv, ws, rec)
         h[y] += 1
         if best < 0 or d < best:
             best = d
@@ -79,7 +79,7 @@ def _best_discard_deadwood(h, prm, d_all, mv, ws, rec):
 
 
 @njit(cache=True)
-def _pen(prm, y):
+def card_penalty(prm, y):
     return prm[P_JOKER_PENALTY] if y == JOKER else prm[P_HV + y % 13]
 
 
@@ -91,24 +91,24 @@ def _pen(prm, y):
 def _melded(counts, prm, mv, ws, o_hi):
     """The meld search without the value objective: (most melded penalty, most melded cards; the
     latter only when o_hi is 3).  The objectives are maximised independently there, so these are
-    the very numbers _answers derives the deadwood and loose cards from."""
-    _walk(counts, prm, mv, ws, mv, False, o_hi)  # mv stands in for the record it does not keep
+    the very numbers search_answers derives the deadwood and loose cards from."""
+    search_walk(counts, prm, mv, ws, mv, False, o_hi)  # mv stands in for the record it does not keep
     return ws[W_BEST + 1], ws[W_BEST + 2]
 
 
 @njit(cache=True)
 def _deadwood(h, prm, mv, ws):
-    """The least deadwood of h, as _answers(h)[1]."""
+    """The least deadwood of h, as search_answers(h)[1]."""
     bd, _ = _melded(h, prm, mv, ws, np.int64(2))
-    n, t = _totals(h, prm)
+    n, t = hand_totals(h, prm)
     return t - bd
 
 
 @njit(cache=True)
 def _deadwood_loose(h, prm, mv, ws):
-    """(least deadwood, fewest loose cards) of h, as _answers(h)[1:]."""
+    """(least deadwood, fewest loose cards) of h, as search_answers(h)[1:]."""
     bd, bl = _melded(h, prm, mv, ws, np.int64(3))
-    n, t = _totals(h, prm)
+    n, t = hand_totals(h, prm)
     return t - bd, n - bl
 
 
@@ -185,10 +185,10 @@ def _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec, srow):
             if w <= 0:
                 continue
             h[x] += 1
-            v, d, l = _answers(h, prm, mv, ws, rec)
+            v, d, l = search_answers(h, prm, mv, ws, rec)
             if l <= 1:
                 outs += w
-            total += w * _cost(srow, _best_discard_deadwood(h, prm, d, mv, ws, rec))
+            total += w * holding_cost(srow, best_discard_deadwood(h, prm, d, mv, ws, rec))
             h[x] -= 1
         if c >= 0:
             h[c] += 1
@@ -215,7 +215,7 @@ def _joker_floor(h, prm, d_h):
         if k >= 10:
             return -1
     others = jokers - 1
-    _, t = _totals(h, prm)
+    _, t = hand_totals(h, prm)
     u = 0
     for r in range(13):
         suits = 0
@@ -247,7 +247,7 @@ def _split_loose(f, prm, core, iso, stats):
         if n > 0 and k != JOKER and _loose_in(f, k):
             iso[k] = n
             core[k] = 0
-            p = _pen(prm, k)
+            p = card_penalty(prm, k)
             stats[0] += n
             stats[1] += n * p
             for _ in range(n):
@@ -259,8 +259,8 @@ def _split_loose(f, prm, core, iso, stats):
         else:
             iso[k] = 0
             core[k] = n
-            if n > 0 and _pen(prm, k) > stats[4]:
-                stats[4] = _pen(prm, k)
+            if n > 0 and card_penalty(prm, k) > stats[4]:
+                stats[4] = card_penalty(prm, k)
 
 
 @njit(cache=True)
@@ -293,7 +293,7 @@ def _less_two(core, prm, a, b, slot, now, pair, p_seen, mv, ws):
 @njit(cache=True)
 def outlook_kernel(counts, prm, cands, unseen, out, srow):
     """For each candidate discard cands[i] (-1: none): out[i, 0] = sum over unseen cards x,
-    weighted by unseen[x], of the cost (``_cost`` by the stakes row srow; the neutral row: the points)
+    weighted by unseen[x], of the cost (``holding_cost`` by the stakes row srow; the neutral row: the points)
     of the least deadwood after the discard, drawing x and discarding the best card; out[i, 1] = the
     weighted number of draws after which all cards but one meld.
 
@@ -307,7 +307,7 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
     penalty first and stop once none left can do better, the joker last and only when
     ``_joker_floor`` leaves it a chance.  Odd inputs (``_sane``) take the brute force.
     """
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     if not _sane(counts, cands, unseen):
         _outlook_plain(counts, prm, cands, unseen, out, mv, ws, rec, srow)
         return
@@ -349,7 +349,7 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
         for i in range(nc):
             c = cands[i]
             if c < 0 or iso[c] > 0:  # the core stays whole
-                pc = 0 if c < 0 else _pen(prm, c)
+                pc = 0 if c < 0 else card_penalty(prm, c)
                 m = m1 if c < 0 or pc != m1 else m2  # the highest penalty left in I
                 if w_seen[slot] != now:
                     whole[slot, 0], whole[slot, 1] = _deadwood_loose(core, prm, mv, ws)
@@ -360,20 +360,20 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
                 best = big if m < 0 else d_core - m  # discard from I
                 if best > 0 and top_core >= 0 and d_core - top_core < best:  # a core card may do better
                     if l_seen[slot] != now:
-                        order = _discard_order(core, prm)
+                        order = discard_order(core, prm)
                         b = big
                         for k in range(order.shape[0]):  # the naturals, then the joker
                             y = order[k]
                             if y == JOKER:
                                 continue
-                            if d_core - _pen(prm, y) >= b:
+                            if d_core - card_penalty(prm, y) >= b:
                                 break
                             d, _ = _less_one(core, prm, y, slot, now, single, s_seen, mv, ws)
                             if d < b:
                                 b = d
                                 if b == 0:
                                     break
-                        if (b > 0 and core[JOKER] > 0 and d_core - _pen(prm, JOKER) < b
+                        if (b > 0 and core[JOKER] > 0 and d_core - card_penalty(prm, JOKER) < b
                                 and _joker_floor(core, prm, d_core) < b):
                             d, _ = _less_one(core, prm, JOKER, slot, now, single, s_seen, mv, ws)
                             if d < b:
@@ -382,7 +382,7 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
                         l_seen[slot] = now
                     if least[slot] < best:
                         best = least[slot]
-                totals[i] += w * _cost(srow, p_i - pc + best)
+                totals[i] += w * holding_cost(srow, p_i - pc + best)
             else:  # c is a core card
                 d_c, l_c = _less_one(core, prm, c, slot, now, single, s_seen, mv, ws)
                 if l_c + n_i <= 1:
@@ -390,12 +390,12 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
                 best = big if m1 < 0 else d_c - m1
                 if best > 0:
                     core[c] -= 1
-                    order = _discard_order(core, prm)
+                    order = discard_order(core, prm)
                     for k in range(order.shape[0]):  # the naturals, then the joker
                         y = order[k]
                         if y == JOKER:
                             continue
-                        py = _pen(prm, y)
+                        py = card_penalty(prm, y)
                         if d_c - py >= best:
                             break
                         if _loose_in(core, y):
@@ -408,7 +408,7 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
                             best = d
                             if best == 0:
                                 break
-                    if (best > 0 and core[JOKER] > 0 and d_c - _pen(prm, JOKER) < best
+                    if (best > 0 and core[JOKER] > 0 and d_c - card_penalty(prm, JOKER) < best
                             and _joker_floor(core, prm, d_c) < best):
                         core[c] += 1
                         d = _less_two(core, prm, c, JOKER, slot, now, pair, p_seen, mv, ws)
@@ -416,7 +416,7 @@ def outlook_kernel(counts, prm, cands, unseen, out, srow):
                         if d < best:
                             best = d
                     core[c] += 1
-                totals[i] += w * _cost(srow, p_i + best)
+                totals[i] += w * holding_cost(srow, p_i + best)
     for i in range(nc):
         out[i, 0] = totals[i]
         out[i, 1] = outs[i]

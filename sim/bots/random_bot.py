@@ -11,7 +11,7 @@ from ..engine import turn as TU
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING
 from ..engine.table import decode, table_rows
 from ..engine.turn import OB_NONE, OB_OPEN
-from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, _reconstruct, _workspace
+from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct, new_workspace
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
@@ -25,7 +25,7 @@ OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and a
 
 
 @njit(cache=True)
-def _random_draw(me, hands, opened, turns, discard, nd, rp, stream, pos):
+def random_draw(me, hands, opened, turns, discard, nd, rp, stream, pos):
     """RandomBot.draw: the discard with probability one half when it may take it and owes nothing for
     it, else the stock: (source, stream position)."""
     if nd > 0 and (opened[me] != 0 or rp[R_PICKUP_BEFORE_OPENING] != 0):
@@ -56,7 +56,7 @@ def _pick(hand, forbid, u):
 
 
 @njit(cache=True)
-def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, crules, prm, stream, pos, ops,
+def random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, crules, prm, stream, pos, ops,
                  mrows, hand, wtab, ctx, mv, ws, rec):
     """RandomBot.play: it opens with probability one half when it can (with the table's help where the
     profile allows it and the hand alone cannot); once open it tries one table move at random with
@@ -81,13 +81,13 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
             v, _, _ = search_hand(hand, prm, mv, ws, rec, YES)
             if v >= prm[P_OPENING_MIN]:
                 rows = np.empty((MAX_OUT, OUT_W), np.int64)
-                nr = _reconstruct(hand, prm, rec, np.int64(0), rows)
+                nr = reconstruct(hand, prm, rec, np.int64(0), rows)
                 used = 0
                 for r in range(nr):
                     used += rows[r, 2]
                 if used < hand_size(hand):
                     for r in range(nr):
-                        nops, nw = TP._push_meld(ops, mrows, nops, wtab, nw, hand, rows[r])
+                        nops, nw = TP.push_meld(ops, mrows, nops, wtab, nw, hand, rows[r])
             else:
                 must = drawn_card if (drawn_from == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
                 rest = np.empty(N_KINDS, np.int8)
@@ -114,7 +114,7 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
                 meld = np.empty(core.ROW_W, np.int64)
                 if TP._checked(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
                     hctx = np.zeros(4, np.int64)
-                    if TP._apply_option(hand, wtab, nw, adds, hops[k], hn[k], hinfo[k], meld, forbid, keep, prm, mv,
+                    if TP.apply_option(hand, wtab, nw, adds, hops[k], hn[k], hinfo[k], meld, forbid, keep, prm, mv,
                                         ws, rec, ops, mrows, nops, hctx):
                         nops = hctx[0]
                         nw = hctx[1]
@@ -138,18 +138,18 @@ def _random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, 
 
 @njit(cache=True)
 def draw_kernel(me, hands, opened, turns, discard, rp, stream, pos):
-    return _random_draw(me, hands, opened, turns, discard, discard.shape[0], rp, stream, pos)
+    return random_draw(me, hands, opened, turns, discard, discard.shape[0], rp, stream, pos)
 
 
 @njit(cache=True)
 def play_kernel(me, hands, opened, turns, tab, drawn_card, drawn_from, rp, crules, prm, stream, pos):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     ops = np.full((TP.MAX_X, TP.X_W), -1, np.int64)
     mrows = np.full((TP.MAX_X, OUT_W), -1, np.int64)
     hand = np.empty(N_KINDS, np.int8)
     wtab = np.full((TP.MAXT, OUT_W), -1, np.int64)
     ctx = np.zeros(4, np.int64)
-    disc, pos = _random_play(me, hands, opened, turns, tab, tab.shape[0], drawn_card, drawn_from, rp, crules, prm,
+    disc, pos = random_play(me, hands, opened, turns, tab, tab.shape[0], drawn_card, drawn_from, rp, crules, prm,
                              stream, pos, ops, mrows, hand, wtab, ctx, mv, ws, rec)
     return disc, pos, ops[:ctx[0]].copy(), mrows[:ctx[0]].copy()
 

@@ -54,7 +54,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   cards it holds when another player goes out; one cut short scores minus the seat's least deadwood.
   Each of those is weighed by the seat's row of stakes (``sim.game.hand_stakes``): a win scores
   ``win_points`` plus the row's ``ST_WIN`` (``ST_KALOOKI`` for a Kalooki), x penalty points held
-  cost ``outlook._cost`` (minus the row's curve at x), so near elimination a rollout that leaves
+  cost ``outlook.holding_cost`` (minus the row's curve at x), so near elimination a rollout that leaves
   points above the cliff scores far worse, and against an opponent one hand from elimination a
   rollout that ends the hand scores more; on the neutral row (no game, no table) the scores are the
   points above.
@@ -78,7 +78,7 @@ from ..engine import core
 from ..engine import turn as TU
 from ..engine.core import R_PICKUP_BEFORE_OPENING
 from ..engine.turn import MAXT, OB_NONE
-from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, _workspace, best_discard_except_kernel
+from ..meldsearch import MAX_OUT, OUT_W, P_ACE_LOW, new_workspace, best_discard_except_kernel
 from . import expert_core as XC
 from . import greedy_core as FG
 from ..equity import ST_KALOOKI, ST_WIN
@@ -89,7 +89,7 @@ from ..engine.hand import (H_STATUS, H_WINNER, H_WIN_TYPE, SC_ND, SC_NS, SC_NT, 
 from .greedy_core import R_KALOOKI_PAYS_MORE, R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER
 from .kernels.hands import NO, YES, hand_size, search_hand
 from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation, turn_arrays
-from .outlook import _cost, _pen, stakes_matrix, unseen_kernel
+from .outlook import holding_cost, card_penalty, stakes_matrix, unseen_kernel
 from . import kinds
 from . import turn_loop as TL
 from .kinds import K_EXPERT, K_LOOKAHEAD
@@ -252,11 +252,11 @@ def _score(me, res, hands, values, rp, prm, win_points, mv, ws, rec, srow):
         pen = 0
         for c in range(N_KINDS):
             pen += hands[me, c] * values[c]
-        return -_cost(srow, pen)
+        return -holding_cost(srow, pen)
     _, dead, loose = search_hand(hands[me], prm, mv, ws, rec, YES)
     if money:
         return -loser_pays(loose, 0, False, rp[R_PAY_PER_CARD], rp[R_PAY_PER_JOKER], rp[R_PAY_DOUBLE] != 0)
-    return -_cost(srow, dead)
+    return -holding_cost(srow, dead)
 
 
 @njit(cache=True)
@@ -282,7 +282,7 @@ def _rollouts(inp, si, n):
                          np.zeros((0, 0, 0), np.float64), np.zeros(n, np.int64))
     seats = TL.Seats(rkinds, ROLLOUT_TABLE, rbp, np.zeros((0, 0), np.float64), np.zeros(n, np.int64),
                      np.zeros(n, np.int64), np.zeros(n, np.float64), si.stakes, False)
-    return Rollout(rinp, seats, si.me, si.xp[SX_HORIZON], si.xp[SX_WIN_POINTS], _workspace())
+    return Rollout(rinp, seats, si.me, si.xp[SX_HORIZON], si.xp[SX_WIN_POINTS], new_workspace())
 
 
 @njit(cache=True)
@@ -387,8 +387,8 @@ def search_draw(inp, h, si, stream, pos):
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, pos
     cands = np.empty(2, np.int64)
-    mv, ws, rec = _workspace()
-    own = XC._expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+    mv, ws, rec = new_workspace()
+    own = XC.expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
                           rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
                           np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
                           np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
@@ -422,7 +422,7 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
     """The discards the seat ``si`` searches in the hand ``h`` (module docstring) in cands, from whand (the
     hand left after the table play), never forbid, the lookahead's ``default`` first; returns their number."""
     me, xp, prm = si.me, si.xp, inp.prm
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     loose = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
@@ -438,7 +438,7 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
     keep = np.empty(N_KINDS, np.int64)
     outs = np.empty(N_KINDS, np.int64)
     near = np.empty(N_KINDS, np.int64)
-    XC._keep_points(left, unseen, xp, prm, keep, outs, near)
+    XC.keep_points(left, unseen, xp, prm, keep, outs, near)
     taken = np.zeros(N_KINDS, np.bool_)
     taken[default] = True
     ace_low = prm[P_ACE_LOW] != 0
@@ -446,7 +446,7 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
     for i in range(nl):
         c = loose[i]
         if c != JOKER and _partner(c, left, ace_low, True) < 0:
-            isolated = max(isolated, _pen(prm, c))
+            isolated = max(isolated, card_penalty(prm, c))
     while k < xp[SX_CANDIDATES]:
         best = -1
         for i in range(nl):
@@ -454,10 +454,10 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
             if taken[c]:
                 continue
             # never a card of a pair or two-card run while an isolated card as dear could go instead
-            if c != JOKER and isolated >= _pen(prm, c) and _partner(c, left, ace_low, False) >= 0:
+            if c != JOKER and isolated >= card_penalty(prm, c) and _partner(c, left, ace_low, False) >= 0:
                 continue
-            if best < 0 or XC._first(keep[c] - _pen(prm, c), _pen(prm, c), outs[c], near[c], c,
-                                     keep[best] - _pen(prm, best), _pen(prm, best), outs[best], near[best], best):
+            if best < 0 or XC._first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c,
+                                     keep[best] - card_penalty(prm, best), card_penalty(prm, best), outs[best], near[best], best):
                 best = c
         if best < 0:
             break
@@ -490,7 +490,7 @@ def _checked_discard(inp, h, si, left, ftab, nf, ops, mrows, nx):
     me, mid = si.me, h.sc
     nxt = (me + 1) % h.hands.shape[0]
     forbid = mid[SC_C] if mid[SC_SRC] == DISCARD else -1
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     unseen = np.zeros(N_KINDS, np.int64)
     unseen_kernel(h.hands[me], h.tab, mid[SC_NT], h.discard, mid[SC_ND], inp.jokers, unseen)
     disc = XC._choose_discard(left.copy(), forbid, ftab, nf, h.pick[nxt], h.discby[nxt], h.opened[nxt] != 0, unseen,
@@ -514,7 +514,7 @@ def _open_now(inp, h, si, axops, axmrows):
     if ctx[2] != 0 or ctx[1] == 0:
         return -1, 0
     laid = np.full((MAXT, OUT_W), -1, np.int64)
-    nx = TL._as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
+    nx = TL.as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], laid, axops, axmrows)
     if hand_size(whand) >= 2:  # as the lookahead discards after a patient's play (turn_loop.run_turns)
         disc = _checked_discard(inp, h, si, whand, laid, ctx[0], axops, axmrows, nx)
     elif disc >= 0 and not _turn(inp, h, me, axops, axmrows, nx, disc)[0]:

@@ -7,7 +7,7 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   ``max_harvests`` table moves (``_harvest_options``: removing an end card of a run of four or more
   or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
-  with the freed card melded again from its hand (``_best_harvest``, ``_apply_option``); then its
+  with the freed card melded again from its hand (``_best_harvest``, ``apply_option``); then its
   melds laid down, lay-offs and splits of runs (``kernels.layoffs.lay_off_hand``, the bots' one lay-off
   finder; the card taken from the discard pile among them, while another card is left to throw),
   trailing operations undone until a card is left to discard, and a taken discard melded where the
@@ -37,7 +37,7 @@ from ..engine import turn as TU
 from ..engine.table import decode, table_rows
 from ..engine.turn import (A_FROM, MAXT, OB_MELD, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
                            X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed)
-from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, _full_partition, _reconstruct, _workspace,
+from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, full_partition_kernel, reconstruct, new_workspace,
                           best_discard_except_kernel, go_out_kernel)
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
@@ -94,7 +94,7 @@ def _joker_in_meld_with_two(rows, nr):
 
 
 @njit(cache=True)
-def _push_meld(ops, mrows, nops, wtab, nt, hand, row):
+def push_meld(ops, mrows, nops, wtab, nt, hand, row):
     """A new meld from the hand: joins the working table (row nt), its cards leave the hand."""
     wtab[nt] = row
     mrows[nops] = row
@@ -277,7 +277,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
         if ok and disc != forbid and got != disc:
             h2[:] = h
             h2[disc] -= 1
-            _, rows = _full_partition(h2, prm)
+            _, rows = full_partition_kernel(h2, prm)
             nr = rows.shape[0]
             outd[:nr] = rows
             if got == JOKER and not _joker_in_meld_with_two(outd, nr):
@@ -289,7 +289,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
             if dead >= base or dead >= dead_without + values[got]:
                 continue
             search_hand(h, prm, mv, ws, rec, YES)
-            nr = _reconstruct(h, prm, rec, np.int64(1), outd)
+            nr = reconstruct(h, prm, rec, np.int64(1), outd)
             h2[:] = h
             for r in range(nr):
                 for j in range(outd[r, 2]):
@@ -325,16 +325,16 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
         hand[:] = best_h
         wt = nt
         for r in range(best_nr):
-            nops, wt = _push_meld(ops, mrows, nops, wtab, wt, hand, best_rows[r])
+            nops, wt = push_meld(ops, mrows, nops, wtab, wt, hand, best_rows[r])
         ctx[0] = nops
         ctx[2] = best_disc
         return 2
-    return 1 if _apply_option(hand, wtab, nt, adds, hops[best], hn[best], hinfo[best], best_meld, forbid, keep, prm,
+    return 1 if apply_option(hand, wtab, nt, adds, hops[best], hn[best], hinfo[best], best_meld, forbid, keep, prm,
                               mv, ws, rec, ops, mrows, nops, ctx) else 0
 
 
 @njit(cache=True)
-def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, keep, prm, mv, ws, rec, ops, mrows,
+def apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, keep, prm, mv, ws, rec, ops, mrows,
                   nops, ctx):
     """bots.moves.apply_harvest for a checked option (``meld``: its target afterwards): the move made
     and the freed card melded again in a new meld from the hand with a card left to discard (hand,
@@ -345,7 +345,7 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
     _option_hand(hand, hinfo_k, h, True)
     got = hinfo_k[3]
     search_hand(h, prm, mv, ws, rec, YES)
-    nr = _reconstruct(h, prm, rec, np.int64(1), outd)
+    nr = reconstruct(h, prm, rec, np.int64(1), outd)
     pick = -1
     for r in range(nr):
         if outd[r, 2] >= 3:
@@ -367,7 +367,7 @@ def _apply_option(hand, wtab, nt, adds, hops_k, hn_k, hinfo_k, meld, forbid, kee
                      hops_k[o, X_EXTRA])
     wtab[hinfo_k[0]] = meld
     hand[:] = h
-    nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[pick])
+    nops, nt = push_meld(ops, mrows, nops, wtab, nt, hand, outd[pick])
     if hinfo_k[4] >= 0:
         count_run_add(adds, hinfo_k[0], hinfo_k[4])
     ctx[0] = nops
@@ -417,7 +417,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
         nl, layoff_value = _lay_off_rest(h, t, nt, keep, forbid, must_meld, rp, crules, prm, lops, np.int64(0))
     rows = np.empty((MAX_OUT, OUT_W), np.int64)
     search_hand(h, prm, mv, ws, rec, YES)
-    nr = _reconstruct(h, prm, rec, np.int64(0), rows)
+    nr = reconstruct(h, prm, rec, np.int64(0), rows)
     vals = np.empty(nr, np.int64)
     for r in range(nr):
         vals[r] = core.meld_value(rows[r], prm)
@@ -561,7 +561,7 @@ def harvest_options_kernel(hand, tab, adds, rp, crules):
 
 @njit(cache=True)
 def table_opening_kernel(hand, tab, forbid, must_meld, keep, rp, crules, prm):
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     ops = np.full((MAX_X, X_W), -1, np.int64)
     mrows = np.full((MAX_X, OUT_W), -1, np.int64)
     rest = np.empty(N_KINDS, np.int8)
@@ -603,7 +603,7 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
     nt = nt0
     nops = np.int64(0)
     for r in range(nr):
-        nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+        nops, nt = push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     first = np.empty(core.ROW_W, np.int64)
     for j in range(nl):
         if lay[j, 2] >= SPLIT_AT:  # a split: the part cut off joins the table last
@@ -644,7 +644,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
     disc, nr, _ = go_out(hand, loose, prm, NO, forbid, mv, ws, rec, outv, hh)
     if disc >= 0 and may_out:
         for r in range(nr):
-            nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+            nops, nt = push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
         ctx[0] = nops
         ctx[1] = nt
         return PLAYED, disc
@@ -664,13 +664,13 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
         nt = hctx[1]
     # lay down the melds held (a card kept to discard), then lay off and split
     search_hand(hand, prm, mv, ws, rec, YES)
-    nr = _reconstruct(hand, prm, rec, np.int64(1), outv)
+    nr = reconstruct(hand, prm, rec, np.int64(1), outv)
     used = 0
     for r in range(nr):
         used += outv[r, 2]
     if nr > 0 and hand_size(hand) - used >= 1:
         for r in range(nr):
-            nops, nt = _push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
+            nops, nt = push_meld(ops, mrows, nops, wtab, nt, hand, outv[r])
     hctx[0] = nops
     hctx[1] = nt
     lay_off_hand(wtab, nt, hand, keep, forbid, adds, rp, crules, prm, ops, nops, hctx, YES, np.int64(40))
@@ -711,7 +711,7 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
                 nops = np.int64(0)
                 hand[:] = h0
                 if kind == 1:
-                    nops, _ = _push_meld(ops, mrows, nops, wtab, nt, hand, outd[idx])
+                    nops, _ = push_meld(ops, mrows, nops, wtab, nt, hand, outd[idx])
                 else:
                     for o in range(lctx[1]):
                         nops = push_op(ops, nops, X_LAYOFF, idx, lops[o, 2], lops[o, 3], -1)
@@ -730,7 +730,7 @@ def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, r
     mrows = np.full((MAX_X, OUT_W), -1, np.int64)
     hand = np.empty(N_KINDS, np.int8)
     ctx = np.zeros(4, np.int64)
-    mv, ws, rec = _workspace()
+    mv, ws, rec = new_workspace()
     answer, disc = _expert_play(me, hands, turns, tab0, tab0.shape[0], drawn_card, drawn_from, values, rp, crules,
                                 prm, max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
     nops = ctx[0]

@@ -79,7 +79,7 @@ def mid_scratch():
 
 
 @njit(cache=True)
-def _as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
+def as_xops(tab, nt, wtab, nw, ops, nops, laid, xops, xmrows):
     """greedy_core's play (operation rows ops[:nops], the engine's own row format, and the working table
     wtab[:nw]) as the engine's operation rows, each new meld as it was laid; returns their number."""
     if nops == 0:
@@ -182,14 +182,14 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
             if first and force_src >= 0:
                 src = force_src
             elif draw == K_RANDOM:
-                src, spos[me] = RB._random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]],
+                src, spos[me] = RB.random_draw(me, hands, opened, turns, discard, nd, rp, streams[me, :slen[me]],
                                                 spos[me])
                 if src == RB.OUT_OF_STREAM:
                     res[H_STATUS] = 13
                     res[H_ERR_SEAT] = me
                     break
             elif draw == K_EXPERT:
-                src = XC._expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
+                src = XC.expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
                                       xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
                     top = discard[nd - 1]
@@ -232,7 +232,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
             nops = 0
             if play == K_RANDOM:
                 xplay = True
-                disc, spos[me] = RB._random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
+                disc, spos[me] = RB.random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
                                                  streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv,
                                                  ws, rec)
                 status = 13 if disc == RB.OUT_OF_STREAM else 0
@@ -293,7 +293,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                 res[H_ERR_SEAT] = me
                 break
             if not xplay:  # greedy_core's operation rows as the engine's (new melds as laid)
-                xctx[0] = _as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
+                xctx[0] = as_xops(tab, nt, wtab, ctx[0], ops, ctx[1], ftab, xops, xmrows)
             if ask and asks and (chose or xctx[0] > 0):
                 # the caller chooses the discard and whether to lay the play, and resumes at START_APPLY
                 sc[SC_C] = c

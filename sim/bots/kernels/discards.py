@@ -9,7 +9,7 @@ from numba import njit
 
 from ... import meldsearch as MS
 from ...cards import JOKER, N_KINDS
-from ...meldsearch import _reconstruct, best_discard_except_kernel
+from ...meldsearch import reconstruct, best_discard_except_kernel
 from ...jit.cache import drop_stale
 from .hands import YES, search_hand
 
@@ -58,7 +58,7 @@ def deadwood_discard(hand, forbid, values, prm, mv, ws, rec, out):
 def recorded_deadwood_discard(hand, forbid, values, prm, rec, out):
     """``deadwood_discard`` where rec already holds the search of this hand (``search_hand`` with
     record): its partition rebuilt into out, the highest-value card it leaves loose."""
-    nr = _reconstruct(hand, prm, rec, np.int64(1), out)
+    nr = reconstruct(hand, prm, rec, np.int64(1), out)
     pref = hand.astype(np.int64)
     for r in range(nr):
         for k in range(out[r, 2]):

@@ -20,7 +20,7 @@ from ...cards import JOKER, N_KINDS, N_RANKS
 from ...engine import core
 from ...engine.core import meld_value
 from ...engine.turn import A_FROM, count_run_add, run_add_allowed
-from ...meldsearch import P_KALOOKI_EXEMPT, P_OPENING_MIN, _full_partition, _reconstruct, go_out_kernel
+from ...meldsearch import P_KALOOKI_EXEMPT, P_OPENING_MIN, full_partition_kernel, reconstruct, go_out_kernel
 from ...jit.cache import drop_stale
 from .hands import NO, YES, cards_in_rows, could_meld, hand_size, search_hand
 from .layoffs import lay_onto_end
@@ -53,7 +53,7 @@ def go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
     if c != forbid:
         hh[:] = hand
         hh[c] -= 1
-        _, rows = _full_partition(hh, prm)
+        _, rows = full_partition_kernel(hh, prm)
         nr = rows.shape[0]
         out[:nr] = rows
         return c, nr, False
@@ -65,7 +65,7 @@ def go_out(hand, loose, prm, kalooki, forbid, mv, ws, rec, out, hh):
         _, _, l2 = search_hand(hh, prm, mv, ws, rec, YES)
         if l2 != 0:
             continue
-        nr = _reconstruct(hh, prm, rec, np.int64(1), out)
+        nr = reconstruct(hh, prm, rec, np.int64(1), out)
         if nr == 0 or cards_in_rows(out, nr) != hand_size(hh):
             continue
         if kalooki and prm[P_KALOOKI_EXEMPT] == 0:
@@ -443,7 +443,7 @@ def _go_out_discard(h, opened, need, forbid, must, prm, mv, ws, rec):
             _, _, left = search_hand(h, prm, mv, ws, rec, NO)
             ok = left == 0
         if ok and not opened and need > 0:
-            ok = MS._full_search(h, prm, np.zeros((1, MS.REC_W), np.int64)) >= need
+            ok = MS.full_search(h, prm, np.zeros((1, MS.REC_W), np.int64)) >= need
         h[d] += 1
         if ok:
             return d
@@ -662,7 +662,7 @@ def _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted, rp, prm, 
                     h[disc] -= 1
                     nr = 0
                     if hand_size(h) > 0:
-                        _, rows = _full_partition(h, prm)
+                        _, rows = full_partition_kernel(h, prm)
                         nr = rows.shape[0]
                         outv[:nr] = rows
                     return disc, nr, nl

@@ -18,7 +18,7 @@ from numba import njit
 from ... import meldsearch as MS
 from ...cards import JOKER, N_KINDS, N_RANKS
 from ...engine.core import meld_value
-from ...meldsearch import P_JOKER_PENALTY, P_OPENING_MIN, _reconstruct, _search_ws, _totals
+from ...meldsearch import P_JOKER_PENALTY, P_OPENING_MIN, reconstruct, search_ws, hand_totals
 from ...jit.cache import drop_stale
 
 # numba compiles a function once per combination of argument types, and a constant passed as an
@@ -68,9 +68,9 @@ def cards_in_rows(rows, nr):
 @njit(cache=True)
 def search_hand(h, prm, mv, ws, rec, record):
     """(max_meld_value, min_deadwood, min_loose) as meldsearch.analyse computes them; with record,
-    rec then holds what _reconstruct needs for this hand."""
-    bv, bd, bl = _search_ws(h, prm, mv, ws, rec, record)
-    n, t = _totals(h, prm)
+    rec then holds what reconstruct needs for this hand."""
+    bv, bd, bl = search_ws(h, prm, mv, ws, rec, record)
+    n, t = hand_totals(h, prm)
     return bv, t - bd, n - bl
 
 
@@ -78,7 +78,7 @@ def search_hand(h, prm, mv, ws, rec, record):
 def holds_no_meld(h, dead, prm):
     """Whether the min-deadwood partition of h (min_deadwood dead) is sure to hold no meld: nothing
     melds, and every card has a positive penalty (so no meld is worth zero and gets emitted)."""
-    _, t = _totals(h, prm)
+    _, t = hand_totals(h, prm)
     return dead == t and (h[JOKER] == 0 or prm[P_JOKER_PENALTY] > 0)
 
 
@@ -185,7 +185,7 @@ def opening_with_discard(hand, forbid, prm, mv, ws, rec, hh, tmp, out):
         hh[d] -= 1
         v, _, _ = search_hand(hh, prm, mv, ws, rec, YES)
         if v >= prm[P_OPENING_MIN]:
-            nr = _reconstruct(hh, prm, rec, np.int64(0), tmp)
+            nr = reconstruct(hh, prm, rec, np.int64(0), tmp)
             val = 0
             for r in range(nr):
                 val += meld_value(tmp[r], prm)

@@ -17,7 +17,7 @@ from ...cards import JOKER, N_KINDS, N_RANKS
 from ...engine import core
 from ...engine.turn import (A_FROM, MAXT, X_LAYOFF, X_SPLIT, count_run_add, run_add_allowed,  # MAXT: table rows
                             split_adds)
-from ...meldsearch import _reconstruct
+from ...meldsearch import reconstruct
 from ...jit.cache import drop_stale
 from .hands import NO, YES, hand_size, row_has, search_hand, set_order
 from .plays import HIGH, LOW, O_CARD, O_TAKEN, RUN, apply_layoff, push_op
@@ -197,7 +197,7 @@ def meld_taken_card(hand, taken, tab, nt, values, rp, prm, mv, ws, rec, hh, outd
         hh[:] = hand
         hh[d] -= 1
         search_hand(hh, prm, mv, ws, rec, YES)
-        nr = _reconstruct(hh, prm, rec, np.int64(1), outd)
+        nr = reconstruct(hh, prm, rec, np.int64(1), outd)
         for r in range(nr):
             if row_has(outd[r], taken):
                 return 1, d, r
