@@ -30,6 +30,17 @@ def test_made_once_per_profile_and_read_by_every_layer():
     assert np.array_equal(compiled(same).rules, cp.rules)
 
 
+def test_a_profile_in_use_keeps_sharing_its_table_after_other_headers():
+    """Other headers compiled in between (more than the shared vectors kept) do not part a profile in use
+    from a new object with its rules: using it keeps its vector the one they share."""
+    p = dataclasses.replace(profiles.load("kalooki40"), opening_min=41)
+    cp = compiled(p)
+    for i in range(core._PARAMS_MAX + 2):
+        compiled(dataclasses.replace(p, opening_min=50 + i))
+        assert compiled(p) is cp
+    assert compiled(dataclasses.replace(p)).params is cp.params
+
+
 def test_a_changed_profile_never_reads_another_profiles_arrays():
     """Profiles made and dropped one after another (more than the cache keeps) each read their own words."""
     base = profiles.load("kalooki40")

@@ -167,7 +167,7 @@ class CompiledProfile(NamedTuple):
     hand_values: np.ndarray  # int64, 53 words: each card's penalty left in a hand (cards.hand_values)
 
 
-_COMPILED: dict[int, tuple] = {}  # id(profile) -> (profile, CompiledProfile)
+_COMPILED: dict[int, tuple] = {}  # id(profile) -> (profile, CompiledProfile, header key)
 _COMPILED_MAX = 256
 _PARAMS: dict[bytes, np.ndarray] = {}  # a header's bytes -> its parameter vector, least recently made first
 _PARAMS_MAX = 8  # each vector's table grows to at most 51 MB as the meld search fills it
@@ -179,22 +179,29 @@ def compiled(profile) -> CompiledProfile:
     (which fills the table); build it in the process that uses it (the table is large to send)."""
     hit = _COMPILED.get(id(profile))
     if hit is not None and hit[0] is profile:
+        _share_params(hit[2], hit[1].params)  # the most recently used, so an equal header finds it
         return hit[1]
     header = params_header(profile)
     key = header.tobytes()
-    params = _PARAMS.pop(key, None)
+    params = _PARAMS.get(key)
     if params is None:
-        if len(_PARAMS) >= _PARAMS_MAX:
-            _PARAMS.pop(next(iter(_PARAMS)))
         params = np.zeros(HEADER_W + SEARCH_TABLE_W, np.int32)  # zero pages: memory used as the table fills
         params[:HEADER_W] = header
-    _PARAMS[key] = params
+    _share_params(key, params)
     cp = CompiledProfile(rules_array(profile), params,
                          hand_values(profile.ace_value, profile.joker_penalty).astype(np.int64))
     if len(_COMPILED) >= _COMPILED_MAX:
         _COMPILED.clear()
-    _COMPILED[id(profile)] = (profile, cp)  # holding the profile keeps its id from being reused
+    _COMPILED[id(profile)] = (profile, cp, key)  # holding the profile keeps its id from being reused
     return cp
+
+
+def _share_params(key, params):
+    """Keep ``params`` as the vector profiles with this header share, evicting the least recently used."""
+    _PARAMS.pop(key, None)
+    if len(_PARAMS) >= _PARAMS_MAX:
+        _PARAMS.pop(next(iter(_PARAMS)))
+    _PARAMS[key] = params
 
 
 # ---------------------------------------------------------------------------------------------------
