@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -82,6 +83,15 @@ def _manifest(out: Path) -> dict | None:
         return None
 
 
+def _with_ctrl_c_at_its_default(argv: list[str]) -> list[str]:
+    """``argv`` started with SIGINT at its default disposition, as a shell starts the terminal's foreground
+    command.  A command started with SIGINT ignored (this test run in the background of a script, whose
+    children inherit that) keeps ignoring it, as every Unix program does, and would never see the Ctrl-C."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *argv]
+
+
 def _wait_for_a_shard(proc, out) -> None:
     """Wait until the run at ``out`` has a finished shard in its manifest (the driver still running)."""
     deadline = time.time() + 240
@@ -129,8 +139,8 @@ def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(ctrl_c_reference
     """SIGINT to the command's whole process group, as a terminal's Ctrl-C sends it, once a shard is written."""
     out = tmp_path / "run"
     argv = simulate_cmd(*cli_args(out, games=CTRL_C_GAMES, shard_games=SHARD), "--workers", "1")
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(_with_ctrl_c_at_its_default(argv), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         _wait_for_a_shard(proc, out)
         os.killpg(proc.pid, signal.SIGINT)
