@@ -2,6 +2,8 @@
 (``execute_shard``, the same code in a Ray worker and in this process), and many shards run here
 (``execute_local``) or on Ray workers (``execute_ray``, a bounded number in flight, a killed worker's
 task retried), with Ray started or joined for the drivers that play runs (``start_ray``, ``ray_session``).
+Both loops see every Ctrl-C (``interrupts``): one that lands where Python swallows the exception still
+ends the run at the loop's next check.
 
 Ray is a thin layer: ``run_shard(spec) -> tables`` is serial.  Each worker writes its own files and
 returns a small summary.  A shard's summary file is written by the step its job carries
@@ -16,6 +18,7 @@ import os
 import resource
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -27,6 +30,7 @@ from .runformat import shard_path
 
 MAX_RETRIES = 3  # a task whose worker dies is re-run this many times before the run fails
 IN_FLIGHT_PER_WORKER = 2
+WAIT_S = 0.2  # the Ray loop's longest wait between checks for a Ctrl-C
 # Test hook: a path; the first Ray task to find it absent creates it and kills its own worker process
 # half-way through writing its shard (after its first file), so tests can show a killed worker's
 # task is retried and no game is lost or doubled.  Never set outside tests.
@@ -182,19 +186,64 @@ def ray_session(workers: int | None, address: str | None = None, out: str = ""):
 
 
 # ----------------------------------------------------------------------------------------------
+# Ctrl-C during a run
+
+class Interrupts:
+    """The Ctrl-Cs (SIGINT) received while a run's shards are dispatched."""
+
+    def __init__(self):
+        self.count = 0
+
+    def check(self) -> None:
+        """KeyboardInterrupt if a Ctrl-C came: the loops call this between their steps."""
+        if self.count:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts():
+    """For the block, each Ctrl-C raises KeyboardInterrupt where it lands, as Python's own handler
+    does, and is counted, so that a loop's next ``check`` raises it again when it landed where Python
+    swallows an exception (a ``__del__``, a callback): no Ctrl-C is lost.  Yields the ``Interrupts``.
+
+    Only over Python's own handler, in the main thread: a SIGINT the command was started ignoring (a
+    job a script put in the background, ``nohup``) stays ignored, as in every Unix program, and a
+    handler a caller installed is theirs.  The handler before is restored after the block."""
+    seen = Interrupts()
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield seen
+        return
+
+    def on_sigint(signum, frame):
+        seen.count += 1
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ----------------------------------------------------------------------------------------------
 # many shards: here, or on Ray workers
 
 def execute_local(jobs, shard_fn, on_done):
     """Run jobs one after another in this process; ``on_done`` is told each shard's summary."""
-    for job in jobs:
-        on_done(execute_shard(job, shard_fn))
+    with interrupts() as seen:
+        for job in jobs:
+            seen.check()
+            on_done(execute_shard(job, shard_fn))
+        seen.check()
 
 
 _REMOTE = None
 
 
 def execute_ray(jobs, shard_fn, on_done, workers: int):
-    """Run jobs on Ray, at most IN_FLIGHT_PER_WORKER x workers at once; errors raised after the rest finish."""
+    """Run jobs on Ray, at most IN_FLIGHT_PER_WORKER x workers at once; errors raised after the rest finish.
+    A Ctrl-C ends the loop at its next check (``interrupts``), at most WAIT_S apart while it waits."""
     import ray
     from ray.exceptions import RayError, RayTaskError
     global _REMOTE
@@ -205,25 +254,28 @@ def execute_ray(jobs, shard_fn, on_done, workers: int):
     limit = max(1, IN_FLIGHT_PER_WORKER * workers)
     failure = None
     try:
-        while queue or in_flight:
-            while queue and failure is None and len(in_flight) < limit:
-                job = queue.popleft()
-                in_flight[_REMOTE.remote(job, shard_fn)] = job
-            if not in_flight:
-                break
-            done, _ = ray.wait(list(in_flight), num_returns=1)
-            for ref in done:
-                job = in_flight.pop(ref)
-                try:
-                    summary = ray.get(ref)
-                except RayTaskError as e:  # a write error is the user's to fix; anything else is a bug
-                    cause = getattr(e, "cause", None)
-                    failure = failure or (job, cause if isinstance(cause, OSError) else e)
-                    continue
-                except RayError as e:  # the worker died more often than max_retries allows, etc.
-                    failure = failure or (job, e)
-                    continue
-                on_done(summary)
+        with interrupts() as seen:
+            while queue or in_flight:
+                seen.check()
+                while queue and failure is None and len(in_flight) < limit:
+                    job = queue.popleft()
+                    in_flight[_REMOTE.remote(job, shard_fn)] = job
+                if not in_flight:
+                    break
+                done, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
+                for ref in done:
+                    job = in_flight.pop(ref)
+                    try:
+                        summary = ray.get(ref)
+                    except RayTaskError as e:  # a write error is the user's to fix; anything else is a bug
+                        cause = getattr(e, "cause", None)
+                        failure = failure or (job, cause if isinstance(cause, OSError) else e)
+                        continue
+                    except RayError as e:  # the worker died more often than max_retries allows, etc.
+                        failure = failure or (job, e)
+                        continue
+                    on_done(summary)
+            seen.check()
     except BaseException as e:
         # On Ctrl-C the tasks end with this driver (Ray cancels an owner's tasks when it goes); cancelling
         # them too races the workers' own ends and can abort Ray's core worker.

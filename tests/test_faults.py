@@ -4,7 +4,8 @@ uninterrupted run with the same seed.
 
 Each faulty run is `kalooki simulate` in a subprocess (its own driver and local Ray cluster) in a
 session of its own, so every process it started can be reaped afterwards.  The faulty runs are the
-``slow`` tier (``make test-slow``): each starts Ray and plays a run twice.
+``slow`` tier (``make test-slow``): each starts Ray and plays a run twice.  A Ctrl-C that Python
+swallows where it lands is shown in-process, in the fast tier.
 """
 from __future__ import annotations
 
@@ -163,6 +164,86 @@ def test_ctrl_c_ends_with_one_line_and_the_same_command_resumes(ctrl_c_reference
     tables = read_tables(out)
     assert_every_game_once(tables, games=CTRL_C_GAMES)
     assert_same_tables(ctrl_c_reference, tables)
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT handled by Python's own handler for the test, as in a command started from a terminal
+    (this test run may have been started with SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+class _CtrlCInDel:
+    """Sends this process a SIGINT from its ``__del__``: the handler runs there, and Python reports the
+    KeyboardInterrupt it raises as unraisable and goes on, as it does in any finaliser or callback."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        _a_python_call()  # the handler runs at the next bytecode at the latest, still inside __del__
+
+
+def _a_python_call() -> None:
+    pass
+
+
+def _shards_that_ctrl_c(sent: list, signal_fn) -> object:
+    """A shard function that plays each shard and sends a Ctrl-C (``signal_fn``) while playing the first."""
+    def shard_fn(spec):
+        tables = runexec.run_shard(spec)
+        if not sent:
+            signal_fn()
+        sent.append(spec.first_game)
+        return tables
+    return shard_fn
+
+
+def _ctrl_c_in_a_finaliser():
+    finaliser = _CtrlCInDel()
+    del finaliser
+
+
+# the in-process Ctrl-C runs: four shards, one game each
+IN_PROCESS = dict(games=2, shard_games=1)
+IN_PROCESS_PLANNED = 4
+
+
+def test_a_ctrl_c_python_swallows_still_ends_the_run_after_the_shard(ctrl_c_raises, tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    swallowed = []
+    monkeypatch.setattr(sys, "unraisablehook", swallowed.append)
+    played = []
+    with pytest.raises(KeyboardInterrupt) as info:
+        runner.run_local(config(out, **IN_PROCESS), summarise=write_shard_summary, progress=False,
+                         shard_fn=_shards_that_ctrl_c(played, _ctrl_c_in_a_finaliser))
+    assert [a.exc_type for a in swallowed] == [KeyboardInterrupt], "the Ctrl-C was not swallowed where it landed"
+    assert len(played) == 1, "the run went on after the Ctrl-C"
+    assert info.value.args == (f"interrupted: 1 of {IN_PROCESS_PLANNED} shards written to {out}; run the same "
+                               "command again to resume",)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the run's handler is gone
+    m = _manifest(out)
+    assert m["complete"] is False and len(m["shards"]) == 1
+    assert not list(out.rglob(".tmp-*")) and not (out / ".lock").exists()
+    resumed = runner.run_local(config(out, **IN_PROCESS), summarise=write_shard_summary, progress=False)
+    assert resumed.shards_kept == 1 and resumed.shards_run == IN_PROCESS_PLANNED - 1
+    assert runner_verify(out) == []
+    assert_every_game_once(read_tables(out), games=IN_PROCESS["games"])
+
+
+def test_a_run_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
+    """The convention of every Unix program (a job a script puts in the background, nohup): the run
+    does not take SIGINT over."""
+    out = tmp_path / "run"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        played = []
+        runner.run_local(config(out, **IN_PROCESS), summarise=write_shard_summary, progress=False,
+                         shard_fn=_shards_that_ctrl_c(played, lambda: os.kill(os.getpid(), signal.SIGINT)))
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert len(played) == IN_PROCESS_PLANNED and _manifest(out)["complete"] is True
 
 
 def test_a_second_driver_is_refused_while_another_writes(tmp_path):
