@@ -176,16 +176,12 @@ def ctrl_c_raises():
 
 
 class _CtrlCInDel:
-    """Sends this process a SIGINT from its ``__del__``: the handler runs there, and Python reports the
-    KeyboardInterrupt it raises as unraisable and goes on, as it does in any finaliser or callback."""
+    """Raises SIGINT in this thread from its ``__del__``: the handler runs there (``raise_signal`` runs it
+    before returning), and Python reports the KeyboardInterrupt it raises as unraisable and goes on, as
+    it does in any finaliser or callback."""
 
     def __del__(self):
-        os.kill(os.getpid(), signal.SIGINT)
-        _a_python_call()  # the handler runs at the next bytecode at the latest, still inside __del__
-
-
-def _a_python_call() -> None:
-    pass
+        signal.raise_signal(signal.SIGINT)
 
 
 def _shards_that_ctrl_c(sent: list, signal_fn) -> object:
@@ -239,7 +235,7 @@ def test_a_run_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
     try:
         played = []
         runner.run_local(config(out, **IN_PROCESS), summarise=write_shard_summary, progress=False,
-                         shard_fn=_shards_that_ctrl_c(played, lambda: os.kill(os.getpid(), signal.SIGINT)))
+                         shard_fn=_shards_that_ctrl_c(played, lambda: signal.raise_signal(signal.SIGINT)))
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
