@@ -306,7 +306,7 @@ class HandState:
         """A copy that plays on without changing this one: its own record."""
         c = self.__class__.__new__(self.__class__)
         c.__dict__.update(self.__dict__)
-        c.h = HD.Hand(*(a.copy() for a in self.h))
+        c.h = HD.copy_hand.py_func(self.h)  # the engine's copy run as Python (numba's dispatch of a Hand costs more)
         c._views = {}
         c._melds = None if self._melds is None else list(self._melds)
         c.log = list(self.log)
