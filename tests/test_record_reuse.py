@@ -11,11 +11,10 @@ from sim.bots import make_bot
 from sim.bots import search_core as SC
 from sim.bots import turn_loop as TL
 from sim.bots.kernels.plays import turn_arrays
-from sim.engine import core
+from sim.engine import HandState, core
 from sim.engine import hand as HD
 
 from test_hand_loop import random_midhand
-from sim.engine import HandState
 
 NO_DRAW_KEYS = np.zeros((0, 0, 0), np.float64)
 NO_IDS = np.zeros(0, np.int64)
