@@ -79,15 +79,15 @@ def played_states(prof, seed, keyed, kinds=("greedy", "expert", "lookahead", "gr
 def test_the_record_holds_what_a_hand_built_from_the_attributes_holds(name):
     prof = profiles.load(name)
     seen = 0
-    for seed in range(4):
-        for st in played_states(prof, seed, keyed=seed % 2 == 1):
+    for seed in range(3):
+        for st in played_states(prof, seed, keyed=seed == 1):
             assert_reads_alike(SC.seen(st), built(st), f"{name} hand {seed} turn {st.turn_no} {st.phase}")
             seen += 1
     rng = np.random.default_rng(67)
     for i in range(8):  # small hands, a table laid, short stocks
         st = random_midhand(prof, 4, rng)
         assert_reads_alike(SC.seen(st), built(st), f"{name} mid-hand state {i}")
-    assert seen > 40
+    assert seen > 30
 
 
 def test_seen_copies_the_record():
@@ -136,6 +136,6 @@ def test_the_search_decides_alike_from_the_record_and_from_the_attributes(monkey
     monkeypatch.setattr(SC, "seen", seen_both)
     monkeypatch.setattr(SC, "search_draw", draw_both)
     monkeypatch.setattr(SC, "search_play", play_both)
-    for name, seed, keyed in (("kalooki40", 0, False), ("scala40", 1, True), ("east_coast", 2, False)):
+    for name, seed, keyed in (("kalooki40", 0, False), ("scala40", 1, True)):
         played_states(profiles.load(name), seed, keyed, ("search", "expert", "search", "lookahead"))
     assert asked["draw"] > 10 and asked["play"] > 10 and asked["searched"] > 10, asked
