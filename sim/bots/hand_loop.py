@@ -214,7 +214,9 @@ def play_hand_fast(state, kinds=None, bp=None, check: bool = False, streams=None
     if kinds is None:
         kinds, bp = _greedy(n)
     h = state.h
-    before = [a.copy() for a in h]  # the record as it was, should the Python path play the hand instead
+    # the record as it was, should the Python path play the hand instead: the engine's copy run as Python
+    # (numba's dispatch of a Hand from Python costs twice the copies)
+    before = HD.copy_hand.py_func(h)
     seats = TL.Seats(kinds, bot_kinds.table(), bp, _NO_STREAMS if streams is None else streams,
                      np.zeros(n, np.int64) if slen is None else slen, np.zeros(n, np.int64) if spos is None else spos,
                      _no_eps(n) if eps is None else eps, _stakes(state), bool(check))

@@ -88,7 +88,7 @@ from ..engine.hand import (H_STATUS, H_WINNER, H_WIN_TYPE, SC_ND, SC_NS, SC_NT, 
                            SC_TURN_NO, WIN_KALOOKI)
 from .greedy_core import R_KALOOKI_PAYS_MORE, R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER
 from .kernels.hands import NO, YES, hand_size, search_hand
-from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation, turn_arrays
+from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation
 from .outlook import holding_cost, card_penalty, stakes_matrix, unseen_kernel
 from . import kinds
 from . import turn_loop as TL
@@ -746,22 +746,15 @@ def bot_params(bot) -> np.ndarray:
     return np.array([getattr(bot, name, 0) for name in SX_NAMES], dtype=np.int64)
 
 
-_NO_KEYS = np.zeros((0, 0, 0), np.float64)  # no seat-keyed draw
-_NO_IDS = np.zeros(0, np.int64)
-
-
 def seen(state):
-    """``state`` as the compiled search reads it, at the turn of the seat to play: (its fixed inputs, a
-    ``HandInputs``; the hand, a ``Hand``, its SC_OWN words zero).  The search reads of the stock only its
-    size and of the other hands only their sizes."""
-    cp = core.compiled(state.profile)
-    opened, turns, tab = turn_arrays(state)
-    inp = HD.HandInputs(cp.params, cp.rules, cp.hand_values, cp.rules, state.profile.jokers, state.reshuffle_keys,
-                        _NO_KEYS, _NO_IDS)
-    h = HD.new_hand(state.hands, np.array(state.stock[::-1], dtype=np.int64), _NO_IDS,
-                    np.array(state.discard, dtype=np.int64), tab, opened, turns, TL.card_counts(state.pickups),
-                    TL.card_counts(state.discards_by), state.current, state.reshuffles, state.turn_no)
-    return inp, h
+    """``state`` as the compiled search reads it, at the turn of the seat to play, as the compiled hand loop
+    hands it over: (its fixed inputs, the state's ``HandInputs``; a copy of its compiled hand, a ``Hand``,
+    its SC_OWN words zero, for the caller to write the turn's words into).  The search reads of the stock
+    only its size, of the other hands only their sizes, and no seat-keyed draw (its rollouts draw from the
+    top of stocks of their own)."""
+    h = HD.copy_hand(state.h)
+    h.sc[SC_OWN:] = 0
+    return state.inp, h
 
 
 def decide_draw(state, me: int, xp: np.ndarray, stream: np.ndarray, pos: int) -> tuple[int, int]:

@@ -168,21 +168,27 @@ def _res_word(k):
     return property(lambda self: int(self.h.res[k]), lambda self, v: self.h.res.__setitem__(k, int(v)))
 
 
+def _listed(name: str, read, store, doc: str) -> property:
+    """A public attribute ``name``: a list ``read(state)`` makes from the record when asked (kept in the
+    state's ``_views`` until the record changes), written back by ``store(state, items)`` when set or when
+    the list it gave is changed."""
+    def get(self):
+        v = self._views.get(name)
+        if v is None:
+            v = self._views[name] = _view(read(self), lambda items: store(self, items))
+        return v
+
+    return property(get, store, doc=doc)
+
+
 def _card_lists(name: str, field: str, doc: str) -> property:
-    """A public attribute ``name``: a list of cards per player, read from the record's count rows
-    ``Hand.<field>`` (in card order) when asked, and written back to them when set or changed."""
+    """A public attribute ``name`` (``_listed``): a list of cards per player, read from the record's count
+    rows ``Hand.<field>`` (in card order)."""
     def store(self, lists):
         self._changed()
         _set_counts(getattr(self.h, field), lists)
 
-    def read(self):
-        v = self._views.get(name)
-        if v is None:
-            v = self._views[name] = _view([np.repeat(_KINDS, row).tolist() for row in getattr(self.h, field)],
-                                          lambda lists: store(self, lists))
-        return v
-
-    return property(read, store, doc=doc)
+    return _listed(name, lambda self: [np.repeat(_KINDS, row).tolist() for row in getattr(self.h, field)], store, doc)
 
 
 def _input(name):
@@ -306,7 +312,7 @@ class HandState:
         """A copy that plays on without changing this one: its own record."""
         c = self.__class__.__new__(self.__class__)
         c.__dict__.update(self.__dict__)
-        c.h = HD.Hand(*(a.copy() for a in self.h))
+        c.h = HD.copy_hand.py_func(self.h)  # the engine's copy run as Python (numba's dispatch of a Hand costs more)
         c._views = {}
         c._melds = None if self._melds is None else list(self._melds)
         c.log = list(self.log)
@@ -370,19 +376,6 @@ class HandState:
                 new[:old.shape[0]] = old
             self.h = h._replace(stock=grow[0], ids=grow[1], discard=grow[2])
 
-    @property
-    def stock(self) -> list:
-        """The stock's cards, the last one the top."""
-        v = self._views.get("stock")
-        if v is None:
-            sc = self.h.sc
-            v = self._views["stock"] = _view(self.h.stock[sc[HD.SC_SP]:sc[HD.SC_NS]][::-1].tolist(), self._set_stock)
-        return v
-
-    @stock.setter
-    def stock(self, cards):
-        self._set_stock(cards)
-
     def _set_stock(self, cards):
         self._changed()
         cards = list(cards)
@@ -394,6 +387,9 @@ class HandState:
         if old.shape[0] >= ns:  # the places the cards left keep, a card taken from the top taking its own
             self.h.ids[:ns] = old[old.shape[0] - ns:]
         sc[HD.SC_SP], sc[HD.SC_NS] = 0, ns
+
+    stock = _listed("stock", lambda self: self.h.stock[self.h.sc[HD.SC_SP]:self.h.sc[HD.SC_NS]][::-1].tolist(),
+                    _set_stock, "The stock's cards, the last one the top.")
 
     @property
     def stock_ids(self) -> list | None:
@@ -419,24 +415,15 @@ class HandState:
         self._room(sc[HD.SC_SP] + len(places))
         self.h.ids[sc[HD.SC_SP]:sc[HD.SC_SP] + len(places)] = places[::-1]
 
-    @property
-    def discard(self) -> list:
-        """The discard pile, bottom first (its last card is the top)."""
-        v = self._views.get("discard")
-        if v is None:
-            v = self._views["discard"] = _view(self.h.discard[:self.h.sc[HD.SC_ND]].tolist(), self._set_discard)
-        return v
-
-    @discard.setter
-    def discard(self, cards):
-        self._set_discard(cards)
-
     def _set_discard(self, cards):
         self._changed()
         cards = list(cards)
         self._room(len(cards))
         self.h.discard[:len(cards)] = cards
         self.h.sc[HD.SC_ND] = len(cards)
+
+    discard = _listed("discard", lambda self: self.h.discard[:self.h.sc[HD.SC_ND]].tolist(), _set_discard,
+                      "The discard pile, bottom first (its last card is the top).")
 
     def _table(self) -> list[Meld]:
         """The table's melds, read from its rows once after they change."""
@@ -446,18 +433,6 @@ class HandState:
             melds = self._melds = [Meld(r[0], tuple(r[core.CARDS:core.CARDS + r[2]]),
                                         tuple(r[core.REPS:core.REPS + r[2]]), r[1]) for r in rows]
         return melds
-
-    @property
-    def table(self) -> list:
-        """The table's melds (``Meld``), in the order of their rows."""
-        v = self._views.get("table")
-        if v is None:
-            v = self._views["table"] = _view(self._table(), self._set_table)
-        return v
-
-    @table.setter
-    def table(self, melds):
-        self._set_table(melds)
 
     def _set_table(self, melds):
         self._changed()
@@ -470,52 +445,22 @@ class HandState:
         self.h.sc[HD.SC_NT] = len(melds)
         self._melds = melds
 
-    @property
-    def opened(self) -> list:
-        """Whether each player has opened."""
-        v = self._views.get("opened")
-        if v is None:
-            v = self._views["opened"] = _view([x != 0 for x in self.h.opened.tolist()], self._set_opened)
-        return v
-
-    @opened.setter
-    def opened(self, flags):
-        self._set_opened(flags)
+    table = _listed("table", _table, _set_table, "The table's melds (``Meld``), in the order of their rows.")
 
     def _set_opened(self, flags):
         self._changed()
         self.h.opened[:] = [bool(x) for x in flags]
 
-    @property
-    def turns_taken(self) -> list:
-        """Each player's turns taken so far."""
-        v = self._views.get("turns_taken")
-        if v is None:
-            v = self._views["turns_taken"] = _view(self.h.turns.tolist(), self._set_turns)
-        return v
-
-    @turns_taken.setter
-    def turns_taken(self, turns):
-        self._set_turns(turns)
+    opened = _listed("opened", lambda self: [x != 0 for x in self.h.opened.tolist()], _set_opened,
+                     "Whether each player has opened.")
 
     def _set_turns(self, turns):
         self._changed()
         self.h.turns[:] = turns
         self.h.stats[:, HD.S_TURNS] = turns
 
-    @property
-    def stats(self) -> list:
-        """Each player's counters by name (melds_laid, cards_laid_off, jokers_taken, and the opening's
-        open_round, open_value, open_layoff_value, open_with_discard), read from and written to the
-        record's ``stats`` rows."""
-        v = self._views.get("stats")
-        if v is None:
-            v = self._views["stats"] = _view([_Counters(row) for row in self.h.stats], self._set_stats)
-        return v
-
-    @stats.setter
-    def stats(self, rows):
-        self._set_stats(rows)
+    turns_taken = _listed("turns_taken", lambda self: self.h.turns.tolist(), _set_turns,
+                          "Each player's turns taken so far.")
 
     def _set_stats(self, rows):
         self._changed()
@@ -523,6 +468,11 @@ class HandState:
             if not (isinstance(d, _Counters) and d._row is self.h.stats[s]):
                 counters = _Counters(self.h.stats[s])
                 counters.update(d)
+
+    stats = _listed("stats", lambda self: [_Counters(row) for row in self.h.stats], _set_stats,
+                    "Each player's counters by name (melds_laid, cards_laid_off, jokers_taken, and the opening's "
+                    "open_round, open_value, open_layoff_value, open_with_discard), read from and written to the "
+                    "record's ``stats`` rows.")
 
     pickups = _card_lists("pickups", "pick", "The cards each player took from the discard pile (public), in card "
                                              "order: the record's counts.")
