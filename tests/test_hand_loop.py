@@ -26,9 +26,9 @@ from sim.records import ShardSpec, play_shard
 PROFILES = profiles.available()
 # Hands (or mid-hand states) compared per profile by each test (per table, for the strong and mixed tables):
 # enough that each test reaches, in each profile, every line of the Python reference (sim.engine's hand,
-# the bots' Python side) that larger sizes (up to twice these) reach: among them the cut joker's deal
+# the bots' Python side) that larger sizes (up to 2.5 times these) reach: among them the cut joker's deal
 # (east_coast), reshuffles and a void stock.
-SIZES = dict(seat_keyed_dealt=48, seat_keyed_midhand=60, strong_dealt=24, strong_midhand=36, dealt=150, midhand=90,
+SIZES = dict(seat_keyed_dealt=48, seat_keyed_midhand=60, strong_dealt=24, strong_midhand=36, dealt=150, midhand=60,
              variant=48)
 
 
