@@ -50,6 +50,9 @@ def alpha_run(tmp_path):
     return write_run(tmp_path / "alpha-run", {"alpha": alpha_shards()})
 
 
+# The report's figures are rendered by the first test below and a comparison's by
+# test_compare_flags_a_large_real_difference; the other tests read the pages' text
+# (figures_not_rasterised, conftest.py).
 REPORT_FIGURES = ["opening_cdf.png", "kalooki_frequency.png", "survival.png", "hands_per_game.png",
                   "seat_advantage.png", "eliminated_by_group.png", "payments_by_group.png", "jokers.png"]
 
@@ -79,7 +82,7 @@ def test_report_writes_a_self_contained_html_and_markdown(alpha_run, tmp_path):
     assert not [p for p in out.rglob(".*tmp*")], "temporary files left behind"
 
 
-def test_report_refuses_an_incomplete_run_unless_partial(tmp_path):
+def test_report_refuses_an_incomplete_run_unless_partial(tmp_path, figures_not_rasterised):
     run = write_run(tmp_path / "r", {"alpha": alpha_shards()[:1]}, complete=False, shards_planned={"alpha": 2})
     with pytest.raises(UserError, match="(?s)failed verification.*shard\\(s\\) 1 of 2 planned.*--allow-partial"):
         report.write_report(run, tmp_path / "out")
@@ -90,7 +93,7 @@ def test_report_refuses_an_incomplete_run_unless_partial(tmp_path):
     assert "> **PARTIAL REPORT" in (tmp_path / "out/report.md").read_text()
 
 
-def test_partial_report_leaves_out_an_unreadable_file(tmp_path):
+def test_partial_report_leaves_out_an_unreadable_file(tmp_path, figures_not_rasterised):
     run = write_run(tmp_path / "r", {"alpha": alpha_shards()})
     (run / "hands/profile=alpha/part-00001.parquet").write_bytes(b"not parquet")
     with pytest.raises(UserError, match="(?s)failed verification.*part-00001.*not readable Parquet"):
@@ -101,7 +104,7 @@ def test_partial_report_leaves_out_an_unreadable_file(tmp_path):
     assert "8 player-hand rows" in text  # only game 0's rows remain
 
 
-def test_report_cli_exit_status(alpha_run, tmp_path, capsys, monkeypatch):
+def test_report_cli_exit_status(alpha_run, tmp_path, capsys, monkeypatch, figures_not_rasterised):
     (tmp_path / "empty").mkdir()
     assert cli.main(["report", str(tmp_path / "empty")]) == 2
     assert "empty" in capsys.readouterr().err
@@ -173,7 +176,7 @@ def test_identical_datasets_differ_by_nothing_and_compare_refuses_a_run_with_its
         assert err.count("\n") == 1 and not out.exists()
 
 
-def test_compare_two_profiles_of_one_run_and_the_cli(tmp_path, capsys, monkeypatch):
+def test_compare_two_profiles_of_one_run_and_the_cli(tmp_path, capsys, monkeypatch, figures_not_rasterised):
     from test_analysis import ALPHA_GAMES, ALPHA_HANDS, games_rows, hands_rows
     beta = [(hands_rows(ALPHA_HANDS, profile="beta"), games_rows(ALPHA_GAMES, profile="beta"))]
     run = write_run(tmp_path / "two", {"alpha": alpha_shards(), "beta": beta})

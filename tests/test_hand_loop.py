@@ -24,6 +24,12 @@ from sim.engine import loop as LOOP
 from sim.records import ShardSpec, play_shard
 
 PROFILES = profiles.available()
+# Hands (or mid-hand states) compared per profile by each test (per table, for the strong and mixed tables):
+# enough that each test reaches, in each profile, every line of the Python reference (sim.engine's hand,
+# the bots' Python side) that larger sizes (up to 2.5 times these) reach: among them the cut joker's deal
+# (east_coast), reshuffles and a void stock.
+SIZES = dict(seat_keyed_dealt=48, seat_keyed_midhand=60, strong_dealt=24, strong_midhand=36, dealt=150, midhand=60,
+             variant=48)
 
 
 def snapshot(st: HandState) -> dict:
@@ -106,7 +112,7 @@ def test_seat_keyed_stocks_match_python(name):
     # same card as HandState._pop_stock and leaves the stock in the same order, reshuffles included
     prof = profiles.load(name)
     reshuffled = 0
-    for h in range(60):
+    for h in range(SIZES["seat_keyed_dealt"]):
         n = 2 + h % 3
         seats = [int(s) for s in np.random.default_rng(h).permutation(6)[:n]]  # positions are game seats
         a = HandState(prof, n, h % n, np.random.default_rng([7, h]), draw_seats=seats)
@@ -115,7 +121,8 @@ def test_seat_keyed_stocks_match_python(name):
         play_fast(b)
         assert_same(a, b, f"{name} seat-keyed, {n} players, hand {h}")
     rng = np.random.default_rng(zlib_seed(name) + 1)
-    for i in range(100):  # short stocks: the reshuffled stock gets the second generation of keys
+    # short stocks: the reshuffled stock gets the second generation of keys
+    for i in range(SIZES["seat_keyed_midhand"]):
         n = int(rng.integers(prof.min_players, prof.max_players + 1))
         st = random_midhand(prof, n, rng)
         st.draw_seats = [int(s) for s in rng.permutation(6)[:n]]
@@ -148,9 +155,9 @@ def test_strong_and_mixed_tables_match_python(name):
     n = prof.players
     for kinds, seed in ((["patient"] * n, 31), (["expert"] * n, 33), (["random"] * n, 34),
                         ((["lookahead", "expert", "patient", "random"] * 2)[:n], 32)):
-        compare_dealt(prof, n, 40, seed, kinds)
+        compare_dealt(prof, n, SIZES["strong_dealt"], seed, kinds)
     rng = np.random.default_rng(zlib_seed(name) + 2)
-    for i in range(60):
+    for i in range(SIZES["strong_midhand"]):
         k = int(rng.integers(prof.min_players, prof.max_players + 1))
         st = random_midhand(prof, k, rng)
         kinds = [(("greedy",) + STRONG)[int(x)] for x in rng.integers(0, 5, k)]
@@ -194,7 +201,7 @@ def test_dealt_hands_match_python(name):
     counts = sorted({prof.min_players, prof.players, prof.max_players})
     total = dict(wins=0, void=0)
     for n in counts:
-        s = compare_dealt(prof, n, 300 // len(counts), seed=20 + n)
+        s = compare_dealt(prof, n, SIZES["dealt"] // len(counts), seed=20 + n)
         total["wins"] += s["wins"]
         total["void"] += s["void"]
     assert total["wins"] > 0
@@ -213,7 +220,7 @@ def test_dealt_hands_match_python(name):
 ])
 def test_rule_variants_match_python(name, changes):
     prof = profiles.load(name).replace(**changes)
-    s = compare_dealt(prof, prof.players, 60, seed=7)
+    s = compare_dealt(prof, prof.players, SIZES["variant"], seed=7)
     if "turn_cap" in changes:
         assert s["stalled"] > 0
     if changes.get("stock_exhausted") == "void":
@@ -263,7 +270,7 @@ def random_midhand(prof, n, rng) -> HandState:
 def test_midhand_states_match_python(name):
     prof = profiles.load(name)
     rng = np.random.default_rng(zlib_seed(name))
-    for i in range(150):
+    for i in range(SIZES["midhand"]):
         n = int(rng.integers(prof.min_players, prof.max_players + 1))
         st = random_midhand(prof, n, rng)
         a = _copy(st)

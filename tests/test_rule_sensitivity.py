@@ -51,6 +51,9 @@ SITUATIONS = {"go_out_first_round": (3, {"opening_min": 0}), "kalooki_double_pen
 # taken from a run's middle, or a Kalooki worth less than the opening minimum in 9-card hands, more
 # rarely than once in 40.
 SEEDS = {"cut_card_joker": 200, "joker_take_from_run_end": 100, "kalooki_exempt_from_minimum": 100}
+# Rules that act only on a deal of some shape: of the seeds above, only those whose deal has that shape
+# on either side are played (on any other seed both sides deal alike, and the rule reads nothing later).
+DEALT_SHAPE = {"cut_card_joker": lambda state: any(event[0] == "cut_joker" for event in state.log)}
 
 
 def situation(p, name) -> dict:
@@ -100,6 +103,12 @@ def alternative(p, name):
     return both, v + 4 if v + 4 <= meta["hi"] else v - 4
 
 
+def dealt(p, seed: int) -> HandState:
+    """The hand dealt from ``seed``, not yet played."""
+    n = p.players
+    return HandState(p, n, seed % n, np.random.default_rng(seed), record=True)
+
+
 _HANDS: dict = {}
 
 
@@ -108,7 +117,7 @@ def hand_record(p, seed: int) -> str:
     key = (p.rules_hash(), seed)
     if key not in _HANDS:
         n = p.players
-        state = HandState(p, n, seed % n, np.random.default_rng(seed), record=True)
+        state = dealt(p, seed)
         bots = [make_bot("expert", np.random.default_rng([seed, i])) for i in range(n)]
         play_hand(state, bots, list(range(n)))
         _HANDS[key] = repr((state.log, state.stats))
@@ -137,7 +146,11 @@ def first_difference(a, b, name, same: bool = False) -> int | None:
             count = MAX_HANDS  # a game of one hand
     else:
         record, count = hand_record, SAME_HANDS if same else SEEDS.get(name, MAX_HANDS)
-    return next((s for s in range(count) if record(a, s) != record(b, s)), None)
+    seeds = range(count)
+    if name in DEALT_SHAPE and not same:
+        shaped = DEALT_SHAPE[name]
+        seeds = [s for s in seeds if shaped(dealt(a, s)) or shaped(dealt(b, s))]
+    return next((s for s in seeds if record(a, s) != record(b, s)), None)
 
 
 CASES = [(prof, name) for prof in PROFILES for name in PARAM_NAMES if name not in RULES_NO_BOT_CAN_USE]

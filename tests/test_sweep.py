@@ -10,7 +10,7 @@ import pyarrow.dataset as ds
 import pytest
 from scipy import stats as sps
 
-from analysis import findings, metrics, stats
+from analysis import findings, metrics, plots, stats
 from analysis.sweep import KEY_METRICS, end_differences, largest_step, load_sweep
 from sim.cli import main
 
@@ -36,6 +36,24 @@ def paired_sweep(tmp_path_factory):
     root = tmp_path_factory.mktemp("sweep")
     printed = _sweep(root / "runs", root / "rep", "--paired")
     return root, printed
+
+
+@contextlib.contextmanager
+def _sweep_figure_not_rendered():
+    """For a sweep whose tests read its page's text: the small multiples drawn but not rendered (the
+    first test below renders them), each standing as the PNG signature alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plots, "png_bytes", lambda fig, dpi=100: b"\x89PNG\r\n\x1a\n")
+        yield
+
+
+@pytest.fixture(scope="module")
+def paired_ends(paired_sweep):
+    """The paired sweep's runs loaded again (the profile's default, 40, given) and the differences of
+    its end values."""
+    root, _ = paired_sweep
+    sweep = load_sweep({v: root / "runs" / f"opening_min={v}" for v in GRID}, "opening_min", default=40)
+    return sweep, end_differences(sweep, findings.default_thresholds())
 
 
 def _hands_played(run_dir) -> pd.Series:
@@ -70,13 +88,12 @@ def test_profile_default_column_is_marked(mix_sweep):
     assert "<th>opening_min=60</th>" in html
 
 
-def test_findings_numbers_equal_a_direct_computation(paired_sweep):
+def test_findings_numbers_equal_a_direct_computation(paired_sweep, paired_ends):
     """The end values' estimates are each run's own summary; hands per game's difference and its paired
     interval are the mean and t interval of per-game differences read straight from the games tables."""
     root, _ = paired_sweep
     runs = {v: root / "runs" / f"opening_min={v}" for v in GRID}
-    sweep = load_sweep(runs, "opening_min", default=40)
-    ends = end_differences(sweep, findings.default_thresholds()).set_index("metric")
+    ends = paired_ends[1].set_index("metric")
     low, high = metrics.summary(runs[30]).set_index("metric"), metrics.summary(runs[60]).set_index("metric")
     for m in KEY_METRICS:
         assert ends.loc[m, "estimate_a"] == pytest.approx(low.loc[m, "estimate"], nan_ok=True)
@@ -109,10 +126,8 @@ def test_the_largest_step_is_named_only_when_it_is_clear():
     assert largest_step(steps.iloc[:1], "hands_per_game") is None  # one step is the whole change
 
 
-def test_findings_are_holm_corrected_over_the_key_metrics(paired_sweep):
-    root, _ = paired_sweep
-    sweep = load_sweep({v: root / "runs" / f"opening_min={v}" for v in GRID}, "opening_min")
-    ends = end_differences(sweep, findings.default_thresholds())
+def test_findings_are_holm_corrected_over_the_key_metrics(paired_ends):
+    _, ends = paired_ends
     tested = ends[ends["in_family"]]
     assert set(ends["metric"]) == set(KEY_METRICS)
     m = len(tested)
@@ -124,7 +139,8 @@ def test_findings_are_holm_corrected_over_the_key_metrics(paired_sweep):
 def test_paired_differences_are_narrower_than_unpaired_on_the_same_data(tmp_path):
     """A one-point step of opening_min leaves most of game g the same at both values: the per-game
     differences give intervals much narrower than the unpaired ones of the same runs."""
-    _sweep(tmp_path / "runs", tmp_path / "rep", "--paired", grid=(40, 41), games="12")
+    with _sweep_figure_not_rendered():
+        _sweep(tmp_path / "runs", tmp_path / "rep", "--paired", grid=(40, 41), games="12")
     sweep = load_sweep({v: tmp_path / "runs" / f"opening_min={v}" for v in (40, 41)}, "opening_min")
     assert sweep.paired
     ends = end_differences(sweep, findings.default_thresholds())
@@ -170,7 +186,7 @@ def mix_sweep(tmp_path_factory):
     """A --paired sweep at a table mix over the profile's default (40) and 60."""
     root = tmp_path_factory.mktemp("mix")
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), _sweep_figure_not_rendered():
         rc = main(["sweep", "--profile", "kalooki40", "--param", "opening_min=40,60", "--games", "6", "--seed", "3",
                    "--tables", "a=greedy,greedy,greedy,greedy:1; b=greedy,greedy,greedy,patient:1", "--paired",
                    "--local", "--runs", str(root / "runs"), "--out", str(root / "rep")])
