@@ -4,12 +4,12 @@
 bottom (``decide_draw``, ``choose_discard``, ``feed_risks``, ``discard_candidates``); a compiled hand
 loop calls the numba functions directly:
 
-- ``expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
-  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)``: ``STOCK``, ``DISCARD`` or
+- ``draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow)`` (the engine's compiled ``Hand`` and its
+  ``HandInputs``, the working arrays in a ``kernels.plays.Scratch``): ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
   ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core.patient_draw``, with
-  ``jokers`` (the pack's) for the unseen cards and ``xp`` (``X_*`` words) for ``bp``;
+  ``xp`` (``X_*`` words) for ``bp`` and the seat's row of stakes ``srow``;
 - ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out, srow)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
   ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
@@ -87,6 +87,7 @@ from ..cards import JOKER, N_KINDS, N_RANKS
 from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
 from ..engine.core import R_PICKUP_BEFORE_OPENING
+from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, Hand, HandInputs
 from ..engine.table import table_rows
 from ..engine.turn import OB_MELD, OB_OPEN
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, deadwood_after, reconstruct, new_workspace,
@@ -101,7 +102,7 @@ from .kernels.discards import loose_discard
 from .kernels.goout import go_out, go_out_building, layable_bound, stray_cards
 from .kernels.hands import NO, YES, copies_on_rows, hand_size, leaves_a_discard, search_hand
 from .kernels.layoffs import meld_taken_card
-from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, taken_obligation, turn_arrays
+from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, Scratch, new_scratch, taken_obligation
 from .outlook import NEUTRAL, best_discard_deadwood, holding_cost, card_penalty, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -366,13 +367,18 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
 
 
 @njit(cache=True)
-def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
+def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
     deadwood after the discard it would then make is the margin (``draw_gain``, the lookahead's
-    ``take_margin``) below the deadwood a stock draw is expected to leave (the module docstring)."""
+    ``take_margin``) below the deadwood a stock draw is expected to leave (the module docstring).
+    The arguments are ``greedy_core.patient_draw``'s, with ``xp`` (``X_*`` words) for ``bp`` and the
+    seat's row of stakes ``srow``."""
+    jokers, values, rp, prm = inp.jokers, inp.values, inp.rp, inp.prm
+    hands, opened, turns, discard, tab = h.hands, h.opened, h.turns, h.discard, h.tab
+    mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.hh2, sx.outv, sx.outd,
+                                                           sx.lops, sx.lctx, sx.tab1)
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -397,8 +403,7 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
             return STOCK
         return ASK_TABLE_OPENING if rp[R_TABLE_OPENING] != 0 else STOCK
     if not opened[me] and waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
-        return patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
-                             rec, hh, hh2, outv, outd, lops, lctx, tab1)
+        return patient_draw(inp, h, me, nd, n_stock, nt, bp, sx)
     if ob == OB_MELD:
         kind, _, _ = meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
@@ -476,6 +481,20 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
 
 
 @njit(cache=True)
+def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
+    """``draw_expert`` for a caller holding the arrays (``search_core``): ``hands``, ``opened``, ``turns``,
+    ``discard`` and ``tab`` in a ``Hand`` of which nothing else is read (its other words arrays of the
+    same types, so that the same compiled ``draw_expert`` serves), the profile's arrays and ``jokers`` in
+    a ``HandInputs``, the working arrays in a ``Scratch``."""
+    h = Hand(hands, tab, turns, discard, discard, discard, tab, opened, turns, tab, tab, turns)
+    inp = HandInputs(prm, rp, values, rp, jokers, np.empty(0, np.float64), np.empty((0, 0, 0), np.float64),
+                     np.empty(0, np.int64))
+    return draw_expert(inp, h, me, nd, n_stock, nt, xp,
+                       Scratch(mv, ws, rec, hh, hh2, outv, outd, outd, lops, lctx, tab1), srow)
+
+
+@njit(cache=True)
 def _goes_out(h, forbid, tab, nt, rp, prm, mv, ws, rec, outv, lay, hh):
     """Whether an opened player holding h (its draw made) can go out this turn, throwing any card but
     ``forbid``: every card but the discard melded in the hand (``kernels.goout.go_out``) or melded and
@@ -529,17 +548,9 @@ def risk_limit(max_risk, srow):
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp, srow):
-    mv, ws, rec = new_workspace()
-    hh = np.empty(N_KINDS, np.int8)
-    hh2 = np.empty(N_KINDS, np.int8)
-    outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    lops = np.zeros((MAXOPS, OP_W), np.int64)
-    lctx = np.zeros(4, np.int64)
-    tab1 = np.full((1, OUT_W), -1, np.int64)
-    return expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
-                        values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
+def draw_kernel(inp, h, me, xp, srow):
+    sc = h.sc
+    return draw_expert(inp, h, me, sc[SC_ND], sc[SC_NS] - sc[SC_SP], sc[SC_NT], xp, new_scratch(), srow)
 
 
 @njit(cache=True)
@@ -595,11 +606,7 @@ def stakes_row(state, me: int) -> np.ndarray:
 
 def decide_draw(state, me: int, xp: np.ndarray) -> int:
     """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
-    cp = core.compiled(state.profile)
-    opened, turns, tab = turn_arrays(state)
-    return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, state.profile.jokers, cp.hand_values, cp.rules, cp.params, xp,
-                           stakes_row(state, me)))
+    return int(draw_kernel(state.inp, state.h, me, xp, stakes_row(state, me)))
 
 
 def max_risk_for(state, me: int, max_risk: int) -> int:

@@ -41,7 +41,8 @@ from ..engine.hand import (SC_CUR, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, S
 from .greedy_core import B_MAX_RISK, TABLE_OPENING, bot_draw, bot_play
 from .kernels.discards import deadwood_discard
 from .kernels.hands import NO, hand_size
-from .kernels.plays import DISCARD, O_END, O_KIND, O_TARGET, STOCK, taken_obligation, undo_layoff
+from .kernels.plays import (DISCARD, O_END, O_KIND, O_TARGET, STOCK, new_draft, new_scratch, taken_obligation,
+                            undo_layoff)
 from .outlook import unseen_kernel
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_TURN_CAP
 from ..engine.turn import MAXT, OB_OPEN
@@ -130,8 +131,11 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
     keyed = draw_keys.size > 0
     no_keys = np.empty(0, np.float64)  # a stock drawn from the top
     stop = turn_no + horizon if horizon > 0 else -1
-    mv, ws, rec, hh, _, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    hh2 = np.empty(N_KINDS, np.int8)
+    sx = new_scratch()
+    mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.hh2, sx.outv, sx.outd,
+                                                           sx.lops, sx.lctx, sx.tab1)
+    draft = new_draft(whand)
+    wtab, ctx, ops, _ = draft
     unseen = np.zeros(N_KINDS, np.int64)
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
@@ -189,8 +193,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                     res[H_ERR_SEAT] = me
                     break
             elif draw == K_EXPERT:
-                src = XC.expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
-                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
+                src = XC.draw_expert(inp, h, me, nd, ns - sp, nt, xp, sx, srow)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
                     top = discard[nd - 1]
                     hh2[:] = hands[me]
@@ -200,8 +203,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                                            whand)
                     src = DISCARD if nx > 0 else STOCK
             else:  # K_GREEDY, K_PATIENT
-                src = bot_draw(draw, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
-                                mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                src = bot_draw(draw, inp, h, me, nd, ns - sp, nt, xp, sx)
             top = discard[nd - 1] if nd > 0 else 0
             code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, hand_size(hands[me]),
                                 crules)
@@ -253,9 +255,8 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                 if play == K_EXPERT:  # its max_risk read through the stakes
                     pxp = xp.copy()
                     pxp[B_MAX_RISK] = XC.risk_limit(xp[B_MAX_RISK], srow)
-                disc = bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
-                                 c, src, values, rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
-                                 lops, lctx, tab1)
+                disc = bot_play(K_PATIENT if play == K_EXPERT else play, inp, h, me, ns - sp, nt, c, src, pxp, sx,
+                                 draft)
                 status = ctx[2]
                 if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
                     must = c if (src == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
@@ -267,9 +268,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                         disc = deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                     else:
                         ctx[2] = 0
-                        disc = bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
-                                         rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
-                                         lctx, tab1)
+                        disc = bot_play(np.int64(K_GREEDY), inp, h, me, ns - sp, nt, c, src, pxp, sx, draft)
                         status = ctx[2]
                 if not xplay:
                     nops = ctx[1]
