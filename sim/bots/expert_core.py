@@ -10,7 +10,7 @@ loop calls the numba functions directly:
   the table's help" (only where the profile lets the table help an opening: the rules word
   ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core.patient_draw``, with
   ``xp`` (``X_*`` words) for ``bp`` and the seat's row of stakes ``srow``;
-- ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
+- ``discard_choice(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out, srow)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
   ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
   operations, ``pick`` and ``disc`` count the cards the next player took from and threw to the discard
@@ -167,7 +167,7 @@ def _feed_risks(tab, nt, pick, disc, nxt_opened, risk):
 
 
 @njit(cache=True)
-def _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
+def loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
     """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
     ascending, never forbid, into cands; left = the loose cards' counts (all zero if none is loose).
     Returns (how many candidates, the hand's least deadwood)."""
@@ -249,13 +249,13 @@ def _partials(left, live, prm, outs, near):
         outs[c] = k
         k = 0
         for x in range(JOKER):
-            if _near(c, x, ace_low):
+            if could_partner(c, x, ace_low):
                 k += live[x]
         near[c] = k
 
 
 @njit(cache=True)
-def _near(c, x, ace_low):
+def could_partner(c, x, ace_low):
     """Whether the naturals c and x could make a partial meld together: x is c's rank in another suit,
     or c's suit within two ranks (the ace also below the 2 where ``ace_low``: the profile's runs)."""
     r, s = c % N_RANKS, c // N_RANKS
@@ -299,7 +299,7 @@ def _at_stake(srow, dead, out_worth):
 
 
 @njit(cache=True)
-def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
+def ranks_first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
     """Whether candidate c (score s, penalty p, partial outs o, live neighbours nb) goes before the
     best so far (bc, -1: none): the lower score, then the higher penalty, then the fewer outs, then
     the fewer live neighbours, then the higher card id."""
@@ -315,11 +315,11 @@ def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
 
 
 @njit(cache=True)
-def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out, srow):
+def discard_choice(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out, srow):
     """The card the expert (or the lookahead, by xp[X_KIND]) discards: see the module docstring."""
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, dead = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
+    n, dead = loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     if n == 0:
         return loose_discard(hand, values, forbid, hand.astype(np.int64))
     if n > 1 and cands[n - 1] == JOKER:  # a joker goes only when nothing else can (candidates ascend)
@@ -360,7 +360,7 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     for i in range(n):
         c = cands[i]
         b = cands[bi]
-        if _first(score[i], card_penalty(prm, c), outs[c], near[c], c, score[bi], card_penalty(prm, b), outs[b], near[b], best):
+        if ranks_first(score[i], card_penalty(prm, c), outs[c], near[c], c, score[bi], card_penalty(prm, b), outs[b], near[b], best):
             best = c
             bi = i
     return best
@@ -416,7 +416,7 @@ def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
     # feeding risk aside): a loose card that is no partial meld's before one that is
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, dead = _candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
+    n, dead = loose_candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
     if n > 1 and cands[n - 1] == JOKER:
         n -= 1
     if n > 0 and left[cands[0]] > 0:
@@ -432,7 +432,7 @@ def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
         for i in range(n):
             c = cands[i]
             b = cands[bi]
-            if _first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c, keep[b] - card_penalty(prm, b),
+            if ranks_first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c, keep[b] - card_penalty(prm, b),
                       card_penalty(prm, b), outs[b], near[b], best):
                 best = c
                 bi = i
@@ -557,7 +557,7 @@ def draw_kernel(inp, h, me, xp, srow):
 def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm, srow):
     mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
-    return _choose_discard(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
+    return discard_choice(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
                            mv, ws, rec, out, srow)
 
 
@@ -574,9 +574,12 @@ def candidates_kernel(hand, forbid, prm):
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, _ = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
+    n, _ = loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     return cands[:n].copy()
 
+
+# the names search_core calls these kernels by
+_candidates, _choose_discard, _first, _near = loose_candidates, discard_choice, ranks_first, could_partner
 
 drop_stale(draw_kernel, (MS, core, FG, kinds, outlook))
 
@@ -622,7 +625,7 @@ def feed_risks(state, me: int, table) -> np.ndarray:
 
 
 def discard_candidates(hand, profile, forbid: int) -> list[int]:
-    """The cards the discard is chosen from (``_candidates``)."""
+    """The cards the discard is chosen from (``loose_candidates``)."""
     return candidates_kernel(np.asarray(hand, dtype=np.int8), forbid, core.compiled(profile).params).tolist()
 
 

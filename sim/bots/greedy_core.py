@@ -3,7 +3,7 @@
 The decisions are written here once, over count vectors and meld rows: ``greedy_draw`` and
 ``greedy_play`` (``bots.GreedyBot``), ``waits_for_kalooki``, ``patient_draw`` and ``patient_play``
 (``bots.PatientBot``; where its hand alone cannot open and the profile lets the table help, it
-answers TABLE_OPENING and the caller asks ``bots.table_play._table_opening``), chosen by kind in
+answers TABLE_OPENING and the caller asks ``bots.table_play.open_with_table``), chosen by kind in
 ``bot_draw`` and ``bot_play``.  They are used two ways:
 
 - by the Python engine, one decision at a time: ``decide_draw``/``decide_play``/``waiting`` turn a

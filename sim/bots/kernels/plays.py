@@ -5,8 +5,8 @@ A play is a list of operation rows (``O_*``: the engine's ``X_*`` rows of ``sim.
 whether a new meld holds the taken card) applied in order to a working copy of the table (rows in
 the meld search's row format) and of the hand, and undone from the end: ``add_meld``,
 ``add_layoff``, ``add_split`` and ``pop_op``; ``apply_layoff`` and ``undo_layoff`` change one row.
-``Draft`` bundles the arrays of one play being built, ``Scratch`` the working arrays of one decision
-(``new_draft``, ``new_scratch``); ``turn_arrays`` reads from a ``HandState`` the arrays a compiled
+``Draft`` bundles the arrays of one play being built, ``Pending`` a play in the engine's operation
+rows, ``Scratch`` the working arrays of one decision (``new_draft``, ``new_scratch``); ``turn_arrays`` reads from a ``HandState`` the arrays a compiled
 decision takes.
 """
 from __future__ import annotations
@@ -41,6 +41,10 @@ NO_TABLE = np.zeros((0, OUT_W), np.int64)
 # (ops[:ctx[1]], O_*), ctx (its rows, its operations, a status: 9 where a buffer was full) and the hand
 # left (whand).  numba passes it to compiled functions as one argument.
 Draft = namedtuple("Draft", ("wtab", "ctx", "ops", "whand"))
+# A play in the engine's own operation rows (sim.engine.turn X_*: xops, each new meld's row as laid in
+# xmrows; their number in xctx[0]) and the hand it leaves (whand): the table play's and the random bot's,
+# and a turn the compiled loop stopped at its discard (sim.bots.turn_loop).
+Pending = namedtuple("Pending", ("xops", "xmrows", "xctx", "whand"))
 # The working arrays of one decision: the meld search's workspace (mv, ws, rec), two hands (hh, hh2),
 # three sets of meld rows (outv, outd, tmp), a lay-off search's operation rows and context (lops, lctx)
 # and a table of one row (tab1).  Nothing in them outlives the decision.
