@@ -115,7 +115,7 @@ class ExpertBot(PatientBot):
 
     def _choose_discard(self, state, me, hand, forbid, table) -> int:
         """The discard from ``hand`` (``table``: the table after this turn's operations), compiled
-        (``expert_core._choose_discard``): the loose card whose keeping is worth least (the class
+        (``expert_core.discard_choice``): the loose card whose keeping is worth least (the class
         docstring)."""
         return XC.choose_discard(state, me, hand, forbid, table, XC.bot_params(self))
 

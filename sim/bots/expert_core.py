@@ -4,13 +4,13 @@
 bottom (``decide_draw``, ``choose_discard``, ``feed_risks``, ``discard_candidates``); a compiled hand
 loop calls the numba functions directly:
 
-- ``expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp,
-  mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)``: ``STOCK``, ``DISCARD`` or
+- ``draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow)`` (the engine's compiled ``Hand`` and its
+  ``HandInputs``, the working arrays in a ``kernels.plays.Scratch``): ``STOCK``, ``DISCARD`` or
   ``ASK_TABLE_OPENING``, which means "ask ``bots.moves.table_opening`` whether the discard opens with
   the table's help" (only where the profile lets the table help an opening: the rules word
   ``greedy_core.R_TABLE_OPENING``); the arguments are those of ``greedy_core.patient_draw``, with
-  ``jokers`` (the pack's) for the unseen cards and ``xp`` (``X_*`` words) for ``bp``;
-- ``_choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
+  ``xp`` (``X_*`` words) for ``bp`` and the seat's row of stakes ``srow``;
+- ``discard_choice(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec,
   out, srow)``: the card to discard from ``hand`` (int8 counts, after the turn's operations; never a copy of
   ``forbid`` while another card is loose), where ``tab[:nt]`` is the table as it stands after those
   operations, ``pick`` and ``disc`` count the cards the next player took from and threw to the discard
@@ -87,6 +87,7 @@ from ..cards import JOKER, N_KINDS, N_RANKS
 from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
 from ..engine.core import R_PICKUP_BEFORE_OPENING
+from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, Hand, HandInputs
 from ..engine.table import table_rows
 from ..engine.turn import OB_MELD, OB_OPEN
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, deadwood_after, reconstruct, new_workspace,
@@ -101,7 +102,7 @@ from .kernels.discards import loose_discard
 from .kernels.goout import go_out, go_out_building, layable_bound, stray_cards
 from .kernels.hands import NO, YES, copies_on_rows, hand_size, leaves_a_discard, search_hand
 from .kernels.layoffs import meld_taken_card
-from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, taken_obligation, turn_arrays
+from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, Scratch, new_scratch, taken_obligation
 from .outlook import NEUTRAL, best_discard_deadwood, holding_cost, card_penalty, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -166,7 +167,7 @@ def _feed_risks(tab, nt, pick, disc, nxt_opened, risk):
 
 
 @njit(cache=True)
-def _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
+def loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left):
     """The loose cards of a least-deadwood partition of hand (every card held if none is loose),
     ascending, never forbid, into cands; left = the loose cards' counts (all zero if none is loose).
     Returns (how many candidates, the hand's least deadwood)."""
@@ -248,13 +249,13 @@ def _partials(left, live, prm, outs, near):
         outs[c] = k
         k = 0
         for x in range(JOKER):
-            if _near(c, x, ace_low):
+            if could_partner(c, x, ace_low):
                 k += live[x]
         near[c] = k
 
 
 @njit(cache=True)
-def _near(c, x, ace_low):
+def could_partner(c, x, ace_low):
     """Whether the naturals c and x could make a partial meld together: x is c's rank in another suit,
     or c's suit within two ranks (the ace also below the 2 where ``ace_low``: the profile's runs)."""
     r, s = c % N_RANKS, c // N_RANKS
@@ -298,7 +299,7 @@ def _at_stake(srow, dead, out_worth):
 
 
 @njit(cache=True)
-def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
+def ranks_first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
     """Whether candidate c (score s, penalty p, partial outs o, live neighbours nb) goes before the
     best so far (bc, -1: none): the lower score, then the higher penalty, then the fewer outs, then
     the fewer live neighbours, then the higher card id."""
@@ -314,11 +315,11 @@ def _first(s, p, o, nb, c, bs, bp, bo, bnb, bc):
 
 
 @njit(cache=True)
-def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out, srow):
+def discard_choice(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, values, prm, mv, ws, rec, out, srow):
     """The card the expert (or the lookahead, by xp[X_KIND]) discards: see the module docstring."""
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, dead = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
+    n, dead = loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     if n == 0:
         return loose_discard(hand, values, forbid, hand.astype(np.int64))
     if n > 1 and cands[n - 1] == JOKER:  # a joker goes only when nothing else can (candidates ascend)
@@ -359,20 +360,25 @@ def _choose_discard(hand, forbid, tab, nt, pick, disc, nxt_opened, unseen, xp, v
     for i in range(n):
         c = cands[i]
         b = cands[bi]
-        if _first(score[i], card_penalty(prm, c), outs[c], near[c], c, score[bi], card_penalty(prm, b), outs[b], near[b], best):
+        if ranks_first(score[i], card_penalty(prm, c), outs[c], near[c], c, score[bi], card_penalty(prm, b), outs[b], near[b], best):
             best = c
             bi = i
     return best
 
 
 @njit(cache=True)
-def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
+def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
     """ExpertBot.draw: before opening, where the discard obliges it to open, take it only when it opens
     with it (keeping a card to discard), or ask table_opening; a patient wait keeps the patient's draw;
     a taken card that must be melded at once, take it when it melds; a free discard, take it when the
     deadwood after the discard it would then make is the margin (``draw_gain``, the lookahead's
-    ``take_margin``) below the deadwood a stock draw is expected to leave (the module docstring)."""
+    ``take_margin``) below the deadwood a stock draw is expected to leave (the module docstring).
+    The arguments are ``greedy_core.patient_draw``'s, with ``xp`` (``X_*`` words) for ``bp`` and the
+    seat's row of stakes ``srow``."""
+    jokers, values, rp, prm = inp.jokers, inp.values, inp.rp, inp.prm
+    hands, opened, turns, discard, tab = h.hands, h.opened, h.turns, h.discard, h.tab
+    mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.hh2, sx.outv, sx.outd,
+                                                           sx.lops, sx.lctx, sx.tab1)
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -397,8 +403,7 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
             return STOCK
         return ASK_TABLE_OPENING if rp[R_TABLE_OPENING] != 0 else STOCK
     if not opened[me] and waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec):
-        return patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
-                             rec, hh, hh2, outv, outd, lops, lctx, tab1)
+        return patient_draw(inp, h, me, nd, n_stock, nt, bp, sx)
     if ob == OB_MELD:
         kind, _, _ = meld_taken_card(hh2, top, tab, nt, values, rp, prm, mv, ws, rec, hh, outd, lops, lctx, tab1)
         return DISCARD if kind != 0 else STOCK
@@ -411,7 +416,7 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
     # feeding risk aside): a loose card that is no partial meld's before one that is
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, dead = _candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
+    n, dead = loose_candidates(hh2, top, prm, mv, ws, rec, outd, cands, left)
     if n > 1 and cands[n - 1] == JOKER:
         n -= 1
     if n > 0 and left[cands[0]] > 0:
@@ -427,7 +432,7 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
         for i in range(n):
             c = cands[i]
             b = cands[bi]
-            if _first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c, keep[b] - card_penalty(prm, b),
+            if ranks_first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c, keep[b] - card_penalty(prm, b),
                       card_penalty(prm, b), outs[b], near[b], best):
                 best = c
                 bi = i
@@ -473,6 +478,20 @@ def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers,
                 _, d_all, _ = search_hand(hh2, prm, mv, ws, rec, NO)
                 stock -= unseen[x] * (holding_cost(srow, best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - holding_cost(srow, 0))
     return DISCARD if taken * weight <= stock - margin * weight else STOCK
+
+
+@njit(cache=True)
+def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
+                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
+    """``draw_expert`` for a caller holding the arrays (``search_core``): ``hands``, ``opened``, ``turns``,
+    ``discard`` and ``tab`` in a ``Hand`` of which nothing else is read (its other words arrays of the
+    same types, so that the same compiled ``draw_expert`` serves), the profile's arrays and ``jokers`` in
+    a ``HandInputs``, the working arrays in a ``Scratch``."""
+    h = Hand(hands, tab, turns, discard, discard, discard, tab, opened, turns, tab, tab, turns)
+    inp = HandInputs(prm, rp, values, rp, jokers, np.empty(0, np.float64), np.empty((0, 0, 0), np.float64),
+                     np.empty(0, np.int64))
+    return draw_expert(inp, h, me, nd, n_stock, nt, xp,
+                       Scratch(mv, ws, rec, hh, hh2, outv, outd, outd, lops, lctx, tab1), srow)
 
 
 @njit(cache=True)
@@ -529,24 +548,16 @@ def risk_limit(max_risk, srow):
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_kernel(me, hands, opened, turns, discard, n_stock, tab, jokers, values, rp, prm, xp, srow):
-    mv, ws, rec = new_workspace()
-    hh = np.empty(N_KINDS, np.int8)
-    hh2 = np.empty(N_KINDS, np.int8)
-    outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    lops = np.zeros((MAXOPS, OP_W), np.int64)
-    lctx = np.zeros(4, np.int64)
-    tab1 = np.full((1, OUT_W), -1, np.int64)
-    return expert_draw(me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], jokers,
-                        values, rp, prm, xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
+def draw_kernel(inp, h, me, xp, srow):
+    sc = h.sc
+    return draw_expert(inp, h, me, sc[SC_ND], sc[SC_NS] - sc[SC_SP], sc[SC_NT], xp, new_scratch(), srow)
 
 
 @njit(cache=True)
 def discard_kernel(hand, forbid, tab, pick, disc, nxt_opened, unseen, xp, values, prm, srow):
     mv, ws, rec = new_workspace()
     out = np.empty((MAX_OUT, OUT_W), np.int64)
-    return _choose_discard(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
+    return discard_choice(hand, forbid, tab, tab.shape[0], pick, disc, nxt_opened, unseen, xp, values, prm,
                            mv, ws, rec, out, srow)
 
 
@@ -563,9 +574,12 @@ def candidates_kernel(hand, forbid, prm):
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     cands = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    n, _ = _candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
+    n, _ = loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     return cands[:n].copy()
 
+
+# the names search_core calls these kernels by
+_candidates, _choose_discard, _first, _near = loose_candidates, discard_choice, ranks_first, could_partner
 
 drop_stale(draw_kernel, (MS, core, FG, kinds, outlook))
 
@@ -595,11 +609,7 @@ def stakes_row(state, me: int) -> np.ndarray:
 
 def decide_draw(state, me: int, xp: np.ndarray) -> int:
     """``DRAW_STOCK``, ``DRAW_DISCARD`` or ``ASK_TABLE_OPENING``."""
-    cp = core.compiled(state.profile)
-    opened, turns, tab = turn_arrays(state)
-    return int(draw_kernel(me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, state.profile.jokers, cp.hand_values, cp.rules, cp.params, xp,
-                           stakes_row(state, me)))
+    return int(draw_kernel(state.inp, state.h, me, xp, stakes_row(state, me)))
 
 
 def max_risk_for(state, me: int, max_risk: int) -> int:
@@ -615,7 +625,7 @@ def feed_risks(state, me: int, table) -> np.ndarray:
 
 
 def discard_candidates(hand, profile, forbid: int) -> list[int]:
-    """The cards the discard is chosen from (``_candidates``)."""
+    """The cards the discard is chosen from (``loose_candidates``)."""
     return candidates_kernel(np.asarray(hand, dtype=np.int8), forbid, core.compiled(profile).params).tolist()
 
 

@@ -42,7 +42,7 @@ class Graded:
 
     eps = 0.0
     ensure = RandomBot.ensure
-    _next = RandomBot._next
+    next_uniform = RandomBot.next_uniform
     random_draw = RandomBot.draw
     random_play = RandomBot.play
 
@@ -53,7 +53,7 @@ class Graded:
         self._random_turn = False
 
     def draw(self, state, me) -> int:
-        self._random_turn = self.eps > 0 and self._next() < self.eps
+        self._random_turn = self.eps > 0 and self.next_uniform() < self.eps
         return self.random_draw(state, me) if self._random_turn else super().draw(state, me)
 
     def play(self, state, me):

@@ -3,7 +3,7 @@
 The decisions are written here once, over count vectors and meld rows: ``greedy_draw`` and
 ``greedy_play`` (``bots.GreedyBot``), ``waits_for_kalooki``, ``patient_draw`` and ``patient_play``
 (``bots.PatientBot``; where its hand alone cannot open and the profile lets the table help, it
-answers TABLE_OPENING and the caller asks ``bots.table_play._table_opening``), chosen by kind in
+answers TABLE_OPENING and the caller asks ``bots.table_play.open_with_table``), chosen by kind in
 ``bot_draw`` and ``bot_play``.  They are used two ways:
 
 - by the Python engine, one decision at a time: ``decide_draw``/``decide_play``/``waiting`` turn a
@@ -37,7 +37,7 @@ from ..cards import N_KINDS
 from ..engine import LayOff, NewMeld, Play, Split
 from ..engine import core
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
-from ..engine.hand import STATUS_RULES
+from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, STATUS_RULES, Hand, HandInputs
 from ..engine.turn import MAXT, OB_MELD, OB_NONE, OB_OPEN, X_LAYOFF, X_NEW, X_SPLIT  # MAXT: table rows
 from ..melds import Meld
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct, new_workspace
@@ -49,8 +49,9 @@ from .kernels.goout import CUT_LOW, SPLIT_AT, go_out, go_out_building, kalooki_r
 from .kernels.hands import (NO, YES, cards_in_rows, copies_on_rows, has_discard, hand_size, holds_no_meld,
                             leaves_a_discard, opening_with_discard, search_hand)
 from .kernels.layoffs import find_layoffs, meld_taken_card
-from .kernels.plays import (DISCARD, LOW, MAXOPS, O_CARD, O_END, O_KIND, O_TAKEN, O_TARGET, OP_W, STOCK, add_layoff,
-                            add_meld, add_split, pop_op, taken_obligation, turn_arrays, undo_layoff)
+from .kernels.plays import (DISCARD, LOW, MAXOPS, O_CARD, O_END, O_KIND, O_TAKEN, O_TARGET, OP_W, STOCK, Draft,
+                            Scratch, add_layoff, add_meld, add_split, new_draft, new_scratch, pop_op, taken_obligation,
+                            undo_layoff)
 from .kinds import K_PATIENT
 
 # rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
@@ -74,9 +75,14 @@ TABLE_OPENING = -2  # a patient play's answer: ask the Python table_opening (pro
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, ws_mv, ws_ws, ws_rec, hh, hh2,
-                 outv, outd, lops, lctx, tab1):
-    """GreedyBot.draw."""
+def greedy_draw(inp, h, me, nd, nt, sx):
+    """GreedyBot.draw, for player ``me`` of the compiled hand ``h`` (``sim.engine.hand.Hand``, never written;
+    its discard pile ``discard[:nd]``, its table ``tab[:nt]``) with its fixed inputs ``inp`` (a
+    ``HandInputs``); ``sx``: the decision's working arrays (a ``kernels.plays.Scratch``)."""
+    values, rp, prm = inp.values, inp.rp, inp.prm
+    hands, opened, turns, discard, tab = h.hands, h.opened, h.turns, h.discard, h.tab
+    ws_mv, ws_ws, ws_rec, hh, hh2, outv, outd, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.hh2, sx.outv,
+                                                                     sx.outd, sx.lops, sx.lctx, sx.tab1)
     if nd == 0:
         return STOCK
     if not opened[me] and rp[R_PICKUP_BEFORE_OPENING] == 0:
@@ -124,16 +130,19 @@ def greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm,
 
 
 @njit(cache=True)
-def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv, ws, rec,
-                       outv, lay, wtab, ctx, ops, whand):
+def _go_out_with_table(inp, h, me, nt, drawn_card, drawn_from, loose, sx, draft):
     """Going out this turn with new melds and lay-offs, jokers included (``go_out_building``), for a
     player the rules let go out now whose hand (min_loose ``loose``) passed ``layable_bound``: the
-    play in ops/wtab/whand (ctx as ``greedy_play``'s, the new melds first), the discard returned;
-    -1 and nothing changed where there is no way out."""
-    hand = hands[me]
-    was_open = opened[me] != 0
+    play in ``draft`` (as ``greedy_play``'s, the new melds first), the discard returned; -1 and nothing
+    changed where there is no way out.  The arguments are ``greedy_play``'s."""
+    rp, prm = inp.rp, inp.prm
+    tab = h.tab
+    mv, ws, rec, outv, lay = sx.mv, sx.ws, sx.rec, sx.outv, sx.lops
+    wtab, ctx, ops, whand = draft
+    hand = h.hands[me]
+    was_open = h.opened[me] != 0
     forbid = drawn_card if drawn_from == DISCARD else -1
-    must = drawn_card if (drawn_from == DISCARD and taken_obligation(was_open, turns[me], rp) == OB_OPEN) else -1
+    must = drawn_card if (drawn_from == DISCARD and taken_obligation(was_open, h.turns[me], rp) == OB_OPEN) else -1
     disc, nr, nl = go_out_building(hand, loose, tab, nt, was_open, forbid, must, rp, prm, mv, ws, rec, outv, lay)
     if disc < 0:
         return -1
@@ -154,12 +163,19 @@ def _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from
 
 
 @njit(cache=True)
-def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, building):
-    """GreedyBot.play: the operations go to ops/wtab (ctx: rows, ops), the hand left to whand;
-    returns the discard.  Going out with the hand alone, else the opening, every meld held laid down,
-    lay-offs, the taken discard melded where it must be; with ``building``, a play that does not go
-    out then gives way to one that does with the table's help (``_go_out_with_table``)."""
+def play_greedy(inp, h, me, nt, drawn_card, drawn_from, sx, draft, building):
+    """GreedyBot.play of player ``me`` of the compiled hand ``h`` (``sim.engine.hand.Hand``, never written;
+    its table ``tab[:nt]``), its draw made (``drawn_card`` from ``drawn_from``), with the hand's fixed
+    inputs ``inp`` (a ``HandInputs``) and the decision's working arrays ``sx`` (a ``kernels.plays.Scratch``):
+    the operations go to the ``draft`` (a ``kernels.plays.Draft``: ops/wtab, ctx: rows, ops), the hand
+    left to its whand; returns the discard.  Going out with the hand alone, else the opening, every meld
+    held laid down, lay-offs, the taken discard melded where it must be; with ``building``, a play that
+    does not go out then gives way to one that does with the table's help (``_go_out_with_table``)."""
+    values, rp, prm = inp.values, inp.rp, inp.prm
+    hands, opened, turns, tab = h.hands, h.opened, h.turns, h.tab
+    mv, ws, rec, hh, outv, outd, tmp, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.outv, sx.outd, sx.tmp,
+                                                           sx.lops, sx.lctx, sx.tab1)
+    wtab, ctx, ops, whand = draft
     forbid = drawn_card if drawn_from == DISCARD else -1  # no copy of a taken card may be discarded
     taken = drawn_card if drawn_from == DISCARD else -1
     whand[:] = hands[me]
@@ -266,8 +282,7 @@ def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, value
         # the play does not go out: one with the table's help may (most turns end at this cheap bound)
         bound = layable_bound(hands[me], tab, nt, rp)
         if bound > 0 and loose0 <= bound + 1:
-            out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose0, rp, prm, mv,
-                                     ws, rec, outv, lops, wtab, ctx, ops, whand)
+            out = _go_out_with_table(inp, h, me, nt, drawn_card, drawn_from, loose0, sx, draft)
             if out >= 0:
                 return out
     return disc
@@ -299,10 +314,13 @@ def waits_for_kalooki(me, hand, hands, opened, n_stock, rp, bp, prm, mv, ws, rec
 
 
 @njit(cache=True)
-def patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, ws_mv, ws_ws,
-                  ws_rec, hh, hh2, outv, outd, lops, lctx, tab1):
+def patient_draw(inp, h, me, nd, n_stock, nt, bp, sx):
     """PatientBot.draw: while waiting, take the discard only when it leaves no more loose cards (and
-    only a discard it is free to take); else greedy's draw."""
+    only a discard it is free to take); else greedy's draw.  ``n_stock``: the cards left in the stock;
+    ``bp``: this bot's parameters (B_*); the others are ``greedy_draw``'s."""
+    rp, prm = inp.rp, inp.prm
+    hands, opened, turns, discard = h.hands, h.opened, h.turns, h.discard
+    ws_mv, ws_ws, ws_rec, hh2 = sx.mv, sx.ws, sx.rec, sx.hh2
     if opened[me] == 0 and waits_for_kalooki(me, hands[me], hands, opened, n_stock, rp, bp, prm, ws_mv, ws_ws, ws_rec):
         if nd > 0 and rp[R_PICKUP_BEFORE_OPENING] != 0 and taken_obligation(NO, turns[me], rp) == OB_NONE:
             top = discard[nd - 1]
@@ -314,18 +332,21 @@ def patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values
                 if after < before + 1:
                     return DISCARD
         return STOCK
-    return greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, ws_mv, ws_ws, ws_rec, hh,
-                        hh2, outv, outd, lops, lctx, tab1)
+    return greedy_draw(inp, h, me, nd, nt, sx)
 
 
 @njit(cache=True)
-def patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
-                  mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
+def patient_play(inp, h, me, n_stock, nt, drawn_card, drawn_from, bp, sx, draft):
     """PatientBot.play: an unopened patient goes out where it may (by Kalooki with its hand alone, or
     with the table's help: ``_go_out_with_table``), else holds (no operations, its worst loose card
     discarded) while waiting, unless a taken discard obliges it to open; where its hand alone cannot
-    open and the profile lets the table help, it answers TABLE_OPENING (the Python
-    ``table_opening`` decides); otherwise it plays greedy's play."""
+    open and the profile lets the table help, it answers TABLE_OPENING (the caller asks
+    ``table_play.table_opening``); otherwise it plays greedy's play.  ``n_stock``: the cards left in
+    the stock; ``bp``: this bot's parameters (B_*); the others are ``play_greedy``'s."""
+    values, rp, prm = inp.values, inp.rp, inp.prm
+    hands, opened, turns, tab = h.hands, h.opened, h.turns, h.tab
+    mv, ws, rec, hh, outv, outd = sx.mv, sx.ws, sx.rec, sx.hh, sx.outv, sx.outd
+    wtab, ctx, ops, whand = draft
     if opened[me] == 0:
         hand = hands[me]
         forbid = drawn_card if drawn_from == DISCARD else -1
@@ -337,8 +358,7 @@ def patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_f
             going_out = disc >= 0  # greedy's play goes out the same way first
             bound = 0 if (going_out or not kalooki_reach(v, rp)) else layable_bound(hand, tab, nt, rp)
             if bound > 0 and loose <= bound + 1:
-                out = _go_out_with_table(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, loose, rp, prm, mv,
-                                         ws, rec, outv, lops, wtab, ctx, ops, whand)
+                out = _go_out_with_table(inp, h, me, nt, drawn_card, drawn_from, loose, sx, draft)
                 if out >= 0:
                     return out
         if not going_out:
@@ -352,33 +372,40 @@ def patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_f
             if rp[R_TABLE_OPENING] != 0 and v < prm[P_OPENING_MIN]:
                 return TABLE_OPENING
             # no way out was found above: greedy's own moves
-            return greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm, mv, ws,
-                                rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
-    return greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
+            return play_greedy(inp, h, me, nt, drawn_card, drawn_from, sx, draft, NO)
+    return play_greedy(inp, h, me, nt, drawn_card, drawn_from, sx, draft, YES)
 
 
 @njit(cache=True)
-def bot_draw(kind, me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws, rec, hh,
-              hh2, outv, outd, lops, lctx, tab1):
-    """The draw of a bot of this kind (K_*)."""
+def bot_draw(kind, inp, h, me, nd, n_stock, nt, bp, sx):
+    """The draw of a bot of this kind (K_*): ``patient_draw``'s arguments."""
     if kind == K_PATIENT:
-        return patient_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, values, rp, prm, bp, mv, ws,
-                             rec, hh, hh2, outv, outd, lops, lctx, tab1)
-    return greedy_draw(me, hands, opened, turns, discard, nd, tab, nt, values, rp, prm, mv, ws, rec, hh, hh2,
-                        outv, outd, lops, lctx, tab1)
+        return patient_draw(inp, h, me, nd, n_stock, nt, bp, sx)
+    return greedy_draw(inp, h, me, nd, nt, sx)
 
 
 @njit(cache=True)
-def bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
-              mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1):
-    """The play of a bot of this kind: operations in ops[:ctx[1]] (rows of wtab), the hand left in
-    whand; returns the discard (or TABLE_OPENING)."""
+def bot_play(kind, inp, h, me, n_stock, nt, drawn_card, drawn_from, bp, sx, draft):
+    """The play of a bot of this kind (``patient_play``'s arguments): operations in ops[:ctx[1]] (rows of
+    wtab), the hand left in whand, of the ``draft``; returns the discard (or TABLE_OPENING)."""
     if kind == K_PATIENT:
-        return patient_play(me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                             bp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
-    return greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                        mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, YES)
+        return patient_play(inp, h, me, n_stock, nt, drawn_card, drawn_from, bp, sx, draft)
+    return play_greedy(inp, h, me, nt, drawn_card, drawn_from, sx, draft, YES)
+
+
+@njit(cache=True)
+def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
+                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, building):
+    """``play_greedy`` for a caller holding the arrays (``search_core``): ``hands``, ``opened``, ``turns``
+    and ``tab`` in a ``Hand`` of which nothing else is read (its other words arrays of the same types,
+    so that the same compiled ``play_greedy`` serves), the profile's arrays in a ``HandInputs``, the
+    working arrays in a ``Scratch`` and a ``Draft``."""
+    h = Hand(hands, tab, turns, turns, turns, turns, tab, opened, turns, tab, tab, turns)
+    inp = HandInputs(prm, rp, values, rp, np.int64(0), np.empty(0, np.float64), np.empty((0, 0, 0), np.float64),
+                     np.empty(0, np.int64))
+    return play_greedy(inp, h, me, nt, drawn_card, drawn_from, Scratch(mv, ws, rec, hh, hh, outv, outd, tmp, lops,
+                                                                       lctx, tab1),
+                       Draft(wtab, ctx, ops, whand), building)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,23 +413,16 @@ def bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def draw_kernel(kind, bp, me, hands, opened, turns, discard, n_stock, tab, values, rp, prm):
-    """The draw (STOCK or DISCARD) a bot of this kind chooses at the start of its turn."""
-    mv, ws, rec = new_workspace()
-    hh = np.empty(N_KINDS, np.int8)
-    hh2 = np.empty(N_KINDS, np.int8)
-    outv = np.empty((MAX_OUT, OUT_W), np.int64)
-    outd = np.empty((MAX_OUT, OUT_W), np.int64)
-    lops = np.zeros((MAXOPS, OP_W), np.int64)
-    lctx = np.zeros(4, np.int64)
-    tab1 = np.full((1, OUT_W), -1, np.int64)
-    return bot_draw(kind, me, hands, opened, turns, discard, discard.shape[0], n_stock, tab, tab.shape[0], values,
-                     rp, prm, bp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+def draw_kernel(kind, bp, inp, h, me):
+    """The draw (STOCK or DISCARD) a bot of this kind chooses at the start of player ``me``'s turn in the
+    compiled hand ``h`` (a ``HandState``'s, never written)."""
+    sc = h.sc
+    return bot_draw(kind, inp, h, me, sc[SC_ND], sc[SC_NS] - sc[SC_SP], sc[SC_NT], bp, new_scratch())
 
 
 @njit(cache=True)
 def play_scratch():
-    """The working arrays ``bot_play`` takes: (mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx,
+    """The working arrays ``greedy_play`` takes: (mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx,
     ops, lops, lctx, tab1)."""
     mv, ws, rec = new_workspace()
     return (mv, ws, rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
@@ -413,16 +433,16 @@ def play_scratch():
 
 
 @njit(cache=True)
-def play_kernel(kind, bp, me, hands, opened, turns, n_stock, tab0, drawn_card, drawn_from, values, rp, prm):
-    """The play a bot of this kind chooses after its draw: (discard, operations (O_* rows), for each
-    operation that lays a new meld the meld's row as laid, status (0, or 9: a buffer was full)).
-    The discard is TABLE_OPENING when a patient asks for an opening with the table's help."""
-    nt = tab0.shape[0]
-    tab = np.full((MAXT, OUT_W), -1, np.int64)
-    tab[:nt] = tab0
-    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = play_scratch()
-    disc = bot_play(kind, me, hands, opened, turns, n_stock, tab, nt, drawn_card, drawn_from, values, rp, prm, bp,
-                     mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1)
+def play_kernel(kind, bp, inp, h, me, drawn_card, drawn_from):
+    """The play a bot of this kind chooses after player ``me``'s draw in the compiled hand ``h`` (a
+    ``HandState``'s, never written): (discard, operations (O_* rows), for each operation that lays a new
+    meld the meld's row as laid, status (0, or 9: a buffer was full)).  The discard is TABLE_OPENING when
+    a patient asks for an opening with the table's help."""
+    sc = h.sc
+    draft = new_draft(np.empty(N_KINDS, np.int8))
+    wtab, ctx, ops, _ = draft
+    disc = bot_play(kind, inp, h, me, sc[SC_NS] - sc[SC_SP], sc[SC_NT], drawn_card, drawn_from, bp, new_scratch(),
+                     draft)
     nops = ctx[1]
     melds = np.full((nops, OUT_W), -1, np.int64)
     if disc == TABLE_OPENING:
@@ -469,19 +489,13 @@ def bot_params(bot) -> np.ndarray:
 
 def decide_draw(state, me: int, kind: int, bp: np.ndarray) -> int:
     """The draw (``DRAW_STOCK``/``DRAW_DISCARD``) of a bot of this kind and these parameters."""
-    cp = core.compiled(state.profile)
-    opened, turns, tab = turn_arrays(state)
-    return int(draw_kernel(kind, bp, me, state.hands, opened, turns, np.array(state.discard, dtype=np.int64),
-                           len(state.stock), tab, cp.hand_values, cp.rules, cp.params))
+    return int(draw_kernel(kind, bp, state.inp, state.h, me))
 
 
 def decide_play(state, me: int, kind: int, bp: np.ndarray):
     """The ``Play`` of a bot of this kind after its draw, or None where a patient asks for an opening
     with the table's help (``bots.moves.table_opening``)."""
-    cp = core.compiled(state.profile)
-    opened, turns, tab = turn_arrays(state)
-    disc, ops, melds, status = play_kernel(kind, bp, me, state.hands, opened, turns, len(state.stock), tab,
-                                           state.drawn_card, state.drawn_from, cp.hand_values, cp.rules, cp.params)
+    disc, ops, melds, status = play_kernel(kind, bp, state.inp, state.h, me, state.drawn_card, state.drawn_from)
     if status != 0:
         raise RuntimeError(f"compiled play: {STATUS_RULES.get(int(status), status)}")
     if disc == TABLE_OPENING:

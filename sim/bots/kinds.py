@@ -10,8 +10,8 @@ turn is made of, each named by the kind that owns it:
   (``expert_core.expert_draw``, the expert's or the lookahead's judgement by the row's ``X_KIND``)
   or ``K_RANDOM`` (``random_bot.random_draw``);
 - ``play``: ``K_GREEDY``/``K_PATIENT`` (``greedy_core.bot_play``), ``K_EXPERT`` (the table play of
-  ``table_play._expert_play`` once opened, else the patient's play, then the expert's discard
-  ``expert_core._choose_discard``) or ``K_RANDOM`` (``random_bot.random_play``);
+  ``table_play.expert_table_play`` once opened, else the patient's play, then the expert's discard
+  ``expert_core.discard_choice``) or ``K_RANDOM`` (``random_bot.random_play``);
 - ``asks``: the hand loop stops at the seat's choices and its caller decides them
   (``sim.bots.search_core``: the search plays hands forward with the same loop, and numba compiles
   no recursion);

@@ -9,16 +9,17 @@ from ..cards import N_KINDS
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play, core
 from ..engine import turn as TU
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING
-from ..engine.table import decode, table_rows
+from ..engine.hand import SC_NT
+from ..engine.table import decode
 from ..engine.turn import OB_NONE, OB_OPEN
-from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct, new_workspace
+from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct
 from ..jit.cache import drop_stale
 from . import greedy_core as FG
 from . import table_play as TP
 from .base import Bot
 from .kernels.hands import NO, YES, hand_size, has_discard, search_hand
 from .kernels.layoffs import lay_off_hand
-from .kernels.plays import DISCARD, NO_TABLE, STOCK, taken_obligation
+from .kernels.plays import DISCARD, STOCK, new_scratch, taken_obligation
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
 OUT_OF_STREAM = -3  # an answer: the stream ran out (the caller draws more and asks again)
@@ -56,14 +57,21 @@ def _pick(hand, forbid, u):
 
 
 @njit(cache=True)
-def random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, crules, prm, stream, pos, ops,
-                 mrows, hand, wtab, ctx, mv, ws, rec):
-    """RandomBot.play: it opens with probability one half when it can (with the table's help where the
-    profile allows it and the hand alone cannot); once open it tries one table move at random with
-    probability one half (one it can meld the freed card of again); then, with probability one half,
-    up to 1-3 random lay-offs and splits; and it discards a random card.  Operations in
-    ops[:ctx[0]] (table_play's rows), the hand left in hand; returns (discard, stream position), the
+def random_play(inp, h, me, nt, drawn_card, drawn_from, stream, pos, wtab, play, sx):
+    """RandomBot.play of player ``me`` of the compiled hand ``h`` (``sim.engine.hand.Hand``, never written;
+    its table ``tab[:nt]``), its draw made (``drawn_card`` from ``drawn_from``), with the hand's fixed
+    inputs ``inp`` (a ``HandInputs``), reading the uniforms ``stream`` from ``pos`` on: it opens with
+    probability one half when it can (with the table's help where the profile allows it and the hand
+    alone cannot); once open it tries one table move at random with probability one half (one it can
+    meld the freed card of again); then, with probability one half, up to 1-3 random lay-offs and
+    splits; and it discards a random card.  Operations in the ``play`` (a ``kernels.plays.Pending``:
+    xops[:xctx[0]], table_play's rows; the hand left in whand), wtab the working table, ``sx`` the
+    meld search's workspace (a ``kernels.plays.Scratch``); returns (discard, stream position), the
     discard OUT_OF_STREAM when the stream ran out."""
+    rp, crules, prm = inp.rp, inp.crules, inp.prm
+    hands, opened, turns, tab = h.hands, h.opened, h.turns, h.tab
+    ops, mrows, ctx, hand = play.xops, play.xmrows, play.xctx, play.whand
+    mv, ws, rec = sx.mv, sx.ws, sx.rec
     need = 6  # uniforms one play can use at most
     if pos + need > stream.shape[0]:
         return OUT_OF_STREAM, pos
@@ -91,7 +99,7 @@ def random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, c
             else:
                 must = drawn_card if (drawn_from == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
                 rest = np.empty(N_KINDS, np.int8)
-                n = TP._table_opening(hand, tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
+                n = TP.open_with_table(hand, tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
                                       rest)
                 if n > 0:  # the profile lets it open with the table's help
                     hand[:] = rest
@@ -107,12 +115,12 @@ def random_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, rp, c
             hops = np.empty((TP.MAX_H, 2, TP.X_W), np.int64)
             hn = np.zeros(TP.MAX_H, np.int64)
             hinfo = np.empty((TP.MAX_H, 5), np.int64)
-            n_opts = TP._harvest_options(hand, wtab, nw, adds, rp, crules, hops, hn, hinfo)
+            n_opts = TP.list_harvests(hand, wtab, nw, adds, rp, crules, hops, hn, hinfo)
             if n_opts > 0:
                 k = min(int(stream[pos] * n_opts), n_opts - 1)
                 pos += 1
                 meld = np.empty(core.ROW_W, np.int64)
-                if TP._checked(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
+                if TP.check_option(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
                     hctx = np.zeros(4, np.int64)
                     if TP.apply_option(hand, wtab, nw, adds, hops[k], hn[k], hinfo[k], meld, forbid, keep, prm, mv,
                                         ws, rec, ops, mrows, nops, hctx):
@@ -142,16 +150,13 @@ def draw_kernel(me, hands, opened, turns, discard, rp, stream, pos):
 
 
 @njit(cache=True)
-def play_kernel(me, hands, opened, turns, tab, drawn_card, drawn_from, rp, crules, prm, stream, pos):
-    mv, ws, rec = new_workspace()
-    ops = np.full((TP.MAX_X, TP.X_W), -1, np.int64)
-    mrows = np.full((TP.MAX_X, OUT_W), -1, np.int64)
-    hand = np.empty(N_KINDS, np.int8)
+def play_kernel(inp, h, me, drawn_card, drawn_from, stream, pos):
+    """``random_play`` on a ``HandState``'s own compiled hand ``h`` (never written)."""
+    play = TP.new_pending()
     wtab = np.full((TP.MAXT, OUT_W), -1, np.int64)
-    ctx = np.zeros(4, np.int64)
-    disc, pos = random_play(me, hands, opened, turns, tab, tab.shape[0], drawn_card, drawn_from, rp, crules, prm,
-                             stream, pos, ops, mrows, hand, wtab, ctx, mv, ws, rec)
-    return disc, pos, ops[:ctx[0]].copy(), mrows[:ctx[0]].copy()
+    disc, pos = random_play(inp, h, me, h.sc[SC_NT], drawn_card, drawn_from, stream, pos, wtab, play, new_scratch())
+    n = play.xctx[0]
+    return disc, pos, play.xops[:n].copy(), play.xmrows[:n].copy()
 
 
 drop_stale(play_kernel, (FG, MS, core, TU, TP))
@@ -185,7 +190,8 @@ class RandomBot(Bot):
             self.stream = np.concatenate([self.stream[self.pos:], self.rng.random(STREAM_BLOCK)])
             self.pos = 0
 
-    def _next(self) -> float:
+    def next_uniform(self) -> float:
+        """The stream's next uniform (more blocks drawn from the generator where it has none left)."""
         self.ensure(1)
         self.pos += 1
         return float(self.stream[self.pos - 1])
@@ -200,17 +206,14 @@ class RandomBot(Bot):
 
     def play(self, state, me) -> Play:
         self.ensure(64)
-        cp = core.compiled(state.profile)
-        tab = table_rows(state.table) if state.table else NO_TABLE
-        disc, self.pos, ops, mrows = play_kernel(
-            me, state.hands, np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64), tab,
-            state.drawn_card, state.drawn_from, cp.rules, cp.rules, cp.params, self.stream, self.pos)
+        disc, self.pos, ops, mrows = play_kernel(state.inp, state.h, me, state.drawn_card, state.drawn_from,
+                                                 self.stream, self.pos)
         return Play(decode(ops, mrows), int(disc))
 
     def dealer_swap(self, state, me):
         """Half the time, take the upcard and discard a random other card of the hand."""
-        if self._next() < 0.5:
+        if self.next_uniform() < 0.5:
             return None
         hand = state.hands[me]
         cards = [c for c in range(N_KINDS) for _ in range(int(hand[c])) if c != state.discard_top]
-        return cards[min(int(self._next() * len(cards)), len(cards) - 1)] if cards else None
+        return cards[min(int(self.next_uniform() * len(cards)), len(cards) - 1)] if cards else None

@@ -3,8 +3,8 @@ openings with the table's help.
 
 Over count vectors and meld rows (the meld search's row format, sim.engine.core):
 
-- ``_expert_play``: an opened expert's (or lookahead's) turn: going out at once; then up to
-  ``max_harvests`` table moves (``_harvest_options``: removing an end card of a run of four or more
+- ``expert_table_play``: an opened expert's (or lookahead's) turn: going out at once; then up to
+  ``max_harvests`` table moves (``list_harvests``: removing an end card of a run of four or more
   or a card of a four-card group, shifting a run, substituting in a three-card group, swapping a
   joker out of a run or a group), each the one that lets it go out, or else lowers its deadwood most
   with the freed card melded again from its hand (``_best_harvest``, ``apply_option``); then its
@@ -13,12 +13,12 @@ Over count vectors and meld rows (the meld search's row format, sim.engine.core)
   trailing operations undone until a card is left to discard, and a taken discard melded where the
   profile obliges it; a play that does not go out gives way to one that does with new melds,
   lay-offs and splits of runs, jokers included (``kernels.goout.go_out_building``).  The discard
-  itself is chosen by ``expert_core._choose_discard``.
-- ``_table_opening``: an opening that uses the table where the profile allows it (a joker taken by
+  itself is chosen by ``expert_core.discard_choice``.
+- ``open_with_table``: an opening that uses the table where the profile allows it (a joker taken by
   substitution, lay-offs that count), for the patient, expert, lookahead and random bots.
 
 Every table move a bot weighs is checked by the engine's own compiled rules (``sim.engine.core``:
-lay-off, take, joker swap) with the engine's per-turn run limits (``_checked``); the play is then
+lay-off, take, joker swap) with the engine's per-turn run limits (``check_option``); the play is then
 validated as any bot's by ``sim.engine.turn.apply_turn``, in the hand loop and the Python engine
 alike.  ``expert_play``, ``table_opening`` and ``harvest_options`` are the Python entries.
 """
@@ -34,6 +34,7 @@ from ..engine import HIGH, LOW, Play
 from ..engine import core
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_LAYOFFS_COUNT
 from ..engine import turn as TU
+from ..engine.hand import SC_NT
 from ..engine.table import decode, table_rows
 from ..engine.turn import (A_FROM, MAXT, OB_MELD, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS,
                            X_SPLIT, X_SWAP, X_TAKE, X_TARGET, X_W, count_run_add, new_adds, run_add_allowed)
@@ -45,7 +46,7 @@ from .greedy_core import R_TABLE_OPENING
 from .kernels.goout import CUT_LOW, SPLIT_AT, go_out, go_out_building, layable_bound
 from .kernels.hands import NO, YES, hand_size, has_discard, search_hand
 from .kernels.layoffs import lay_off_hand, meld_taken_card
-from .kernels.plays import DISCARD, NO_TABLE, apply_layoff, push_op, taken_obligation
+from .kernels.plays import DISCARD, NO_TABLE, Pending, apply_layoff, new_scratch, push_op, taken_obligation
 
 RUN, GROUP = 0, 1
 
@@ -108,7 +109,7 @@ def push_meld(ops, mrows, nops, wtab, nt, hand, row):
 # ---------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
+def list_harvests(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
     """bots.moves.harvest_options, in its order: each option's operations (hops[k, :hn[k]]) and
     hinfo[k] = (target, give1, give2, got, end)."""
     k = 0
@@ -198,7 +199,7 @@ def _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo):
 
 
 @njit(cache=True)
-def _checked(tab, hops_k, hn_k, target, adds, rp, crules, prm, out):
+def check_option(tab, hops_k, hn_k, target, adds, rp, crules, prm, out):
     """bots.moves.checked: do the engine's rules allow the option's operations now?  out: the
     target meld after them."""
     out[:] = tab[target]
@@ -245,7 +246,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
     hops = np.empty((MAX_H, 2, X_W), np.int64)
     hn = np.zeros(MAX_H, np.int64)
     hinfo = np.empty((MAX_H, 5), np.int64)
-    n = _harvest_options(hand, wtab, nt, adds, rp, crules, hops, hn, hinfo)
+    n = list_harvests(hand, wtab, nt, adds, rp, crules, hops, hn, hinfo)
     if n == 0:
         return 0
     _, base, _ = search_hand(hand, prm, mv, ws, rec, NO)
@@ -305,7 +306,7 @@ def _best_harvest(hand, wtab, nt, adds, forbid, keep, values, rp, crules, prm, m
                 continue
             s0, s1 = 0, -gain
         if best < 0 or s0 < best0 or (s0 == best0 and s1 < best1):
-            if not _checked(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
+            if not check_option(wtab, hops[k], hn[k], hinfo[k, 0], adds, rp, crules, prm, meld):
                 continue
             best = k
             best0 = s0
@@ -496,7 +497,7 @@ def _opening_variant(h0, t0, nt, pre, npre, layoffs_first, keep, forbid, must_me
 
 
 @njit(cache=True)
-def _table_opening(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows, hand_out):
+def open_with_table(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows, hand_out):
     """bots.moves.table_opening: an opening that uses the table where the profile allows it (a joker
     taken from a table meld by substitution and laid in a new meld, ``joker_take_at_opening``; lay-offs
     counted towards the minimum with a new meld, ``layoffs_count_for_opening``); ``must_meld``: a card
@@ -522,7 +523,7 @@ def _table_opening(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, 
     if crules[core.R_JOKER_TAKE_AT_OPENING] != 0:
         adds = np.zeros((4, MAXT), np.int64)
         adds[A_FROM, :] = -1
-        n_opts = _harvest_options(hand, tab, nt, adds, rp, crules, hops, hn, hinfo)
+        n_opts = list_harvests(hand, tab, nt, adds, rp, crules, hops, hn, hinfo)
     meld = np.empty(core.ROW_W, np.int64)
     zero_adds = np.zeros((4, MAXT), np.int64)
     zero_adds[A_FROM, :] = -1
@@ -531,7 +532,7 @@ def _table_opening(hand, tab, nt, forbid, must_meld, keep, rp, crules, prm, mv, 
         h[:] = hand
         t[:nt] = tab[:nt]
         if s >= 0:
-            if hinfo[s, 3] != JOKER or not _checked(tab, hops[s], hn[s], hinfo[s, 0], zero_adds, rp, crules, prm, meld):
+            if hinfo[s, 3] != JOKER or not check_option(tab, hops[s], hn[s], hinfo[s, 0], zero_adds, rp, crules, prm, meld):
                 continue
             _option_hand(hand, hinfo[s], h, True)
             t[hinfo[s, 0]] = meld
@@ -555,7 +556,7 @@ def harvest_options_kernel(hand, tab, adds, rp, crules):
     hops = np.empty((MAX_H, 2, X_W), np.int64)
     hn = np.zeros(MAX_H, np.int64)
     hinfo = np.empty((MAX_H, 5), np.int64)
-    n = _harvest_options(hand, tab, tab.shape[0], adds, rp, crules, hops, hn, hinfo)
+    n = list_harvests(hand, tab, tab.shape[0], adds, rp, crules, hops, hn, hinfo)
     return hops[:n].copy(), hn[:n].copy(), hinfo[:n].copy()
 
 
@@ -565,7 +566,7 @@ def table_opening_kernel(hand, tab, forbid, must_meld, keep, rp, crules, prm):
     ops = np.full((MAX_X, X_W), -1, np.int64)
     mrows = np.full((MAX_X, OUT_W), -1, np.int64)
     rest = np.empty(N_KINDS, np.int8)
-    n = _table_opening(hand, tab, tab.shape[0], forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
+    n = open_with_table(hand, tab, tab.shape[0], forbid, must_meld, keep, rp, crules, prm, mv, ws, rec, ops, mrows,
                        rest)
     return n, ops[:n].copy(), mrows[:n].copy(), rest
 
@@ -575,16 +576,21 @@ def table_opening_kernel(hand, tab, forbid, must_meld, keep, rp, crules, prm):
 # ---------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests, wtab,
-                 ops, mrows, hand, ctx, mv, ws, rec):
-    """ExpertBot.play for a player who has opened: the operations go to ops[:ctx[0]] (each new meld's
-    row as laid in mrows), the hand left to hand, the working table (before trailing operations were
-    undone, as the Python bot had it) to wtab[:ctx[1]].  Returns (answer, discard): PLAYED, the
-    play is complete; CHOOSE, the caller chooses the discard from the hand left.  A play that does
-    not go out gives way to one that does with new melds and lay-offs, jokers included
-    (``kernels.goout.go_out_building``)."""
-    answer, disc = _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm,
-                                 max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
+def expert_table_play(inp, h, me, nt0, drawn_card, drawn_from, max_harvests, wtab, play, sx):
+    """ExpertBot.play for player ``me`` of the compiled hand ``h`` (``sim.engine.hand.Hand``, never written;
+    its table ``tab[:nt0]``), who has opened, its draw made (``drawn_card`` from ``drawn_from``), with the
+    hand's fixed inputs ``inp`` (a ``HandInputs``) and the meld search's workspace of ``sx`` (a
+    ``kernels.plays.Scratch``): the operations go to the ``play`` (a ``kernels.plays.Pending``: ops
+    xops[:xctx[0]], each new meld's row as laid in xmrows, the hand left in whand), the working table
+    (before trailing operations were undone, as the Python bot had it) to wtab[:xctx[1]].  Returns
+    (answer, discard): PLAYED, the play is complete; CHOOSE, the caller chooses the discard from the
+    hand left.  A play that does not go out gives way to one that does with new melds and lay-offs,
+    jokers included (``kernels.goout.go_out_building``)."""
+    rp, crules, prm = inp.rp, inp.crules, inp.prm
+    hands, turns, tab0 = h.hands, h.turns, h.tab
+    ops, mrows, ctx, hand = play.xops, play.xmrows, play.xctx, play.whand
+    mv, ws, rec = sx.mv, sx.ws, sx.rec
+    answer, disc = _expert_moves(inp, h, me, nt0, drawn_card, drawn_from, max_harvests, wtab, play, sx)
     if hand_size(hand) < 2 or (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0):
         return answer, disc
     h0 = hands[me]
@@ -625,10 +631,13 @@ def _expert_play(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp
 
 
 @njit(cache=True)
-def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests, wtab,
-                  ops, mrows, hand, ctx, mv, ws, rec):
-    """The opened expert's own moves (``_expert_play``): going out with the hand alone, harvests, its
-    melds laid down, lay-offs and splits, the taken discard melded where it must be."""
+def _expert_moves(inp, h, me, nt0, drawn_card, drawn_from, max_harvests, wtab, play, sx):
+    """The opened expert's own moves (``expert_table_play``, whose arguments it takes): going out with the hand
+    alone, harvests, its melds laid down, lay-offs and splits, the taken discard melded where it must be."""
+    values, rp, crules, prm = inp.values, inp.rp, inp.crules, inp.prm
+    hands, turns, tab0 = h.hands, h.turns, h.tab
+    ops, mrows, ctx, hand = play.xops, play.xmrows, play.xctx, play.whand
+    mv, ws, rec = sx.mv, sx.ws, sx.rec
     nt = nt0
     wtab[:nt] = tab0[:nt]
     hand[:] = hands[me]
@@ -722,19 +731,22 @@ def _expert_moves(me, hands, turns, tab0, nt0, drawn_card, drawn_from, values, r
 
 
 @njit(cache=True)
-def expert_play_kernel(me, hands, turns, tab0, drawn_card, drawn_from, values, rp, crules, prm, max_harvests):
-    """``_expert_play`` for the Python engine: (answer, discard, ops, new meld rows, hand left, the
-    working table's rows)."""
+def new_pending():
+    """A ``kernels.plays.Pending`` of MAX_X operation rows, empty."""
+    return Pending(np.full((MAX_X, X_W), -1, np.int64), np.full((MAX_X, OUT_W), -1, np.int64), np.zeros(4, np.int64),
+                   np.empty(N_KINDS, np.int8))
+
+
+@njit(cache=True)
+def expert_play_kernel(inp, h, me, drawn_card, drawn_from, max_harvests):
+    """``expert_table_play`` for the Python engine, on a ``HandState``'s own compiled hand ``h`` (never written):
+    (answer, discard, ops, new meld rows, hand left, the working table's rows)."""
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
-    ops = np.full((MAX_X, X_W), -1, np.int64)
-    mrows = np.full((MAX_X, OUT_W), -1, np.int64)
-    hand = np.empty(N_KINDS, np.int8)
-    ctx = np.zeros(4, np.int64)
-    mv, ws, rec = new_workspace()
-    answer, disc = _expert_play(me, hands, turns, tab0, tab0.shape[0], drawn_card, drawn_from, values, rp, crules,
-                                prm, max_harvests, wtab, ops, mrows, hand, ctx, mv, ws, rec)
-    nops = ctx[0]
-    return answer, disc, ops[:nops].copy(), mrows[:nops].copy(), hand, wtab[:ctx[1]].copy()
+    play = new_pending()
+    answer, disc = expert_table_play(inp, h, me, h.sc[SC_NT], drawn_card, drawn_from, max_harvests, wtab, play,
+                                new_scratch())
+    nops = play.xctx[0]
+    return answer, disc, play.xops[:nops].copy(), play.xmrows[:nops].copy(), play.whand, wtab[:play.xctx[1]].copy()
 
 
 drop_stale(expert_play_kernel, (FG, MS, core, TU))
@@ -743,11 +755,8 @@ drop_stale(expert_play_kernel, (FG, MS, core, TU))
 def expert_play(state, me: int, max_harvests: int):
     """(Play or None, hand left, working table as melds): the Play when complete, else None and the
     caller chooses the discard from the hand left with the working table."""
-    cp = core.compiled(state.profile)
-    tab = table_rows(state.table) if state.table else NO_TABLE
-    answer, disc, ops, mrows, hand, table = expert_play_kernel(
-        me, state.hands, np.array(state.turns_taken, dtype=np.int64), tab, state.drawn_card, state.drawn_from,
-        cp.hand_values, cp.rules, cp.rules, cp.params, max_harvests)
+    answer, disc, ops, mrows, hand, table = expert_play_kernel(state.inp, state.h, me, state.drawn_card,
+                                                               state.drawn_from, max_harvests)
     out = decode(ops, mrows)
     if answer == PLAYED:
         return Play(out, int(disc)), hand, None
@@ -755,7 +764,7 @@ def expert_play(state, me: int, max_harvests: int):
 
 
 def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
-    """An opening that uses the table where the profile allows it (``_table_opening``): (operations,
+    """An opening that uses the table where the profile allows it (``open_with_table``): (operations,
     hand left) of the valid opening leaving the least deadwood after the best discard, or None."""
     cp = core.compiled(state.profile)
     if cp.rules[R_TABLE_OPENING] == 0:
@@ -768,7 +777,7 @@ def table_opening(state, me: int, hand, forbid: int, must_meld: int = -1):
 
 
 def harvest_options(state, hand, adds=None) -> list:
-    """Every table move ``_harvest_options`` offers now, as lists of the engine's operations, in its
+    """Every table move ``list_harvests`` offers now, as lists of the engine's operations, in its
     order; ``adds``: the turn's additions to run ends (``new_adds``)."""
     rules = core.compiled(state.profile).rules
     tab = table_rows(state.table) if state.table else NO_TABLE

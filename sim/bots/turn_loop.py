@@ -41,7 +41,8 @@ from ..engine.hand import (SC_CUR, SC_ND, SC_NS, SC_NT, SC_OWN, SC_RESHUFFLES, S
 from .greedy_core import B_MAX_RISK, TABLE_OPENING, bot_draw, bot_play
 from .kernels.discards import deadwood_discard
 from .kernels.hands import NO, hand_size
-from .kernels.plays import DISCARD, O_END, O_KIND, O_TARGET, STOCK, taken_obligation, undo_layoff
+from .kernels.plays import (DISCARD, O_END, O_KIND, O_TARGET, STOCK, Pending, new_draft, new_scratch,  # noqa: F401
+                            taken_obligation, undo_layoff)
 from .outlook import unseen_kernel
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_TURN_CAP
 from ..engine.turn import MAXT, OB_OPEN
@@ -66,16 +67,14 @@ assert SC_CHOSE < SC_W
 # that a turn is the random bot's (eps, 0 for a bot played as it is), each seat's row of the hand's
 # stakes (int64, ``outlook.stakes_ints``), and whether the invariants are checked after every turn.
 Seats = namedtuple("Seats", ("kinds", "ktable", "bp", "streams", "slen", "spos", "eps", "stakes", "check"))
-# A turn stopped at ASK_DISCARD holds its play here: the engine's operation rows and new melds' rows
-# (xops, xmrows; their number in xctx[0]) and the hand left (whand).
-Pending = namedtuple("Pending", ("xops", "xmrows", "xctx", "whand"))
+# A turn stopped at ASK_DISCARD holds its play in a ``Pending`` (kernels.plays): the engine's operation rows
+# and new melds' rows (xops, xmrows; their number in xctx[0]) and the hand left (whand).
 
 
 @njit(cache=True)
 def mid_scratch():
     """The arrays a turn stopped at ASK_DISCARD holds its play in (a ``Pending``)."""
-    return Pending(np.full((EP.MAX_X, TU.X_W), -1, np.int64), np.full((EP.MAX_X, OUT_W), -1, np.int64),
-                   np.zeros(4, np.int64), np.empty(N_KINDS, np.int8))
+    return EP.new_pending()
 
 
 @njit(cache=True)
@@ -130,8 +129,11 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
     keyed = draw_keys.size > 0
     no_keys = np.empty(0, np.float64)  # a stock drawn from the top
     stop = turn_no + horizon if horizon > 0 else -1
-    mv, ws, rec, hh, _, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    hh2 = np.empty(N_KINDS, np.int8)
+    sx = new_scratch()
+    mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1 = (sx.mv, sx.ws, sx.rec, sx.hh, sx.hh2, sx.outv, sx.outd,
+                                                           sx.lops, sx.lctx, sx.tab1)
+    draft = new_draft(whand)
+    wtab, ctx, ops, _ = draft
     unseen = np.zeros(N_KINDS, np.int64)
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
     adds, flags, floating, work, tres, terr, notrace = TU.scratch()
@@ -189,19 +191,17 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                     res[H_ERR_SEAT] = me
                     break
             elif draw == K_EXPERT:
-                src = XC.expert_draw(me, hands, opened, turns, discard, nd, ns - sp, tab, nt, jokers, values, rp, prm,
-                                      xp, mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1, srow)
+                src = XC.draw_expert(inp, h, me, nd, ns - sp, nt, xp, sx, srow)
                 if src == XC.ASK_TABLE_OPENING:  # does the discard open with the table's help?
                     top = discard[nd - 1]
                     hh2[:] = hands[me]
                     hh2[top] += 1
                     keep = 2 if (turns[me] == 0 and rp[R_GO_OUT_FIRST_ROUND] == 0) else 1
-                    nx = EP._table_opening(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows,
+                    nx = EP.open_with_table(hh2, tab, nt, top, top, keep, rp, crules, prm, mv, ws, rec, xops, xmrows,
                                            whand)
                     src = DISCARD if nx > 0 else STOCK
             else:  # K_GREEDY, K_PATIENT
-                src = bot_draw(draw, me, hands, opened, turns, discard, nd, ns - sp, tab, nt, values, rp, prm, xp,
-                                mv, ws, rec, hh, hh2, outv, outd, lops, lctx, tab1)
+                src = bot_draw(draw, inp, h, me, nd, ns - sp, nt, xp, sx)
             top = discard[nd - 1] if nd > 0 else 0
             code = TU.draw_code(src, ns - sp, nd, opened[me] != 0, hands[me, top] if nd > 0 else 0, hand_size(hands[me]),
                                 crules)
@@ -232,20 +232,18 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
             nops = 0
             if play == K_RANDOM:
                 xplay = True
-                disc, spos[me] = RB.random_play(me, hands, opened, turns, tab, nt, c, src, rp, crules, prm,
-                                                 streams[me, :slen[me]], spos[me], xops, xmrows, whand, ftab, xctx, mv,
-                                                 ws, rec)
+                disc, spos[me] = RB.random_play(inp, h, me, nt, c, src, streams[me, :slen[me]], spos[me], ftab, pend,
+                                                 sx)
                 status = 13 if disc == RB.OUT_OF_STREAM else 0
                 if status != 0:
                     xctx[0] = 0
             elif play == K_EXPERT and was_open:
                 # ExpertBot.play of an opened player: its table play, then its discard choice
                 xplay = True
-                answer, disc = EP._expert_play(me, hands, turns, tab, nt, c, src, values, rp, crules, prm,
-                                               xp[XC.X_MAX_HARVESTS], ftab, xops, xmrows, whand, xctx, mv, ws, rec)
+                answer, disc = EP.expert_table_play(inp, h, me, nt, c, src, xp[XC.X_MAX_HARVESTS], ftab, pend, sx)
                 if answer == EP.CHOOSE:
                     chose = True
-                    disc = XC._choose_discard(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
+                    disc = XC.discard_choice(whand, forbid, ftab, xctx[1], pick[nxt], discby[nxt], opened[nxt] != 0,
                                               unseen, xp, values, prm, mv, ws, rec, outd, srow)
                 status = 0
             else:  # K_GREEDY, K_PATIENT, or K_EXPERT before opening: the patient's play
@@ -253,13 +251,12 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                 if play == K_EXPERT:  # its max_risk read through the stakes
                     pxp = xp.copy()
                     pxp[B_MAX_RISK] = XC.risk_limit(xp[B_MAX_RISK], srow)
-                disc = bot_play(K_PATIENT if play == K_EXPERT else play, me, hands, opened, turns, ns - sp, tab, nt,
-                                 c, src, values, rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand,
-                                 lops, lctx, tab1)
+                disc = bot_play(K_PATIENT if play == K_EXPERT else play, inp, h, me, ns - sp, nt, c, src, pxp, sx,
+                                 draft)
                 status = ctx[2]
                 if disc == TABLE_OPENING:  # PatientBot.play: the hand alone cannot open; can the table help?
                     must = c if (src == DISCARD and taken_obligation(NO, turns[me], rp) == OB_OPEN) else -1
-                    nx = EP._table_opening(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
+                    nx = EP.open_with_table(hands[me], tab, nt, forbid, must, keep, rp, crules, prm, mv, ws, rec, xops,
                                            xmrows, whand)
                     if nx > 0:
                         xplay = True
@@ -267,9 +264,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                         disc = deadwood_discard(whand, forbid, values, prm, mv, ws, rec, outd)
                     else:
                         ctx[2] = 0
-                        disc = bot_play(np.int64(K_GREEDY), me, hands, opened, turns, ns - sp, tab, nt, c, src, values,
-                                         rp, prm, pxp, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops,
-                                         lctx, tab1)
+                        disc = bot_play(np.int64(K_GREEDY), inp, h, me, ns - sp, nt, c, src, pxp, sx, draft)
                         status = ctx[2]
                 if not xplay:
                     nops = ctx[1]
@@ -286,7 +281,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                     else:
                         nf = _as_laid(tab, nt, wtab, ctx[0], ops, nops, ftab)
                     chose = True
-                    disc = XC._choose_discard(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
+                    disc = XC.discard_choice(whand, forbid, ftab, nf, pick[nxt], discby[nxt], opened[nxt] != 0, unseen,
                                               xp, values, prm, mv, ws, rec, outd, srow)
             if status != 0:
                 res[H_STATUS] = status

@@ -12,6 +12,8 @@ laid off) and ``kalooki_reach`` (whether an unopened player could reach the open
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -39,6 +41,10 @@ G_SLOTS = 9
 G_W = 23
 SPLIT_AT = 2  # an end code SPLIT_AT + pos: a split at pos (core.split_row's slot), not a lay-off
 CUT_LOW = -1  # an end code: the low end of the part the split just before cut off (the table's last row)
+# The options of one go-out search (``_go_out_options``): their rows (opts), each table meld's first
+# option and their number (first, count), the jokers each meld takes as it stands (room0) and in all
+# (room_all).
+GoOutOptions = namedtuple("GoOutOptions", ("opts", "first", "count", "room0", "room_all"))
 
 
 @njit(cache=True)
@@ -609,18 +615,20 @@ def go_out_building(hand, loose, tab, nt, opened, forbid, must, rp, prm, mv, ws,
         need = prm[P_OPENING_MIN]
     # a Kalooki first (new melds alone reach the minimum), then an opening the lay-offs help reach
     for counted in range(2 if (need > 0 and rp[core.R_LAYOFFS_COUNT] != 0) else 1):
-        disc, nr, nl = _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted == 1, rp, prm, mv, ws, rec,
-                                      outv, lay, opts, first, count, room0, room_all)
+        disc, nr, nl = _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted == 1, rp, prm, (mv, ws, rec),
+                                      outv, lay, GoOutOptions(opts, first, count, room0, room_all))
         if disc >= 0:
             return disc, nr, nl
     return -1, 0, 0
 
 
 @njit(cache=True)
-def _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted, rp, prm, mv, ws, rec, outv, lay, opts, first,
-                   count, room0, room_all):
-    """``go_out_building``'s search over the options' combinations, the lay-offs counted towards the
-    opening minimum or not."""
+def _go_out_combos(hand, tab, nt, opened, forbid, must, need, counted, rp, prm, work, outv, lay, options):
+    """``go_out_building``'s search over the options' combinations (``options``, a ``GoOutOptions``), the
+    lay-offs counted towards the opening minimum or not; ``work``: the meld search's workspace
+    (mv, ws, rec)."""
+    mv, ws, rec = work
+    opts, first, count, room0, room_all = options
     # the melds with options, tried as an odometer: cur[d] = -1 (none) or an option of meld idx[d]
     idx = np.empty(nt, np.int64)
     nm = 0

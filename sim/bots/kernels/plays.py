@@ -5,18 +5,24 @@ A play is a list of operation rows (``O_*``: the engine's ``X_*`` rows of ``sim.
 whether a new meld holds the taken card) applied in order to a working copy of the table (rows in
 the meld search's row format) and of the hand, and undone from the end: ``add_meld``,
 ``add_layoff``, ``add_split`` and ``pop_op``; ``apply_layoff`` and ``undo_layoff`` change one row.
-``turn_arrays`` reads from a ``HandState`` the arrays a compiled decision takes.
+``Draft`` bundles the arrays of one play being built, ``Pending`` a play in the engine's operation
+rows, ``Scratch`` the working arrays of one decision (``new_draft``, ``new_scratch``); ``turn_arrays`` reads from a ``HandState`` the arrays a compiled
+decision takes.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from ...cards import JOKER, N_RANKS
+from ... import meldsearch as MS
+from ...cards import JOKER, N_KINDS, N_RANKS
 from ...engine import core
 from ...engine.table import table_rows
-from ...engine.turn import X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS, X_SPLIT, X_TARGET, obligation
-from ...meldsearch import OUT_W
+from ...engine.turn import (MAXT, X_CARD, X_EXTRA, X_KIND, X_LAYOFF, X_NEW, X_POS, X_SPLIT, X_TARGET,  # MAXT: table rows
+                            obligation)
+from ...meldsearch import MAX_OUT, OUT_W, new_workspace
 from ...jit.cache import drop_stale
 
 STOCK, DISCARD = 0, 1  # engine.DRAW_STOCK, engine.DRAW_DISCARD
@@ -30,6 +36,19 @@ O_KIND, O_TARGET, O_CARD, O_END, O_TAKEN = X_KIND, X_TARGET, X_CARD, X_POS, X_EX
 OP_W = O_TAKEN + 1
 
 NO_TABLE = np.zeros((0, OUT_W), np.int64)
+
+# A play being built: the working table (wtab[:ctx[0]], the table's rows first), the operation rows
+# (ops[:ctx[1]], O_*), ctx (its rows, its operations, a status: 9 where a buffer was full) and the hand
+# left (whand).  numba passes it to compiled functions as one argument.
+Draft = namedtuple("Draft", ("wtab", "ctx", "ops", "whand"))
+# A play in the engine's own operation rows (sim.engine.turn X_*: xops, each new meld's row as laid in
+# xmrows; their number in xctx[0]) and the hand it leaves (whand): the table play's and the random bot's,
+# and a turn the compiled loop stopped at its discard (sim.bots.turn_loop).
+Pending = namedtuple("Pending", ("xops", "xmrows", "xctx", "whand"))
+# The working arrays of one decision: the meld search's workspace (mv, ws, rec), two hands (hh, hh2),
+# three sets of meld rows (outv, outd, tmp), a lay-off search's operation rows and context (lops, lctx)
+# and a table of one row (tab1).  Nothing in them outlives the decision.
+Scratch = namedtuple("Scratch", ("mv", "ws", "rec", "hh", "hh2", "outv", "outd", "tmp", "lops", "lctx", "tab1"))
 
 
 @njit(cache=True)
@@ -188,10 +207,27 @@ def push_op(ops, nops, kind, target, card, pos, extra):
     return nops + 1
 
 
+@njit(cache=True)
+def new_draft(whand):
+    """A ``Draft`` whose hand left is ``whand``, its table and operations empty."""
+    return Draft(np.full((MAXT, OUT_W), -1, np.int64), np.zeros(4, np.int64), np.zeros((MAXOPS, OP_W), np.int64),
+                 whand)
+
+
+@njit(cache=True)
+def new_scratch():
+    """A ``Scratch``: the working arrays of one decision."""
+    mv, ws, rec = new_workspace()
+    return Scratch(mv, ws, rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
+                   np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
+                   np.empty((MAX_OUT, OUT_W), np.int64), np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
+                   np.full((1, OUT_W), -1, np.int64))
+
+
 def turn_arrays(state):
     """(opened, turns taken, the table's meld rows) of a ``HandState``, as the compiled decisions read them."""
     return (np.array(state.opened, dtype=np.int64), np.array(state.turns_taken, dtype=np.int64),
             table_rows(state.table) if state.table else NO_TABLE)
 
 
-drop_stale(add_split, (core,))
+drop_stale(add_split, (core, MS))
