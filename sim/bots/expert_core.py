@@ -87,7 +87,7 @@ from ..cards import JOKER, N_KINDS, N_RANKS
 from ..equity import ST_CURVE, ST_WIN, ST_XMAX
 from ..engine import core
 from ..engine.core import R_PICKUP_BEFORE_OPENING
-from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, Hand, HandInputs
+from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP
 from ..engine.table import table_rows
 from ..engine.turn import OB_MELD, OB_OPEN
 from ..meldsearch import (MAX_OUT, OUT_W, P_OPENING_MIN, deadwood_after, reconstruct, new_workspace,
@@ -102,7 +102,7 @@ from .kernels.discards import loose_discard
 from .kernels.goout import go_out, go_out_building, layable_bound, stray_cards
 from .kernels.hands import NO, YES, copies_on_rows, hand_size, leaves_a_discard, search_hand
 from .kernels.layoffs import meld_taken_card
-from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, Scratch, new_scratch, taken_obligation
+from .kernels.plays import DISCARD, MAXOPS, NO_TABLE, OP_W, STOCK, new_scratch, taken_obligation
 from .outlook import NEUTRAL, best_discard_deadwood, holding_cost, card_penalty, outlook_kernel, stakes_matrix, unseen_kernel
 
 ASK_TABLE_OPENING = -2  # the draw's answer where only bots.moves.table_opening can tell
@@ -481,20 +481,6 @@ def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
 
 
 @njit(cache=True)
-def expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                 rec, hh, hh2, outv, outd, lops, lctx, tab1, srow):
-    """``draw_expert`` for a caller holding the arrays (``search_core``): ``hands``, ``opened``, ``turns``,
-    ``discard`` and ``tab`` in a ``Hand`` of which nothing else is read (its other words arrays of the
-    same types, so that the same compiled ``draw_expert`` serves), the profile's arrays and ``jokers`` in
-    a ``HandInputs``, the working arrays in a ``Scratch``."""
-    h = Hand(hands, tab, turns, discard, discard, discard, tab, opened, turns, tab, tab, turns)
-    inp = HandInputs(prm, rp, values, rp, jokers, np.empty(0, np.float64), np.empty((0, 0, 0), np.float64),
-                     np.empty(0, np.int64))
-    return draw_expert(inp, h, me, nd, n_stock, nt, xp,
-                       Scratch(mv, ws, rec, hh, hh2, outv, outd, outd, lops, lctx, tab1), srow)
-
-
-@njit(cache=True)
 def _goes_out(h, forbid, tab, nt, rp, prm, mv, ws, rec, outv, lay, hh):
     """Whether an opened player holding h (its draw made) can go out this turn, throwing any card but
     ``forbid``: every card but the discard melded in the hand (``kernels.goout.go_out``) or melded and
@@ -577,9 +563,6 @@ def candidates_kernel(hand, forbid, prm):
     n, _ = loose_candidates(hand, forbid, prm, mv, ws, rec, out, cands, left)
     return cands[:n].copy()
 
-
-# the names search_core calls these kernels by
-_candidates, _choose_discard, _first, _near = loose_candidates, discard_choice, ranks_first, could_partner
 
 drop_stale(draw_kernel, (MS, core, FG, kinds, outlook))
 

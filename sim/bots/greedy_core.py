@@ -37,8 +37,8 @@ from ..cards import N_KINDS
 from ..engine import LayOff, NewMeld, Play, Split
 from ..engine import core
 from ..engine.core import R_GO_OUT_FIRST_ROUND, R_PICKUP_BEFORE_OPENING, meld_value
-from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, STATUS_RULES, Hand, HandInputs
-from ..engine.turn import MAXT, OB_MELD, OB_NONE, OB_OPEN, X_LAYOFF, X_NEW, X_SPLIT  # MAXT: table rows
+from ..engine.hand import SC_ND, SC_NS, SC_NT, SC_SP, STATUS_RULES
+from ..engine.turn import OB_MELD, OB_NONE, OB_OPEN, X_LAYOFF, X_NEW, X_SPLIT
 from ..melds import Meld
 from ..meldsearch import MAX_OUT, OUT_W, P_OPENING_MIN, reconstruct, new_workspace
 from ..jit.cache import drop_stale
@@ -49,9 +49,8 @@ from .kernels.goout import CUT_LOW, SPLIT_AT, go_out, go_out_building, kalooki_r
 from .kernels.hands import (NO, YES, cards_in_rows, copies_on_rows, has_discard, hand_size, holds_no_meld,
                             leaves_a_discard, opening_with_discard, search_hand)
 from .kernels.layoffs import find_layoffs, meld_taken_card
-from .kernels.plays import (DISCARD, LOW, MAXOPS, O_CARD, O_END, O_KIND, O_TAKEN, O_TARGET, OP_W, STOCK, Draft,
-                            Scratch, add_layoff, add_meld, add_split, new_draft, new_scratch, pop_op, taken_obligation,
-                            undo_layoff)
+from .kernels.plays import (DISCARD, LOW, O_CARD, O_END, O_KIND, O_TAKEN, O_TARGET, STOCK, add_layoff, add_meld,
+                            add_split, new_draft, new_scratch, pop_op, taken_obligation, undo_layoff)
 from .kinds import K_PATIENT
 
 # rule vector (int64), filled by rules_array(profile): the engine's (sim.engine.core.rules_array,
@@ -393,21 +392,6 @@ def bot_play(kind, inp, h, me, n_stock, nt, drawn_card, drawn_from, bp, sx, draf
     return play_greedy(inp, h, me, nt, drawn_card, drawn_from, sx, draft, YES)
 
 
-@njit(cache=True)
-def greedy_play(me, hands, opened, turns, tab, nt, drawn_card, drawn_from, values, rp, prm,
-                 mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, building):
-    """``play_greedy`` for a caller holding the arrays (``search_core``): ``hands``, ``opened``, ``turns``
-    and ``tab`` in a ``Hand`` of which nothing else is read (its other words arrays of the same types,
-    so that the same compiled ``play_greedy`` serves), the profile's arrays in a ``HandInputs``, the
-    working arrays in a ``Scratch`` and a ``Draft``."""
-    h = Hand(hands, tab, turns, turns, turns, turns, tab, opened, turns, tab, tab, turns)
-    inp = HandInputs(prm, rp, values, rp, np.int64(0), np.empty(0, np.float64), np.empty((0, 0, 0), np.float64),
-                     np.empty(0, np.int64))
-    return play_greedy(inp, h, me, nt, drawn_card, drawn_from, Scratch(mv, ws, rec, hh, hh, outv, outd, tmp, lops,
-                                                                       lctx, tab1),
-                       Draft(wtab, ctx, ops, whand), building)
-
-
 # ---------------------------------------------------------------------------------------------
 # one decision at a time: the bots' draw and play for the Python engine (sim/bots/greedy.py, patient.py)
 # ---------------------------------------------------------------------------------------------
@@ -418,18 +402,6 @@ def draw_kernel(kind, bp, inp, h, me):
     compiled hand ``h`` (a ``HandState``'s, never written)."""
     sc = h.sc
     return bot_draw(kind, inp, h, me, sc[SC_ND], sc[SC_NS] - sc[SC_SP], sc[SC_NT], bp, new_scratch())
-
-
-@njit(cache=True)
-def play_scratch():
-    """The working arrays ``greedy_play`` takes: (mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx,
-    ops, lops, lctx, tab1)."""
-    mv, ws, rec = new_workspace()
-    return (mv, ws, rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
-            np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
-            np.empty((MAX_OUT, OUT_W), np.int64), np.full((MAXT, OUT_W), -1, np.int64), np.zeros(4, np.int64),
-            np.zeros((MAXOPS, OP_W), np.int64), np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
-            np.full((1, OUT_W), -1, np.int64))
 
 
 @njit(cache=True)

@@ -88,7 +88,7 @@ from ..engine.hand import (H_STATUS, H_WINNER, H_WIN_TYPE, SC_ND, SC_NS, SC_NT, 
                            SC_TURN_NO, WIN_KALOOKI)
 from .greedy_core import R_KALOOKI_PAYS_MORE, R_MONEY_PER_HAND, R_PAY_DOUBLE, R_PAY_PER_CARD, R_PAY_PER_JOKER
 from .kernels.hands import NO, YES, hand_size, search_hand
-from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, taken_obligation
+from .kernels.plays import DISCARD, MAXOPS, OP_W, STOCK, new_draft, new_scratch, taken_obligation
 from .outlook import holding_cost, card_penalty, stakes_matrix, unseen_kernel
 from . import kinds
 from . import turn_loop as TL
@@ -334,9 +334,9 @@ def _evaluate(inp, h, pend, si, cand, k, by_src, u):
 @njit(cache=True)
 def _connects(hand, c, ace_low):
     """Whether the hand holds a natural that could make a meld with the natural c
-    (``expert_core._near``: the expert's partial melds)."""
+    (``expert_core.could_partner``: the expert's partial melds)."""
     for x in range(JOKER):
-        if hand[x] > 0 and XC._near(c, x, ace_low):
+        if hand[x] > 0 and XC.could_partner(c, x, ace_low):
             return True
     return False
 
@@ -387,12 +387,9 @@ def search_draw(inp, h, si, stream, pos):
     if pos >= stream.shape[0]:
         return OUT_OF_STREAM, pos
     cands = np.empty(2, np.int64)
-    mv, ws, rec = new_workspace()
-    own = XC.expert_draw(me, hands, opened, turns, discard, nd, n_stock, tab, nt, jokers, values, rp, prm, xp, mv, ws,
-                          rec, np.empty(N_KINDS, np.int8), np.empty(N_KINDS, np.int8),
-                          np.empty((MAX_OUT, OUT_W), np.int64), np.empty((MAX_OUT, OUT_W), np.int64),
-                          np.zeros((MAXOPS, OP_W), np.int64), np.zeros(4, np.int64),
-                          np.full((1, OUT_W), -1, np.int64), si.stakes[me])
+    sx = new_scratch()
+    mv, ws, rec = sx.mv, sx.ws, sx.rec
+    own = XC.draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, si.stakes[me])
     if own != DISCARD:
         taken = hands[me].copy()
         taken[top] += 1
@@ -403,7 +400,7 @@ def search_draw(inp, h, si, stream, pos):
         # nor one its hand would leave loose, nor any where a stock draw could go out
         loose = np.empty(N_KINDS, np.int64)
         left = np.empty(N_KINDS, np.int64)
-        XC._candidates(taken, -1, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64), loose, left)
+        XC.loose_candidates(taken, -1, prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64), loose, left)
         if left[top] > 0:
             return OWN_DRAW, pos
         if was_open and XC.stock_goes_out(hands[me], tab, nt, discard, nd, jokers, rp, prm, mv, ws, rec):
@@ -426,7 +423,7 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
     out = np.empty((MAX_OUT, OUT_W), np.int64)
     loose = np.empty(N_KINDS, np.int64)
     left = np.empty(N_KINDS, np.int64)
-    nl, _ = XC._candidates(whand, forbid, prm, mv, ws, rec, out, loose, left)
+    nl, _ = XC.loose_candidates(whand, forbid, prm, mv, ws, rec, out, loose, left)
     if nl > 1 and loose[nl - 1] == JOKER:
         nl -= 1
     cands[0] = default
@@ -456,7 +453,7 @@ def discard_candidates(inp, h, si, whand, forbid, default, cands):
             # never a card of a pair or two-card run while an isolated card as dear could go instead
             if c != JOKER and isolated >= card_penalty(prm, c) and _partner(c, left, ace_low, False) >= 0:
                 continue
-            if best < 0 or XC._first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c,
+            if best < 0 or XC.ranks_first(keep[c] - card_penalty(prm, c), card_penalty(prm, c), outs[c], near[c], c,
                                      keep[best] - card_penalty(prm, best), card_penalty(prm, best), outs[best], near[best], best):
                 best = c
         if best < 0:
@@ -493,7 +490,7 @@ def _checked_discard(inp, h, si, left, ftab, nf, ops, mrows, nx):
     mv, ws, rec = new_workspace()
     unseen = np.zeros(N_KINDS, np.int64)
     unseen_kernel(h.hands[me], h.tab, mid[SC_NT], h.discard, mid[SC_ND], inp.jokers, unseen)
-    disc = XC._choose_discard(left.copy(), forbid, ftab, nf, h.pick[nxt], h.discby[nxt], h.opened[nxt] != 0, unseen,
+    disc = XC.discard_choice(left.copy(), forbid, ftab, nf, h.pick[nxt], h.discby[nxt], h.opened[nxt] != 0, unseen,
                               si.xp, inp.values, inp.prm, mv, ws, rec, np.empty((MAX_OUT, OUT_W), np.int64),
                               si.stakes[me])
     if disc < 0 or not _turn(inp, h, me, ops, mrows, nx, disc)[0]:
@@ -508,9 +505,9 @@ def _open_now(inp, h, si, axops, axmrows):
     greedy lays nothing or the engine refuses the play."""
     me, mid, tab = si.me, h.sc, h.tab
     nt = mid[SC_NT]
-    mv, ws, rec, hh, whand, outv, outd, tmp, wtab, ctx, ops, lops, lctx, tab1 = FG.play_scratch()
-    disc = FG.greedy_play(me, h.hands, h.opened, h.turns, tab, nt, mid[SC_C], mid[SC_SRC], inp.values, inp.rp,
-                           inp.prm, mv, ws, rec, hh, outv, outd, tmp, wtab, ctx, ops, whand, lops, lctx, tab1, NO)
+    draft = new_draft(np.empty(N_KINDS, np.int8))
+    wtab, ctx, ops, whand = draft
+    disc = FG.play_greedy(inp, h, me, nt, mid[SC_C], mid[SC_SRC], new_scratch(), draft, NO)
     if ctx[2] != 0 or ctx[1] == 0:
         return -1, 0
     laid = np.full((MAXT, OUT_W), -1, np.int64)
