@@ -30,7 +30,7 @@ Each test starts with the objects of the tests before it frozen (``gc.collect()`
 the cyclic collector then walks only what the test itself makes, not the hundreds of thousands of
 objects of numba's compiled kernels, pandas and matplotlib that every test process holds.  A full
 collection over that heap costs a tenth of a second, and statsmodels' Holm correction
-(``analysis.stats.adjust``) runs one at every call.  Objects still free when their last reference
+(``analysis.stats.adjust``) runs one at every call.  An object is still freed when its last reference
 goes; only a reference cycle made unreachable after its test stays in memory."""
 import gc
 
