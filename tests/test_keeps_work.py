@@ -9,6 +9,7 @@ import dataclasses
 import io
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -20,6 +21,7 @@ from test_cluster import BUCKET, env, s3  # noqa: F401  (module fixtures: moto's
 pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
 
 GAMES = ("--games", "4", "--local")
+FRONTIER = ("frontier", "--games", "1", "--local", "--rungs", "greedy,expert", "--profile")  # then the profile
 
 
 def _kalooki(*argv):
@@ -58,6 +60,16 @@ def two_runs(mine, tmp_path_factory):
     rc, _, err = _kalooki("report", root / "one", "--out", root / "R", "-q")
     assert rc == 0, err
     return root
+
+
+@pytest.fixture(scope="module")
+def frontier_run(mine, tmp_path_factory):
+    """A run folder holding only a frontier of the profile file: rungs greedy and expert, one game a
+    profile and rung, seed 1 (``FRONTIER``); a test that changes it plays on its own copy."""
+    run = tmp_path_factory.mktemp("frontier") / "run"
+    rc, _, err = _kalooki(*FRONTIER, mine, "--out", run, "-q")
+    assert rc == 0, err
+    return run
 
 
 def _make_read_only(path) -> callable:
@@ -226,14 +238,13 @@ def test_frontier_and_skill_help_say_out_is_the_run_folder(capsys):
 # no silent replacement of a study; a stop never leaves half a study
 
 
-def test_a_frontier_keeps_its_rungs_and_a_re_analysis_writes_nothing(mine, tmp_path, monkeypatch):
+def test_a_frontier_keeps_its_rungs_and_a_re_analysis_writes_nothing(mine, frontier_run, tmp_path, monkeypatch):
     from sim import frontier
     # three cheap rungs: the ladder's own third rung, the search, is ~200x slower than greedy
     monkeypatch.setattr(frontier, "LADDER", ("greedy", "expert", "lookahead"))
     run = tmp_path / "run"
+    shutil.copytree(frontier_run, run)  # rungs greedy and expert, one game
     argv = ["frontier", "--profile", mine, "--games", "1", "--local", "--out", run]
-    rc, _, err = _kalooki(*argv, "--rungs", "greedy,expert", "-q")
-    assert rc == 0, err
     doc = run / "frontier" / "frontier.json"
     doc.write_text(json.dumps({k: v for k, v in json.loads(doc.read_text()).items() if k != "rules"}))
     rc, _, err = _kalooki(*argv, "--rungs", "greedy,expert", "-q")  # the rules read from the rungs' manifests
@@ -257,10 +268,11 @@ def test_a_frontier_keeps_its_rungs_and_a_re_analysis_writes_nothing(mine, tmp_p
     assert _files(run / "frontier") == kept and json.loads(doc.read_text())["complete"] is True
 
 
-def test_a_frontier_of_other_settings_is_refused_or_replaced_whole_with_force(mine, tmp_path, monkeypatch):
+def test_a_frontier_of_other_settings_is_refused_or_replaced_whole_with_force(mine, frontier_run, tmp_path,
+                                                                            monkeypatch):
     run = tmp_path / "run"
-    argv = ["frontier", "--profile", mine, "--games", "2", "--local", "--rungs", "greedy,expert", "--out", run]
-    assert _kalooki(*argv, "-q")[0] == 0
+    shutil.copytree(frontier_run, run)  # seed 1
+    argv = [*FRONTIER, mine, "--out", run]
     old = _files(run / "frontier")
     rc, _, err = _kalooki(*argv, "--seed", "2")
     assert rc == 2 and "already holds a frontier of other settings (seed: 1 there, 2 now)" in _one_line(err)

@@ -21,9 +21,10 @@ MIX = "fast=greedy,greedy,greedy,greedy:3; one_patient=patient,greedy,greedy,gre
 
 @pytest.fixture(scope="module")
 def paired_run(tmp_path_factory):
-    """Two paired profiles at a mix of two compositions, four shards each, as `kalooki simulate` writes it."""
+    """Two paired profiles at a mix of two compositions, two shards each (so a profile's summary merges
+    shards), as `kalooki simulate` writes it."""
     out = tmp_path_factory.mktemp("summary-files") / "run"
-    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "swedish"], games=16, seed=5, out=str(out),
+    cfg = runconfig.make_config(None, None, profiles=["kalooki40", "swedish"], games=8, seed=5, out=str(out),
                                 shard_games=4, tables=MIX, paired=True)
     runner.run_local(cfg, summarise=write_shard_summary, progress=False, log=lambda m: None)
     return out
@@ -85,7 +86,7 @@ def test_a_summary_of_another_version_or_other_rules_is_not_used(tmp_path):
 
 def test_simulate_writes_a_summary_per_shard_and_verify_checks_it(paired_run):
     manifest = load.read_manifest(paired_run)
-    assert len(manifest["shards"]) == 8
+    assert len(manifest["shards"]) == 4
     for shard in manifest["shards"]:
         entry = shard["files"][runformat.SUMMARY]
         assert entry["path"] == runformat.shard_path("summary", shard["profile"], shard["index"])
@@ -124,13 +125,13 @@ def paired_compare(paired_run):
 def test_the_report_from_summaries_equals_the_report_from_rows(paired_run, paired_report, paired_compare,
                                                              monkeypatch):
     stored, read_from = paired_report
-    assert read_from == {"summary file": 8}
+    assert read_from == {"summary file": 4}
     by_uri, read_from = _report_tables(f"file://{paired_run}")  # through a pyarrow filesystem URI
-    assert read_from == {"summary file": 8}
+    assert read_from == {"summary file": 4}
     _assert_same_tables(stored, by_uri)
     monkeypatch.setenv(summaries.FROM_ROWS_ENV, "1")
     rows, read_from = _report_tables(paired_run)
-    assert read_from == {"rows": 8}
+    assert read_from == {"rows": 4}
     _assert_same_tables(stored, rows)
     assert len(stored["compositions"]) > len(stored["summary"])  # two compositions per profile
     from_rows = compare.compare(paired_run)  # paired by game: per-game sums, from rows
@@ -154,13 +155,13 @@ def test_a_damaged_summary_is_found_by_verify_and_its_shard_read_from_rows(paire
     check = load.check_run(run)
     assert rel in check.unreadable
     partial, read_from = _report_tables(run, exclude=check.unreadable, problems=check.problems)
-    assert read_from == {"summary file": 7, "rows": 1}
+    assert read_from == {"summary file": 3, "rows": 1}
     _assert_same_tables(partial, paired_report[0])
     (run / rel).unlink()  # missing: a problem, and the shard read from rows
     check = load.check_run(run)
     assert any("missing" in p and rel in p for p in check.problems)
     _, read_from = _report_tables(run, exclude=check.unreadable)
-    assert read_from == {"summary file": 7, "rows": 1}
+    assert read_from == {"summary file": 3, "rows": 1}
 
 
 def test_a_run_written_without_summaries_reports_and_verifies_from_rows(paired_run, paired_report, paired_compare,
@@ -175,7 +176,7 @@ def test_a_run_written_without_summaries_reports_and_verifies_from_rows(paired_r
     (run / "manifest.json").write_text(json.dumps(manifest))
     assert load.verify_run(run) == []
     older, read_from = _report_tables(run)
-    assert read_from == {"rows": 8}
+    assert read_from == {"rows": 4}
     _assert_same_tables(older, paired_report[0])
     pd.testing.assert_frame_equal(compare.compare(run), paired_compare, check_exact=True)
     # a resumed run plays such shards again, so that every shard ends with its summary
