@@ -6,13 +6,14 @@ chance of winning the game in a target game, and the payment of the one hand in 
 The table is built as backgammon's match-equity tables were built from play (docs/EQUITY.md):
 
 1. The hands (``HandSamples``): hands dealt with the engine and played to their end by the project's
-   bots (``collect_hands``, the bots handed in), for each number of players a hand can be dealt to.
-   Each gives the winner and win type and every seat's penalty (and cards and jokers left), by
-   position from the dealer, and its class (``_risk_mask``: the positions near the end of the game
-   on the sheet it was played at, ``sample_sheet``).  The bots play it by the stakes of a table
-   handed in (the one of the pass before; neutral stakes in the first pass), so a hand depends on the
-   sheet through who is dealt in, who deals and its class: the games played on draw each hand from
-   the samples of its player count and class.
+   bots, for each number of players a hand can be dealt to.  Each gives the winner and win type and
+   every seat's penalty (and cards and jokers left), by position from the dealer, and its class
+   (``_risk_mask``: the positions near the end of the game on the sheet it was played at).  The first
+   pass plays them at random sheets (``sample_sheet``) with neutral stakes (``collect_hands``); a later
+   pass takes every hand of whole games played by the stakes of the pass before (``game_hand_row``,
+   ``stakes_from``; the games are played in ``sim.commands.equity``, as this module imports no bot),
+   so a hand depends on the sheet through who is dealt in, who deals and its class: the games played
+   on draw each hand from the samples of its player count and class.
 2. The values (``build_table``): from every point of a grid of sheets (own total and buy-ins left, the
    others' totals, whether they are in and their buy-ins left), games are played on by Monte Carlo
    with hands drawn from the samples and the game's rules applied by ``sim.sheet.record_hand`` (the
@@ -33,6 +34,7 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
@@ -175,6 +177,37 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
     return samples_from_rows(rows)
 
 
+def game_hand_row(r, totals, seats, dealer: int, result) -> tuple:
+    """A hand of a whole game as a sample row (``samples_from_rows``): ``totals`` the sheet it was dealt
+    at (by game seat), ``seats`` the game seats dealt in by hand position, ``dealer`` the game seat that
+    dealt, ``result`` its ``HandResult`` (by hand position); its class from that sheet."""
+    k = len(seats)
+    pos_dealer = list(seats).index(dealer)
+    rel = [(pos_dealer + q) % k for q in range(k)]  # hand position of each position from the dealer
+    w = result.winner if result.winner is not None else -1
+    mask = int(_risk_mask(r, np.asarray(totals, dtype=np.float64), np.asarray(seats, dtype=np.int64), pos_dealer, k))
+    return (k, (w - pos_dealer) % k if w >= 0 else -1, result.win_type == "kalooki",
+            [result.penalties[q] for q in rel], [result.cards_left[q] for q in rel],
+            [result.jokers_left[q] for q in rel], mask)
+
+
+@contextmanager
+def stakes_from(profile, table: EquityTable | None):
+    """Within the block, ``hand_stakes`` and ``sheet_value`` called without a table read ``table`` for
+    this profile object (None: the neutral rows) instead of the shipped one: the games a later pass of
+    the build takes its sample hands from are played by the stakes of the pass before."""
+    key = id(profile)
+    before = _BY_PROFILE.get(key)
+    _BY_PROFILE[key] = (profile, table.n if table is not None else int(profile.players), table)
+    try:
+        yield
+    finally:
+        if before is None:
+            _BY_PROFILE.pop(key, None)
+        else:
+            _BY_PROFILE[key] = before
+
+
 def sample_sheet(profile, n_players: int, n_in: int, rng: np.random.Generator):
     """The sheet a sample hand is played at: seats 0..n_in-1 in (an elimination game's others out), each
     total drawn uniformly from the grid's range (0..``eliminate_above``; a target game 0..``target_score``
@@ -215,6 +248,24 @@ def samples_from_rows(rows) -> HandSamples:
     return HandSamples(start, np.array([row[1] for row in rows], dtype=np.int64),
                        np.array([row[2] for row in rows], dtype=np.bool_), pen, cards, jokers,
                        np.array([row[6] for row in rows], dtype=np.int64))
+
+
+def sample_rows(samples: HandSamples, n_in: int) -> list:
+    """The rows (``samples_from_rows``) of the hands dealt to ``n_in`` players."""
+    return [(n_in, int(samples.winner[i]), bool(samples.kalooki[i]), samples.penalty[i, :n_in].tolist(),
+             samples.cards_left[i, :n_in].tolist(), samples.jokers_left[i, :n_in].tolist(), int(samples.mask[i]))
+            for i in range(samples.start[n_in], samples.start[n_in + 1])]
+
+
+def filled_from(samples: HandSamples, fallback: HandSamples) -> HandSamples:
+    """``samples`` with ``fallback``'s hands added at each count of players dealt in where it holds fewer
+    than ``MIN_CLASS`` hands (games that rarely reach a count of players in)."""
+    rows = []
+    for k in range(NMAX + 1):
+        rows += sample_rows(samples, k)
+        if samples.count(k) < MIN_CLASS:
+            rows += sample_rows(fallback, k)
+    return samples_from_rows(rows)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int,
 DEFAULT_HANDS = 3000
 DEFAULT_SIMS = 384
 DEFAULT_BOT = "expert"
-DEFAULT_PASSES = 1
+DEFAULT_PASSES = {"elimination": 2}  # by game_end; 1 otherwise
+DEFAULT_GAMES = 1500  # whole games the sample hands of a pass after the first come from
 DEFAULT_TOLERANCE = 0.002
 
 
@@ -60,9 +61,13 @@ def register(sub):
                    help="games played on from every grid sheet (default: %(default)s)")
     b.add_argument("--bot", default=DEFAULT_BOT, metavar="NAME",
                    help="the bot in every seat of the sample hands (default: %(default)s)")
-    b.add_argument("--passes", type=positive_int, default=DEFAULT_PASSES, metavar="N",
-                   help="most passes: pass 1 plays the sample hands with neutral stakes, each later one with the "
-                        "stakes of the table before (default: %(default)s)")
+    b.add_argument("--passes", type=positive_int, metavar="N",
+                   help="most passes: pass 1 plays the sample hands at random sheets with neutral stakes, each "
+                        "later one takes them from whole games played by the stakes of the table before "
+                        "(default: 2 for an elimination game, else 1)")
+    b.add_argument("--games", type=positive_int, default=DEFAULT_GAMES, metavar="N",
+                   help="whole games played for the sample hands of each pass after the first "
+                        "(default: %(default)s)")
     b.add_argument("--tolerance", type=nonnegative_float, default=DEFAULT_TOLERANCE, metavar="T",
                    help="stop when a pass moves the table's chances of winning by less than T on average over the "
                         "grid's sheets (default: %(default)s)")
@@ -103,29 +108,58 @@ def bots_for(name: str):
     return make
 
 
+def default_passes(profile) -> int:
+    return DEFAULT_PASSES.get(profile.game_end, 1)
+
+
+def collect_game_hands(profile, n_players: int, games: int, seed: int, bot: str, table, progress=None):
+    """The sample hands of a pass after the first: every hand of ``games`` whole games by ``bot`` in every
+    seat, played by the stakes of ``table`` (the pass before), each with its class from the sheet it was
+    dealt at (``sim.equity.game_hand_row``).  The games' streams: (seed, profile, game), as ``kalooki
+    simulate --seed`` plays them."""
+    r = EQ.rules_vector(profile, n_players)
+    rows = []
+    with EQ.stakes_from(profile, table):
+        for game, starts, _ in _games(profile, games, seed, n_players, bot, progress):
+            hands = [h for h in game.hands if h.sheet is not None]
+            for rec, sheet in zip(hands, starts):
+                rows.append(EQ.game_hand_row(r, sheet.totals, rec.seats, rec.dealer, rec.state.result))
+    return EQ.samples_from_rows(rows)
+
+
 def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = DEFAULT_BOT,
-          command: str = "", progress: bool = False, passes: int = DEFAULT_PASSES,
-          tolerance: float = DEFAULT_TOLERANCE) -> EQ.EquityTable:
-    """Build the table to a fixed point: pass 1 plays the sample hands with neutral stakes and builds a
-    table from them (``sim.equity.build_table``); each later pass plays the same hands (the same seeds)
-    with the stakes the table of the pass before gives, and builds again, until the table moves by less
-    than ``tolerance`` (``sim.equity.table_change``, the mean) or ``passes`` passes are made.  Its making
-    is recorded in ``meta``."""
+          command: str = "", progress: bool = False, passes: int | None = None,
+          tolerance: float = DEFAULT_TOLERANCE, games: int = DEFAULT_GAMES) -> EQ.EquityTable:
+    """Build the table to a fixed point: pass 1 plays the sample hands at random sheets with neutral
+    stakes and builds a table from them (``sim.equity.build_table``); each later pass takes its sample
+    hands from ``games`` whole games (the same seeds) played by the stakes the table of the pass before
+    gives (``collect_game_hands``), and builds again, until the table moves by less than ``tolerance``
+    (``sim.equity.table_change``, the mean) or ``passes`` passes are made (default ``default_passes``).
+    Its making is recorded in ``meta``."""
     profiles.check_players(profile, n_players)
+    passes = default_passes(profile) if passes is None else passes
     wanted = sum(EQ.hands_wanted(profile, n_players, hands).values())
     cpu = {"hands": 0.0, "values": 0.0}
     table, changes = None, []
     for k in range(1, passes + 1):
         t0 = time.process_time()
-        with tqdm(total=wanted, desc=f"pass {k}: sample hands", unit="hand", disable=not progress, leave=False) as bar:
-            samples = EQ.collect_hands(profile, n_players, hands, seed, bots_for(bot), progress=bar.update, table=table)
+        if k == 1:
+            with tqdm(total=wanted, desc=f"pass {k}: sample hands", unit="hand", disable=not progress,
+                      leave=False) as bar:
+                first = samples = EQ.collect_hands(profile, n_players, hands, seed, bots_for(bot),
+                                                   progress=bar.update)
+        else:  # a count of players in the games rarely reach keeps pass 1's hands (sim.equity.filled_from)
+            with tqdm(total=games, desc=f"pass {k}: games", unit="game", disable=not progress, leave=False) as bar:
+                samples = EQ.filled_from(collect_game_hands(profile, n_players, games, seed, bot, table,
+                                                            progress=bar.update), first)
         t1 = time.process_time()
         meta = {"profile": profile.name, "rules_hash": profile.rules_hash(), "players": n_players,
                 "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
                 "bot": bot, "engine_version": ENGINE_VERSION,
                 "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "buy_in_rule": "the expert's pool rule (sim.sheet.pool_rule_buys) for every seat inside the model",
-                "sample_stakes": "pass 1 neutral; pass k the stakes of pass k-1's table at each hand's sheet"}
+                "sample_stakes": "pass 1: hands at random sheets, neutral stakes; pass k: the hands of whole "
+                                 "games played by pass k-1's stakes", "games": games if passes > 1 else 0}
         with tqdm(desc=f"pass {k}: grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
             new = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
         cpu["hands"] += t1 - t0
@@ -162,13 +196,14 @@ def run_build(args):
     words = ["kalooki", "equity", "build", "--profile", args.profile] + [w for s in args.sets for w in ("--set", s)]
     for flag, value, default in (("--players", args.players, None), ("--hands", args.hands, DEFAULT_HANDS),
                                  ("--sims", args.sims, DEFAULT_SIMS), ("--bot", args.bot, DEFAULT_BOT),
-                                 ("--passes", args.passes, DEFAULT_PASSES),
+                                 ("--passes", args.passes, default_passes(prof)),
+                                 ("--games", args.games, DEFAULT_GAMES),
                                  ("--tolerance", args.tolerance, DEFAULT_TOLERANCE)):
         if value is not None and value != default:
             words += [flag, str(value)]
     words += ["--seed", str(args.seed)]
     table = build(prof, n, args.hands, args.sims, args.seed, args.bot, shlex.join(words), show_progress(args),
-                  args.passes, args.tolerance)
+                  args.passes, args.tolerance, args.games)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(fd)
     try:
