@@ -154,7 +154,7 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     closed = M.group(5, [c["7H"], c["7S"], c["7D"], JOKER], [3])
     open_group = M.group(5, [c["7S"], c["7D"], JOKER], [3])
     nines = M.row_of(M.group(7, [c["9S"], c["9H"], JOKER], [2]))
-    scratch = T.scratch()
+    scratch = T.scratch(np.full((T.MAXT, core.ROW_W), -1, np.int64), np.empty(N_KINDS, np.int8))
 
     def turn(p, group, ops, held):
         tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
@@ -165,11 +165,9 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
         hand = np.zeros(N_KINDS, np.int8)
         for name in held.split():
             hand[c[name]] += 1
-        wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
-        whand = np.empty(N_KINDS, np.int8)
         code = T.apply_turn(tab, 1, hand, xops, mrows, len(xops), c["2C"], c["KD"], T.DRAW_STOCK, True, False,
-                            core.rules_array(p), core.compiled(p).params, wtab, whand, *scratch)
-        err = scratch[5]
+                            core.rules_array(p), core.compiled(p).params, scratch)
+        err = scratch.err
         return code, int(err[T.E_OP]), int(err[T.E_CODE])
 
     swap40 = (T.X_SWAP, 0, c["7H"], 2, c["7C"])
@@ -186,14 +184,12 @@ def test_the_compiled_turn_keeps_a_closed_group_s_joker_for_the_turn():
     tab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
     tab[0] = M.row_of(closed)
     tab[1] = M.row_of(M.declare_run(parse_cards("4H 5H 6H"), K40))
-    wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
-    whand = np.empty(N_KINDS, np.int8)
     hand = np.zeros(N_KINDS, np.int8)
     hand[[c["2C"], c["KD"]]] = 1
     xops = np.array([take, (T.X_LAYOFF, 1, c["7H"], core.HIGH, -1)], np.int64)
     assert T.apply_turn(tab, 2, hand, xops, np.full((2, core.ROW_W), -1, np.int64), 2, c["2C"], c["KD"],
-                        T.DRAW_STOCK, True, False, core.rules_array(K40), core.compiled(K40).params, wtab, whand,
-                        *scratch) == T.OK
+                        T.DRAW_STOCK, True, False, core.rules_array(K40), core.compiled(K40).params, scratch) == T.OK
+    wtab = scratch.wtab
     assert M.meld_of(wtab[0]) == M.group(5, [c["7S"], c["7D"], JOKER], [3])
     assert (wtab[:2, core.HOLD] == core.H_NONE).all()
     # the table operations alone, as the bots weigh them (table.apply_ops, try_ops): the same rule

@@ -471,10 +471,10 @@ def _turn(inp, h, me, ops, mrows, nx, disc):
     mid = h.sc
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    tw = TU.scratch(wtab, wh)
+    tres = tw.res
     code = TU.apply_turn(h.tab, mid[SC_NT], h.hands[me], ops, mrows, nx, disc, mid[SC_C], mid[SC_SRC],
-                         mid[SC_WAS_OPEN] != 0, h.turns[me] == 0, inp.crules, inp.prm, wtab, wh, adds, flags, floating,
-                         work, tres, terr, notrace)
+                         mid[SC_WAS_OPEN] != 0, h.turns[me] == 0, inp.crules, inp.prm, tw)
     ok = code == TU.OK
     return ok, ok and tres[TU.T_GOING_OUT] != 0, ok and tres[TU.T_KALOOKI] != 0
 
@@ -559,10 +559,9 @@ def _partial_discard(inp, h, si, pops, pmrows, pn):
     nt = mid[SC_NT]
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    tw = TU.scratch(wtab, wh)
     if TU.apply_turn(tab, nt, h.hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], mid[SC_WAS_OPEN] != 0,
-                     h.turns[me] == 0, inp.crules, inp.prm, wtab, wh, adds, flags, floating, work, tres, terr,
-                     notrace) != TU.U_NO_DISCARD or hand_size(wh) < 2:
+                     h.turns[me] == 0, inp.crules, inp.prm, tw) != TU.U_NO_DISCARD or hand_size(wh) < 2:
         return -1
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
     ftab[:nt] = tab[:nt]
@@ -593,7 +592,8 @@ def _least_opening(inp, h, me, xops, xmrows, pops, pmrows):
     keep = np.zeros(nx, np.bool_)
     wtab = np.full((MAXT, OUT_W), -1, np.int64)
     wh = np.empty(N_KINDS, np.int8)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    tw = TU.scratch(wtab, wh)
+    tres = tw.res
     best_mask, best_size, best_value = -1, m, -1
     for mask in range(1, (1 << m) - 1):
         size = 0
@@ -610,7 +610,7 @@ def _least_opening(inp, h, me, xops, xmrows, pops, pmrows):
                 keep[melds[b]] = True
         pn = _subset(nt, xops, xmrows, nx, keep, pops, pmrows)
         if TU.apply_turn(tab, nt, hands[me], pops, pmrows, pn, -1, mid[SC_C], mid[SC_SRC], False, False, crules, prm,
-                         wtab, wh, adds, flags, floating, work, tres, terr, notrace) != TU.U_NO_DISCARD:
+                         tw) != TU.U_NO_DISCARD:
             continue
         value = tres[TU.T_NEW_VALUE]
         if value < crules[core.R_OPENING_MIN]:

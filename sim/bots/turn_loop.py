@@ -136,7 +136,8 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
     wtab, ctx, ops, _ = draft
     unseen = np.zeros(N_KINDS, np.int64)
     ftab = np.full((MAXT, OUT_W), -1, np.int64)
-    adds, flags, floating, work, tres, terr, notrace = TU.scratch()
+    tw = TU.scratch(wtab, whand)
+    tres = tw.res
     answer_code = DONE
     first = True
     while True:
@@ -301,7 +302,7 @@ def run_turns(inp, h, seats, pend, start, force_src, force_disc, ask, horizon):
                 break
         # the play, validated and applied by the engine's one copy of the turn's rules
         code = TU.apply_turn(tab, nt, hands[me], xops, xmrows, xctx[0], disc, c, src, was_open, turns[me] == 0,
-                             crules, prm, wtab, whand, adds, flags, floating, work, tres, terr, notrace)
+                             crules, prm, tw)
         if code != TU.OK:
             res[H_STATUS] = STATUS_TURN + code
             res[H_ERR_SEAT] = me

@@ -114,11 +114,12 @@ class Turn:
         self.hand0 = hand
         cp = core.compiled(profile)
         self.rules, self.prm = cp.rules, cp.params
-        self.wtab = np.full((T.MAXT, core.ROW_W), -1, np.int64)
-        self.hand = np.empty(N_KINDS, np.int8)
-        self.adds, self.flags, self.floating, self.work, self.res, self.err, self.trace = T.scratch()
+        w = T.scratch(np.full((T.MAXT, core.ROW_W), -1, np.int64), np.empty(N_KINDS, np.int8))
         if record:
-            self.trace = np.full((len(self.ops), 2, core.ROW_W), -1, np.int64)
+            w = w._replace(trace=np.full((len(self.ops), 2, core.ROW_W), -1, np.int64))
+        self.w = w
+        self.wtab, self.hand, self.adds, self.flags, self.floating = w.wtab, w.hand, w.adds, w.flags, w.floating
+        self.work, self.res, self.err, self.trace = w.work, w.res, w.err, w.trace
 
     def play(self, disc, drawn_card: int, drawn_from: int, was_open: bool, first_round: bool) -> int:
         if disc is not None:
@@ -126,8 +127,7 @@ class Turn:
         self._disc, self._drawn = disc, drawn_card
         return T.apply_turn(self.tab, self.nt, self.hand0, self.xops, self.mrows, len(self.ops),
                             -1 if disc is None else disc, drawn_card, drawn_from, was_open, first_round, self.rules,
-                            self.prm, self.wtab, self.hand, self.adds, self.flags, self.floating, self.work, self.res,
-                            self.err, self.trace)
+                            self.prm, self.w)
 
     def table_ops(self, adds=None) -> int:
         """The operations alone (a player who has opened), from the turn's run additions ``adds``."""
@@ -135,8 +135,7 @@ class Turn:
         self.hand[:] = self.hand0
         if adds is not None:
             self.adds[:] = adds
-        code, n = T.apply_ops(self.wtab, self.nt, self.hand, self.xops, self.mrows, len(self.ops), True, self.rules,
-                              self.prm, self.adds, self.flags, self.floating, self.work, self.res, self.err, self.trace)
+        code, n = T.apply_ops(self.w, self.nt, self.xops, self.mrows, len(self.ops), True, self.rules, self.prm)
         self.res[T.T_ROWS] = n
         return code
 

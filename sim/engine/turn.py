@@ -19,6 +19,8 @@ loop (sim.bots.hand_loop) calls it on every bot's play.  So a rule of a turn is 
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -72,14 +74,22 @@ def new_adds() -> np.ndarray:
     return adds
 
 
+# A turn's working arrays (``scratch``): the table after the play (wtab), the hand left, the turn's
+# additions to run ends (adds, A_*), the rows laid and the rows changed (flags), the cards freed and not
+# yet played again (floating), scratch rows (work, W_*), what the turn counts (res, T_*), a refusal's
+# details (err, E_*) and, where a transcript wants them, the rows each operation left (trace).
+TurnWork = namedtuple("TurnWork", ("wtab", "hand", "adds", "flags", "floating", "work", "res", "err", "trace"))
+
+
 @njit(cache=True)
-def scratch():
-    """(adds, flags (new, touched rows), freed cards, rows (W_*), res, err, an empty trace) for
-    ``apply_turn``."""
+def scratch(wtab, hand):
+    """The working arrays of ``apply_turn`` around the caller's table rows ``wtab`` and hand ``hand``
+    (an empty trace)."""
     adds = np.zeros((4, MAXT), np.int64)
     adds[A_FROM, :] = -1
-    return (adds, np.zeros((2, MAXT), np.int64), np.zeros(N_KINDS, np.int64), np.empty((4, ROW_W), np.int64),
-            np.zeros(T_W, np.int64), np.zeros(E_W, np.int64), np.zeros((0, 2, ROW_W), np.int64))
+    return TurnWork(wtab, hand, adds, np.zeros((2, MAXT), np.int64), np.zeros(N_KINDS, np.int64),
+                    np.empty((4, ROW_W), np.int64), np.zeros(T_W, np.int64), np.zeros(E_W, np.int64),
+                    np.zeros((0, 2, ROW_W), np.int64))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -239,13 +249,14 @@ def _new_meld(row, n, wtab, hand, floating, rules, prm, flags, res, err, slots):
 
 
 @njit(cache=True)
-def apply_ops(wtab, nt, hand, ops, mrows, nops, was_open, rules, prm, adds, flags, floating, work, res, err, trace):
-    """Apply the operations ``ops[:nops]`` in order to the table ``wtab[:nt]`` and ``hand`` (both
-    changed in place), with the turn's run additions so far in ``adds`` and the rows laid this turn
-    flagged in ``flags[0]``; ``flags[1]`` gets the rows changed, ``floating`` the cards freed and not
-    yet played again, res the counts (T_*).  trace[o] (when given): the rows operation o left at its
-    target and, for a split, at the part cut off.  Returns OK or the U_* code, with err[E_OP] the
-    operation."""
+def apply_ops(w, nt, ops, mrows, nops, was_open, rules, prm):
+    """Apply the operations ``ops[:nops]`` in order to the table ``w.wtab[:nt]`` and ``w.hand`` (both
+    changed in place; ``w`` a ``TurnWork``), with the turn's run additions so far in ``w.adds`` and the
+    rows laid this turn flagged in ``w.flags[0]``; ``w.flags[1]`` gets the rows changed, ``w.floating``
+    the cards freed and not yet played again, w.res the counts (T_*).  w.trace[o] (when given): the rows
+    operation o left at its target and, for a split, at the part cut off.  Returns OK or the U_* code,
+    with w.err[E_OP] the operation."""
+    wtab, hand, adds, flags, floating, work, res, err, trace = w
     n = nt
     tmp = work[W_TMP]
     second = work[W_SECOND]
@@ -368,15 +379,16 @@ def _count(rows, nr, c):
 
 
 @njit(cache=True)
-def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, was_open, first_round, rules, prm,
-               wtab, hand, adds, flags, floating, work, res, err, trace):
+def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, was_open, first_round, rules, prm, w):
     """A whole play (``ops[:nops]``, then the discard ``disc``, -1 for none) by a player holding
     ``hand0`` after drawing ``drawn_card`` from ``drawn_from``, against the table ``tab[:nt]``: every
-    rule checked (module docstring).  wtab[:res[T_ROWS]] gets the table after it, hand the hand left,
-    res what it counts (T_*: new melds, lay-offs and splits onto melds not laid this turn, jokers
-    taken, the points from the hand in new melds and in lay-offs, going out, Kalooki, opening now,
-    the taken discard in a new meld).  Returns OK or the U_* rule broken (details in err).  A play of no
-    operations leaves the table as it was and wtab untouched (the usual turn: a draw and a discard)."""
+    rule checked (module docstring), in the working arrays ``w`` (a ``TurnWork`` from ``scratch``).
+    w.wtab[:w.res[T_ROWS]] gets the table after it, w.hand the hand left, w.res what it counts (T_*:
+    new melds, lay-offs and splits onto melds not laid this turn, jokers taken, the points from the hand
+    in new melds and in lay-offs, going out, Kalooki, opening now, the taken discard in a new meld).
+    Returns OK or the U_* rule broken (details in w.err).  A play of no operations leaves the table as
+    it was and w.wtab untouched (the usual turn: a draw and a discard)."""
+    wtab, hand, adds, flags, floating, res, err = w.wtab, w.hand, w.adds, w.flags, w.floating, w.res, w.err
     hand[:] = hand0
     res[:] = 0
     err[:] = 0
@@ -389,8 +401,7 @@ def apply_turn(tab, nt, hand0, ops, mrows, nops, disc, drawn_card, drawn_from, w
         adds[A_FROM, :rows] = -1
         flags[:, :rows] = 0
         floating[:] = 0
-        code, n = apply_ops(wtab, nt, hand, ops, mrows, nops, was_open, rules, prm, adds, flags, floating, work, res,
-                            err, trace)
+        code, n = apply_ops(w, nt, ops, mrows, nops, was_open, rules, prm)
         res[T_ROWS] = n
         if code != OK:
             return code
