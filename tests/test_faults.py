@@ -5,7 +5,7 @@ uninterrupted run with the same seed.
 Each faulty run is `kalooki simulate` in a subprocess (its own driver and local Ray cluster) in a
 session of its own, so every process it started can be reaped afterwards.  The faulty runs are the
 ``slow`` tier (``make test-slow``): each starts Ray and plays a run twice.  A Ctrl-C that Python
-swallows where it lands is shown in-process, in the fast tier.
+swallows where it lands is shown in the fast tier, in-process and in the Ray loop (one small local Ray).
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import pytest
 from analysis.summaries import write_shard_summary
 from sim import runexec, runner
 from sim.errors import UserError
-from test_runner import (GAMES, ROOT, assert_every_game_once, assert_same_tables, cli_args, config, read_tables,
-                         runner_verify, simulate_cmd)
+from test_runner import (GAMES, ROOT, assert_every_game_once, assert_same_tables, cli_args, config,  # noqa: F401
+                         ray_session, read_tables, runner_verify, simulate_cmd)
 
 SHARD = 4
 PLANNED = 2 * -(-GAMES // SHARD)  # shards in the run
@@ -225,6 +225,32 @@ def test_a_ctrl_c_python_swallows_still_ends_the_run_after_the_shard(ctrl_c_rais
     assert resumed.shards_kept == 1 and resumed.shards_run == IN_PROCESS_PLANNED - 1
     assert runner_verify(out) == []
     assert_every_game_once(read_tables(out), games=IN_PROCESS["games"])
+
+
+def test_a_ctrl_c_python_swallows_ends_the_ray_loop_at_its_next_check(ctrl_c_raises, ray_session, tmp_path,
+                                                                      monkeypatch):
+    """The driver's loop over Ray tasks: a Ctrl-C swallowed where it landed (here while the driver
+    records the first shard) ends the loop at its next check, with the shards recorded kept."""
+    out = tmp_path / "run"
+    swallowed = []
+    monkeypatch.setattr(sys, "unraisablehook", swallowed.append)
+    write_manifest = runner.runmanifest.write_manifest
+
+    def recorded(loc, manifest):
+        write_manifest(loc, manifest)
+        if len(manifest["shards"]) == 1 and not swallowed:
+            _ctrl_c_in_a_finaliser()
+
+    monkeypatch.setattr(runner.runmanifest, "write_manifest", recorded)
+    with pytest.raises(KeyboardInterrupt) as info:
+        runner.run(config(out, workers=1, **IN_PROCESS), summarise=write_shard_summary, progress=False)
+    assert [a.exc_type for a in swallowed] == [KeyboardInterrupt], "the Ctrl-C was not swallowed where it landed"
+    assert info.value.args == (f"interrupted: 1 of {IN_PROCESS_PLANNED} shards written to {out}; run the same "
+                               "command again to resume",)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the loop's handler is gone
+    m = _manifest(out)
+    assert m["complete"] is False and len(m["shards"]) == 1
+    assert not (out / ".lock").exists()
 
 
 def test_a_run_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
