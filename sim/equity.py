@@ -8,7 +8,7 @@ The table is built as backgammon's match-equity tables were built from play (doc
 1. The hands (``HandSamples``): hands dealt with the engine and played to their end by the project's
    bots, for each number of players a hand can be dealt to.  Each gives the winner and win type and
    every seat's penalty (and cards and jokers left), by position from the dealer, and its class
-   (``_risk_mask``: the positions near the end of the game on the sheet it was played at).  The first
+   (``_hand_class``: the positions near the end of the game and the leader, on the sheet it was played at).  The first
    pass plays them at random sheets (``sample_sheet``) with neutral stakes (``collect_hands``); a later
    pass takes every hand of whole games played by the stakes of the pass before (``game_hand_row``,
    ``stakes_from``; the games are played in ``sim.commands.equity``, as this module imports no bot),
@@ -63,8 +63,11 @@ TABLE_VERSION = 1
 GRID_POINTS = {KIND_ELIMINATION: 11, KIND_TARGET: 21, KIND_SINGLE: 1}  # totals on the grid, 0..the limit
 NMAX = 6  # most players a profile allows
 
-# sample hands by class (HandSamples.mask): a class with fewer hands draws from every hand dealt to as many
-MASKS = 1 << NMAX
+# sample hands by class (HandSamples.mask): the positions near the end of the game and the leader's
+# position; a class with fewer hands draws from every hand of its positions near the end, and those
+# from every hand dealt to as many
+LEADS = NMAX + 1  # the leader's position from the dealer plus one, 0 where no seat leads alone
+CLASSES = (1 << NMAX) * LEADS
 MIN_CLASS = 40
 
 
@@ -85,13 +88,39 @@ def at_risk(r, total):
 
 @njit(cache=True)
 def _risk_mask(r, totals, seats, pos_dealer, n_in):
-    """A hand's class: bit q set where the seat at position q from the dealer is ``at_risk``; ``seats``
-    lists the seats dealt in by hand position, the dealer at ``pos_dealer``."""
+    """The positions near the end of the game: bit q set where the seat at position q from the dealer is
+    ``at_risk``; ``seats`` lists the seats dealt in by hand position, the dealer at ``pos_dealer``."""
     m = 0
     for q in range(n_in):
         if at_risk(r, totals[seats[(pos_dealer + q) % n_in]]):
             m |= 1 << q
     return m
+
+
+@njit(cache=True)
+def _leader(r, totals, seats, pos_dealer, n_in):
+    """The leader's position from the dealer plus one: the seat dealt in with the lowest total in an
+    elimination game, the highest in a target game; 0 where two seats share the best total (and always
+    in a single-hand game)."""
+    if r[R_KIND] == KIND_SINGLE:
+        return 0
+    best, lead = 0.0, 0
+    for q in range(n_in):
+        t = totals[seats[(pos_dealer + q) % n_in]]
+        if r[R_KIND] == KIND_TARGET:
+            t = -t
+        if lead == 0 or t < best:
+            best, lead = t, q + 1
+        elif t == best:
+            lead = -1
+    return max(lead, 0)
+
+
+@njit(cache=True)
+def _hand_class(r, totals, seats, pos_dealer, n_in):
+    """A hand's class: its positions near the end of the game (``_risk_mask``) and its leader
+    (``_leader``), ``mask * LEADS + leader``."""
+    return _risk_mask(r, totals, seats, pos_dealer, n_in) * LEADS + _leader(r, totals, seats, pos_dealer, n_in)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,9 +131,9 @@ class HandSamples:
     """Hands played to their end, sorted by the number of players dealt in: rows ``start[k]`` ..
     ``start[k + 1] - 1`` were dealt to k players.  Columns by position from the dealer (0 the dealer,
     1 the player on the dealer's left, ...): ``winner`` (-1 a stalled hand), ``kalooki``, ``penalty``,
-    ``cards_left``, ``jokers_left``, and ``mask``, the hand's class: bit q set where position q stood
-    near the end of the game on the sheet the hand was played at (``at_risk``).  Within a player count
-    the rows are sorted by class."""
+    ``cards_left``, ``jokers_left``, and ``mask``, the hand's class (``_hand_class``) on the sheet it was
+    played at: which positions stood near the end of the game and which led.  Within a player count the
+    rows are sorted by class."""
     start: np.ndarray  # int64 (NMAX + 2,)
     winner: np.ndarray  # int64 (S,)
     kalooki: np.ndarray  # bool (S,)
@@ -117,10 +146,10 @@ class HandSamples:
         return int(self.start[n_in + 1] - self.start[n_in])
 
     def by_class(self) -> np.ndarray:
-        """int64 ((NMAX + 1) * MASKS + 1,): the first row of (players dealt in k, class m) at k * MASKS + m."""
+        """int64 ((NMAX + 1) * CLASSES + 1,): the first row of (players dealt in k, class c) at k * CLASSES + c."""
         n_in = np.repeat(np.arange(NMAX + 1), np.diff(self.start)[:NMAX + 1])
-        keys = n_in * MASKS + self.mask
-        return np.searchsorted(keys, np.arange((NMAX + 1) * MASKS + 1)).astype(np.int64)
+        keys = n_in * CLASSES + self.mask
+        return np.searchsorted(keys, np.arange((NMAX + 1) * CLASSES + 1)).astype(np.int64)
 
 
 def hand_seed(seed: int, profile_name: str, n_in: int, index: int) -> np.random.SeedSequence:
@@ -171,7 +200,7 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
             rows.append((n_in, (w - dealer) % n_in if w >= 0 else -1, result.win_type == "kalooki",
                          [result.penalties[q] for q in rel], [result.cards_left[q] for q in rel],
                          [result.jokers_left[q] for q in rel],
-                         int(_risk_mask(r, totals, np.arange(n_in, dtype=np.int64), dealer, n_in))))
+                         int(_hand_class(r, totals, np.arange(n_in, dtype=np.int64), dealer, n_in))))
             if progress:
                 progress(1)
     return samples_from_rows(rows)
@@ -185,7 +214,7 @@ def game_hand_row(r, totals, seats, dealer: int, result) -> tuple:
     pos_dealer = list(seats).index(dealer)
     rel = [(pos_dealer + q) % k for q in range(k)]  # hand position of each position from the dealer
     w = result.winner if result.winner is not None else -1
-    mask = int(_risk_mask(r, np.asarray(totals, dtype=np.float64), np.asarray(seats, dtype=np.int64), pos_dealer, k))
+    mask = int(_hand_class(r, np.asarray(totals, dtype=np.float64), np.asarray(seats, dtype=np.int64), pos_dealer, k))
     return (k, (w - pos_dealer) % k if w >= 0 else -1, result.win_type == "kalooki",
             [result.penalties[q] for q in rel], [result.cards_left[q] for q in rel],
             [result.jokers_left[q] for q in rel], mask)
@@ -272,6 +301,24 @@ def filled_from(samples: HandSamples, fallback: HandSamples) -> HandSamples:
 # games played on from a sheet, by Monte Carlo
 
 @njit(cache=True)
+def _sample_range(start, by_class, n_in, near_mask, lead):
+    """The sample rows (first, count) a hand dealt to ``n_in`` is drawn from: those of its class (the
+    positions near the end ``near_mask``, the leader ``lead``); where they are fewer than ``MIN_CLASS``,
+    those with the same positions near the end, whoever leads; where those are fewer too, every hand
+    dealt to as many."""
+    near = n_in * CLASSES + near_mask * LEADS
+    first = by_class[near + lead]
+    count = by_class[near + lead + 1] - first
+    if count < MIN_CLASS:
+        first = by_class[near]
+        count = by_class[near + LEADS] - first
+    if count < MIN_CLASS:
+        first = start[n_in]
+        count = start[n_in + 1] - first
+    return first, count
+
+
+@njit(cache=True)
 def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki, s_pen, s_cards, s_jokers,
              u_hand, u_dealer, seat, rotate):
     """Games played on from one sheet with hands drawn from the samples, each on a row of uniforms:
@@ -337,12 +384,8 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
                         pos_dealer = n_in
                     seats[n_in] = s
                     n_in += 1
-            key = n_in * MASKS + _risk_mask(r, totals, seats, pos_dealer, n_in)
-            first = by_class[key]
-            count = by_class[key + 1] - first
-            if count < MIN_CLASS:  # too few sample hands of this class: any hand dealt to as many
-                first = start[n_in]
-                count = start[n_in + 1] - first
+            first, count = _sample_range(start, by_class, n_in, _risk_mask(r, totals, seats, pos_dealer, n_in),
+                                         _leader(r, totals, seats, pos_dealer, n_in))
             i = first + min(int(u_hand[row, h % horizon] * count), count - 1)
             h += 1
             pen[:] = 0.0

@@ -448,7 +448,7 @@ def test_a_hand_of_a_game_is_a_sample_by_position_from_the_dealer():
     row = EQ.game_hand_row(r, [10, 200, 120, 30], [0, 2, 3], 3, result)
     assert row[:3] == (3, 1, False)
     assert row[3] == [40, 0, 17] and row[4] == [5, 0, 3] and row[5] == [1, 0, 0]
-    assert row[6] == 1 << 2  # position 2 from the dealer is seat 2
+    assert row[6] == (1 << 2) * EQ.LEADS + 1 + 1  # position 2 from the dealer is seat 2; seat 0 leads at 10
     fallback = EQ.samples_from_rows([(2, 0, False, [0, 9], [0, 2], [0, 0], 0)] * EQ.MIN_CLASS)
     filled = EQ.filled_from(EQ.samples_from_rows([row]), fallback)
     assert filled.count(3) == 1 and filled.count(2) == EQ.MIN_CLASS
@@ -464,7 +464,7 @@ def test_games_played_by_a_table_handed_in_read_its_stakes(k40):
     assert np.array_equal(EQ.hand_stakes(K40, lg), staked)
 
 
-def test_a_hands_class_marks_the_seats_near_the_end_of_the_game():
+def test_a_hands_class_marks_the_seats_near_the_end_of_the_game_and_the_leader():
     r = SH.rules_vector(K40, 4)
     assert not EQ.at_risk(r, 112.0) and EQ.at_risk(r, 113.0)  # above three quarters of 150
     totals = np.array([120.0, 0.0, 150.0, 10.0])
@@ -472,15 +472,41 @@ def test_a_hands_class_marks_the_seats_near_the_end_of_the_game():
     assert EQ._risk_mask(r, totals, seats, 0, 4) == 0b0101
     assert EQ._risk_mask(r, totals, seats, 2, 4) == 0b0101  # position 0 the dealer, seat 2
     assert EQ._risk_mask(r, totals, seats, 1, 4) == 0b1010
+    # the leader: the lowest total (seat 1) in an elimination game, by position from the dealer plus one
+    assert [EQ._leader(r, totals, seats, d, 4) for d in range(4)] == [2, 1, 4, 3]
+    assert EQ._hand_class(r, totals, seats, 1, 4) == 0b1010 * EQ.LEADS + 1
+    assert EQ._leader(r, np.array([120.0, 10.0, 150.0, 10.0]), seats, 0, 4) == 0  # a shared lead: none
     r51 = SH.rules_vector(K51, 4)
     assert EQ.at_risk(r51, 375.0) and not EQ.at_risk(r51, 374.0)  # three quarters of 500
-    rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], m) for m in (5, 0, 5, 3)]
+    assert EQ._leader(r51, totals, seats, 0, 4) == 3  # a target game: the highest total leads
+    rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], c) for c in (5, 0, 5, 3)]
     rows.append((3, 1, False, [1, 0, 2], [1, 0, 1], [0, 0, 0], 0))
     s = EQ.samples_from_rows(rows)
     assert s.start[3] == 0 and s.start[4] == 1 and s.start[5] == 5
     by = s.by_class()
-    assert [by[4 * EQ.MASKS + m + 1] - by[4 * EQ.MASKS + m] for m in (0, 3, 5)] == [1, 1, 2]
-    assert by[3 * EQ.MASKS] == 0 and by[3 * EQ.MASKS + 1] == 1
+    assert [by[4 * EQ.CLASSES + c + 1] - by[4 * EQ.CLASSES + c] for c in (0, 3, 5)] == [1, 1, 2]
+    assert by[3 * EQ.CLASSES] == 0 and by[3 * EQ.CLASSES + 1] == 1
+
+
+def test_a_hand_is_drawn_from_its_class_then_its_seats_near_the_end_then_any():
+    def rows(cls, k):
+        return [(4, 0, False, [0, 5, 5, 5], [0, 3, 3, 3], [0, 0, 0, 0], cls)] * k
+
+    level, led, near = 0, 3, 0b0011 * EQ.LEADS  # no leader; position 2 leads; positions 0, 1 near the end
+
+    def drawn(samples, near_mask, lead):
+        s = EQ.samples_from_rows(samples)
+        first, count = EQ._sample_range(s.start, s.by_class(), 4, near_mask, lead)
+        return set(s.mask[first:first + count].tolist()), count
+
+    full = rows(level, EQ.MIN_CLASS) + rows(led, EQ.MIN_CLASS) + rows(near, EQ.MIN_CLASS)
+    assert drawn(full, 0, 0) == ({level}, EQ.MIN_CLASS)
+    assert drawn(full, 0, 3) == ({led}, EQ.MIN_CLASS)
+    thin = rows(level, EQ.MIN_CLASS - 1) + rows(led, 5) + rows(near, EQ.MIN_CLASS)
+    assert drawn(thin, 0, 0) == ({level, led}, EQ.MIN_CLASS + 4)  # the same seats near the end, any leader
+    thinner = rows(level, 10) + rows(led, 10) + rows(near, EQ.MIN_CLASS)
+    assert drawn(thinner, 0, 0) == ({level, led, near}, EQ.MIN_CLASS + 20)  # any hand dealt to four
+    assert drawn(thinner, 0b0011, 0) == ({near}, EQ.MIN_CLASS)
 
 
 # ---- calibration

@@ -27,7 +27,7 @@ from ..schema import ENGINE_VERSION
 from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int, profile_from_args, show_progress
 
 DEFAULT_HANDS = 3000
-DEFAULT_SIMS = 384
+DEFAULT_SIMS = {"elimination": 1536}  # by game_end; 384 otherwise
 DEFAULT_BOT = "expert"
 DEFAULT_PASSES = {"elimination": 2}  # by game_end; 1 otherwise
 DEFAULT_GAMES = 1500  # whole games the sample hands of a pass after the first come from
@@ -57,8 +57,9 @@ def register(sub):
     b.add_argument("--hands", type=positive_int, default=DEFAULT_HANDS, metavar="N",
                    help="sample hands with every player dealt in; an elimination game's table plays half as many "
                         "at each smaller count too (default: %(default)s)")
-    b.add_argument("--sims", type=positive_int, default=DEFAULT_SIMS, metavar="M",
-                   help="games played on from every grid sheet (default: %(default)s)")
+    b.add_argument("--sims", type=positive_int, metavar="M",
+                   help="games played on from every grid sheet (default: 1536 in an elimination game, 384 "
+                        "otherwise)")
     b.add_argument("--bot", default=DEFAULT_BOT, metavar="NAME",
                    help="the bot in every seat of the sample hands (default: %(default)s)")
     b.add_argument("--passes", type=positive_int, metavar="N",
@@ -110,6 +111,10 @@ def bots_for(name: str):
 
 def default_passes(profile) -> int:
     return DEFAULT_PASSES.get(profile.game_end, 1)
+
+
+def default_sims(profile) -> int:
+    return DEFAULT_SIMS.get(profile.game_end, 384)
 
 
 def collect_game_hands(profile, n_players: int, games: int, seed: int, bot: str, table, progress=None):
@@ -193,16 +198,17 @@ def run_build(args):
     if not out.parent.is_dir():
         raise UserError(f"--out {out}: no folder {out.parent}")
     bots_for(args.bot)
+    sims = default_sims(prof) if args.sims is None else args.sims
     words = ["kalooki", "equity", "build", "--profile", args.profile] + [w for s in args.sets for w in ("--set", s)]
     for flag, value, default in (("--players", args.players, None), ("--hands", args.hands, DEFAULT_HANDS),
-                                 ("--sims", args.sims, DEFAULT_SIMS), ("--bot", args.bot, DEFAULT_BOT),
+                                 ("--sims", sims, default_sims(prof)), ("--bot", args.bot, DEFAULT_BOT),
                                  ("--passes", args.passes, default_passes(prof)),
                                  ("--games", args.games, DEFAULT_GAMES),
                                  ("--tolerance", args.tolerance, DEFAULT_TOLERANCE)):
         if value is not None and value != default:
             words += [flag, str(value)]
     words += ["--seed", str(args.seed)]
-    table = build(prof, n, args.hands, args.sims, args.seed, args.bot, shlex.join(words), show_progress(args),
+    table = build(prof, n, args.hands, sims, args.seed, args.bot, shlex.join(words), show_progress(args),
                   args.passes, args.tolerance, args.games)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(fd)
@@ -216,7 +222,7 @@ def run_build(args):
         if os.path.exists(tmp):
             os.unlink(tmp)
     cpu = table.meta["cpu_s"]
-    values = (f"{table.meta['sheets']} grid sheets x {args.sims} games" if "sheets" in table.meta
+    values = (f"{table.meta['sheets']} grid sheets x {sims} games" if "sheets" in table.meta
               else "its one sheet's payments")
     print(f"{out}: {prof.name} at {n} players, {table.meta['hands_played']} sample hands, {values}; "
           f"{_passes_line(table.meta)}; {cpu['hands']} + {cpu['values']} CPU-s")
