@@ -99,16 +99,13 @@ def _risk_mask(r, totals, seats, pos_dealer, n_in):
 
 @njit(cache=True)
 def _leader(r, totals, seats, pos_dealer, n_in):
-    """The leader's position from the dealer plus one: the seat dealt in with the lowest total in an
-    elimination game, the highest in a target game; 0 where two seats share the best total (and always
-    in a single-hand game)."""
-    if r[R_KIND] == KIND_SINGLE:
+    """The leader's position from the dealer plus one in an elimination game: the seat dealt in with the
+    lowest total; 0 where two seats share it, and always in a target or single-hand game."""
+    if r[R_KIND] != KIND_ELIMINATION:
         return 0
     best, lead = 0.0, 0
     for q in range(n_in):
         t = totals[seats[(pos_dealer + q) % n_in]]
-        if r[R_KIND] == KIND_TARGET:
-            t = -t
         if lead == 0 or t < best:
             best, lead = t, q + 1
         elif t == best:

@@ -208,7 +208,7 @@ def test_the_seats_values_add_up_to_what_the_sheet_holds(k40):
         seats = lg.players_in()
         chances.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
         values.append(sum(EQ.sheet_value(K40, lg, s, k40) for s in seats) / lg.pool)
-    # measured: chances sum to 0.978 on average, 90% of sheets within 0.077 of 1, values to 0.995 of the
+    # measured: chances sum to 0.974 on average, 90% of sheets within 0.068 of 1, values to 0.988 of the
     # pool (docs/EQUITY.md; what is left is the others' buy-ins taken as their sum)
     assert abs(np.mean(chances) - 1) < 0.04 and abs(np.mean(values) - 1) < 0.04
     assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.1
@@ -298,9 +298,9 @@ def test_fresh_sheet_stakes_read_like_points(k40):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "not resolved at the table's Monte Carlo precision (384 games a sheet): at 15, 30, 40, 45, 60 and 75 "
-    "each against an opponent at 140, none with a buy-in left, going out is worth more against the near "
-    "opponent at 75 only (docs/EQUITY.md, Assumptions)"))
+    "not resolved at the table's Monte Carlo precision (1,536 games a sheet): at 15, 30, 40, 45, 60, 75 and "
+    "90 each against an opponent at 140, none with a buy-in left, going out is worth more against the near "
+    "opponent at 60 and 90 only (docs/EQUITY.md, Assumptions)"))
 def test_the_near_elimination_of_an_opponent_makes_ending_the_hand_worth_more(k40):
     """Against an opponent one hand from elimination, going out (the others take their penalties) is worth
     more to a seat than against the same opponent far from it."""
@@ -478,7 +478,7 @@ def test_a_hands_class_marks_the_seats_near_the_end_of_the_game_and_the_leader()
     assert EQ._leader(r, np.array([120.0, 10.0, 150.0, 10.0]), seats, 0, 4) == 0  # a shared lead: none
     r51 = SH.rules_vector(K51, 4)
     assert EQ.at_risk(r51, 375.0) and not EQ.at_risk(r51, 374.0)  # three quarters of 500
-    assert EQ._leader(r51, totals, seats, 0, 4) == 3  # a target game: the highest total leads
+    assert EQ._leader(r51, totals, seats, 0, 4) == 0  # a target game: its classes know no leader
     rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], c) for c in (5, 0, 5, 3)]
     rows.append((3, 1, False, [1, 0, 2], [1, 0, 1], [0, 0, 0], 0))
     s = EQ.samples_from_rows(rows)
@@ -534,7 +534,7 @@ def test_calibrated_on_games_the_table_was_not_made_from(k40):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40", "british"])
+@pytest.mark.parametrize("name", ["kalooki40", "kalooki51", "scala40", "british", "swedish"])
 def test_calibrated_on_many_games(name):
     """400 games by the expert (seed 2), one sheet a game, 4 bins: each bin's 99% interval covers, and
     the bins together pass a chi-square test at 1%."""
