@@ -417,14 +417,36 @@ def test_samples_and_values_depend_on_the_seed_alone():
 
 
 def test_sample_hands_are_played_by_the_stakes_of_the_table_before(k40):
-    """The same seeds with and without a table: the same deals and sheets (so the same classes), and
-    the bots, handed the table's stakes at each hand's sheet, end some hands otherwise."""
+    """The same seeds with and without a table: the same deals and sheets, and the bots, handed the
+    table's stakes at each hand's sheet, end some hands otherwise.  A hand played by stakes has its
+    sheet's class; one played by neutral stakes does not depend on its sheet and has none."""
+    from collections import Counter
     from sim.commands.equity import bots_for
     neutral = EQ.collect_hands(K40, 4, 60, 5, bots_for("expert"))
     staked = EQ.collect_hands(K40, 4, 60, 5, bots_for("expert"), table=k40)
-    assert np.array_equal(neutral.mask, staked.mask) and np.array_equal(neutral.start, staked.start)
-    differ = (neutral.winner != staked.winner) | (neutral.penalty != staked.penalty).any(axis=1)
-    assert 0 < differ.sum() < len(differ)
+    assert np.array_equal(neutral.start, staked.start)
+    assert not neutral.mask.any() and len(set(staked.mask.tolist())) > 3
+
+    def hands(s):  # rows are sorted by class, so compare the hands as a multiset
+        return Counter(zip(s.winner.tolist(), map(tuple, s.penalty.tolist()), map(tuple, s.cards_left.tolist())))
+
+    same = sum((hands(neutral) & hands(staked)).values())
+    assert 0 < same < len(neutral.winner)
+
+
+def test_every_class_of_hands_played_by_neutral_stakes_draws_from_every_hand_dealt_to_as_many():
+    r = SH.rules_vector(K51, 4)
+    from sim.commands.equity import bots_for
+    s = EQ.collect_hands(K51, 4, 200, 5, bots_for("greedy"))  # enough for classes of MIN_CLASS hands
+    by_class = s.by_class()
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        totals = rng.integers(0, K51.target_score, 4).astype(np.float64)
+        seats = np.arange(4, dtype=np.int64)
+        pos = int(rng.integers(4))
+        first, count = EQ._sample_range(s.start, by_class, 4, EQ._risk_mask(r, totals, seats, pos, 4),
+                                        EQ._leader(r, totals, seats, pos, 4))
+        assert (first, count) == (s.start[4], 200)
 
 
 def test_the_shipped_elimination_tables_take_their_later_hands_from_games():
