@@ -168,8 +168,8 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
     own seed (``hand_seed``), its dealer drawn from its stream, at a sheet drawn from its stream
     (``sample_sheet``), the bots handed that sheet's stakes by ``table`` (``hand_stakes``; neutral
     stakes without a table).  A hand played by a table's stakes has its sheet's class (``_hand_class``);
-    one played by neutral stakes has class 0, as every class draws from all hands dealt to as many where
-    its own are too few."""
+    one played by neutral stakes depends on no sheet and has class 0, so that every sheet draws from all
+    of them (``_sample_range``: a class with too few hands falls back to all hands dealt to as many)."""
     r = rules_vector(profile, n_players)
     rows = []
     for n_in, count in sorted(hands_wanted(profile, n_players, hands).items()):
@@ -196,8 +196,6 @@ def collect_hands(profile, n_players: int, hands: int, seed: int, make_bots, pro
                     break
             rel = [(dealer + k) % n_in for k in range(n_in)]  # hand position of each position from the dealer
             w = result.winner
-            # played by neutral stakes the hand does not depend on its sheet: no class (a class would
-            # only split the hands at random, and the games played on would draw from fewer of them)
             cls = 0 if table is None else int(_hand_class(r, totals, np.arange(n_in, dtype=np.int64), dealer, n_in))
             rows.append((n_in, (w - dealer) % n_in if w >= 0 else -1, result.win_type == "kalooki",
                          [result.penalties[q] for q in rel], [result.cards_left[q] for q in rel],
