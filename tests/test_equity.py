@@ -367,6 +367,21 @@ def test_build_writes_a_table_that_records_its_making_and_refuses_to_overwrite(t
     assert "Chance seat 0 wins" in capsys.readouterr().out
 
 
+def test_a_table_is_made_without_reading_any_shipped_table(tmp_path, monkeypatch):
+    """`make equity` makes the same table whatever tables configs/equity holds: every pass plays by
+    neutral stakes or the pass before's table, never a shipped one."""
+    from sim.cli import main
+
+    def no_shipped(*args):
+        raise AssertionError(f"a shipped table was read while making one: {args}")
+    monkeypatch.setattr(EQ, "_load_shipped", no_shipped)
+    monkeypatch.setattr(EQ, "_BY_PROFILE", {})
+    out = tmp_path / "t.npz"
+    assert main(["equity", "build", "--profile", "british", "--hands", "40", "--sims", "2", "--games", "3",
+                 "--seed", "9", "--out", str(out), "-q"]) == 0
+    assert EQ.read(out).meta["passes"]["made"] == 2
+
+
 @pytest.mark.parametrize("args, says", [
     (["--out", "x.txt"], ".npz"),
     (["--players", "9"], "players"),
