@@ -55,8 +55,8 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   Each of those is weighed by the seat's row of stakes (``sim.game.hand_stakes``): a win scores
   ``win_points`` plus the row's ``ST_WIN`` (``ST_KALOOKI`` for a Kalooki), x penalty points held
   cost ``outlook.holding_cost`` (minus the row's curve at x), so near elimination a rollout that leaves
-  points above the cliff scores far worse, and against an opponent one hand from elimination a
-  rollout that ends the hand scores more; on the neutral row (no game, no table) the scores are the
+  points above the cliff scores far worse, and where the row values ending the hand more (kalooki40's
+  table: an opponent one hand from elimination, no buy-ins left) a rollout that ends it scores more; on the neutral row (no game, no table) the scores are the
   points above.
   A candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's
   choice only when its total is higher by more than ``margin`` (points, or money units in a
