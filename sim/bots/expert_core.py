@@ -37,9 +37,9 @@ player's own go-out or the next player's: those points weigh as much as ending t
 the row's go-out less its curve at the hand's deadwood (``ST_WIN + holding_cost(srow, d)``), against
 ``out_worth + d`` (a sheet where a go-out is worth ``out_worth`` points-equivalents beyond the points it
 saves, the weights' own), within a half and twice (``_at_stake``).  So where going out is worth more
-(kalooki40's table: an opponent one hand from elimination, no buy-ins left) it keeps its chances and its safe discards longer, and where
-it is worth less it sheds points.  A row whose go-out is worth no more than the points it saves (the
-neutral row) leaves both as they are.  Where the row values a go-out more,
+(kalooki40's table: an opponent one hand from elimination, no buy-ins left) it keeps its chances and
+its safe discards longer, and where it is worth less it sheds points.  A row whose go-out is worth no
+more than the points it saves (the neutral row) leaves both as they are.  Where the row values a go-out more,
 the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
 as leaving no deadwood (``holding_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own

@@ -56,8 +56,8 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
   ``win_points`` plus the row's ``ST_WIN`` (``ST_KALOOKI`` for a Kalooki), x penalty points held
   cost ``outlook.holding_cost`` (minus the row's curve at x), so near elimination a rollout that leaves
   points above the cliff scores far worse, and where the row values ending the hand more (kalooki40's
-  table: an opponent one hand from elimination, no buy-ins left) a rollout that ends it scores more; on the neutral row (no game, no table) the scores are the
-  points above.
+  table: an opponent one hand from elimination, no buy-ins left) a rollout that ends it scores more;
+  on the neutral row (no game, no table) the scores are the points above.
   A candidate the engine refuses scores ``REFUSED``.  Another candidate replaces the lookahead's
   choice only when its total is higher by more than ``margin`` (points, or money units in a
   single_hand game) a deal; ties go to the earlier candidate.
