@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 # Bump whenever results for the same seed can change (rules, bots, RNG use, recorded columns).
-ENGINE_VERSION = "0.15.0"
+ENGINE_VERSION = "0.16.0"
 SCHEMA_VERSION = 2
 
 _PROVENANCE = [

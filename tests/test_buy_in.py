@@ -71,10 +71,10 @@ def test_search_declines_a_buy_in_one_penalty_from_elimination_where_the_expert_
     assert answer is True and lg.buy_ins == [1, 0, 0] and len(rule.stream) == 0  # the expert's rule, no games
 
 
-def test_a_buy_in_setting_other_than_0_or_1_is_refused():
+def test_a_buy_in_setting_other_than_0_1_or_2_is_refused():
     from sim.errors import UserError
-    with pytest.raises(UserError, match="search.buy_in = 2: expected 1"):
-        make_bot("search", np.random.default_rng(0), {"buy_in": 2})
+    with pytest.raises(UserError, match=r"search.buy_in = 3: expected 0 \(the expert's pool rule\), 1 .* or 2"):
+        make_bot("search", np.random.default_rng(0), {"buy_in": 3})
 
 
 def test_search_buys_in_for_nothing_where_no_money_changes_hands():
@@ -115,8 +115,7 @@ def test_games_with_search_seats_replay_identically(seed):
 
 
 @pytest.mark.parametrize("gain, buys", [(3.5, True), (-0.5, False)])
-def test_the_lookahead_and_search_buy_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain,
-                                                                                              buys):
+def test_the_lookahead_buys_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain, buys):
     import sys
     import types
     import sim
@@ -127,10 +126,21 @@ def test_the_lookahead_and_search_buy_in_by_the_table_of_game_values_where_the_p
     monkeypatch.setitem(sys.modules, "sim.equity", fake)
     monkeypatch.setattr(sim, "equity", fake, raising=False)
     lg, _ = _eliminating_hand([140, 60, 30], pool=200)  # a pool the pool rule would buy in for
-    for name in ("lookahead", "search"):
-        assert make_bot(name, np.random.default_rng(0)).buy_in(lg, 0) is buys, name
+    assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is buys
+    assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is buys  # the lookahead's rule
     assert asked == [(0, 3)] * 2
-    assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is True  # the pool rule, table or not
+    # the pool rule, table or not: the expert, and the search by default
+    assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is True
+    assert make_bot("search", np.random.default_rng(0)).buy_in(lg, 0) is True
+    assert len(asked) == 2
     fake.load_table = lambda profile, n_players=None: None  # no table for these rules: the pool rule
     assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is True
+    assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is True
     assert len(asked) == 2
+
+
+def test_the_pool_rule_declines_a_buy_in_the_pool_is_not_worth():
+    lg, _ = _eliminating_hand([140, 60, 30], pool=0)
+    for name, params in (("expert", None), ("search", None), ("search", {"buy_in": 2}), ("lookahead", None)):
+        bot = make_bot(name, np.random.default_rng(0), params)
+        assert bot.pool_rule_buys(lg) is False, name

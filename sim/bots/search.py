@@ -37,9 +37,9 @@ class SearchBot(LookaheadBot):
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
     now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds
     laying part of it: its melds without its lay-offs onto the table, and, before opening, only the
-    fewest of its melds that open.  It buys back in as the lookahead does (by the table of game values
-    where the profile has one, else the expert's pool rule), or with ``buy_in = 1``
-    weighs a buy-in by playing the rest of the game on.  Everything else (the draws it must make) is
+    fewest of its melds that open.  It buys back in by the expert's pool rule, or with ``buy_in = 2``
+    as the lookahead does (by the table of game values), or with ``buy_in = 1`` weighs a buy-in by
+    playing the rest of the game on.  Everything else (the draws it must make) is
     the lookahead's.
 
     Every deal comes from its own stream of uniforms (one per decision that searches, seeding a
@@ -63,9 +63,9 @@ class SearchBot(LookaheadBot):
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
         if hold not in (0, 1):
             raise UserError(f"search.hold = {hold}: expected 1 (also play forward laying nothing) or 0")
-        if buy_in not in (0, 1):
-            raise UserError(f"search.buy_in = {buy_in}: expected 1 (play the game on to weigh a buy-in) or 0 "
-                            f"(the expert's pool rule)")
+        if buy_in not in (0, 1, 2):
+            raise UserError(f"search.buy_in = {buy_in}: expected 0 (the expert's pool rule), 1 (play the game on "
+                            f"to weigh a buy-in) or 2 (the lookahead's rule: the table of game values)")
         if partial not in (0, 1):
             raise UserError(f"search.partial = {partial}: expected 1 (also play forward laying part of the play) or 0")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
@@ -104,14 +104,21 @@ class SearchBot(LookaheadBot):
         return Play(ops, disc)
 
     def buy_in(self, ledger, seat) -> bool:
-        """With ``buy_in = 0`` (the default), the lookahead's rule (the table of game values, else the
-        expert's pool rule).  With ``buy_in = 1``, buy back in
-        when the money it expects from the rest of the game, stake paid, is above 0 (``buy_in_gain``);
-        where no money changes hands a buy-in costs nothing and can only keep its chance of winning the
-        game, so it buys in.  Sixteen games played on tell a buy-in's worth only roughly: against the
-        pool rule, on the same deals, the played-on buy-ins won fewer games for money not shown to
-        differ (the README's bot ladder), so the pool rule is the default."""
-        if not self.search_buy_in:
+        """With ``buy_in = 0`` (the default), the expert's pool rule.  With ``buy_in = 2``, the
+        lookahead's rule: the table of game values where the profile has one (``sim.equity.buy_in_gain``),
+        else the pool rule.  With ``buy_in = 1``, buy back in when the money it expects from the rest of
+        the game, stake paid, is above 0 (``buy_in_gain``); where no money changes hands a buy-in costs
+        nothing and can only keep its chance of winning the game, so it buys in.
+
+        The table values a buy-in for an expert among experts (the players its games were made by), not
+        for the search: against three experts, on the same deals, the table's rule buys back in about
+        half as often as the pool rule and wins fewer games for money not shown to differ
+        (docs/PERFORMANCE.md, Buy-ins).  Sixteen games played on tell a buy-in's worth only roughly:
+        against the pool rule they too won fewer games for money not shown to differ.  So the pool
+        rule is the default."""
+        if self.search_buy_in == 0:
+            return self.pool_rule_buys(ledger)
+        if self.search_buy_in == 2:
             return super().buy_in(ledger, seat)
         if not ledger.p.pays_money:
             return True
