@@ -139,8 +139,7 @@ def test_the_lookahead_buys_in_by_the_table_of_game_values_where_the_profile_has
     assert len(asked) == 2
 
 
-def test_the_pool_rule_declines_a_buy_in_the_pool_is_not_worth():
-    lg, _ = _eliminating_hand([140, 60, 30], pool=0)
-    for name, params in (("expert", None), ("search", None), ("search", {"buy_in": 2}), ("lookahead", None)):
-        bot = make_bot(name, np.random.default_rng(0), params)
-        assert bot.pool_rule_buys(lg) is False, name
+def test_the_expert_and_the_search_decline_a_buy_in_the_pool_is_not_worth():
+    lg, _ = _eliminating_hand([140, 60, 30], pool=0)  # kalooki40, which has a table of game values
+    for name in ("expert", "search"):
+        assert make_bot(name, np.random.default_rng(0)).buy_in(lg, 0) is False, name
