@@ -71,10 +71,13 @@ def test_search_declines_a_buy_in_one_penalty_from_elimination_where_the_expert_
     assert answer is True and lg.buy_ins == [1, 0, 0] and len(rule.stream) == 0  # the expert's rule, no games
 
 
-def test_a_buy_in_setting_other_than_0_1_or_2_is_refused():
+def test_a_buy_in_setting_a_bot_has_no_rule_for_is_refused():
     from sim.errors import UserError
-    with pytest.raises(UserError, match=r"search.buy_in = 3: expected 0 \(the expert's pool rule\), 1 .* or 2"):
+    with pytest.raises(UserError, match=r"search.buy_in = 3: expected 0 \(the pool rule\), 1 \(play the game on .*\) or 2"):
         make_bot("search", np.random.default_rng(0), {"buy_in": 3})
+    for name in ("expert", "lookahead", "expert@0.3"):  # only the search plays the game on
+        with pytest.raises(UserError, match=r"buy_in = 1: expected 0 \(the pool rule\) or 2 \(the table of game values"):
+            make_bot(name, np.random.default_rng(0), {"buy_in": 1})
 
 
 def test_search_buys_in_for_nothing_where_no_money_changes_hands():
@@ -133,10 +136,14 @@ def test_the_lookahead_buys_in_by_the_table_of_game_values_where_the_profile_has
     assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is True
     assert make_bot("search", np.random.default_rng(0)).buy_in(lg, 0) is True
     assert len(asked) == 2
+    # each the other way by its setting
+    assert make_bot("expert", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is buys
+    assert make_bot("lookahead", np.random.default_rng(0), {"buy_in": 0}).buy_in(lg, 0) is True
+    assert len(asked) == 3
     fake.load_table = lambda profile, n_players=None: None  # no table for these rules: the pool rule
     assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is True
     assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is True
-    assert len(asked) == 2
+    assert len(asked) == 3
 
 
 def test_the_expert_and_the_search_decline_a_buy_in_the_pool_is_not_worth():

@@ -16,6 +16,11 @@ from .table_play import expert_play, table_opening
 from .moves import forbidden_discard
 from .patient import PatientBot
 
+# the values of the expert's, lookahead's and search's ``buy_in`` setting (the search alone plays on)
+BUY_POOL, BUY_PLAY_ON, BUY_TABLE = 0, 1, 2
+BUY_IN_RULES = {BUY_POOL: "the pool rule", BUY_PLAY_ON: "play the game on to weigh a buy-in",
+                BUY_TABLE: "the table of game values, where the profile has one"}
+
 
 class ExpertBot(PatientBot):
     """Expert: the whole repertoire of table play, careful draws and discards, and money sense.
@@ -58,19 +63,25 @@ class ExpertBot(PatientBot):
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
     where the profile allows it; and it buys back in only when the pool is worth the stake (the rule
-    the tables of game values, ``sim.equity``, assume for every later buy-in).
+    the tables of game values, ``sim.equity``, assume for every later buy-in), or with ``buy_in = 2``
+    by the table itself.
     """
 
     name = "expert"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_EXPERT  # its draw and discard choice in sim.bots.expert_core
-    buys_by_table = False  # buy-ins by the pool rule (the one the tables of game values assume)
+    buy_in_rules = (BUY_POOL, BUY_TABLE)  # the values its ``buy_in`` setting takes
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
-                 **params):
+                 buy_in=BUY_POOL, **params):
         super().__init__(rng, **params)
+        if buy_in not in self.buy_in_rules:
+            from ..errors import UserError
+            *first, last = [f"{k} ({BUY_IN_RULES[k]})" for k in self.buy_in_rules]
+            raise UserError(f"{self.name}.buy_in = {buy_in!r}: expected {', '.join(first)} or {last}")
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
         self.partial_weight, self.out_worth = partial_weight, out_worth
+        self.buy_in_rule = buy_in
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:
@@ -143,10 +154,10 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
-        """With ``buys_by_table`` and a table of game values for the profile (``sim.equity``), buy back
-        in when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else by the
-        pool rule (``pool_rule_buys``)."""
-        if self.buys_by_table:
+        """With ``buy_in = 2`` (``BUY_TABLE``) and a table of game values for the profile
+        (``sim.equity``), buy back in when the money expected from buying in beats leaving
+        (``buy_in_gain`` above 0); else by the pool rule (``pool_rule_buys``)."""
+        if self.buy_in_rule == BUY_TABLE:
             from .. import equity
             if equity.load_table(ledger.p, ledger.n) is not None:
                 return equity.buy_in_gain(ledger.p, ledger, seat) > 0

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .kinds import K_LOOKAHEAD
-from .expert import ExpertBot
+from .expert import BUY_TABLE, ExpertBot
 
 
 class LookaheadBot(ExpertBot):
@@ -22,7 +22,8 @@ class LookaheadBot(ExpertBot):
     penalty points cost on the sheet (its row of stakes), and a one-draw chance of going out by
     ``out_bonus`` plus what going out is worth on the sheet beyond the points it saves.  Where the
     profile has a table of game values (``sim.equity``) it buys back in when the money expected from
-    buying in beats leaving (``buy_in_gain``), elsewhere by the expert's pool rule.  The
+    buying in beats leaving (``buy_in_gain``), elsewhere by the expert's pool rule (``buy_in = 0``:
+    the pool rule everywhere).  The
     outlook is the exact expectation of a one-draw Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
@@ -32,8 +33,7 @@ class LookaheadBot(ExpertBot):
     name = "lookahead"
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_LOOKAHEAD
-    buys_by_table = True  # buy-ins by the table of game values where the profile has one
 
-    def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, **params):
-        super().__init__(rng, partial_weight=partial_weight, **params)
+    def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, buy_in=BUY_TABLE, **params):
+        super().__init__(rng, partial_weight=partial_weight, buy_in=buy_in, **params)
         self.out_bonus, self.take_margin = out_bonus, take_margin

@@ -6,6 +6,7 @@ import numpy as np
 from ..engine import DRAW_DISCARD, DRAW_STOCK, Play
 from . import search_core as SC
 from .kinds import K_LOOKAHEAD
+from .expert import BUY_PLAY_ON, BUY_POOL, BUY_TABLE
 from .lookahead import LookaheadBot
 
 STREAM_BLOCK = 4096  # uniforms drawn from the bot's generator at a time
@@ -50,10 +51,11 @@ class SearchBot(LookaheadBot):
     name = "search"
     hand_loop = "sim.bots.hand_loop"
     core_kind = K_LOOKAHEAD  # its first table play and its candidates' order are the lookahead's
+    buy_in_rules = (BUY_POOL, BUY_PLAY_ON, BUY_TABLE)
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", others="greedy", win_points=50,
-                 margin=0, hold=1, buy_in=0, partial=1, **params):
-        super().__init__(rng, **params)
+                 margin=0, hold=1, buy_in=BUY_POOL, partial=1, **params):
+        super().__init__(rng, buy_in=buy_in, **params)
         from ..errors import UserError
         for pname, value in (("rollout", rollout), ("others", others)):
             if value not in SC.ROLLOUT_KINDS:
@@ -63,13 +65,10 @@ class SearchBot(LookaheadBot):
                 raise UserError(f"search.{pname} = {value}: must be at least {least}")
         if hold not in (0, 1):
             raise UserError(f"search.hold = {hold}: expected 1 (also play forward laying nothing) or 0")
-        if buy_in not in (0, 1, 2):
-            raise UserError(f"search.buy_in = {buy_in}: expected 0 (the expert's pool rule), 1 (play the game on "
-                            f"to weigh a buy-in) or 2 (the lookahead's rule: the table of game values)")
         if partial not in (0, 1):
             raise UserError(f"search.partial = {partial}: expected 1 (also play forward laying part of the play) or 0")
         self.samples, self.candidates, self.horizon, self.win_points = samples, candidates, horizon, win_points
-        self.rollout, self.margin, self.hold, self.search_buy_in = rollout, margin, hold, buy_in
+        self.rollout, self.margin, self.hold = rollout, margin, hold
         self.partial = partial
         self.rollout_kind = SC.ROLLOUT_KINDS[rollout]
         self.others, self.others_kind = others, SC.ROLLOUT_KINDS[others]
@@ -116,9 +115,7 @@ class SearchBot(LookaheadBot):
         (docs/PERFORMANCE.md, Buy-ins).  Sixteen games played on tell a buy-in's worth only roughly:
         against the pool rule they too won fewer games for money not shown to differ.  So the pool
         rule is the default."""
-        if self.search_buy_in == 0:
-            return self.pool_rule_buys(ledger)
-        if self.search_buy_in == 2:
+        if self.buy_in_rule != BUY_PLAY_ON:
             return super().buy_in(ledger, seat)
         if not ledger.p.pays_money:
             return True
