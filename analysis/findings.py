@@ -324,7 +324,7 @@ def _judge_groups(items: list[dict]) -> None:
     equivalent when every group's 1 - 2 alpha / profiles interval lies inside it."""
     reject, adjusted = stats.adjust([i["p_value"] for i in items])
     groups = sum(len(i["gaps"]) for i in items)
-    z_past = sps.norm.ppf(1 - ALPHA / (2 * max(groups, 1)))
+    z_past = stats.bonferroni_z(max(groups, 1), ALPHA)
     z_inside = sps.norm.ppf(1 - ALPHA / max(len(items), 1))
     for item, r, a in zip(items, reject, adjusted):
         gaps, se, threshold = item["gaps"], item["se"], item["threshold"]
@@ -346,7 +346,7 @@ def money_advantage(rows: pd.DataFrame, threshold: float) -> dict | None:
         return {"clear": [], "equivalent": False, "largest": np.nan, "threshold": threshold, "measured": False}
     se = _standard_errors(rows)
     mean = rows["estimate"].to_numpy(dtype=float)
-    zfam, z_inside = sps.norm.ppf(1 - ALPHA / (2 * m)), sps.norm.ppf(1 - ALPHA)
+    zfam, z_inside = stats.bonferroni_z(m, ALPHA), sps.norm.ppf(1 - ALPHA)
     clear = [{"group": row.group, "estimate": row.estimate, "ci_low": row.ci_low, "ci_high": row.ci_high}
              for row, e, s in zip(rows.itertuples(index=False), mean, se) if abs(e) - zfam * s > threshold]
     equivalent = not clear and bool(np.all(np.abs(mean) + z_inside * se < threshold))

@@ -247,6 +247,12 @@ def _z() -> float:
     return float(sps.norm.ppf(0.5 + CONFIDENCE / 2))
 
 
+def bonferroni_z(intervals: int, alpha: float) -> float:
+    """The normal quantile that makes ``intervals`` two-sided intervals miss together with chance at most
+    ``alpha`` (Bonferroni: each at ``1 - alpha / intervals``)."""
+    return float(sps.norm.ppf(1 - alpha / (2 * intervals)))
+
+
 def _t(games) -> np.ndarray:
     """The t quantile of a 95% interval on games - 1 degrees of freedom (NaN below 2 games)."""
     g = np.atleast_1d(np.asarray(games, dtype=float))

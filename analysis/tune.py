@@ -41,7 +41,7 @@ import pandas as pd
 
 from sim.errors import UserError
 
-from . import findings, metrics
+from . import findings, metrics, stats
 
 BOOT = 400  # bootstrap replicates of the whole fit
 TUNABLE_KINDS = ("proportion", "mean")
@@ -253,7 +253,6 @@ def _steps(values, W, Y, X, P) -> pd.DataFrame:
     metric, its standard error (the bootstrap replicates' standard deviation) and a normal interval at
     1 - MONOTONE_ALPHA, Bonferroni-corrected over the pairs tested.  Pairs with fewer than
     MIN_COMMON_GAMES common deals are left untested (NaN)."""
-    from scipy.stats import norm
     rows = []
     for a in range(len(values) - 1):
         common = P[:, a] & P[:, a + 1]
@@ -270,7 +269,7 @@ def _steps(values, W, Y, X, P) -> pd.DataFrame:
         rows.append({"value_a": values[a], "value_b": values[a + 1], "common_games": n, "difference": d, "se": se})
     out = pd.DataFrame(rows, columns=["value_a", "value_b", "common_games", "difference", "se"])
     tested = max(1, int(out["se"].notna().sum()))
-    z = norm.ppf(1 - MONOTONE_ALPHA / tested / 2)
+    z = stats.bonferroni_z(tested, MONOTONE_ALPHA)
     out["ci_low"] = out["difference"] - z * out["se"]
     out["ci_high"] = out["difference"] + z * out["se"]
     return out

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from analysis.stats import bonferroni_z
 from sim import equity as EQ
 from sim import sheet as SH
 from sim import profiles
@@ -557,14 +558,6 @@ def test_a_hand_is_drawn_from_its_class_then_its_seats_near_the_end_then_any():
 
 # ---- calibration
 
-def _family_z(intervals: int, alpha: float = 0.01) -> float:
-    """The normal quantile that makes ``intervals`` two-sided intervals miss together with chance at most
-    ``alpha`` on a calibrated table (Bonferroni): at 99% each, a profile's eight would miss somewhere by
-    chance in about one table of thirteen."""
-    from scipy import stats
-    return float(stats.norm.ppf(1 - alpha / (2 * intervals)))
-
-
 def _calibration_covers(p, table, games, seed, bins):
     """Each bin's interval of each measure (games won; money where it is paid) covers the prediction, at a
     level that is 99% over all of them together, and each measure's bins pass a chi-square test at 1%
@@ -574,7 +567,7 @@ def _calibration_covers(p, table, games, seed, bins):
     checks = [(points[:, 1], points[:, 2], False)]
     if p.pays_money and p.game_end == "elimination":
         checks.append((points[:, 0], points[:, 3], True))
-    z = _family_z(bins * len(checks))
+    z = bonferroni_z(bins * len(checks), 0.01)  # 99% over every interval together
     out = []
     for predicted, observed, money in checks:
         rows = calibration_bins(predicted, observed, bins, money, z)
@@ -604,5 +597,5 @@ def test_single_hand_payments_calibrated():
     payment it got, in 3 bins, each bin's t interval covering (99% over the three together)."""
     table = EQ.load_table(EAST)
     points = play_single_points(EAST, 200, 2, table)
-    rows = calibration_bins(points[:, 0], points[:, 1], 3, True, _family_z(3))
+    rows = calibration_bins(points[:, 0], points[:, 1], 3, True, bonferroni_z(3, 0.01))
     assert all(r["covers"] for r in rows), rows
