@@ -15,6 +15,10 @@ deal together.  The design decides how a difference is estimated (``paired_desig
   interval of the same data and how much narrower the paired one is;
 - **independent samples** otherwise: Welch's t-test of the two cluster-robust estimates.
 
+Where the games show no spread at all (a rate of 100% on both sides, or every game equal in both), the
+t interval would have no width; the difference's interval is then the square-and-add of the two sides'
+own intervals (``square_and_add``), which never have zero width.
+
 One family of tests per table (``compare_results``) is corrected with Holm's method; ``significant``
 is the corrected decision at 5%.  The family holds the metrics that can differ: medians, p-values,
 near-duplicates (``metrics.METRIC_INFO``), metrics not applicable on either side and metrics constant
@@ -45,6 +49,8 @@ COLUMNS = ["profile_a", "profile_b", "metric", "kind", "n_a", "estimate_a", "ci_
 PAIRED_TEST = ("t-test of per-{unit} differences ({unit} {g} of A against {unit} {g} of B), cluster-robust "
                "ratios")
 UNPAIRED_TEST = "Welch t-test of two cluster-robust (by {unit}) estimates"
+SQUARE_AND_ADD = ("no spread in the games: the interval is the square-and-add of the two sides' own intervals "
+                  "(Newcombe's MOVER)")
 
 
 def paired_test(unit: str) -> str:
@@ -123,6 +129,19 @@ def _paired_difference(res_a, res_b, profile_a, profile_b, metric) -> dict | Non
     return {"se": se, "df": n - 1, "games": n}
 
 
+def square_and_add(row: dict) -> tuple[float, float] | None:
+    """The interval of B - A from the two sides' own intervals, each end the root of the summed squared
+    distances to the ends that bound it (Newcombe's square-and-add, the MOVER of Zou and Donner); None
+    where a side has no interval.  Used where the games show no spread at all, so that the difference
+    is as uncertain as its two estimates are, never known exactly from a finite sample."""
+    ends = [row[k] for k in ("estimate_a", "ci_low_a", "ci_high_a", "estimate_b", "ci_low_b", "ci_high_b")]
+    if not np.all(np.isfinite(np.asarray(ends, dtype=float))):
+        return None
+    ea, la, ha, eb, lb, hb = ends
+    diff = eb - ea
+    return diff - float(np.hypot(eb - lb, ha - ea)), diff + float(np.hypot(hb - eb, ea - la))
+
+
 def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str, profile_b: str,
                  paired: bool) -> list[dict]:
     sa = res_a.summary[res_a.summary["profile"] == profile_a].set_index("metric")
@@ -170,13 +189,21 @@ def _metric_rows(res_a: metrics.Results, res_b: metrics.Results, profile_a: str,
                 se, df = found["se"], found["df"]
                 row["design"] = f"paired by {unit_a} ({found['games']:,} {unit_a}s)"
                 test = paired_test(unit_a)
+        constant = diff == 0 and (se == 0 or (se_a == 0 and se_b == 0))  # e.g. equal game by game
         row["diff_ci_low"], row["diff_ci_high"] = diff - t975(df) * se, diff + t975(df) * se
-        row["diff_se"], row["diff_df"] = se, df  # what the verdict's threshold tests need (findings.judge)
+        if not se > 0:  # no spread in the games: the t interval has no width, which no finite sample earns
+            moved = square_and_add(row)
+            if moved is not None:
+                row["diff_ci_low"], row["diff_ci_high"] = moved
+                if not se_u > 0:
+                    row["unpaired_ci_low"], row["unpaired_ci_high"] = moved
+                se = max(diff - moved[0], moved[1] - diff) / t975(df)
+                test += "; " + SQUARE_AND_ADD
         if se_u > 0:
             row["width_vs_unpaired"] = se / se_u
+        row["diff_se"], row["diff_df"] = se, df  # what the verdict's threshold tests need (findings.judge)
         row["p_value"] = stats.t_test(diff, se, 0.0, df)
         row["test"] = test
-        constant = diff == 0 and (se == 0 or (se_a == 0 and se_b == 0))  # e.g. equal game by game
         if constant:
             row["test"] += " (constant in both: not in the family)"
         elif not in_info_family:

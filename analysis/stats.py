@@ -10,11 +10,10 @@ import pandas as pd
 from scipy import stats as sps
 from statsmodels.duration.survfunc import SurvfuncRight
 from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+from statsmodels.stats.proportion import proportion_confint
 
 CONFIDENCE = 0.95
 WILSON = "Wilson 95% interval"
-T_INTERVAL = "t 95% interval"
 CORRECTION = "holm"
 CORRECTION_NAME = "Holm (step-down Bonferroni), family-wise error 5%"
 CLUSTER_WILSON = ("Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game, "
@@ -59,54 +58,6 @@ def proportion(k, n) -> pd.DataFrame:
                          "ci_low": low, "ci_high": high, "method": WILSON})
 
 
-def mean_from_moments(n, mean, sd) -> pd.DataFrame:
-    """Means with t 95% intervals (scipy.stats.t.interval) from counts, means and sample sds.
-
-    Vectorised; n < 2 gives a NaN interval (and NaN estimate when n = 0).
-    """
-    n = np.atleast_1d(np.asarray(n, dtype=float))
-    mean = np.atleast_1d(np.asarray(mean, dtype=float))
-    sd = np.atleast_1d(np.asarray(sd, dtype=float))
-    low, high = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
-    ok = n >= 2
-    if ok.any():
-        sem = sd[ok] / np.sqrt(n[ok])
-        lo, hi = sps.t.interval(CONFIDENCE, n[ok] - 1, loc=mean[ok], scale=np.where(sem > 0, sem, 1.0))
-        # a zero-width interval when every value is equal (scipy gives NaN for scale 0)
-        low[ok] = np.where(sem > 0, lo, mean[ok])
-        high[ok] = np.where(sem > 0, hi, mean[ok])
-    return pd.DataFrame({"n": n.astype(np.int64), "estimate": np.where(n > 0, mean, np.nan), "sd": sd,
-                         "ci_low": low, "ci_high": high, "method": T_INTERVAL})
-
-
-def mean(values) -> pd.DataFrame:
-    """Mean of `values` (NaN dropped) with a t 95% interval; one row."""
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    n = values.size
-    return mean_from_moments(n, values.mean() if n else np.nan, values.std(ddof=1) if n > 1 else np.nan)
-
-
-def grouped_mean(frame: pd.DataFrame, by: list[str], column: str, observed: bool = True) -> pd.DataFrame:
-    """Mean of `column` per group of `by` with t 95% intervals (NaN values ignored).
-
-    observed=False keeps every category of categorical keys, empty ones with n = 0.
-    """
-    agg = frame.groupby(by, observed=observed, sort=True)[column].agg(["count", "mean", "std"]).reset_index()
-    est = mean_from_moments(agg["count"], agg["mean"], agg["std"])
-    return pd.concat([agg[by], est], axis=1)
-
-
-def grouped_proportion(frame: pd.DataFrame, by: list[str], column: str, observed: bool = True) -> pd.DataFrame:
-    """Share of True in boolean `column` per group of `by`, with Wilson 95% intervals.
-
-    observed=False keeps every category of categorical keys, empty ones with n = 0.
-    """
-    agg = frame.groupby(by, observed=observed, sort=True)[column].agg(["sum", "count"]).reset_index()
-    est = proportion(agg["sum"], agg["count"])
-    return pd.concat([agg[by], est], axis=1)
-
-
 def equal_shares(observed, expected=None) -> dict:
     """Chi-square goodness-of-fit test of `observed` counts against `expected` (equal shares if None).
 
@@ -123,38 +74,6 @@ def equal_shares(observed, expected=None) -> dict:
     result = sps.chisquare(observed, expected)
     return {"statistic": float(result.statistic), "df": observed.size - 1, "p_value": float(result.pvalue),
             "test": name}
-
-
-def two_proportions(k_a, n_a, k_b, n_b) -> dict:
-    """Difference b - a of two proportions: Newcomb 95% interval and Fisher's exact two-sided p-value."""
-    test = "Fisher exact test (scipy.stats.fisher_exact); difference CI: Newcomb hybrid score"
-    if n_a == 0 or n_b == 0:
-        return {"difference": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "test": test}
-    low, high = confint_proportions_2indep(k_b, n_b, k_a, n_a, compare="diff", method="newcomb",
-                                           alpha=1 - CONFIDENCE)
-    p_value = sps.fisher_exact([[k_a, n_a - k_a], [k_b, n_b - k_b]]).pvalue
-    return {"difference": k_b / n_b - k_a / n_a, "ci_low": float(low), "ci_high": float(high),
-            "p_value": float(p_value), "test": test}
-
-
-def two_means(a, b) -> dict:
-    """Difference mean(b) - mean(a): Welch's t-test (scipy.stats.ttest_ind, equal_var=False) and its 95% CI."""
-    test = "Welch t-test (scipy.stats.ttest_ind, equal_var=False)"
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-    if a.size < 2 or b.size < 2:
-        return {"difference": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "test": test}
-    difference = b.mean() - a.mean()
-    if a.var() == 0 and b.var() == 0:
-        # no spread at all: the t statistic is undefined; equal constants do not differ
-        p = 1.0 if difference == 0 else 0.0
-        return {"difference": difference, "ci_low": difference, "ci_high": difference, "p_value": p,
-                "test": test + " (no variance: exact)"}
-    result = sps.ttest_ind(b, a, equal_var=False)
-    ci = result.confidence_interval(CONFIDENCE)
-    return {"difference": difference, "ci_low": float(ci.low), "ci_high": float(ci.high),
-            "p_value": float(result.pvalue), "test": test}
 
 
 def adjust(p_values, method: str = CORRECTION) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from analysis import compare, load, metrics, stats, summaries
+from analysis import compare, differences, load, metrics, stats, summaries
 from bench import report as bench_report
 
 pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
@@ -305,6 +305,26 @@ def test_compare_family_leaves_out_duplicates_and_constants(paired_runs):
     assert f"over {family} tests" in table["correction"].iloc[0]
     # identical columns (hands per game are equal game by game) are constant: not in the family
     assert table.loc["hands_per_game", "difference"] == 0 and not table.loc["hands_per_game", "in_family"]
+
+
+def test_a_difference_with_no_spread_in_the_games_still_has_an_interval(paired_runs):
+    a, b, _ = paired_runs
+    table = compare.compare(a, b).set_index("metric")
+    row = table.loc["hands_per_game"]  # equal game by game: the paired t interval would be [0, 0]
+    assert row["diff_ci_low"] < 0 < row["diff_ci_high"]
+    # the square-and-add of the two sides' own intervals, which are the same here
+    assert row["diff_ci_high"] == pytest.approx(np.hypot(row["ci_high_b"] - row["estimate_b"],
+                                                         row["estimate_a"] - row["ci_low_a"]))
+    assert row["diff_ci_low"] == pytest.approx(-np.hypot(row["estimate_b"] - row["ci_low_b"],
+                                                         row["ci_high_a"] - row["estimate_a"]))
+    assert "square-and-add" in row["test"] and row["p_value"] == 1.0 and not row["in_family"]
+    # where the games do spread, the t interval is kept
+    assert "square-and-add" not in table.loc["kalooki_per_hand", "test"]
+    # a share of 100% on both sides, every game alike: the sides' Wilson intervals give the difference's
+    row = {"estimate_a": 1.0, "ci_low_a": 0.99, "ci_high_a": 1.0, "estimate_b": 1.0, "ci_low_b": 0.98,
+           "ci_high_b": 1.0}
+    assert differences.square_and_add(row) == pytest.approx((-0.02, 0.01))
+    assert differences.square_and_add({**row, "ci_low_a": np.nan}) is None
 
 
 @pytest.mark.slow  # three child processes each writing a whole report: the bench's own study
