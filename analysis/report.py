@@ -53,7 +53,9 @@ METHOD_NOTES = [
     "cluster = deal), times deals / (deals - 1); it equals Greenwood's where every deal is one game.",
     "Differences from the baseline: compare's tests (Welch's t-test of two cluster-robust estimates, or of "
     "per-game differences for a paired run) against 0, one Holm family over every tested metric of every profile "
-    "(the p-values shown); each difference is then judged against its threshold (Verdicts).",
+    "(the p-values shown); each difference is then judged against its threshold (Verdicts). Where the games show "
+    "no spread at all (a share of 100% on both sides), the difference's interval is the square-and-add of the two "
+    "sides' own intervals (Newcombe's MOVER) rather than a t interval of no width.",
 ]
 
 
