@@ -14,6 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 CONFIDENCE = 0.95
 WILSON = "Wilson 95% interval"
+T_INTERVAL = "t 95% interval"
 CORRECTION = "holm"
 CORRECTION_NAME = "Holm (step-down Bonferroni), family-wise error 5%"
 CLUSTER_WILSON = ("Wilson 95% interval at the effective n (n / design effect; variance cluster-robust by game, "
@@ -56,6 +57,43 @@ def proportion(k, n) -> pd.DataFrame:
         low[ok], high[ok] = proportion_confint(k[ok], n[ok], alpha=1 - CONFIDENCE, method="wilson")
     return pd.DataFrame({"n": n.astype(np.int64), "k": k.astype(np.int64), "estimate": estimate,
                          "ci_low": low, "ci_high": high, "method": WILSON})
+
+
+def mean_from_moments(n, mean, sd) -> pd.DataFrame:
+    """Means with t 95% intervals (scipy.stats.t.interval) from counts, means and sample sds.
+
+    Vectorised; n < 2 gives a NaN interval (and NaN estimate when n = 0).
+    """
+    n = np.atleast_1d(np.asarray(n, dtype=float))
+    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    sd = np.atleast_1d(np.asarray(sd, dtype=float))
+    low, high = np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+    ok = n >= 2
+    if ok.any():
+        sem = sd[ok] / np.sqrt(n[ok])
+        lo, hi = sps.t.interval(CONFIDENCE, n[ok] - 1, loc=mean[ok], scale=np.where(sem > 0, sem, 1.0))
+        # a zero-width interval when every value is equal (scipy gives NaN for scale 0)
+        low[ok] = np.where(sem > 0, lo, mean[ok])
+        high[ok] = np.where(sem > 0, hi, mean[ok])
+    return pd.DataFrame({"n": n.astype(np.int64), "estimate": np.where(n > 0, mean, np.nan), "sd": sd,
+                         "ci_low": low, "ci_high": high, "method": T_INTERVAL})
+
+
+def mean(values, unit: float | None = None) -> pd.DataFrame:
+    """Mean of `values` (NaN dropped) with a t 95% interval; one row.
+
+    ``unit``: the least step a value can take (one game of a deal's rotations, one stake unit).  Where
+    every value is equal the sample shows no spread, and its standard deviation is taken as if one value
+    had been ``unit`` away from the others (sd = unit / sqrt(n)), so that a finite sample never gives an
+    interval of zero width.  Without ``unit`` (a quantity the rules fix, not a sample) equal values give
+    one of zero width."""
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    n = values.size
+    sd = values.std(ddof=1) if n > 1 else np.nan
+    if n > 1 and unit is not None and not sd > 0:
+        sd = unit / np.sqrt(n)
+    return mean_from_moments(n, values.mean() if n else np.nan, sd)
 
 
 def equal_shares(observed, expected=None) -> dict:

@@ -109,6 +109,17 @@ def test_means_that_all_agree_are_not_zero_width():
     assert est["estimate"] == 3 and est["ci_high"] - est["ci_low"] > 0
 
 
+def test_a_plain_mean_of_equal_values_takes_one_step_of_spread():
+    """Equal values with their least step given: the interval of values one of which had been a step off."""
+    est = stats.mean([0.25, 0.25, 0.25, 0.25], unit=0.25).iloc[0]
+    off = np.array([0.25, 0.25, 0.25, 0.5])
+    half = sps.t.ppf(0.975, 3) * off.std(ddof=1) / 2
+    assert est["estimate"] == 0.25 and est["ci_high"] - 0.25 == pytest.approx(half) and est["ci_low"] < 0.25
+    assert stats.mean([1.0, 2.0, 4.0], unit=0.25).iloc[0]["sd"] == pytest.approx(np.std([1, 2, 4], ddof=1))
+    fixed = stats.mean([0.0, 0.0, 0.0]).iloc[0]  # no step given: a quantity the rules fix, known exactly
+    assert fixed["ci_low"] == fixed["ci_high"] == 0
+
+
 def test_a_clustered_mean_from_few_games_is_no_narrower_than_the_independent_one():
     # 4 games whose means agree although their rows vary: the cluster variance is tiny
     rows = [np.array([1, 5, 3, 7, 4]), np.array([7, 1, 4, 5, 3]), np.array([3, 3, 5, 4, 5]), np.array([4, 4, 4, 4, 4])]

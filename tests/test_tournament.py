@@ -94,9 +94,25 @@ def test_versus_the_same_bot_differs_by_nothing(capsys):
                                   "--duplicate", "--bots", "expert,greedy,greedy", "--versus", "expert"])
     assert rc == 0
     p = both["paired"]
-    for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
-        assert p[metric] == p[f"{metric}_lo"] == p[f"{metric}_hi"] == 0
-    assert p["money"] is False  # kalooki51 has no stakes
+    for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge"):
+        # the same games deal by deal, but four deals cannot show that the two bots never differ
+        assert p[metric] == 0 and p[f"{metric}_lo"] == -p[f"{metric}_hi"] < 0
+    assert p["game_win_hi"] > p["hand_win_hi"]  # a game is a coarser step than a hand
+    assert p["money"] is False  # kalooki51 has no stakes: no payment at all, by the rules
+    assert p["net_payment"] == p["net_payment_lo"] == p["net_payment_hi"] == 0
+
+
+def test_a_small_duplicate_run_keeps_shares_within_their_range(capsys):
+    rc, rows = _json_run(capsys, ["tournament", "--profile", "kalooki40", "--games", "8", "--seed", "3",
+                                  "--duplicate", "--bots", "expert,greedy,greedy,greedy"])
+    assert rc == 0
+    expert = next(r for r in rows if r["bot"] == "expert")
+    # two deals: the t interval of the expert's games won reaches far past 0 and 1, the share cannot
+    assert expert["game_win_lo"] == 0.0 and expert["game_win_hi"] == 1.0 and 0 < expert["game_win"] < 1
+    for r in rows:
+        assert 0 <= r["hand_win_lo"] <= r["hand_win"] <= r["hand_win_hi"] <= 1
+        assert -1 <= r["hand_win_edge_lo"] <= r["hand_win_edge_hi"] <= 1
+    assert expert["net_payment_hi"] - expert["net_payment_lo"] > 0
 
 
 def test_versus_refuses_what_it_cannot_pair(capsys):

@@ -100,10 +100,29 @@ def summarise(tables):
     return pd.DataFrame(rows)
 
 
-def summarise_duplicate(tables, n_seats: int):
+def deal_units(per_deal, money: bool) -> dict:
+    """The least step of each deal-level value of one bot (``analysis.stats.mean``'s ``unit``): one hand
+    of its hands in a deal, one game of its games, one stake unit in one game (none where no money
+    changes hands: every payment is 0 by the rules, not by chance)."""
+    hands, games = float(per_deal["player_hands"].mean()), float(per_deal["player_games"].mean())
+    return {"hand_win": 1 / hands, "kalooki_rate": 1 / hands, "game_win": 1 / games,
+            "net_payment": 1 / games if money else None}
+
+
+def within_range(metric: str, low: float, high: float, difference: bool = False) -> tuple[float, float]:
+    """An interval of a share (hands or games won: 0 to 1; its edge, or a difference of two, -1 to 1) met
+    with the range the true value lies in, so it covers as often as before; a payment's as it is."""
+    if metric.startswith("net_payment"):
+        return low, high
+    floor = -1.0 if difference or metric.endswith("_edge") else 0.0
+    return max(low, floor), min(high, 1.0)
+
+
+def summarise_duplicate(tables, n_seats: int, money: bool = True):
     """The summary's columns from deal-level values: each estimate is the mean over deals of the bot's
-    per-deal average over the rotations, with a t 95% interval over deals; ``*_edge`` is the bot minus
-    the other bots, per deal, likewise."""
+    per-deal average over the rotations, with a t 95% interval over deals, a share's within its range
+    (``within_range``); ``*_edge`` is the bot minus the other bots, per deal, likewise.  Where every deal gives the same value the interval is made as if
+    one deal had been one step away (``deal_units``): never of zero width from a finite sample."""
     import pandas as pd
 
     from analysis.stats import mean
@@ -114,12 +133,13 @@ def summarise_duplicate(tables, n_seats: int):
     for bot, d in per_deal.groupby("bot", sort=True):
         row = dict(bot=bot, deals=len(d), player_hands=int(d["player_hands"].sum()),
                    player_games=int(d["player_games"].sum()))
+        units = deal_units(d, money)
         for metric in ("hand_win", "game_win", "net_payment", "kalooki_rate", "hand_win_edge", "game_win_edge",
                        "net_payment_edge"):
-            m = mean(d[metric].to_numpy()).iloc[0]
+            m = mean(d[metric].to_numpy(), units[metric.removesuffix("_edge")]).iloc[0]
             row[metric] = m.estimate
             if metric != "kalooki_rate":
-                row[f"{metric}_lo"], row[f"{metric}_hi"] = m.ci_low, m.ci_high
+                row[f"{metric}_lo"], row[f"{metric}_hi"] = within_range(metric, m.ci_low, m.ci_high)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -185,7 +205,8 @@ def _versus_bots(args, bots):
 def paired_difference(tables, other, n_seats: int, first: str, versus: str, money: bool) -> dict:
     """The first bot's per-deal hands won, edge in hands won, games won, edge in games won and net payment
     (units a game) minus ``versus``'s at the other table (the same deals), each a mean over deals with a
-    t 95% interval over deals; ``money``: whether the profile pays money (``Profile.pays_money``)."""
+    t 95% interval over deals (``deal_units`` where every deal gives the same difference); ``money``:
+    whether the profile pays money (``Profile.pays_money``)."""
     from analysis.stats import mean
 
     from ..tournament import deal_level
@@ -193,15 +214,16 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
     b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
     out = dict(first=first, versus=versus, deals=int(len(a)))
     out["money"] = money
+    units = deal_units(a, money)
     for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
-        m = mean((a[metric] - b[metric]).to_numpy()).iloc[0]
+        m = mean((a[metric] - b[metric]).to_numpy(), units[metric.removesuffix("_edge")]).iloc[0]
         out[metric] = m.estimate
-        out[f"{metric}_lo"], out[f"{metric}_hi"] = m.ci_low, m.ci_high
+        out[f"{metric}_lo"], out[f"{metric}_hi"] = within_range(metric, m.ci_low, m.ci_high, difference=True)
     return out
 
 
 def _print_duplicate(args, prof, bots, tables, other=None):
-    df = summarise_duplicate(tables, len(bots))
+    df = summarise_duplicate(tables, len(bots), prof.pays_money)
     paired = (paired_difference(tables, other, len(bots), bots[0], args.versus, prof.pays_money)
               if other is not None else None)
     if args.json:
@@ -212,17 +234,20 @@ def _print_duplicate(args, prof, bots, tables, other=None):
     print(f"Duplicate tournament: profile {prof.name}, seed {args.seed}, bots {','.join(bots)}")
     print(seating(prof))
     print(f"{counted(deals, 'deal')}, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
-    print("average over the rotations; means over deals with t 95% intervals over deals;")
-    print("edge = the bot minus the other bots")
+    print("average over the rotations; means over deals with t 95% intervals over deals (a share's within")
+    print("0 to 1); edge = the bot minus the other bots")
     print(f"{'bot':<10}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
     for r in df.itertuples():
         print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
               f"  {r.hand_win_edge:+.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
               f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]")
-    print(f"{'bot':<10}  {'net payment per game':<26}  {'edge in net payment':<26}")
-    for r in df.itertuples():
-        print(f"{r.bot:<10}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(38)
-              + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
+    if prof.pays_money:
+        print(f"{'bot':<10}  {'net payment per game':<26}  {'edge in net payment':<26}")
+        for r in df.itertuples():
+            print(f"{r.bot:<10}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(38)
+                  + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
+    else:  # a profile without stakes (kalooki51)
+        print("no money changes hands")
     if paired is not None:
         p = paired
         print(f"{p['first']} minus {p['versus']} in its seat, the same {counted(p['deals'], 'deal')} (paired by deal; t 95% "
