@@ -76,7 +76,9 @@ def deal_level(tables: dict, n_seats: int):
 
     ``hand_win``: hands won / player-hands the bot played in the deal's games (void and stalled hands
     left out); ``game_win``, ``net_payment`` (units per game) and ``kalooki_rate`` (Kalooki wins per
-    player-hand) likewise per deal.  ``*_edge``: the bot's value minus the mean of the other bots' values
+    player-hand) likewise per deal, a game stopped at the hand cap with k players level on the winner's
+    total counting 1/k to each of them (``analysis.ladder.game_credit``; the recorded winner of such a
+    game is decided by seat).  ``*_edge``: the bot's value minus the mean of the other bots' values
     in the same deal (the bots' edges sum to zero in every deal)."""
     import pandas as pd
     hands = tables["hands"].to_pandas()
@@ -84,7 +86,9 @@ def deal_level(tables: dict, n_seats: int):
     games = tables["games"].to_pandas().assign(deal=lambda g: g["game_id"] // n_seats)
     h = hands.assign(kalooki=hands["win_type"] == "kalooki").groupby(["deal", "bot"]).agg(
         player_hands=("won", "size"), hands_won=("won", "sum"), kalookis=("kalooki", "sum"))
-    g = games.groupby(["deal", "bot"]).agg(player_games=("won", "size"), game_win=("won", "mean"),
+    from analysis.ladder import game_credit  # a game stopped level shared, as the ladder counts it
+    games = games.assign(credit=game_credit(games))
+    g = games.groupby(["deal", "bot"]).agg(player_games=("won", "size"), game_win=("credit", "mean"),
                                            net_payment=("net_payment", "mean"))
     out = g.join(h, how="left").reset_index()
     out["hand_win"] = out["hands_won"] / out["player_hands"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
@@ -321,6 +322,19 @@ def test_duplicate_aa_identical_bots_play_identical_rotations_and_edges_sum_to_z
     assert np.allclose(money, 0)  # every deal's payments, pool included, sum to zero over the seats
     for metric in ("hand_win_edge", "net_payment_edge"):  # the bots' edges cancel deal by deal
         assert np.allclose(per_deal.groupby("deal")[metric].sum(), 0)
+    # game 0 stopped at the hand cap with the patient level on the winner's total: the win is shared
+    games = mixed["games"].to_pandas()
+    first = games["game_id"] == 0
+    winner_total = games.loc[first & games["won"], "final_penalty_total"].item()
+    patient = first & (games["bot"] == "patient")
+    games.loc[first, "stalled"] = True
+    games.loc[first, "won"] = games.loc[first, "seat"] == (games.loc[patient, "seat"].item() + 1) % 4
+    games.loc[first, "final_penalty_total"] = winner_total + 5
+    games.loc[(first & games["won"]) | patient, "final_penalty_total"] = winner_total
+    level = deal_level({**mixed, "games": pa.Table.from_pandas(games, preserve_index=False)}, 4)
+    row = lambda frame: frame.set_index(["deal", "bot"]).loc[(0, "patient")]
+    shared = (games.loc[games["game_id"].between(1, 3) & (games["bot"] == "patient"), "won"].sum() + 0.5) / 4
+    assert row(level)["game_win"] == pytest.approx(shared)  # half of game 0, whoever the seat order named
 
 
 def test_duplicate_cli_refuses_a_partial_deal_and_reports_intervals_over_deals(capsys):

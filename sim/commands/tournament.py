@@ -74,23 +74,26 @@ def _game_sums(frame, value: str) -> tuple:
 
 
 def summarise(tables):
-    """Per bot: shares of its player-hands and player-games won, Kalooki wins per player-hand and net
+    """Per bot: shares of its player-hands and player-games won (a game stopped at the hand cap with k
+    players level on the winner's total counting 1/k to each), Kalooki wins per player-hand and net
     payment per player-game.  The rows of one game are not independent (one winner per hand and per
     game, and a bot may hold several seats), so every interval is clustered by game: shares get a Wilson
     interval at the design-effect sample size, the payment a t interval on the cluster-robust error."""
     import pandas as pd
 
+    from analysis.ladder import game_credit
     from analysis.stats import cluster_mean, cluster_proportion
     hands = tables["hands"].to_pandas()
     hands = hands[~hands["void"] & ~hands["stalled"]].assign(
         kalooki=lambda h: h["won"] & (h["win_type"] == "kalooki"))
     games = tables["games"].to_pandas()
+    games = games.assign(credit=game_credit(games))  # a game stopped level: its win shared
     rows = []
     for bot in sorted(set(hands["bot"])):
         h = hands[hands["bot"] == bot]
         g = games[games["bot"] == bot]
         hw = cluster_proportion(*_game_sums(h, "won")).iloc[0]
-        gw = cluster_proportion(*_game_sums(g, "won")).iloc[0]
+        gw = cluster_proportion(*_game_sums(g, "credit")).iloc[0]
         pay = cluster_mean(*_game_sums(g, "net_payment")).iloc[0]
         kal = cluster_proportion(*_game_sums(h, "kalooki")).iloc[0]
         rows.append(dict(bot=bot, player_hands=len(h), hand_win=hw.estimate, hand_win_lo=hw.ci_low,
