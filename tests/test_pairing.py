@@ -332,9 +332,9 @@ def test_duplicate_aa_identical_bots_play_identical_rotations_and_edges_sum_to_z
     games.loc[first, "final_penalty_total"] = winner_total + 5
     games.loc[(first & games["won"]) | patient, "final_penalty_total"] = winner_total
     level = deal_level({**mixed, "games": pa.Table.from_pandas(games, preserve_index=False)}, 4)
-    row = lambda frame: frame.set_index(["deal", "bot"]).loc[(0, "patient")]
     shared = (games.loc[games["game_id"].between(1, 3) & (games["bot"] == "patient"), "won"].sum() + 0.5) / 4
-    assert row(level)["game_win"] == pytest.approx(shared)  # half of game 0, whoever the seat order named
+    # half of game 0 to the patient, whoever the seat order named
+    assert level.set_index(["deal", "bot"]).loc[(0, "patient"), "game_win"] == pytest.approx(shared)
 
 
 def test_duplicate_cli_refuses_a_partial_deal_and_reports_intervals_over_deals(capsys):

@@ -124,8 +124,9 @@ def within_range(metric: str, low: float, high: float, difference: bool = False)
 def summarise_duplicate(tables, n_seats: int, money: bool = True):
     """The summary's columns from deal-level values: each estimate is the mean over deals of the bot's
     per-deal average over the rotations, with a t 95% interval over deals, a share's within its range
-    (``within_range``); ``*_edge`` is the bot minus the other bots, per deal, likewise.  Where every deal gives the same value the interval is made as if
-    one deal had been one step away (``deal_units``): never of zero width from a finite sample."""
+    (``within_range``); ``*_edge`` is the bot minus the other bots, per deal, likewise.  Where every deal
+    gives the same value the interval is made as if one deal had been one step away (``deal_units``), so
+    no interval of a sample has zero width (a payment where no money changes hands is 0 by the rules)."""
     import pandas as pd
 
     from analysis.stats import mean
