@@ -40,7 +40,8 @@ from scipy import stats
 
 from analysis.summaries import write_shard_summary
 from sim import profiles, runconfig, runner
-from sim.tournament import deal_level, play_tournament
+from sim.commands.tournament import deal_level
+from sim.tournament import play_tournament
 
 Z = 0.95
 BOT_PROFILES = ("kalooki40", "east_coast")

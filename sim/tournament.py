@@ -11,9 +11,9 @@ reach the same seats and only the bot holding them changes.  The stock is seat-k
 stock draw takes the card the drawer's seat ranks highest among those left, a uniformly random stock
 card as in any game, so the cards a seat draws stay the same across rotations even after the bots play
 differently (from the top of a stock, one discard taken instead of a stock card would shift every later
-draw of every seat).  Its estimates are averages over deals of
-each bot's per-deal average over the rotations (``deal_level``), with t intervals over deals: the luck
-of the cards, which every bot met once per seat, drops out of the interval.
+draw of every seat).  Its estimates are averages over deals of each bot's per-deal average over the
+rotations (``sim.commands.tournament.deal_level``), with t intervals over deals: the luck of the
+cards, which every bot met once per seat, drops out of the interval.
 """
 from __future__ import annotations
 
@@ -69,34 +69,3 @@ def _leave_interrupts_to_the_parent() -> None:
     """A pool worker ignores Ctrl-C (the terminal sends it to every process of the command): the parent
     stops the tournament and says so in one line, with no traceback from each worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def deal_level(tables: dict, n_seats: int):
-    """One row per (deal, bot) of a duplicate tournament: the bot's averages over the deal's rotations.
-
-    ``hand_win``: hands won / player-hands the bot played in the deal's games (void and stalled hands
-    left out); ``game_win``, ``net_payment`` (units per game) and ``kalooki_rate`` (Kalooki wins per
-    player-hand) likewise per deal, a game stopped at the hand cap with k players level on the winner's
-    total counting 1/k to each of them (``analysis.ladder.game_credit``; the recorded winner of such a
-    game is decided by seat).  ``*_edge``: the bot's value minus the mean of the other bots' values
-    in the same deal (the bots' edges sum to zero in every deal)."""
-    import pandas as pd
-    hands = tables["hands"].to_pandas()
-    hands = hands[~hands["void"] & ~hands["stalled"]].assign(deal=lambda h: h["game_id"] // n_seats)
-    games = tables["games"].to_pandas().assign(deal=lambda g: g["game_id"] // n_seats)
-    h = hands.assign(kalooki=hands["win_type"] == "kalooki").groupby(["deal", "bot"]).agg(
-        player_hands=("won", "size"), hands_won=("won", "sum"), kalookis=("kalooki", "sum"))
-    from analysis.ladder import game_credit  # a game stopped level shared, as the ladder counts it
-    games = games.assign(credit=game_credit(games))
-    g = games.groupby(["deal", "bot"]).agg(player_games=("won", "size"), game_win=("credit", "mean"),
-                                           net_payment=("net_payment", "mean"))
-    out = g.join(h, how="left").reset_index()
-    out["hand_win"] = out["hands_won"] / out["player_hands"]
-    out["kalooki_rate"] = out["kalookis"] / out["player_hands"]
-    bots = out["bot"].unique()
-    for metric in ("hand_win", "game_win", "net_payment"):
-        wide = out.pivot(index="deal", columns="bot", values=metric)
-        others = {b: wide.drop(columns=b).mean(axis=1) if len(bots) > 1 else wide[b] * float("nan") for b in bots}
-        edge = pd.DataFrame({b: wide[b] - others[b] for b in bots}).stack().rename(f"{metric}_edge")
-        out = out.join(edge, on=["deal", "bot"])
-    return out

@@ -20,7 +20,8 @@ from sim import cli, profiles, runconfig, runmanifest, runner, runplan
 from sim.engine import DRAW_STOCK, HandState, Play
 from sim.game import CanonicalDeal
 from sim.records import ShardSpec, make_game, play_shard, table_of
-from sim.tournament import deal_level, play_tournament
+from sim.commands.tournament import deal_level
+from sim.tournament import play_tournament
 from test_runner import assert_same_tables, ray_session, read_tables  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them

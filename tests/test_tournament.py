@@ -66,7 +66,7 @@ def _json_run(capsys, argv):
 def test_versus_pairs_the_two_tables_by_deal(capsys):
     import numpy as np
     import scipy.stats as st
-    from sim.tournament import deal_level
+    from sim.commands.tournament import deal_level
     base = ["tournament", "--profile", "kalooki40", "--games", "24", "--seed", "5", "--duplicate"]
     rc, both = _json_run(capsys, base + ["--bots", "expert,greedy,greedy,greedy", "--versus", "patient"])
     assert rc == 0

@@ -103,6 +103,38 @@ def summarise(tables):
     return pd.DataFrame(rows)
 
 
+def deal_level(tables: dict, n_seats: int):
+    """One row per (deal, bot) of a duplicate tournament: the bot's averages over the deal's rotations.
+
+    ``hand_win``: hands won / player-hands the bot played in the deal's games (void and stalled hands
+    left out); ``game_win``, ``net_payment`` (units per game) and ``kalooki_rate`` (Kalooki wins per
+    player-hand) likewise per deal, a game stopped at the hand cap with k players level on the winner's
+    total counting 1/k to each of them (``analysis.ladder.game_credit``; the recorded winner of such a
+    game is decided by seat).  ``*_edge``: the bot's value minus the mean of the other bots' values
+    in the same deal (the bots' edges sum to zero in every deal)."""
+    import pandas as pd
+
+    from analysis.ladder import game_credit  # a game stopped level shared, as the ladder counts it
+    hands = tables["hands"].to_pandas()
+    hands = hands[~hands["void"] & ~hands["stalled"]].assign(deal=lambda h: h["game_id"] // n_seats)
+    games = tables["games"].to_pandas().assign(deal=lambda g: g["game_id"] // n_seats)
+    h = hands.assign(kalooki=hands["win_type"] == "kalooki").groupby(["deal", "bot"]).agg(
+        player_hands=("won", "size"), hands_won=("won", "sum"), kalookis=("kalooki", "sum"))
+    games = games.assign(credit=game_credit(games))
+    g = games.groupby(["deal", "bot"]).agg(player_games=("won", "size"), game_win=("credit", "mean"),
+                                           net_payment=("net_payment", "mean"))
+    out = g.join(h, how="left").reset_index()
+    out["hand_win"] = out["hands_won"] / out["player_hands"]
+    out["kalooki_rate"] = out["kalookis"] / out["player_hands"]
+    bots = out["bot"].unique()
+    for metric in ("hand_win", "game_win", "net_payment"):
+        wide = out.pivot(index="deal", columns="bot", values=metric)
+        others = {b: wide.drop(columns=b).mean(axis=1) if len(bots) > 1 else wide[b] * float("nan") for b in bots}
+        edge = pd.DataFrame({b: wide[b] - others[b] for b in bots}).stack().rename(f"{metric}_edge")
+        out = out.join(edge, on=["deal", "bot"])
+    return out
+
+
 def deal_units(per_deal, money: bool) -> dict:
     """The least step of each deal-level value of one bot (``analysis.stats.mean``'s ``unit``): one hand
     of its hands in a deal, one game of its games, one stake unit in one game (none where no money
@@ -131,7 +163,6 @@ def summarise_duplicate(tables, n_seats: int, money: bool = True):
 
     from analysis.stats import mean
 
-    from ..tournament import deal_level
     per_deal = deal_level(tables, n_seats)
     rows = []
     for bot, d in per_deal.groupby("bot", sort=True):
@@ -213,7 +244,6 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
     whether the profile pays money (``Profile.pays_money``)."""
     from analysis.stats import mean
 
-    from ..tournament import deal_level
     a = deal_level(tables, n_seats).set_index(["deal", "bot"]).xs(first, level="bot")
     b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
     out = dict(first=first, versus=versus, deals=int(len(a)))
