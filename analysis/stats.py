@@ -190,7 +190,7 @@ def ratio_moments(games, x, y, Y2, X2, XY) -> tuple[np.ndarray, np.ndarray]:
     return r, se
 
 
-def _wilson(k, n, z=None):
+def wilson(k, n, z=None):
     """Wilson interval for (possibly fractional) k successes of n (95%, or at the normal quantile z)."""
     z = sps.norm.ppf(0.5 + CONFIDENCE / 2) if z is None else z
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -269,7 +269,7 @@ def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
         deff_honest = np.where(inner, np.maximum(var, var_floor) / binomial, 1.0)
         used = np.where(inner, np.maximum(deff_honest * (t / z) ** 2, design_effect_floor(g)), 1.0)
         n_eff = x / used
-    low, high = _wilson(r * n_eff, n_eff)
+    low, high = wilson(r * n_eff, n_eff)
     ok = x > 0
     return pd.DataFrame({"n": np.rint(x).astype(np.int64), "k": np.rint(np.atleast_1d(y)).astype(np.int64),
                          "estimate": r, "se": se, "ci_low": np.where(ok, np.minimum(low, r), np.nan),

@@ -19,7 +19,7 @@ def _sums(y_by_game, x_by_game):
 
 
 def _wilson(k, n):
-    return stats._wilson(np.float64(k), np.float64(n))
+    return stats.wilson(np.float64(k), np.float64(n))
 
 
 def test_games_that_all_agree_leave_an_interval_at_least_wilsons():

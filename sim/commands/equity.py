@@ -394,22 +394,14 @@ def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT
     return np.array(out, dtype=np.float64)
 
 
-def wilson(k: float, n: int, z: float = 1.959964) -> tuple:
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
-
-
 def calibration_bins(predicted: np.ndarray, observed: np.ndarray, bins: int, money: bool,
                      z: float = 1.959964) -> list[dict]:
     """Points binned by predicted value into equal-count bins.  A chance: the observed share with its
     Wilson interval; money: the observed mean with its t interval; both at the normal quantile ``z``
     (1.96: 95%), over the points of the bin (one a game, so independent)."""
     from scipy import stats
+
+    from analysis.stats import wilson
     order = np.argsort(predicted, kind="stable")
     rows = []
     for part in np.array_split(order, bins):
@@ -422,7 +414,7 @@ def calibration_bins(predicted: np.ndarray, observed: np.ndarray, bins: int, mon
             half = q * observed[part].std(ddof=1) / math.sqrt(k) if k > 1 else float("nan")
             row["lo"], row["hi"] = row["observed"] - half, row["observed"] + half
         else:
-            row["lo"], row["hi"] = wilson(float(observed[part].sum()), k, z)
+            row["lo"], row["hi"] = (float(end) for end in wilson(float(observed[part].sum()), k, z))
         row["covers"] = bool(row["lo"] <= row["predicted"] <= row["hi"])
         # the bin's term of the overall test: (observed - predicted)^2 over the variance of the observed mean
         var = (predicted[part].mean() * (1 - predicted[part].mean()) / k if not money
