@@ -153,6 +153,14 @@ def within_range(metric: str, low: float, high: float, difference: bool = False)
     return max(low, floor), min(high, 1.0)
 
 
+def deal_mean(values, metric: str, units: dict, difference: bool = False) -> tuple[float, float, float]:
+    """(estimate, low, high): the mean over deals of ``values`` (one a deal) of ``metric``, its t 95%
+    interval made with the metric's step (``deal_units``) and met with its range (``within_range``)."""
+    from analysis.stats import mean
+    m = mean(values, units[metric.removesuffix("_edge")]).iloc[0]
+    return (m.estimate, *within_range(metric, m.ci_low, m.ci_high, difference))
+
+
 def summarise_duplicate(tables, n_seats: int, money: bool = True):
     """The summary's columns from deal-level values: each estimate is the mean over deals of the bot's
     per-deal average over the rotations, with a t 95% interval over deals, a share's within its range
@@ -160,8 +168,6 @@ def summarise_duplicate(tables, n_seats: int, money: bool = True):
     gives the same value the interval is made as if one deal had been one step away (``deal_units``), so
     no interval of a sample has zero width (a payment where no money changes hands is 0 by the rules)."""
     import pandas as pd
-
-    from analysis.stats import mean
 
     per_deal = deal_level(tables, n_seats)
     rows = []
@@ -171,10 +177,9 @@ def summarise_duplicate(tables, n_seats: int, money: bool = True):
         units = deal_units(d, money)
         for metric in ("hand_win", "game_win", "net_payment", "kalooki_rate", "hand_win_edge", "game_win_edge",
                        "net_payment_edge"):
-            m = mean(d[metric].to_numpy(), units[metric.removesuffix("_edge")]).iloc[0]
-            row[metric] = m.estimate
+            row[metric], low, high = deal_mean(d[metric].to_numpy(), metric, units)
             if metric != "kalooki_rate":
-                row[f"{metric}_lo"], row[f"{metric}_hi"] = within_range(metric, m.ci_low, m.ci_high)
+                row[f"{metric}_lo"], row[f"{metric}_hi"] = low, high
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -242,17 +247,14 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
     (units a game) minus ``versus``'s at the other table (the same deals), each a mean over deals with a
     t 95% interval over deals (``deal_units`` where every deal gives the same difference); ``money``:
     whether the profile pays money (``Profile.pays_money``)."""
-    from analysis.stats import mean
-
     a = deal_level(tables, n_seats).set_index(["deal", "bot"]).xs(first, level="bot")
     b = deal_level(other, n_seats).set_index(["deal", "bot"]).xs(versus, level="bot")
     out = dict(first=first, versus=versus, deals=int(len(a)))
     out["money"] = money
     units = deal_units(a, money)
     for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge", "net_payment"):
-        m = mean((a[metric] - b[metric]).to_numpy(), units[metric.removesuffix("_edge")]).iloc[0]
-        out[metric] = m.estimate
-        out[f"{metric}_lo"], out[f"{metric}_hi"] = within_range(metric, m.ci_low, m.ci_high, difference=True)
+        per_deal = (a[metric] - b[metric]).to_numpy()
+        out[metric], out[f"{metric}_lo"], out[f"{metric}_hi"] = deal_mean(per_deal, metric, units, difference=True)
     return out
 
 
