@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .common import add_force_arg, report_dir, stderr_log
+from .tune import mark_at
 
 
 def register(sub):
@@ -41,17 +42,16 @@ def default_out(dir_a: str, dir_b: str | None, profiles: str | None) -> Path:
 
 
 def run(args):
-    from analysis.compare import VERDICT_LEGEND, terminal_table, write_compare
-
     from ..runformat import locate_run, read_manifest
 
     out = Path(args.out) if args.out else default_out(args.dir_a, args.dir_b, args.profiles)
-    studies = [_tune_mark(d) for d in (args.dir_a, args.dir_b)]
+    studies = [mark_at(d) for d in (args.dir_a, args.dir_b)]
     if any(studies):
         return _compare_tune(args, out, studies)
     run_ids = [str(read_manifest(locate_run(d)).get("run_id")) for d in (args.dir_a, args.dir_b) if d]
     if args.profiles:
         run_ids.append(f"profiles {args.profiles}")
+    from analysis.compare import VERDICT_LEGEND, terminal_table, write_compare
     with report_dir(out, "compare", run_ids, args.force, log=stderr_log(args)) as where:
         table, _ = write_compare(args.dir_a, args.dir_b, args.profiles, where, allow_partial=args.allow_partial,
                                  thresholds_file=args.thresholds)
@@ -70,18 +70,6 @@ def run(args):
         print("\n" + "\n".join(table.attrs["skill_lines"]))
     print(f"wrote {html}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
-
-
-def _tune_mark(where: str | None) -> dict | None:
-    """The mark of a `kalooki tune` study at ``where`` (its tune.json), or None where there is none."""
-    if not where:
-        return None
-    from ..runformat import locate
-    from .tune import read_mark
-    try:
-        return read_mark(locate(where))
-    except (OSError, ValueError):
-        return None
 
 
 def _compare_tune(args, out: Path, studies: list) -> int:

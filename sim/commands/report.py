@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 from .common import add_force_arg, report_dir, stderr_log
+from .tune import mark_at
 
 
 def register(sub):
@@ -30,13 +31,10 @@ def default_out(run_dir: str) -> Path:
 
 
 def run(args):
-    from analysis import load
-    from analysis.report import write_report
-
     from ..runformat import locate_run, read_manifest
 
     out = Path(args.out) if args.out else default_out(args.run_dir)
-    study = _tune_study(args.run_dir)
+    study = mark_at(args.run_dir)
     if study is not None:  # a `kalooki tune` study: its page (the metric against the parameter, the answer)
         from analysis.tune_page import study_page
         with report_dir(out, "tune", [str(study["doc"].get("study_id"))], args.force, log=stderr_log(args)) as where:
@@ -45,6 +43,8 @@ def run(args):
               f"in {out}/")
         return 0
     run_id = read_manifest(locate_run(args.run_dir)).get("run_id")
+    from analysis import load
+    from analysis.report import write_report
     if args.allow_partial:
         for problem in load.verify_run(args.run_dir):
             print(f"kalooki report: warning: {problem}", file=sys.stderr)
@@ -53,13 +53,3 @@ def run(args):
                      thresholds_file=args.thresholds)
     print(f"wrote {out / 'report.html'}\n  with report.md, figures/ and data/ beside it in {out}/")
     return 0
-
-
-def _tune_study(run_dir: str) -> dict | None:
-    """The mark of a `kalooki tune` study at ``run_dir`` (its tune.json), or None where there is none."""
-    from ..runformat import locate
-    from .tune import read_mark
-    try:
-        return read_mark(locate(run_dir))
-    except (OSError, ValueError):
-        return None

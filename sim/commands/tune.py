@@ -187,6 +187,20 @@ class Study:
             runformat.write_bytes_atomic(loc.fs, loc.path(TUNE_FILE), data)
 
 
+def mark_at(where: str | None) -> dict | None:
+    """The mark of a `kalooki tune` study at ``where`` (its tune.json), or None where there is none; a
+    UserError at once where its server cannot be reached (not after the filesystem's retries)."""
+    if not where:
+        return None
+    from ..runformat import check_reachable, locate
+    loc = locate(where)
+    check_reachable(loc)
+    try:
+        return read_mark(loc)
+    except (OSError, ValueError):
+        return None
+
+
 def read_mark(loc) -> dict | None:
     """A tune.json as ``sim.storage.claim_output`` reads a mark (None where there is none)."""
     from .. import runformat
