@@ -138,9 +138,11 @@ def run(config: RunConfig, *, summarise: SummaryStep, local: bool = False, addre
         kept = None  # something to play: checked again once this driver holds --out
     try:
         # The kernels before Ray, so that neither's time is taken for the other's; Ray before anything
-        # is written, so that a start-up failure (a bad --address) leaves nothing, not even the directory.
+        # is written, so that a start-up failure (a bad --address) leaves nothing, not even the directory;
+        # an unwritable local --out refused before either.
         compile_seconds = 0.0
         if kept is None:
+            storage.refuse_unwritable(loc, flag)
             t = time.perf_counter()
             warm_up({b for pp in plan.profiles.values() for t in pp.tables for b in t.bots}, announce=True)
             compile_seconds = time.perf_counter() - t

@@ -49,6 +49,22 @@ def ensure_writable(loc: RunLocation, flag: str = "--out") -> None:
         raise UserError(f"{flag} {out!r} is not writable ({reason_of(e)}); choose a directory you can write to") from None
 
 
+def refuse_unwritable(loc: RunLocation, flag: str = "--out") -> None:
+    """``ensure_writable`` for a local --out that leaves nothing behind (the directories it made are
+    removed again, each only while empty): a run refuses an unwritable --out before it loads kernels or
+    starts Ray.  Other filesystems are proved writable once Ray has started, as before."""
+    if not isinstance(loc.fs, pafs.LocalFileSystem):
+        return
+    made, path = [], loc.root
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        made.append(path)
+        path = os.path.dirname(path)
+    ensure_writable(loc, flag)
+    for path in made:  # deepest first
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
 def is_dir_empty_or_missing(loc: RunLocation) -> bool:
     """No directory, or one holding nothing but a lock file left by an interrupted driver and the
     run's studies (``STUDY_DIRS``, and their hidden staging folders): a run may be played into a

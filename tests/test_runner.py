@@ -349,8 +349,13 @@ def test_verify_on_a_directory_that_is_not_a_run(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 # unwritable and full outputs
 
-def test_unwritable_output(tmp_path, capsys):
-    rc = cli.main(["simulate", "--no-progress", *cli_args("/proc/forbidden/run", games=2)])
+def test_unwritable_output(tmp_path, capsys, monkeypatch):
+    def started(*args, **kwargs):
+        raise AssertionError("kernels loaded or Ray started for an --out that cannot be written")
+    with monkeypatch.context() as m:  # refused before either
+        m.setattr(runner, "warm_up", started)
+        m.setattr(runexec, "start_ray", started)
+        rc = cli.main(["simulate", "--no-progress", *cli_args("/proc/forbidden/run", games=2)])
     err = capsys.readouterr().err
     assert rc == 2 and "is not writable" in err and "/proc/forbidden/run" in err
     a_file = tmp_path / "file"
@@ -358,6 +363,15 @@ def test_unwritable_output(tmp_path, capsys):
     rc = cli.main(["simulate", "--no-progress", *cli_args(a_file, games=2)])
     assert rc == 2 and "is a file" in capsys.readouterr().err
     assert a_file.read_text() == "x"
+
+
+def test_the_early_write_check_leaves_nothing_behind(tmp_path):
+    from sim import storage
+    storage.refuse_unwritable(runformat.locate(str(tmp_path / "a" / "b" / "run")))
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "kept").mkdir()
+    storage.refuse_unwritable(runformat.locate(str(tmp_path / "kept")))
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"] and not list((tmp_path / "kept").iterdir())
 
 
 class _FullDisk:
