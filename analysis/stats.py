@@ -22,7 +22,6 @@ CLUSTER_WILSON = ("Wilson 95% interval at the effective n (n / design effect; va
                   "it lower)")
 CLUSTER_T = ("t 95% interval, cluster-robust (by game) standard error, df = games - 1; never narrower than the "
              "independent interval unless the games show the design effect below 1")
-CLUSTER_T_AT_0 = CLUSTER_T + ", its lower end cut at 0 (a mean that cannot be negative)"
 CLUSTER_POISSON = ("exact Poisson (Garwood) 95% interval at the effective count (count / dispersion; variance "
                    "cluster-robust by game, df = games - 1)")
 # the words of the cluster methods above that name the clusters: games, or deals in a duplicate run
@@ -277,15 +276,27 @@ def cluster_proportion(games, x, y, Y2, X2, XY) -> pd.DataFrame:
                          "design_effect_used": used, "games": g.astype(np.int64), "method": CLUSTER_WILSON})
 
 
-def at_least_zero(est: pd.DataFrame) -> pd.DataFrame:
-    """Intervals of means that cannot be negative with their lower end cut at 0: the interval met with
-    the range a true value lies in, so it covers as often as before (a small run's t interval of a count
-    near 0 otherwise reaches below it).  The method names the cut where it is made."""
+def within(est: pd.DataFrame, low: float | None = None, high: float | None = None,
+           why: str = "the range its true value lies in") -> pd.DataFrame:
+    """Intervals met with the range their true value lies in (``low`` to ``high``; None: no end there):
+    an end past it is cut there.  The true value lies in the range, so an interval that covers it
+    covers it cut: the coverage is kept (a small run's t interval of a count near 0, or of a share near
+    1, otherwise reaches past it).  The method of a row cut names the cut and ``why``."""
     est = est.copy()
-    cut = est["ci_low"] < 0
-    est.loc[cut, "ci_low"] = 0.0
-    est.loc[cut, "method"] = est.loc[cut, "method"].where(est.loc[cut, "method"] != CLUSTER_T, CLUSTER_T_AT_0)
+    below = est["ci_low"] < low if low is not None else pd.Series(False, index=est.index)
+    above = est["ci_high"] > high if high is not None else pd.Series(False, index=est.index)
+    est.loc[below, "ci_low"] = low
+    est.loc[above, "ci_high"] = high
+    for rows, words in ((below & ~above, f"its lower end cut at {low:g}" if low is not None else ""),
+                        (above & ~below, f"its upper end cut at {high:g}" if high is not None else ""),
+                        (below & above, f"its ends cut at {low:g} and {high:g}" if low is not None and high is not None else "")):
+        est.loc[rows, "method"] = est.loc[rows, "method"] + f", {words} ({why})"
     return est
+
+
+def at_least_zero(est: pd.DataFrame) -> pd.DataFrame:
+    """Intervals of means that cannot be negative with their lower end cut at 0 (``within``)."""
+    return within(est, low=0.0, why="a mean that cannot be negative")
 
 
 def cluster_mean(games, x, y, Y2, X2, XY, yy_rows=None) -> pd.DataFrame:

@@ -407,6 +407,20 @@ def test_a_mean_that_cannot_be_negative_keeps_its_interval_at_or_above_0():
     assert wide["ci_low"].iloc[0] > 0 and "cut" not in wide["method"].iloc[0]
 
 
+def test_an_interval_is_met_with_its_range_and_its_method_names_the_cut():
+    shares = pd.concat([stats.mean([1.0, 1.0, 0.5]), stats.mean([0.0, 0.5, 1.0]), stats.mean([0.4, 0.5, 0.6]),
+                        stats.mean([0.0, 0.0, 0.5])], ignore_index=True)
+    cut = stats.within(shares, 0.0, 1.0, why="a share")
+    raw = shares[["ci_low", "ci_high"]].to_numpy()
+    assert raw[0, 1] > 1 and raw[1, 0] < 0 < 1 < raw[1, 1] and raw[3, 0] < 0 < 0.5 < raw[3, 1] < 1
+    assert cut["ci_high"].tolist()[:2] == [1.0, 1.0] and cut["ci_low"].tolist()[1] == 0.0
+    assert cut["method"].tolist() == [stats.T_INTERVAL + ", its upper end cut at 1 (a share)",
+                                      stats.T_INTERVAL + ", its ends cut at 0 and 1 (a share)", stats.T_INTERVAL,
+                                      stats.T_INTERVAL + ", its lower end cut at 0 (a share)"]
+    assert cut.iloc[2].equals(shares.iloc[2]) and cut.iloc[3]["ci_high"] == shares.iloc[3]["ci_high"]
+    assert stats.within(shares)["method"].tolist() == [stats.T_INTERVAL] * 4  # no range: nothing cut
+
+
 def test_seat_fairness(results):
     rates = results.seat_rates
     hand = rates[rates["level"] == "hand"]

@@ -144,27 +144,28 @@ def deal_units(per_deal, money: bool) -> dict:
             "net_payment": 1 / games if money else None}
 
 
-def within_range(metric: str, low: float, high: float, difference: bool = False) -> tuple[float, float]:
-    """An interval of a share (hands or games won: 0 to 1; its edge, or a difference of two, -1 to 1) met
-    with the range the true value lies in, so it covers as often as before; a payment's as it is."""
+def share_range(metric: str, difference: bool = False) -> tuple[float | None, float | None]:
+    """The range a deal-level value lies in: a share (hands or games won) 0 to 1, its edge or a
+    difference of two -1 to 1; a payment's unbounded."""
     if metric.startswith("net_payment"):
-        return low, high
-    floor = -1.0 if difference or metric.endswith("_edge") else 0.0
-    return max(low, floor), min(high, 1.0)
+        return None, None
+    return (-1.0 if difference or metric.endswith("_edge") else 0.0), 1.0
 
 
 def deal_mean(values, metric: str, units: dict, difference: bool = False) -> tuple[float, float, float]:
     """(estimate, low, high): the mean over deals of ``values`` (one a deal) of ``metric``, its t 95%
-    interval made with the metric's step (``deal_units``) and met with its range (``within_range``)."""
-    from analysis.stats import mean
-    m = mean(values, units[metric.removesuffix("_edge")]).iloc[0]
-    return (m.estimate, *within_range(metric, m.ci_low, m.ci_high, difference))
+    interval made with the metric's step (``deal_units``) and met with its range (``share_range``,
+    ``analysis.stats.within``), which keeps its coverage."""
+    from analysis.stats import mean, within
+    low, high = share_range(metric, difference)
+    m = within(mean(values, units[metric.removesuffix("_edge")]), low, high).iloc[0]
+    return m.estimate, m.ci_low, m.ci_high
 
 
 def summarise_duplicate(tables, n_seats: int, money: bool = True):
     """The summary's columns from deal-level values: each estimate is the mean over deals of the bot's
     per-deal average over the rotations, with a t 95% interval over deals, a share's within its range
-    (``within_range``); ``*_edge`` is the bot minus the other bots, per deal, likewise.  Where every deal
+    (``share_range``); ``*_edge`` is the bot minus the other bots, per deal, likewise.  Where every deal
     gives the same value the interval is made as if one deal had been one step away (``deal_units``), so
     no interval of a sample has zero width (a payment where no money changes hands is 0 by the rules)."""
     import pandas as pd
