@@ -33,8 +33,6 @@ from .skill import duplicate_shard
 LADDER_FORMAT = "kalooki-lab ladder"
 LADDER_FILE = "ladder.json"
 LADDER_DIR = "ladder"  # a run's ladder study lives in RUN/ladder (what `kalooki report RUN` reads)
-DEFAULT_PROFILES = ("kalooki40", "kalooki51", "scala40")
-DEFAULT_GAMES = 400
 DEFAULT_SEED = 1
 SEATS = 4  # the upper rung at one seat, the rung below at the other three
 # What makes two ladder studies the same study.

@@ -341,8 +341,8 @@ def test_a_tournament_interrupted_says_so_in_one_line(monkeypatch, capsys):
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt, match=r"^interrupted after 40 of 200 games; a tournament writes nothing"):
         tournament.play_tournament(profiles.load("kalooki40"), ["greedy"] * 4, 200, 1, progress=progress, workers=2)
-    monkeypatch.setattr("sim.commands.tournament.play_tournament",
-                        lambda *a, **k: tournament.play_tournament(*a, **{**k, "progress": progress}))
+    real = tournament.play_tournament
+    monkeypatch.setattr(tournament, "play_tournament", lambda *a, **k: real(*a, **{**k, "progress": progress}))
     played.clear()
     rc, out, err = run_cli(capsys, "tournament", "--bots", "greedy,greedy,greedy,greedy", "--games", "200")
     assert rc == 130 and out == ""

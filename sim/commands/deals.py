@@ -10,10 +10,8 @@ import json
 
 import numpy as np
 
-from .. import meldsearch as ms
 from .. import profiles
 from ..errors import UserError
-from ..transcript import counted
 from .common import add_profile_args, add_seed_arg, profile_from_args
 from .meld import warm_up_meld_search
 
@@ -49,6 +47,7 @@ def proportion(k: int, n: int) -> dict:
 
 
 def deal_stats(profile, n: int, seed: int, players: int) -> dict:
+    from .. import meldsearch as ms  # the search only when hands are dealt: parsing stays light
     hand_size = profile.hand_size_for(players)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     opened = full = 0
@@ -78,6 +77,7 @@ def run(args):
     if args.json:
         print(json.dumps(st))
         return 0
+    from ..transcript import counted
     print(f"profile {st['profile']} ({counted(st['players'], 'player')}, {counted(st['hand_size'], 'card')} from a "
           f"pack with {counted(st['jokers'], 'joker')}), {counted(n, 'hand')}, seed {seed}")
     print(f"  {'share of hands that':38s} {'percent':>9s}  {'95% Wilson interval':22s}  hands")

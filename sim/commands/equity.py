@@ -16,15 +16,16 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from tqdm import tqdm
 
-from .. import equity as EQ
 from .. import profiles
 from ..errors import UserError
-from ..schema import ENGINE_VERSION
 from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int, profile_from_args, show_progress
+
+if TYPE_CHECKING:  # the annotations' type: sim.equity (compiled, with the engine) is imported where a table is used
+    from ..equity import EquityTable
 
 DEFAULT_HANDS = 3000
 DEFAULT_SIMS = {"elimination": 1536}  # by game_end; 384 otherwise
@@ -122,6 +123,7 @@ def collect_game_hands(profile, n_players: int, games: int, seed: int, bot: str,
     seat, played by the stakes of ``table`` (the pass before), each with its class from the sheet it was
     dealt at (``sim.equity.game_hand_row``).  The games' streams: (seed, profile, game), as ``kalooki
     simulate --seed`` plays them."""
+    from .. import equity as EQ
     r = EQ.rules_vector(profile, n_players)
     rows = []
     with EQ.stakes_from(profile, table):
@@ -134,13 +136,17 @@ def collect_game_hands(profile, n_players: int, games: int, seed: int, bot: str,
 
 def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = DEFAULT_BOT,
           command: str = "", progress: bool = False, passes: int | None = None,
-          tolerance: float = DEFAULT_TOLERANCE, games: int = DEFAULT_GAMES) -> EQ.EquityTable:
+          tolerance: float = DEFAULT_TOLERANCE, games: int = DEFAULT_GAMES) -> EquityTable:
     """Build the table to a fixed point: pass 1 plays the sample hands at random sheets with neutral
     stakes and builds a table from them (``sim.equity.build_table``); each later pass takes its sample
     hands from ``games`` whole games (the same seeds) played by the stakes the table of the pass before
     gives (``collect_game_hands``), and builds again, until the table moves by less than ``tolerance``
     (``sim.equity.table_change``, the mean) or ``passes`` passes are made (default ``default_passes``).
     Its making is recorded in ``meta``."""
+    from tqdm import tqdm
+
+    from .. import equity as EQ
+    from ..schema import ENGINE_VERSION
     profiles.check_players(profile, n_players)
     passes = default_passes(profile) if passes is None else passes
     wanted = sum(EQ.hands_wanted(profile, n_players, hands).values())
@@ -181,6 +187,7 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
 
 
 def run_build(args):
+    from .. import equity as EQ
     prof = profile_from_args(args)
     n = args.players or prof.players
     try:
@@ -245,6 +252,7 @@ def _passes_line(meta) -> str:
 # show
 
 def _table_or_error(prof, path):
+    from .. import equity as EQ
     if path:
         try:
             return EQ.read(path)
@@ -258,6 +266,7 @@ def _table_or_error(prof, path):
 
 
 def run_show(args):
+    from .. import equity as EQ
     prof = profile_from_args(args)
     table = _table_or_error(prof, args.table)
     meta = table.meta
@@ -317,6 +326,7 @@ def example_sheets(prof) -> list:
 def _show_examples(prof, table):
     """Seat 0's value, chance and stakes (points-equivalents) on a few sheets; the pool holds every stake
     and buy-in paid."""
+    from .. import equity as EQ
     from ..game import Ledger
     print("Seat 0 on a few sheets (totals; buy-ins left; the pool holds every stake and buy-in paid):")
     print("its value, chance of winning, and stakes in points-equivalents: going out, taking 0, 25, 50 points")
@@ -364,6 +374,7 @@ def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, p
     included), a seat drawn among those in.  Columns: the predicted value then (``sheet_value``), the
     predicted chance of winning (``sheet_chance``), whether it won the game, its net payment from then
     to the end, the hand start's number, the game."""
+    from .. import equity as EQ
     out = []
     for g, (game, starts, pick) in enumerate(_games(profile, games, seed, table.n, bot, progress)):
         lg = game.ledger
@@ -380,6 +391,7 @@ def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT
     """A single-hand game's check (``_games``): one seat a game drawn at random; the payment the table
     predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took) and the
     payment it got."""
+    from .. import equity as EQ
     out = []
     for game, _, pick in _games(profile, games, seed, table.n, bot, progress):
         final = [h for h in game.hands if h.sheet is not None][-1]
@@ -433,6 +445,9 @@ def overall_test(rows) -> tuple:
 
 
 def run_calibrate(args):
+    from tqdm import tqdm
+
+    from .. import equity as EQ
     prof = profile_from_args(args)
     table = _table_or_error(prof, args.table)
     t0 = time.process_time()

@@ -9,6 +9,9 @@ import sys
 from ..errors import UserError
 from .common import add_force_arg, add_ray_args, add_seed_arg, command_line, positive_int, show_progress
 
+DEFAULT_PROFILES = ("kalooki40", "kalooki51", "scala40")
+DEFAULT_GAMES = 400
+
 HELP = """\
 Plays each rung of the bot ladder (greedy < expert < search, those registered) at one seat against
 three of the rung below (expert vs 3 greedy, search vs 3 expert), in each --profiles, in duplicate:
@@ -33,7 +36,6 @@ than the expert at the game, so it is a bot (tables, the skill study) and not a 
 
 
 def register(sub):
-    from ..ladder import DEFAULT_GAMES, DEFAULT_PROFILES
     p = sub.add_parser("ladder", help="measure each rung of the bot ladder against the one below at the game "
                                       "(games won, money)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 from .. import cards as C
-from .. import melds as M
-from .. import meldsearch as ms
 from ..errors import UserError
-from ..transcript import counted
 from .common import WIDTH, add_profile_args, profile_from_args
+
+if TYPE_CHECKING:  # the annotations' type: the search itself is imported where a hand is searched
+    from ..meldsearch import MeldResult
 
 MAX_HAND = 30  # the largest hand a profile can deal
 
@@ -49,13 +50,15 @@ def parse_hand(tokens, profile) -> list[int]:
 
 
 def meld_json(m, profile) -> dict:
+    from .. import melds as M
     return {"kind": M.KIND_NAMES[m.kind],
             "cards": [C.card_str(c) for c in m.cards],
             "declared": [C.card_str(r) if r >= 0 else None for r in m.reps],
             "value": M.value(m, profile)}
 
 
-def result_json(res: ms.MeldResult, profile) -> dict:
+def result_json(res: MeldResult, profile) -> dict:
+    from .. import melds as M
     hv = C.hand_values(profile.ace_value, profile.joker_penalty)
     value = sum(M.value(m, profile) for m in res.opening)
     return {
@@ -72,7 +75,10 @@ def result_json(res: ms.MeldResult, profile) -> dict:
     }
 
 
-def _text(ids, res: ms.MeldResult, profile) -> str:
+def _text(ids, res: MeldResult, profile) -> str:
+    from .. import melds as M
+    from ..transcript import counted
+
     def meld_line(m):
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"
 
@@ -113,6 +119,7 @@ def warm_up_meld_search(args) -> None:
 
 
 def run(args):
+    from .. import meldsearch as ms  # the search only when the command runs: parsing stays light
     profile = profile_from_args(args)
     if args.batch is not None:
         if args.cards:

@@ -11,12 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import profiles
-from ..bots import make_bot
-from ..engine import HandState
 from ..errors import UserError
-from ..engine.loop import play_hand
-from ..game import play_game
-from ..transcript import counted, dealer_line, hand_lines, table_lines
 from .common import add_profile_args, add_seed_arg, profile_from_args
 
 COL = 8  # width of one seat's column in the score sheet: six seats fit 100 columns
@@ -69,6 +64,7 @@ def sheet_columns(prof) -> tuple[bool, bool, bool, bool]:
 def sheet_lines(game, prof, names: list[str]) -> list[str]:
     """The score sheet: one row per hand scored, a column per seat, the net payments below; the marks,
     the pool and the payments only where the profile has elimination, buy-ins, a pool and payments."""
+    from ..transcript import counted
     lg = game.ledger
     n = len(names)
     eliminates, buy_ins, pool, payments = sheet_columns(prof)
@@ -110,7 +106,13 @@ def dealt_how(rec, prof) -> str:
 def run(args):
     prof = profile_from_args(args)
     names = parse_bots(args.bots, prof)
+    # the engine and the bots only once the arguments are good: parsing them stays light
     from .. import runner
+    from ..bots import make_bot
+    from ..engine import HandState
+    from ..engine.loop import play_hand
+    from ..game import play_game
+    from ..transcript import dealer_line, hand_lines, table_lines
     runner.warm_up(names, announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     ss = np.random.SeedSequence(args.seed)
     kids = ss.spawn(1 + len(names))

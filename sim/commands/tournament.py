@@ -3,11 +3,7 @@ from __future__ import annotations
 
 import json
 
-from tqdm import tqdm
-
 from ..errors import UserError
-from ..tournament import play_tournament
-from ..transcript import counted
 from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
 from .play import next_seat, parse_bots
 
@@ -186,6 +182,10 @@ def summarise_duplicate(tables, n_seats: int, money: bool = True):
 
 
 def run(args):
+    from tqdm import tqdm
+
+    from ..tournament import play_tournament
+    from ..transcript import counted
     prof = profile_from_args(args)
     bots = parse_bots(args.bots, prof)
     if args.duplicate and args.games % len(bots):
@@ -260,6 +260,7 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
 
 
 def _print_duplicate(args, prof, bots, tables, other=None):
+    from ..transcript import counted
     df = summarise_duplicate(tables, len(bots), prof.pays_money)
     paired = (paired_difference(tables, other, len(bots), bots[0], args.versus, prof.pays_money)
               if other is not None else None)
