@@ -126,3 +126,49 @@ def test_versus_refuses_what_it_cannot_pair(capsys):
         assert main(base + argv) == 2
         err = capsys.readouterr().err
         assert said in err and "Traceback" not in err
+
+
+def test_versus_params_pairs_two_settings_of_one_bot(capsys, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text("[expert]\ndraw_gain = 30\nfeed_weight = 0\n")
+    base = ["tournament", "--profile", "kalooki40", "--games", "24", "--seed", "5", "--duplicate",
+            "--bots", "expert,greedy,greedy,greedy"]
+    rc, both = _json_run(capsys, base + ["--bot-params", str(other), "--versus-params", "configs/bots.toml"])
+    assert rc == 0
+    rc, shipped = _json_run(capsys, base)
+    assert rc == 0
+    first = {r["bot"]: r for r in both["bots"]}["expert"]  # the first table: by other.toml
+    plain = {r["bot"]: r for r in shipped}["expert"]
+    p = both["paired"]
+    assert (p["first"], p["versus"], p["first_params"], p["versus_params"]) == ("expert", "expert", str(other),
+                                                                                 "configs/bots.toml")
+    for metric in ("hand_win", "hand_win_edge", "game_win", "net_payment"):
+        assert abs(p[metric] - (first[metric] - plain[metric])) < 1e-12
+    assert p["hand_win"] != 0 or p["net_payment"] != 0  # the second table played by the other settings
+    capsys.readouterr()
+    assert main(base + ["--bot-params", str(other), "--versus-params", "configs/bots.toml", "-q"]) == 0
+    assert f"expert by {other} minus expert by configs/bots.toml in its seat, the same 6 deals" in capsys.readouterr().out
+
+
+def test_versus_params_of_the_same_settings_differ_by_nothing(capsys):
+    rc, both = _json_run(capsys, ["tournament", "--profile", "kalooki51", "--games", "12", "--seed", "8",
+                                  "--duplicate", "--bots", "expert,greedy,greedy", "--versus-params",
+                                  "configs/bots.toml"])
+    assert rc == 0
+    p = both["paired"]
+    for metric in ("hand_win", "hand_win_edge", "game_win", "game_win_edge"):
+        assert p[metric] == 0 and p[f"{metric}_lo"] < 0 < p[f"{metric}_hi"]
+
+
+def test_versus_params_refuses_what_it_cannot_pair(capsys, tmp_path):
+    base = ["tournament", "--profile", "kalooki40", "--games", "8", "--seed", "1", "-q"]
+    missing = tmp_path / "none.toml"
+    cases = [(["--bots", "expert,greedy,greedy,greedy", "--versus-params", "configs/bots.toml"], "needs --duplicate"),
+             (["--bots", "expert,expert,greedy,greedy", "--duplicate", "--versus-params", "configs/bots.toml"],
+              "one seat only"),
+             (["--bots", "expert,greedy,greedy,greedy", "--duplicate", "--versus-params", str(missing)],
+              f"--versus-params {missing}: cannot read")]
+    for argv, said in cases:
+        assert main(base + argv) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err

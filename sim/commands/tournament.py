@@ -28,9 +28,14 @@ def register(sub):
                    help="with --duplicate: play the same deals again with BOT in the first bot's place and print "
                         "the first bot's hands won, edge, games won and net payment minus BOT's, paired by deal; the "
                         "first bot and BOT must each hold one seat only (default: off)")
+    p.add_argument("--versus-params", dest="versus_params", metavar="FILE",
+                   help="with --duplicate: the bot parameters of the second table (a file like --bot-params'; "
+                        "configs/bots.toml for the shipped ones), played on the same deals; without --versus the "
+                        "first bot plays there again by them, so the paired differences compare two settings of "
+                        "one bot (default: the first table's)")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON list of per-bot rows; with --versus, an object of those rows and the "
-                        "paired differences (default: a table)")
+                   help="print one JSON list of per-bot rows; with --versus or --versus-params, an object of "
+                        "those rows and the paired differences (default: a table)")
     p.set_defaults(func=run)
 
 
@@ -42,7 +47,7 @@ def seating(prof) -> str:
             f"to {next_seat(prof)} after each hand.")
 
 
-def read_bot_params(path) -> dict:
+def read_bot_params(path, flag: str = "--bot-params") -> dict:
     if not path:
         return {}
     import tomllib
@@ -51,13 +56,13 @@ def read_bot_params(path) -> dict:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as e:
-        raise UserError(f"--bot-params {path}: cannot read: {e.strerror}") from None
+        raise UserError(f"{flag} {path}: cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
-        raise UserError(f"--bot-params {path}: malformed TOML: {e}") from None
+        raise UserError(f"{flag} {path}: malformed TOML: {e}") from None
     for name, params in data.items():
         if name not in BOTS or not isinstance(params, dict):
-            raise UserError(f"--bot-params {path}: {name!r} is not a bot table; bots: {', '.join(sorted(BOTS))}")
-        check_params(name, params, f"--bot-params {path}")
+            raise UserError(f"{flag} {path}: {name!r} is not a bot table; bots: {', '.join(sorted(BOTS))}")
+        check_params(name, params, f"{flag} {path}")
     return data
 
 
@@ -193,6 +198,7 @@ def run(args):
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     versus = _versus_bots(args, bots)
     bot_params = read_bot_params(args.bot_params)
+    versus_params = read_bot_params(args.versus_params, "--versus-params") if args.versus_params else bot_params
     from .. import runner
     runner.warm_up(bots + (versus or []), announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     total = args.games * (2 if versus else 1)
@@ -200,7 +206,7 @@ def run(args):
         tables = play_tournament(prof, bots, args.games, args.seed, progress=bar.update,
                                  workers=args.workers, bot_params=bot_params, duplicate=args.duplicate)
         other = play_tournament(prof, versus, args.games, args.seed, progress=bar.update, workers=args.workers,
-                                bot_params=bot_params, duplicate=True) if versus else None
+                                bot_params=versus_params, duplicate=True) if versus else None
     if args.duplicate:
         return _print_duplicate(args, prof, bots, tables, other)
     df = summarise(tables)
@@ -225,21 +231,25 @@ def run(args):
 
 
 def _versus_bots(args, bots):
-    """The second table's bots for --versus (BOT in the first bot's seat), or None without it."""
-    if args.versus is None:
+    """The second table's bots for --versus (BOT in the first bot's seat; with --versus-params alone the
+    first bot again), or None without either."""
+    if args.versus is None and args.versus_params is None:
         return None
+    flag = "--versus" if args.versus is not None else "--versus-params"
     if not args.duplicate:
-        raise UserError("--versus compares two bots on the same deals: it needs --duplicate")
+        raise UserError(f"{flag} compares two players on the same deals: it needs --duplicate")
     from ..bots import bot_name_error
-    versus = [args.versus.strip()]
-    if "," in args.versus:
+    given = args.versus if args.versus is not None else bots[0]
+    versus = [given.strip()]
+    if "," in given:
         raise UserError(f"--versus {args.versus}: give one bot, e.g. --versus lookahead")
     if bot_name_error(versus[0]):
         raise UserError(f"--versus: {bot_name_error(versus[0])}")
     first = bots[0]
     if first in bots[1:] or versus[0] in bots[1:]:
-        raise UserError(f"--versus {args.versus}: the first bot ({first}) and the bot compared with it must each "
-                        f"hold one seat only, so that each deal's difference is one seat's; bots: {','.join(bots)}")
+        raise UserError(f"{flag} {args.versus or args.versus_params}: the first bot ({first}) and the bot "
+                        "compared with it must each hold one seat only, so that each deal's difference is one "
+                        f"seat's; bots: {','.join(bots)}")
     return versus + bots[1:]
 
 
@@ -262,8 +272,11 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
 def _print_duplicate(args, prof, bots, tables, other=None):
     from ..transcript import counted
     df = summarise_duplicate(tables, len(bots), prof.pays_money)
-    paired = (paired_difference(tables, other, len(bots), bots[0], args.versus, prof.pays_money)
+    paired = (paired_difference(tables, other, len(bots), bots[0], args.versus or bots[0], prof.pays_money)
               if other is not None else None)
+    if paired is not None:  # the settings each side played by
+        paired["first_params"] = args.bot_params or "configs/bots.toml"
+        paired["versus_params"] = args.versus_params or paired["first_params"]
     if args.json:
         rows = df.to_dict(orient="records")
         print(json.dumps(rows if paired is None else {"bots": rows, "paired": paired}))
@@ -288,7 +301,10 @@ def _print_duplicate(args, prof, bots, tables, other=None):
         print("no money changes hands")
     if paired is not None:
         p = paired
-        print(f"{p['first']} minus {p['versus']} in its seat, the same {counted(p['deals'], 'deal')} (paired by deal; t 95% "
+        first, versus = p["first"], p["versus"]
+        if args.versus_params:  # two settings: say which side played by which
+            first, versus = f"{first} by {p['first_params']}", f"{versus} by {p['versus_params']}"
+        print(f"{first} minus {versus} in its seat, the same {counted(p['deals'], 'deal')} (paired by deal; t 95% "
               "intervals over deals):")
         print("; ".join(f"{label} {p[m]:+.3f} [{p[m + '_lo']:+.3f}, {p[m + '_hi']:+.3f}]" for label, m in
                         (("hands won", "hand_win"), ("edge in hands won", "hand_win_edge"),
