@@ -131,7 +131,7 @@ def test_versus_refuses_what_it_cannot_pair(capsys):
 def test_versus_params_pairs_two_settings_of_one_bot(capsys, tmp_path):
     other = tmp_path / "other.toml"
     other.write_text("[expert]\ndraw_gain = 30\nfeed_weight = 0\n")
-    base = ["tournament", "--profile", "kalooki40", "--games", "24", "--seed", "5", "--duplicate",
+    base = ["tournament", "--profile", "kalooki40", "--games", "12", "--seed", "5", "--duplicate",
             "--bots", "expert,greedy,greedy,greedy"]
     rc, both = _json_run(capsys, base + ["--bot-params", str(other), "--versus-params", "configs/bots.toml"])
     assert rc == 0
@@ -147,7 +147,7 @@ def test_versus_params_pairs_two_settings_of_one_bot(capsys, tmp_path):
     assert p["hand_win"] != 0 or p["net_payment"] != 0  # the second table played by the other settings
     capsys.readouterr()
     assert main(base + ["--bot-params", str(other), "--versus-params", "configs/bots.toml", "-q"]) == 0
-    assert f"expert by {other} minus expert by configs/bots.toml in its seat, the same 6 deals" in capsys.readouterr().out
+    assert f"expert by {other} minus expert by configs/bots.toml in its seat, the same 3 deals" in capsys.readouterr().out
 
 
 def test_versus_params_of_the_same_settings_differ_by_nothing(capsys):
