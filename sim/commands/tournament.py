@@ -29,8 +29,8 @@ def register(sub):
                         "the first bot's hands won, edge, games won and net payment minus BOT's, paired by deal; the "
                         "first bot and BOT must each hold one seat only (default: off)")
     p.add_argument("--versus-params", dest="versus_params", metavar="FILE",
-                   help="with --duplicate: the bot parameters of the second table (a file like --bot-params'; "
-                        "configs/bots.toml for the shipped ones), played on the same deals; without --versus the "
+                   help="with --duplicate: the bot parameters of a second table played on the same deals (a TOML "
+                        "file as for --bot-params; configs/bots.toml gives the shipped ones); without --versus the "
                         "first bot plays there again by them, so the paired differences compare two settings of "
                         "one bot (default: the first table's)")
     p.add_argument("--json", action="store_true",
