@@ -287,9 +287,10 @@ def within(est: pd.DataFrame, low: float | None = None, high: float | None = Non
     above = est["ci_high"] > high if high is not None else pd.Series(False, index=est.index)
     est.loc[below, "ci_low"] = low
     est.loc[above, "ci_high"] = high
+    both = low is not None and high is not None
     for rows, words in ((below & ~above, f"its lower end cut at {low:g}" if low is not None else ""),
                         (above & ~below, f"its upper end cut at {high:g}" if high is not None else ""),
-                        (below & above, f"its ends cut at {low:g} and {high:g}" if low is not None and high is not None else "")):
+                        (below & above, f"its ends cut at {low:g} and {high:g}" if both else "")):
         est.loc[rows, "method"] = est.loc[rows, "method"] + f", {words} ({why})"
     return est
 

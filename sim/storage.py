@@ -52,7 +52,7 @@ def ensure_writable(loc: RunLocation, flag: str = "--out") -> None:
 def refuse_unwritable(loc: RunLocation, flag: str = "--out") -> None:
     """``ensure_writable`` for a local --out that leaves nothing behind (the directories it made are
     removed again, each only while empty): a run refuses an unwritable --out before it loads kernels or
-    starts Ray.  Other filesystems are proved writable once Ray has started, as before."""
+    starts Ray.  Other filesystems are proved writable once Ray has started (``ensure_writable``)."""
     if not isinstance(loc.fs, pafs.LocalFileSystem):
         return
     made, path = [], loc.root
