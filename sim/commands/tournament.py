@@ -208,7 +208,7 @@ def run(args):
         other = play_tournament(prof, versus, args.games, args.seed, progress=bar.update, workers=args.workers,
                                 bot_params=versus_params, duplicate=True) if versus else None
     if args.duplicate:
-        return _print_duplicate(args, prof, bots, tables, other)
+        return _print_duplicate(args, prof, bots, tables, other, versus[0] if versus else None)
     df = summarise(tables)
     if args.json:
         print(json.dumps(df.to_dict(orient="records")))
@@ -238,14 +238,15 @@ def _versus_bots(args, bots):
     flag = "--versus" if args.versus is not None else "--versus-params"
     if not args.duplicate:
         raise UserError(f"{flag} compares two players on the same deals: it needs --duplicate")
-    from ..bots import bot_name_error
-    given = args.versus if args.versus is not None else bots[0]
-    versus = [given.strip()]
-    if "," in given:
-        raise UserError(f"--versus {args.versus}: give one bot, e.g. --versus lookahead")
-    if bot_name_error(versus[0]):
-        raise UserError(f"--versus: {bot_name_error(versus[0])}")
     first = bots[0]
+    versus = [first]  # --versus-params alone: the first bot again, by the other parameters
+    if args.versus is not None:
+        from ..bots import bot_name_error
+        versus = [args.versus.strip()]
+        if "," in args.versus:
+            raise UserError(f"--versus {args.versus}: give one bot, e.g. --versus lookahead")
+        if bot_name_error(versus[0]):
+            raise UserError(f"--versus: {bot_name_error(versus[0])}")
     if first in bots[1:] or versus[0] in bots[1:]:
         raise UserError(f"{flag} {args.versus or args.versus_params}: the first bot ({first}) and the bot "
                         "compared with it must each hold one seat only, so that each deal's difference is one "
@@ -269,10 +270,10 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
     return out
 
 
-def _print_duplicate(args, prof, bots, tables, other=None):
+def _print_duplicate(args, prof, bots, tables, other=None, versus=None):
     from ..transcript import counted
     df = summarise_duplicate(tables, len(bots), prof.pays_money)
-    paired = (paired_difference(tables, other, len(bots), bots[0], args.versus or bots[0], prof.pays_money)
+    paired = (paired_difference(tables, other, len(bots), bots[0], versus, prof.pays_money)
               if other is not None else None)
     if paired is not None:  # the settings each side played by
         paired["first_params"] = args.bot_params or "configs/bots.toml"
