@@ -34,6 +34,7 @@ from scipy import stats as sps
 
 from sim.errors import UserError
 from sim.resources import config_file
+from sim.words import counted
 
 from . import stats
 
@@ -393,10 +394,6 @@ def _short_difference(row) -> str:
             f"({fmt_difference(row.metric, row.difference, np.nan, np.nan, kind)})")
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
 def _difference_short(rows: pd.DataFrame, baseline: str) -> tuple[str, float]:
     """The one line of a topic's differences from the baseline: the largest clear difference (in
     thresholds) and how many there are, else how many are equivalent and not established."""
@@ -406,7 +403,7 @@ def _difference_short(rows: pd.DataFrame, baseline: str) -> tuple[str, float]:
         size = clear["difference"].abs() / clear["threshold"]
         top = clear.loc[size.idxmax()]
         others = len(clear) - 1
-        more = (f"; {_plural(len(clear), 'clear difference')} in {_plural(clear['profile_b'].nunique(), 'profile')}"
+        more = (f"; {counted(len(clear), 'clear difference')} in {counted(clear['profile_b'].nunique(), 'profile')}"
                 if others else "")
         return f"Largest: {_short_difference(top)}{more}.", float(size.max())
     equivalent = int((rows["verdict"] == EQUIVALENT).sum())
@@ -552,8 +549,8 @@ def _advantage_short(topic: str, table: dict, stated: list[str]) -> tuple[str, f
     unknown = len(measured) - equivalent
     noun = {SEAT: "advantage by order of play", BOT: "bot advantage",
             ELIMINATION: "position eliminated more or less than its share"}[topic]
-    counts = [f"none in practice in {_plural(equivalent, 'profile')}" for _ in [0] if equivalent] + \
-        [f"not established in {_plural(unknown, 'profile')}" for _ in [0] if unknown]
+    counts = [f"none in practice in {counted(equivalent, 'profile')}" for _ in [0] if equivalent] + \
+        [f"not established in {counted(unknown, 'profile')}" for _ in [0] if unknown]
     short = f"No clear {noun}: {' and '.join(counts)}."
     return (f"Who is eliminated: n{short[1:]}" if topic == ELIMINATION else short), 0.0
 
@@ -632,8 +629,8 @@ def advantage_findings(seat: dict[str, dict | None], bot: dict[str, dict | None]
         short = (f"Largest: {top[1]['group']} in {top[0]} {top[1]['estimate']:+.2f} units a game"
                  + (f"; a clear gain or loss in {gaining} of {len(money)} profiles" if len(money) > 1 else "") + ".")
     elif equivalent or unknown:
-        counts = [f"none in practice in {_plural(len(equivalent), 'profile')}" for _ in [0] if equivalent] + \
-            [f"not established in {_plural(len(unknown), 'profile')}" for _ in [0] if unknown]
+        counts = [f"none in practice in {counted(len(equivalent), 'profile')}" for _ in [0] if equivalent] + \
+            [f"not established in {counted(len(unknown), 'profile')}" for _ in [0] if unknown]
         short = f"No clear gain or loss: {' and '.join(counts)}."
     else:
         short = "Not applicable (no money changes hands)." if missing else "Not measured (fewer than 2 games)."
@@ -1037,7 +1034,7 @@ def robustness_finding(judged: pd.DataFrame, tables: list[str], most: int = 2) -
         text += f" Of the other differences, {', '.join(counts[:-1]) + ' and ' if len(counts) > 1 else ''}{counts[-1]}."
     if len(depends):
         top = next(depends.itertuples(index=False))
-        short = (f"{_plural(len(depends), 'difference changes', 'differences change')} direction with the table "
+        short = (f"{counted(len(depends), 'difference changes', 'differences change')} direction with the table "
                  f"(e.g. {_short_shift(top)})"
                  + (f"; {len(sized)} more only in size" if len(sized) else "") + ".")
     elif len(sized):
@@ -1103,10 +1100,10 @@ def strong_play_finding(judged: pd.DataFrame, top_two: list[str], composition: s
     if order:
         text += " " + order
     if parts and not one_table:
-        short = (f"{_plural(len(parts), 'difference')} that {'varies' if len(parts) == 1 else 'vary'} with play "
+        short = (f"{counted(len(parts), 'difference')} that {'varies' if len(parts) == 1 else 'vary'} with play "
                  f"strength {'holds' if len(parts) == 1 else 'hold'} at {rungs} (e.g. {parts[0]}).")
     elif named:
-        short = f"{_plural(len(named), 'clear difference')} from the baseline at {rungs} (e.g. {named[0]})."
+        short = f"{counted(len(named), 'clear difference')} from the baseline at {rungs} (e.g. {named[0]})."
     else:
         short = f"No clear difference from the baseline at {rungs}."
     if one_table:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import UserError
+from sim.words import counted
 
 from . import findings, load, metrics, plots, skill
 from . import frontier as F
@@ -185,10 +186,9 @@ def play_model(res: metrics.Results) -> tuple[str, str]:
     where = " | ".join(f"{', '.join(ps)}: {t}" for t, ps in tables.items()) if len(tables) > 1 else \
         next(iter(tables)) if tables else "no profiles"
     counts = res.run.summary.counts
-    plural = lambda n, word: f"{n:,} {word}{'' if n == 1 else 's'}"
-    played = "; ".join(f"{p} {plural(int(counts.get(p, {}).get('games', 0)), 'game')}, "
-                       f"{plural(int(counts.get(p, {}).get('deals', 0)), 'deal')}, "
-                       f"{plural(int(counts.get(p, {}).get('hand_rows', 0)), 'player-hand row')}"
+    played = "; ".join(f"{p} {counted(int(counts.get(p, {}).get('games', 0)), 'game')}, "
+                       f"{counted(int(counts.get(p, {}).get('deals', 0)), 'deal')}, "
+                       f"{counted(int(counts.get(p, {}).get('hand_rows', 0)), 'player-hand row')}"
                        for p in res.run.profiles)
     text = (f"Every number below comes from bots playing bots, not people. Tables: {where}. {DEAL_TEXT} "
             f"Played: {played}.")

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from .errors import is_interrupt
 from .records import ShardSpec, play_shard
-from .transcript import counted
+from .words import counted
 
 
 def _chunk(spec: ShardSpec):

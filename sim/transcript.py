@@ -10,16 +10,7 @@ import textwrap
 
 from .cards import card_str, cards_str
 from .engine import LayOff, NewMeld, Split, SwapJoker, Take
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` and the noun, singular for one: "1 card", "2 cards", "1 parameter differs" needs its own verb."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
-
-
-def ordinal(k: int) -> str:
-    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
-    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+from .words import counted, ordinal
 
 
 def play_order(k: int, n: int) -> str:

@@ -155,6 +155,19 @@ def test_one_of_a_thing_is_said_in_the_singular(argv, says, capsys):
         assert re.search(r"^1 of \d+ parameters differs between", out, re.M), out
 
 
+def test_counted_nouns_and_ordinals_are_written_once_for_commands_and_reports():
+    """The commands, the transcript and the report's text count with one function (``sim.words``)."""
+    from analysis import findings, report
+    from sim import transcript, words
+    from sim.commands import equity, tournament
+    for module in (findings, report, transcript, equity, tournament):
+        assert module.counted is words.counted, module.__name__
+    assert [words.counted(n, "pass", "passes") for n in (0, 1, 2)] == ["0 passes", "1 pass", "2 passes"]
+    assert words.counted(12_000, "game") == "12,000 games"
+    assert [words.ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 111, 112)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "111th", "112th"]
+
+
 # ---------------------------------------------------------------------------------------------
 # seats: the table's, from 0; places relative to the dealer by order of play; who deals each hand
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import profiles
 from ..errors import UserError
+from ..words import counted
 from .common import add_profile_args, add_seed_arg, profile_from_args
 from .meld import warm_up_meld_search
 
@@ -77,7 +78,6 @@ def run(args):
     if args.json:
         print(json.dumps(st))
         return 0
-    from ..transcript import counted
     print(f"profile {st['profile']} ({counted(st['players'], 'player')}, {counted(st['hand_size'], 'card')} from a "
           f"pack with {counted(st['jokers'], 'joker')}), {counted(n, 'hand')}, seed {seed}")
     print(f"  {'share of hands that':38s} {'percent':>9s}  {'95% Wilson interval':22s}  hands")

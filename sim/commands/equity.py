@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import profiles
 from ..errors import UserError
+from ..words import counted
 from .common import add_profile_args, add_quiet_arg, add_seed_arg, positive_int, profile_from_args, show_progress
 
 if TYPE_CHECKING:  # the annotations' type: sim.equity (compiled, with the engine) is imported where a table is used
@@ -240,7 +241,7 @@ def _passes_line(meta) -> str:
     ps = meta.get("passes")
     if not isinstance(ps, dict):
         return "one pass, neutral stakes"
-    line = f"{ps['made']} pass{'es' if ps['made'] != 1 else ''}" + ("" if ps.get("changes") else ", neutral stakes")
+    line = counted(ps['made'], 'pass', 'passes') + ("" if ps.get("changes") else ", neutral stakes")
     if ps.get("changes"):
         last = ps["changes"][-1]
         line += (f", the last moving {last['of']} by {last['mean']:.4f} on average ({last['max']:.3f} at most; "

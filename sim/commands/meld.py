@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .. import cards as C
 from ..errors import UserError
+from ..words import counted
 from .common import WIDTH, add_profile_args, profile_from_args
 
 if TYPE_CHECKING:  # the annotations' type: the search itself is imported where a hand is searched
@@ -77,7 +78,6 @@ def result_json(res: MeldResult, profile) -> dict:
 
 def _text(ids, res: MeldResult, profile) -> str:
     from .. import melds as M
-    from ..transcript import counted
 
     def meld_line(m):
         return f"    {M.KIND_NAMES[m.kind]:5s} {str(m)[len(M.KIND_NAMES[m.kind]) + 1:-1]:40s} {M.value(m, profile):4d}"

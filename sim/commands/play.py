@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import profiles
 from ..errors import UserError
+from ..words import counted
 from .common import add_profile_args, add_seed_arg, profile_from_args
 
 COL = 8  # width of one seat's column in the score sheet: six seats fit 100 columns
@@ -64,7 +65,6 @@ def sheet_columns(prof) -> tuple[bool, bool, bool, bool]:
 def sheet_lines(game, prof, names: list[str]) -> list[str]:
     """The score sheet: one row per hand scored, a column per seat, the net payments below; the marks,
     the pool and the payments only where the profile has elimination, buy-ins, a pool and payments."""
-    from ..transcript import counted
     lg = game.ledger
     n = len(names)
     eliminates, buy_ins, pool, payments = sheet_columns(prof)

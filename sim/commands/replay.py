@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import UserError
+from ..words import counted
 
 
 def number(lowest: int):
@@ -85,7 +86,7 @@ def run(args):
     if not turns and not hands:
         raise UserError(f"game {args.game} of profile {profile} has no hand {args.hand} "
                         "(hands are numbered from 1; the game may have ended sooner)")
-    from ..transcript import counted, play_order  # it imports the engine: only once there is a hand to print
+    from ..transcript import play_order  # it imports the engine: only once there is a hand to print
     wide = max((len(r["bot"]) for r in hands), default=0)
     print(f"{profile}  game {args.game}  hand {args.hand}  (run {manifest['run_id']}, seed {manifest.get('seed')})")
     redeal = None

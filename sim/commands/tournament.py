@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ..errors import UserError
+from ..words import counted
 from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
 from .play import next_seat, parse_bots
 
@@ -190,7 +191,6 @@ def run(args):
     from tqdm import tqdm
 
     from ..tournament import play_tournament
-    from ..transcript import counted
     prof = profile_from_args(args)
     bots = parse_bots(args.bots, prof)
     if args.duplicate and args.games % len(bots):
@@ -271,7 +271,6 @@ def paired_difference(tables, other, n_seats: int, first: str, versus: str, mone
 
 
 def _print_duplicate(args, prof, bots, tables, other=None, versus=None):
-    from ..transcript import counted
     df = summarise_duplicate(tables, len(bots), prof.pays_money)
     paired = (paired_difference(tables, other, len(bots), bots[0], versus, prof.pays_money)
               if other is not None else None)
