@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from . import meldsearch as MS
 from . import schema
-from .bots import make_bot
+from .bots import make_bot, params_for
 from .cards import cards_str, card_str, from_counts
 from .engine import DRAW_STOCK
 from .game import play_game
@@ -35,7 +35,7 @@ class ShardSpec:
     n_games: int
     run_id: str = "local"
     events: bool = False
-    bot_params: dict = field(default_factory=dict)  # bot name -> parameters
+    bot_params: dict = field(default_factory=dict)  # bot name -> parameters, and a sub-table per named setting
     rotate: bool = False  # game g seats bot (s + g) % n at seat s (runs and tournaments)
     paired: bool = False  # the game's stream is keyed by (seed, deal) alone: the same deal in every profile
     duplicate: bool = False  # game g is rotation g % n of deal g // n (duplicate tournaments)
@@ -92,7 +92,7 @@ def make_game(spec: ShardSpec, game_id: int):
     ss = spec_seed(spec, game_id)
     children = ss.spawn(1 + len(spec.bots))
     rng = np.random.default_rng(children[0])
-    bots = [make_bot(name, np.random.default_rng(children[1 + i]), spec.bot_params.get(name))
+    bots = [make_bot(name, np.random.default_rng(children[1 + i]), params_for(spec.bot_params, name))
             for i, name in enumerate(seating(spec, game_id))]
     return rng, bots
 

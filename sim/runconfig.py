@@ -30,13 +30,14 @@ CONFIG_KEYS = {
     "games": "a positive integer (games per profile)",
     "seed": "an integer >= 0",
     "out": "an output directory: a path or a URI such as s3://bucket/prefix",
-    "bots": "a list of bot names, one per seat (see sim.bots.BOTS)",
+    "bots": "a list of bot names, one per seat (see sim.bots.BOTS; NAME.SETTING a named setting, NAME@EPS graded)",
     "players": "an integer, within each profile's min_players..max_players",
     "workers": "a positive integer",
     "shard_games": "a positive integer (games per shard)",
     "events": "\"turns\" to record every turn, or \"none\"",
     "sets": "a table of rule parameter = value (every profile), or profile = { parameter = value }",
-    "bot_params": "a table of bot name = { parameter = value }",
+    "bot_params": "a table of bot name = { parameter = value }, each named setting a sub-table of its bot's "
+                  "([bot_params.expert.tuned])",
     "tables": "a list of table compositions { bots = \"a,b,c,d\", weight = 1, name = \"...\" } (name optional)",
     "paired": "true to deal game g of every profile from the same shuffled pack (common deals), or false",
     "duplicate": "true to play each deal once per rotation of the seats (games d*n .. d*n+n-1 share deal d), "
@@ -111,7 +112,8 @@ def _bot_names() -> list[str]:
 
 
 def _bot_name_error(name: str) -> str | None:
-    """Why a seat's name names no player (a bot of ``_bot_names`` or a graded one, ``NAME@EPS``)."""
+    """Why a seat's name names no player (a bot of ``_bot_names``, a named setting ``NAME.SETTING`` or a graded one,
+    ``NAME@EPS``)."""
     from .bots import bot_name_error
     return bot_name_error(name)
 
@@ -358,8 +360,13 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
             raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
         if not isinstance(params, dict):
             raise UserError(f"{where}: {b} = {params!r} must be a table of parameter = value")
-        from .bots import check_params
-        check_params(b, params, where)
+    from .bots import check_bot_tables, missing_settings, split_name
+    check_bot_tables(bot_params, where)
+    seated = list(bots or []) + [b for t in tables or [] for b in t.bots]
+    for name in missing_settings(seated, bot_params):
+        base, label, _ = split_name(name)
+        raise UserError(f"{name} is a named setting of {base}: give its settings as a table "
+                        f"[bot_params.{base}.{label}] in the run config ({where}; an empty one plays as {base})")
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,

@@ -34,14 +34,16 @@ def warm_up(bots=None, *, announce: bool = False) -> None:
     """Compile (or load) the kernels the run's ``bots`` need (None: every bot) once here, so workers
     load them from the disk cache instead of each compiling them (``sim.bots.hand_loop.warm_up``: the
     hand loop and the Python engine's decisions, in up to three processes at once from an empty
-    cache).  A graded player (``NAME@EPS``) needs its bot's kernels and the random bot's."""
+    cache).  A named setting (``NAME.SETTING``) needs its bot's kernels, a graded player (``NAME@EPS``) its bot's
+    and the random bot's."""
+    from .bots import split_name
     from .bots.hand_loop import warm_up
     if bots is not None:
         names = set()
         for b in bots:
-            base, graded, _ = str(b).partition("@")
+            base, _, eps = split_name(str(b))
             names.add(base)
-            if graded:
+            if eps is not None:
                 names.add("random")
         bots = sorted(names)
     warm_up(bots, announce=announce)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 # Bump whenever results for the same seed can change (rules, bots, RNG use, recorded columns).
-ENGINE_VERSION = "0.16.0"
+ENGINE_VERSION = "0.16.1"
 SCHEMA_VERSION = 2
 
 _PROVENANCE = [
@@ -28,7 +28,7 @@ HANDS = _PROVENANCE + [
     ("seat", pa.int8(), "seat 0..n-1"),
     ("seat_from_dealer", pa.int8(), "1 = left of the dealer (plays first), ..., n = the dealer (0 is never used)"),
     ("n_players", pa.int8(), "players dealt into this hand"),
-    ("bot", pa.string(), "bot name in this seat"),
+    ("bot", pa.string(), "the player in this seat: a bot's name, NAME.SETTING a named setting, NAME@EPS graded"),
     ("dealt_jokers", pa.int8(), "jokers in the dealt hand"),
     ("dealt_max_meld_value", pa.int16(), "largest meld value of the dealt hand"),
     ("can_open_at_deal", pa.bool_(), "dealt_max_meld_value >= opening_min"),
@@ -62,7 +62,7 @@ GAMES = _PROVENANCE + [
     ("game_id", pa.int64(), "game number in the run"),
     ("seat", pa.int8(), "seat 0..n-1"),
     ("n_players", pa.int8(), "players in the game"),
-    ("bot", pa.string(), "bot name in this seat"),
+    ("bot", pa.string(), "the player in this seat: a bot's name, NAME.SETTING a named setting, NAME@EPS graded"),
     ("hands_played", pa.int32(), "hands played in the game (re-deals not counted)"),
     ("won", pa.bool_(), "won the game"),
     ("finish_rank", pa.int8(), "1 = winner; others by order of elimination or by score"),

@@ -78,7 +78,7 @@ def run_study(config, *, summarise, local: bool = False, address=None, progress:
 
 
 def _cost(players) -> float:
-    return sum(PLAYER_COST.get(p.partition("@")[0], 2.0) for p in players) / len(players)
+    return sum(PLAYER_COST.get(p.partition("@")[0].partition(".")[0], 2.0) for p in players) / len(players)
 
 
 def estimate_line(n_profiles: int, games: int, players, workers: int | None, local: bool) -> str:

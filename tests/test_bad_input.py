@@ -8,6 +8,7 @@ import pytest
 from analysis.summaries import write_shard_summary
 from sim import profiles, runconfig, runner
 from sim.cli import main
+from sim.errors import UserError
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +119,20 @@ def test_bad_input(label, argv, message, tmp_path, capsys, two_runs):
     assert rc == 2, (label, err)
     assert message in err, err
     assert not (tmp_path / "out").exists(), "something was written"
+
+
+def test_a_run_config_seats_a_named_setting_only_with_its_table(tmp_path):
+    """A run's named setting (``expert.t``) plays by its [bot_params.expert.t] table; without one the config
+    is refused, naming the table to write."""
+    def config(extra: str):
+        path = tmp_path / "run.toml"
+        path.write_text('profiles = ["kalooki40"]\ngames = 4\nseed = 1\n'
+                        'tables = [{ bots = "expert.t,greedy,greedy,greedy" }]\n' + extra)
+        return runconfig.make_config(runconfig.read_run_config(path), path, out=str(tmp_path / "out"))
+    cfg = config("[bot_params.expert]\nfeed_weight = 0\n[bot_params.expert.t]\ndraw_gain = 30\n")
+    assert cfg.bot_params == {"expert": {"feed_weight": 0, "t": {"draw_gain": 30}}}
+    with pytest.raises(UserError, match=r"expert.t is a named setting of expert: give its settings as a table "
+                                        r"\[bot_params.expert.t\]"):
+        config("[bot_params.expert]\nfeed_weight = 0\n")
+    with pytest.raises(UserError, match="bot 'expert' has no parameter 'feed'"):
+        config("[bot_params.expert.t]\nfeed = 0\n")

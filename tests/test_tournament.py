@@ -172,3 +172,77 @@ def test_versus_params_refuses_what_it_cannot_pair(capsys, tmp_path):
         assert main(base + argv) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1, err
+
+
+# named settings: two settings of one bot at one table (NAME.SETTING, its [NAME.SETTING] table)
+
+def _hands_but_names(tables):
+    """The hands and games played, less the columns that name the players (bot, table)."""
+    return tuple(tables[t].drop_columns([c for c in ("bot", "table") if c in tables[t].column_names])
+                 for t in ("hands", "games"))
+
+
+def test_a_named_setting_plays_by_its_bots_parameters_then_its_own():
+    """A named setting with an empty table plays exactly as its bot; one with a table plays as its bot
+    given those parameters; it takes its bot's run parameters beneath its own, a graded player its bot's."""
+    from sim.bots import params_for
+    prof = profiles.load("kalooki40")
+    seats = ["greedy", "greedy", "greedy"]
+    plain = play_tournament(prof, ["expert"] + seats, games=4, seed=6)
+    same = play_tournament(prof, ["expert.same"] + seats, games=4, seed=6, bot_params={"expert": {"same": {}}})
+    assert all(a.equals(b) for a, b in zip(_hands_but_names(plain), _hands_but_names(same)))
+    assert set(same["games"].column("bot").to_pylist()) == {"expert.same", "greedy"}
+    tuned = {"draw_gain": 30, "feed_weight": 0}
+    by_file = play_tournament(prof, ["expert"] + seats, games=4, seed=6, bot_params={"expert": tuned})
+    named = play_tournament(prof, ["expert.t"] + seats, games=4, seed=6, bot_params={"expert": {"t": tuned}})
+    assert all(a.equals(b) for a, b in zip(_hands_but_names(by_file), _hands_but_names(named)))
+    assert not plain["hands"].equals(by_file["hands"])  # the settings change the play on these deals
+    graded = play_tournament(prof, ["expert@0"] + seats, games=4, seed=6, bot_params={"expert": tuned})
+    assert all(a.equals(b) for a, b in zip(_hands_but_names(by_file), _hands_but_names(graded)))
+    table = {"expert": {"draw_gain": 30, "t": {"feed_weight": 0, "draw_gain": 5}}}
+    assert params_for(table, "expert") == {"draw_gain": 30}
+    assert params_for(table, "expert.t") == {"draw_gain": 5, "feed_weight": 0}
+    assert params_for(table, "expert.t@0.2") == {"draw_gain": 5, "feed_weight": 0}
+    assert params_for(table, "expert@0.2") == {"draw_gain": 30}
+    assert params_for(table, "greedy") == {}
+
+
+def test_two_settings_of_one_bot_share_a_duplicate_table(capsys, tmp_path):
+    params = tmp_path / "two.toml"
+    params.write_text("[expert.cautious]\ndraw_gain = 30\nfeed_weight = 0\n")
+    rc, rows = _json_run(capsys, ["tournament", "--profile", "kalooki40", "--games", "8", "--seed", "3", "--duplicate",
+                                  "--bots", "expert.cautious,expert,expert,expert", "--bot-params", str(params)])
+    assert rc == 0
+    by = {r["bot"]: r for r in rows}
+    assert set(by) == {"expert.cautious", "expert"}
+    assert abs(by["expert.cautious"]["hand_win_edge"] + by["expert"]["hand_win_edge"]) < 1e-9  # each the other minus it
+    capsys.readouterr()
+    assert main(["tournament", "--profile", "kalooki40", "--games", "8", "--seed", "3", "--duplicate", "-q",
+                 "--bots", "expert.cautious,expert,expert,expert", "--bot-params", str(params)]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("bot ") and "games won" in line)
+    row = next(line for line in out.splitlines() if line.startswith("expert.cautious "))
+    assert header.index("hands won") == row.index("0.") == len("expert.cautious") + 2  # the column widens
+
+
+def test_a_named_setting_without_its_table_or_with_a_bad_one_is_refused(capsys, tmp_path):
+    base = ["tournament", "--profile", "kalooki40", "--games", "4", "--seed", "1", "-q"]
+    nested = tmp_path / "nested.toml"
+    nested.write_text("[expert.a.b]\ndraw_gain = 3\n")
+    badparam = tmp_path / "badparam.toml"
+    badparam.write_text("[expert.a]\nwin_points = 3\n")
+    other = tmp_path / "other.toml"
+    other.write_text("[expert.b]\n")
+    cases = [(["--bots", "expert.a,greedy,greedy,greedy"], "its settings are a [expert.a] table"),
+             (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(other)],
+              f"expert.a is a named setting of expert: its settings are a [expert.a] table of the bot parameters "
+              f"(--bot-params {other}"),
+             (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(nested)], "[expert.a] holds a table"),
+             (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(badparam)],
+              "bot 'expert' has no parameter 'win_points'"),
+             (["--bots", "expert.a b,greedy,greedy,greedy"], "setting name 'a b'"),
+             (["--bots", "expertt.a,greedy,greedy,greedy"], "unknown bot 'expertt.a'")]
+    for argv, said in cases:
+        assert main(base + argv) == 2, argv
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1, err

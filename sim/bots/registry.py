@@ -1,9 +1,17 @@
 """The bots by name: ``BOTS`` (name -> class, read from the table of kinds, ``sim.bots.kinds``), their
-tunable parameters (``configs/bots.toml``, overridden per run) and ``make_bot``."""
+tunable parameters (``configs/bots.toml``, overridden per run) and ``make_bot``.
+
+A player is named by its bot, optionally one of its *named settings*, and a grade:
+``NAME[.SETTING][@EPS]``.  ``expert`` plays by configs/bots.toml's ``[expert]`` and a run's ``[expert]``
+parameters; ``expert.tuned`` is the same bot playing by those and then the run's ``[expert.tuned]``
+table (in TOML a sub-table of ``[expert]``), so two settings of one bot can sit at one table; ``@EPS``
+grades either (``sim.bots.graded``).  A named setting's table must be given (an empty one plays as its
+bot): a name with no table is more likely a typing slip than a wish."""
 from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -49,7 +57,22 @@ def _tunables(name: str) -> dict:  # read once per bot: every game makes its bot
     return out
 
 
+SETTING_SEP = "."
+_LABEL = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def split_name(name: str) -> tuple[str, str | None, float | None]:
+    """(bot, setting name or None, eps or None) of ``NAME[.SETTING][@EPS]``.  Raises ValueError with the
+    reason when EPS is not a number in 0..1 or SETTING holds other than letters, digits, ``_`` and ``-``."""
+    player, eps = graded.parse(name)
+    base, dot, label = player.partition(SETTING_SEP)
+    if dot and not _LABEL.fullmatch(label):
+        raise ValueError(f"setting name {label!r} after '{SETTING_SEP}' must be letters, digits, '_' or '-'")
+    return base, (label if dot else None), eps
+
+
 def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
+    """``params`` (parameter -> value) are ``name``'s tunables, each of its default's type."""
     from ..errors import UserError
     allowed = _tunables(name)
     for k, v in params.items():
@@ -60,27 +83,81 @@ def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
     return params
 
 
+def check_bot_tables(data: dict, where: str) -> dict:
+    """A run's bot parameters: ``{bot: {parameter: value, ..., LABEL: {parameter: value}}}``, a table per
+    registered bot holding its parameters and a sub-table per named setting (``[expert.tuned]`` in TOML)."""
+    from ..errors import UserError
+    for name, params in data.items():
+        if name not in BOTS or not isinstance(params, dict):
+            raise UserError(f"{where}: {name!r} is not a bot table; bots: {', '.join(sorted(BOTS))} (a named "
+                            f"setting's table is [BOT.SETTING], e.g. [expert.tuned])")
+        check_params(name, {k: v for k, v in params.items() if not isinstance(v, dict)}, where)
+        for label, sub in params.items():
+            if isinstance(sub, dict):
+                if not _LABEL.fullmatch(label):
+                    raise UserError(f"{where}: [{name}.{label}]: a setting name must be letters, digits, '_' or '-'")
+                if any(isinstance(v, dict) for v in sub.values()):
+                    raise UserError(f"{where}: [{name}.{label}] holds a table; a named setting holds parameters only")
+                check_params(name, sub, f"{where} [{name}.{label}]")
+    return data
+
+
+def params_for(bot_params: dict | None, name: str) -> dict:
+    """The parameters a player plays by beyond configs/bots.toml: its bot's table in ``bot_params``
+    (named settings' sub-tables left out), then, for a named setting, its own sub-table over them."""
+    base, label, _ = split_name(name)
+    table = (bot_params or {}).get(base) or {}
+    out = {k: v for k, v in table.items() if not isinstance(v, dict)}
+    if label is not None:
+        out.update(table.get(label) or {})
+    return out
+
+
+def missing_settings(names, bot_params: dict | None) -> list[str]:
+    """The named settings among player ``names`` that ``bot_params`` gives no table."""
+    out = []
+    for name in names:
+        base, label, _ = split_name(name)
+        if label is not None and not isinstance(((bot_params or {}).get(base) or {}).get(label), dict):
+            out.append(name)
+    return out
+
+
 def bot_name_error(name: str) -> str | None:
-    """Why ``name`` names no player (None if it does): a bot of ``BOTS`` or a graded one, ``NAME@EPS``
-    (``sim.bots.graded``)."""
+    """Why ``name`` names no player (None if it does): a bot of ``BOTS``, a named setting ``NAME.SETTING`` or a
+    graded one, ``NAME@EPS`` (``sim.bots.graded``)."""
     try:
-        base, _ = graded.parse(name)
+        base, _, _ = split_name(name)
     except ValueError as e:
-        return f"graded player {name!r}: {e}; write NAME@EPS with EPS in 0..1, e.g. expert@0.3"
+        return (f"player {name!r}: {e}; write NAME, NAME.SETTING (a named setting) or NAME@EPS with EPS in "
+                "0..1, e.g. expert@0.3")
     if base not in BOTS:
-        return (f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}, or one of them weakened as "
-                "NAME@EPS (EPS in 0..1: the share of its turns played at random, e.g. expert@0.3)")
+        return (f"unknown bot {name!r}; available: {', '.join(sorted(BOTS))}, one of them by a named setting as "
+                "NAME.SETTING (a [NAME.SETTING] table of the bot parameters), or one weakened as NAME@EPS (EPS "
+                "in 0..1: the share of its turns played at random, e.g. expert@0.3)")
     return None
 
 
+def unparametrised_error(name: str) -> str | None:
+    """Why ``name`` names no player of a command that takes no bot parameters (``bot_name_error``, or a
+    named setting, which only parameters give)."""
+    error = bot_name_error(name)
+    if error is None and split_name(name)[1] is not None:
+        base = split_name(name)[0]
+        error = (f"{name} is a named setting of {base}, which plays by a [{base}.{split_name(name)[1]}] table of "
+                 f"bot parameters; this command takes none (`kalooki tournament --bot-params FILE` and a run config's "
+                 f"bot_params do): give {base}")
+    return error
+
+
 def make_bot(name: str, rng: np.random.Generator, params: dict | None = None) -> Bot:
-    """A bot by name (``NAME@EPS``: graded, ``sim.bots.graded``); ``params`` override the tunables of
-    ``configs/bots.toml`` (a graded player takes its bot's)."""
+    """A player by name (``NAME[.SETTING][@EPS]``: a graded one, ``sim.bots.graded``); ``params`` override
+    the tunables of configs/bots.toml's table of its bot (a named setting's, ``params_for``, come merged)."""
     from ..errors import UserError
     error = bot_name_error(name)
     if error:
         raise UserError(error)
-    base, eps = graded.parse(name)
+    base, _, eps = split_name(name)
     merged = dict(_file_defaults().get(base, {}))
     merged.update(params or {})
     if eps is None:

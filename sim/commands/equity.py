@@ -103,8 +103,9 @@ def register(sub):
 # build
 
 def bots_for(name: str):
-    from ..bots import make_bot
-    make_bot(name, np.random.default_rng(0))  # a bad name: the registry's one-line error
+    from ..bots import make_bot, unparametrised_error
+    if unparametrised_error(name):
+        raise UserError(f"--bot: {unparametrised_error(name)}")
 
     def make(n_in, rngs):
         return [make_bot(name, rngs[i]) for i in range(n_in)]

@@ -32,12 +32,15 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def parse_bots(text: str | None, prof) -> list[str]:
-    from ..bots import bot_name_error
+def parse_bots(text: str | None, prof, settings: bool = False) -> list[str]:
+    """The players of --bots, one per seat; ``settings``: whether the command takes bot parameters, which
+    a named setting (NAME.SETTING) plays by."""
+    from ..bots import bot_name_error, unparametrised_error
     names = [b.strip() for b in text.split(",")] if text else ["greedy"] * prof.players
     for b in names:
-        if bot_name_error(b):
-            raise UserError(bot_name_error(b))
+        error = bot_name_error(b) if settings else unparametrised_error(b)
+        if error:
+            raise UserError(error)
     profiles.check_players(prof, len(names))
     return names
 

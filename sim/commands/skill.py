@@ -95,11 +95,11 @@ def read_study_mark(loc) -> dict | None:
 
 def run(args):
     from .. import profiles, runformat, skill, storage
-    from ..bots import bot_name_error
+    from ..bots import unparametrised_error
     players = [b.strip() for b in args.players.split(",") if b.strip()]
     for b in players:
-        if bot_name_error(b):
-            raise UserError(f"--players: {bot_name_error(b)}")
+        if unparametrised_error(b):
+            raise UserError(f"--players: {unparametrised_error(b)}")
     if args.boot < 0:
         raise UserError(f"--boot {args.boot}: must be 0 or a positive integer")
     given = args.profiles or list(skill.DEFAULT_PROFILES)

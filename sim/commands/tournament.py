@@ -13,13 +13,14 @@ def register(sub):
     p = sub.add_parser("tournament", help="play bots against each other with seats rotated and rank them")
     add_profile_args(p)
     p.add_argument("--bots", required=True, metavar="A,B,...",
-                   help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy (required)")
+                   help="comma-separated bots, one per seat, e.g. expert,greedy,greedy,greedy; NAME.SETTING is a "
+                        "named setting of a bot, playing by the [NAME.SETTING] table of --bot-params (required)")
     p.add_argument("--games", type=positive_int, required=True, metavar="N",
                    help="games to play, at least 1 (required)")
     add_seed_arg(p, default=1)
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
-                   help="TOML of [bot] parameter = value tables like configs/bots.toml (default: the "
-                        "parameters in configs/bots.toml)")
+                   help="TOML of [bot] parameter = value tables like configs/bots.toml, and a [bot.LABEL] table "
+                        "per named setting seated (default: the parameters in configs/bots.toml)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="W",
                    help="processes to play in, at least 1; results do not depend on it (default: %(default)s)")
     p.add_argument("--duplicate", action="store_true",
@@ -52,7 +53,7 @@ def read_bot_params(path, flag: str = "--bot-params") -> dict:
     if not path:
         return {}
     import tomllib
-    from ..bots import BOTS, check_params
+    from ..bots import check_bot_tables
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
@@ -60,11 +61,17 @@ def read_bot_params(path, flag: str = "--bot-params") -> dict:
         raise UserError(f"{flag} {path}: cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{flag} {path}: malformed TOML: {e}") from None
-    for name, params in data.items():
-        if name not in BOTS or not isinstance(params, dict):
-            raise UserError(f"{flag} {path}: {name!r} is not a bot table; bots: {', '.join(sorted(BOTS))}")
-        check_params(name, params, f"{flag} {path}")
-    return data
+    return check_bot_tables(data, f"{flag} {path}")
+
+
+def check_settings(bots, params: dict, flag: str, path) -> None:
+    """Every named setting among ``bots`` (``NAME.SETTING``) has its table in the parameters it plays by."""
+    from ..bots import missing_settings, split_name
+    for name in missing_settings(bots, params):
+        base, label, _ = split_name(name)
+        where = f"{flag} {path}" if path else f"no {flag} file was given"
+        raise UserError(f"{name} is a named setting of {base}: its settings are a [{base}.{label}] table of "
+                        f"the bot parameters ({where}; an empty table plays as {base})")
 
 
 def _game_sums(frame, value: str) -> tuple:
@@ -192,13 +199,17 @@ def run(args):
 
     from ..tournament import play_tournament
     prof = profile_from_args(args)
-    bots = parse_bots(args.bots, prof)
+    bots = parse_bots(args.bots, prof, settings=True)
     if args.duplicate and args.games % len(bots):
         raise UserError(f"--games {args.games} with --duplicate: each deal is played once per rotation of the "
                         f"{len(bots)} bots, so give a multiple of {len(bots)}")
     versus = _versus_bots(args, bots)
     bot_params = read_bot_params(args.bot_params)
     versus_params = read_bot_params(args.versus_params, "--versus-params") if args.versus_params else bot_params
+    check_settings(bots, bot_params, "--bot-params", args.bot_params)
+    if versus:
+        check_settings(versus, versus_params, *(("--versus-params", args.versus_params) if args.versus_params
+                                                else ("--bot-params", args.bot_params)))
     from .. import runner
     runner.warm_up(bots + (versus or []), announce=not args.quiet)  # on a cold numba cache: says so, as simulate does
     total = args.games * (2 if versus else 1)
@@ -220,14 +231,20 @@ def run(args):
     print(f"{counted(args.games, 'game')}, {counted(n_hands, 'hand')}; shares of each bot's player-hands and player-games (n);")
     print("mean net payment per game in units; 95% intervals clustered by game (Wilson at the design-effect")
     print("sample size for shares, t on the cluster-robust standard error for the payment)")
-    print(f"{'bot':<10}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
+    w = _name_width(df)
+    print(f"{'bot':<{w}}  {'hands won':<20}  {'n':>7}  {'games won':<20}  {'n':>6}  net payment per game")
     no_money = not prof.pays_money  # a profile without stakes (kalooki51)
     for r in df.itertuples():
         pay = "no money changes hands" if no_money else \
             f"{r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
-        print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
+        print(f"{r.bot:<{w}}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
               f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}  {pay}")
     return 0
+
+
+def _name_width(df) -> int:
+    """The bot column's width: 10, or the longest name seated (a named setting makes it longer)."""
+    return max([10, *(len(str(b)) for b in df["bot"])])
 
 
 def _versus_bots(args, bots):
@@ -287,15 +304,16 @@ def _print_duplicate(args, prof, bots, tables, other=None, versus=None):
     print(f"{counted(deals, 'deal')}, each played in all {len(bots)} rotations ({args.games} games). Per deal, each bot's")
     print("average over the rotations; means over deals with t 95% intervals over deals (a share's within")
     print("0 to 1); edge = the bot minus the other bots")
-    print(f"{'bot':<10}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
+    w = _name_width(df)
+    print(f"{'bot':<{w}}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
     for r in df.itertuples():
-        print(f"{r.bot:<10}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
+        print(f"{r.bot:<{w}}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
               f"  {r.hand_win_edge:+.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
               f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]")
     if prof.pays_money:
-        print(f"{'bot':<10}  {'net payment per game':<26}  {'edge in net payment':<26}")
+        print(f"{'bot':<{w}}  {'net payment per game':<26}  {'edge in net payment':<26}")
         for r in df.itertuples():
-            print(f"{r.bot:<10}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(38)
+            print(f"{r.bot:<{w}}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(w + 28)
                   + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
     else:  # a profile without stakes (kalooki51)
         print("no money changes hands")
