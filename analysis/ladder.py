@@ -46,6 +46,7 @@ from sim import runformat
 from sim.errors import UserError
 
 from . import load, stats
+from .terminal import interval_text
 
 LADDER_FORMAT = "kalooki-lab ladder"  # sim.ladder writes it
 LADDER_FILE = "ladder.json"
@@ -222,10 +223,7 @@ def measure_step(games: pd.DataFrame, hands: pd.DataFrame, upper: str, money: bo
 
 
 def _interval(value, low, high, digits=3, sign=False) -> str:
-    f = (lambda x: f"{x:+.{digits}f}") if sign else (lambda x: f"{x:.{digits}f}")
-    if value != value:
-        return "n/a"
-    return f"{f(value)} [{f(low)}, {f(high)}]"
+    return interval_text(value, low, high, digits, sign)
 
 
 def verdict(row: dict) -> tuple[str, str]:

@@ -246,3 +246,23 @@ def test_a_named_setting_without_its_table_or_with_a_bad_one_is_refused(capsys, 
         assert main(base + argv) == 2, argv
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1, err
+
+
+def test_an_a_a_table_prints_no_interval_of_zero_width(capsys, tmp_path):
+    """A bot against a named setting that plays exactly as it: every deal gives the same values, the
+    intervals are narrow but not of zero width, and none is printed as if it were."""
+    import re
+
+    from analysis.terminal import interval_text
+    params = tmp_path / "same.toml"
+    params.write_text("[expert.same]\n")
+    assert main(["tournament", "--profile", "kalooki40", "--games", "40", "--seed", "3", "--duplicate", "-q",
+                 "--bots", "expert.same,expert,expert,expert", "--bot-params", str(params)]) == 0
+    out = capsys.readouterr().out
+    ends = re.findall(r"\[([-+]?\d+\.\d+), ([-+]?\d+\.\d+)\]", out)
+    assert len(ends) == 10, out  # hands won, its edge, games won, net payment, its edge: two bots each
+    assert all(float(lo) < float(hi) for lo, hi in ends), out
+    assert interval_text(0.0, -1.5e-5, 1.5e-5, 3, True) == "+0.000 [-0.00002, +0.00002]"
+    assert interval_text(0.25, 0.2, 0.3) == "0.250 [0.200, 0.300]"
+    assert interval_text(0.25, 0.25, 0.25) == "0.250 [0.250, 0.250]"  # only a true zero width prints as one
+    assert interval_text(float("nan"), 0, 1) == "n/a"

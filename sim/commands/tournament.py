@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from analysis.terminal import interval_text as iv
+
 from ..errors import UserError
 from ..words import counted
 from .common import add_profile_args, add_seed_arg, positive_int, profile_from_args, show_progress
@@ -236,9 +238,9 @@ def run(args):
     no_money = not prof.pays_money  # a profile without stakes (kalooki51)
     for r in df.itertuples():
         pay = "no money changes hands" if no_money else \
-            f"{r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]"
-        print(f"{r.bot:<{w}}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]  {r.player_hands:>7d}"
-              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]  {r.player_games:>6d}  {pay}")
+            iv(r.net_payment, r.net_payment_lo, r.net_payment_hi, 2, True)
+        print(f"{r.bot:<{w}}  {iv(r.hand_win, r.hand_win_lo, r.hand_win_hi):<20}  {r.player_hands:>7d}"
+              f"  {iv(r.game_win, r.game_win_lo, r.game_win_hi):<20}  {r.player_games:>6d}  {pay}")
     return 0
 
 
@@ -307,14 +309,14 @@ def _print_duplicate(args, prof, bots, tables, other=None, versus=None):
     w = _name_width(df)
     print(f"{'bot':<{w}}  {'hands won':<20}  {'edge in hands won':<23}  {'games won':<20}")
     for r in df.itertuples():
-        print(f"{r.bot:<{w}}  {r.hand_win:.3f} [{r.hand_win_lo:.3f}, {r.hand_win_hi:.3f}]"
-              f"  {r.hand_win_edge:+.3f} [{r.hand_win_edge_lo:+.3f}, {r.hand_win_edge_hi:+.3f}]"
-              f"  {r.game_win:.3f} [{r.game_win_lo:.3f}, {r.game_win_hi:.3f}]")
+        print(f"{r.bot:<{w}}  {iv(r.hand_win, r.hand_win_lo, r.hand_win_hi):<20}"
+              f"  {iv(r.hand_win_edge, r.hand_win_edge_lo, r.hand_win_edge_hi, 3, True):<23}"
+              f"  {iv(r.game_win, r.game_win_lo, r.game_win_hi)}")
     if prof.pays_money:
         print(f"{'bot':<{w}}  {'net payment per game':<26}  {'edge in net payment':<26}")
         for r in df.itertuples():
-            print(f"{r.bot:<{w}}  {r.net_payment:+.2f} [{r.net_payment_lo:+.2f}, {r.net_payment_hi:+.2f}]".ljust(w + 28)
-                  + f"  {r.net_payment_edge:+.2f} [{r.net_payment_edge_lo:+.2f}, {r.net_payment_edge_hi:+.2f}]")
+            print(f"{r.bot:<{w}}  {iv(r.net_payment, r.net_payment_lo, r.net_payment_hi, 2, True):<26}"
+                  f"  {iv(r.net_payment_edge, r.net_payment_edge_lo, r.net_payment_edge_hi, 2, True)}")
     else:  # a profile without stakes (kalooki51)
         print("no money changes hands")
     if paired is not None:
@@ -324,10 +326,10 @@ def _print_duplicate(args, prof, bots, tables, other=None, versus=None):
             first, versus = f"{first} by {p['first_params']}", f"{versus} by {p['versus_params']}"
         print(f"{first} minus {versus} in its seat, the same {counted(p['deals'], 'deal')} (paired by deal; t 95% "
               "intervals over deals):")
-        print("; ".join(f"{label} {p[m]:+.3f} [{p[m + '_lo']:+.3f}, {p[m + '_hi']:+.3f}]" for label, m in
+        print("; ".join(f"{label} {iv(p[m], p[m + '_lo'], p[m + '_hi'], 3, True)}" for label, m in
                         (("hands won", "hand_win"), ("edge in hands won", "hand_win_edge"),
                          ("games won", "game_win"), ("edge in games won", "game_win_edge"))))
         if p["money"]:
-            print(f"net payment per game {p['net_payment']:+.2f} [{p['net_payment_lo']:+.2f}, "
-                  f"{p['net_payment_hi']:+.2f}] units")
+            print(f"net payment per game {iv(p['net_payment'], p['net_payment_lo'], p['net_payment_hi'], 2, True)} "
+                  "units")
     return 0
