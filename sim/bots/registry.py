@@ -58,7 +58,7 @@ def _tunables(name: str) -> dict:  # read once per bot: every game makes its bot
 
 
 SETTING_SEP = "."
-_LABEL = re.compile(r"[A-Za-z0-9_-]+")
+_SETTING = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def split_name(name: str) -> tuple[str, str | None, float | None]:
@@ -66,7 +66,7 @@ def split_name(name: str) -> tuple[str, str | None, float | None]:
     reason when EPS is not a number in 0..1 or SETTING holds other than letters, digits, ``_`` and ``-``."""
     player, eps = graded.parse(name)
     base, dot, label = player.partition(SETTING_SEP)
-    if dot and not _LABEL.fullmatch(label):
+    if dot and not _SETTING.fullmatch(label):
         raise ValueError(f"setting name {label!r} after '{SETTING_SEP}' must be letters, digits, '_' or '-'")
     return base, (label if dot else None), eps
 
@@ -84,7 +84,7 @@ def check_params(name: str, params: dict, where: str = "bot_params") -> dict:
 
 
 def check_bot_tables(data: dict, where: str) -> dict:
-    """A run's bot parameters: ``{bot: {parameter: value, ..., LABEL: {parameter: value}}}``, a table per
+    """A run's bot parameters: ``{bot: {parameter: value, ..., SETTING: {parameter: value}}}``, a table per
     registered bot holding its parameters and a sub-table per named setting (``[expert.tuned]`` in TOML)."""
     from ..errors import UserError
     for name, params in data.items():
@@ -94,7 +94,7 @@ def check_bot_tables(data: dict, where: str) -> dict:
         check_params(name, {k: v for k, v in params.items() if not isinstance(v, dict)}, where)
         for label, sub in params.items():
             if isinstance(sub, dict):
-                if not _LABEL.fullmatch(label):
+                if not _SETTING.fullmatch(label):
                     raise UserError(f"{where}: [{name}.{label}]: a setting name must be letters, digits, '_' or '-'")
                 if any(isinstance(v, dict) for v in sub.values()):
                     raise UserError(f"{where}: [{name}.{label}] holds a table; a named setting holds parameters only")

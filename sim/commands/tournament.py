@@ -21,7 +21,7 @@ def register(sub):
                    help="games to play, at least 1 (required)")
     add_seed_arg(p, default=1)
     p.add_argument("--bot-params", dest="bot_params", metavar="FILE",
-                   help="TOML of [bot] parameter = value tables like configs/bots.toml, and a [bot.LABEL] table "
+                   help="TOML of [bot] parameter = value tables like configs/bots.toml, and a [bot.SETTING] table "
                         "per named setting seated (default: the parameters in configs/bots.toml)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="W",
                    help="processes to play in, at least 1; results do not depend on it (default: %(default)s)")
