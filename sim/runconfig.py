@@ -365,8 +365,12 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
     seated = list(bots or []) + [b for t in tables or [] for b in t.bots]
     for name in missing_settings(seated, bot_params):
         base, label, _ = split_name(name)
-        raise UserError(f"{name} is a named setting of {base}: give its settings as a table "
-                        f"[bot_params.{base}.{label}] in the run config ({where}; an empty one plays as {base})")
+        if config_path:
+            raise UserError(f"{name} is a named setting of {base}: give its settings as a table "
+                            f"[bot_params.{base}.{label}] in the run config ({where}; an empty one plays as {base})")
+        raise UserError(f"{name} is a named setting of {base}: it plays by a [bot_params.{base}.{label}] table, "
+                        f"which only a run config gives (`kalooki simulate --config FILE`; `kalooki tournament "
+                        f"--bot-params FILE` takes a [{base}.{label}] table); give {base}")
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,

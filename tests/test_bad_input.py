@@ -44,6 +44,13 @@ CASES = [
     ("deals: negative n", ["deals", "--n", "-5", "--seed", "1"], "-5"),
     ("deals: 7 players", ["deals", "--n", "10", "--seed", "1", "--players", "7"], "7 players is not allowed; allowed: 3-6"),
     ("play: unknown bot", ["play", "--bots", "greedy,wizard,greedy,greedy"], "unknown bot 'wizard'"),
+    ("play: a named setting", ["play", "--bots", "expert.t,greedy,greedy,greedy"],
+     "expert.t is a named setting of expert, which plays by a [expert.t] table of bot parameters; this command "
+     "takes none"),
+    ("sweep: a named setting without a run config", ["sweep", "--param", "opening_min=30,40", "--games", "1",
+                                                     "--bots", "expert.t,greedy,greedy,greedy", "--runs", "{out}"],
+     "expert.t is a named setting of expert: it plays by a [bot_params.expert.t] table, which only a run config "
+     "gives"),
     ("play: 7 bots", ["play", "--bots", ",".join(["greedy"] * 7)], "7 players is not allowed"),
     ("tournament: 1 player", ["tournament", "--bots", "greedy", "--games", "1"], "1 players is not allowed"),
     ("tournament: zero games", ["tournament", "--bots", "greedy,greedy,greedy", "--games", "0"],
