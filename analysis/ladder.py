@@ -222,21 +222,17 @@ def measure_step(games: pd.DataFrame, hands: pd.DataFrame, upper: str, money: bo
     return out
 
 
-def _interval(value, low, high, digits=3, sign=False) -> str:
-    return interval_text(value, low, high, digits, sign)
-
-
 def verdict(row: dict) -> tuple[str, str]:
     """(verdict, reason) of one step in one profile (the module docstring's rule)."""
     fair = row["fair_share"]
-    games = f"games won {_interval(row['game_win'], row['game_win_lo'], row['game_win_hi'])}"
+    games = f"games won {interval_text(row['game_win'], row['game_win_lo'], row['game_win_hi'])}"
     if not row["money"]:
         if row["game_win_lo"] > fair:
             return BEATS, f"{games}: its interval lies above the fair share {fair:.2f}"
         if row["game_win_hi"] < fair:
             return WORSE, f"{games}: its interval lies below the fair share {fair:.2f}"
         return NOT_ESTABLISHED, f"{games}: its interval holds the fair share {fair:.2f}"
-    edge = (f"net payment edge {_interval(row['pay_edge'], row['pay_edge_lo'], row['pay_edge_hi'], 2, True)} "
+    edge = (f"net payment edge {interval_text(row['pay_edge'], row['pay_edge_lo'], row['pay_edge_hi'], 2, True)} "
             "units a game")
     if row["pay_edge_lo"] > 0 and row["game_win"] > fair:
         return BEATS, f"{edge}, above 0, and {games}, above the fair share {fair:.2f}"
@@ -348,11 +344,11 @@ def display_table(ladder: LadderData) -> pd.DataFrame:
     for r in table.itertuples(index=False):
         money = bool(r.money)
         rows.append({"profile": r.profile, "step": f"{r.upper} vs 3 {r.lower}", "deals": r.deals,
-                     "hands won": _interval(r.hand_win, r.hand_win_lo, r.hand_win_hi),
-                     "games won": _interval(r.game_win, r.game_win_lo, r.game_win_hi),
-                     "net payment per game": _interval(r.net_payment, r.net_payment_lo, r.net_payment_hi, 2, True)
+                     "hands won": interval_text(r.hand_win, r.hand_win_lo, r.hand_win_hi),
+                     "games won": interval_text(r.game_win, r.game_win_lo, r.game_win_hi),
+                     "net payment per game": interval_text(r.net_payment, r.net_payment_lo, r.net_payment_hi, 2, True)
                      if money else "no money changes hands",
-                     "edge in net payment": _interval(r.pay_edge, r.pay_edge_lo, r.pay_edge_hi, 2, True)
+                     "edge in net payment": interval_text(r.pay_edge, r.pay_edge_lo, r.pay_edge_hi, 2, True)
                      if money else "",
                      "verdict": r.verdict})
     return pd.DataFrame(rows)
@@ -372,7 +368,7 @@ def terminal_lines(ladder: LadderData, width: int = 100) -> list[str]:
     for profile in ladder.profiles:
         lines += ["", profile, head]
         for r in ladder.table[ladder.table["profile"] == profile].itertuples(index=False):
-            edge = _interval(r.pay_edge, r.pay_edge_lo, r.pay_edge_hi, 2, True) if r.money else "no money"
+            edge = interval_text(r.pay_edge, r.pay_edge_lo, r.pay_edge_hi, 2, True) if r.money else "no money"
             cell = lambda v, lo, hi: f"{v:.3f} [{lo:.3f},{hi:.3f}]"  # noqa: E731
             lines.append(f"{r.upper:<10} {r.deals:>5}  {cell(r.hand_win, r.hand_win_lo, r.hand_win_hi):<19}  "
                          f"{cell(r.game_win, r.game_win_lo, r.game_win_hi):<19}  {edge.replace(', ', ','):<22}  "

@@ -142,9 +142,9 @@ def unparametrised_error(name: str) -> str | None:
     """Why ``name`` names no player of a command that takes no bot parameters (``bot_name_error``, or a
     named setting, which only parameters give)."""
     error = bot_name_error(name)
-    if error is None and split_name(name)[1] is not None:
-        base = split_name(name)[0]
-        error = (f"{name} is a named setting of {base}, which plays by a [{base}.{split_name(name)[1]}] table of "
+    base, setting, _ = split_name(name) if error is None else (None, None, None)
+    if setting is not None:
+        error = (f"{name} is a named setting of {base}, which plays by a [{base}.{setting}] table of "
                  f"bot parameters; this command takes none (`kalooki tournament --bot-params FILE` and a run config's "
                  f"bot_params do): give {base}")
     return error
