@@ -360,17 +360,16 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
             raise UserError(f"{where}: unknown bot {b!r}; available: {', '.join(_bot_names())}")
         if not isinstance(params, dict):
             raise UserError(f"{where}: {b} = {params!r} must be a table of parameter = value")
-    from .bots import check_bot_tables, missing_settings, split_name
+    from .bots import check_bot_tables, missing_settings, setting_error
     check_bot_tables(bot_params, where)
     seated = list(bots or []) + [b for t in tables or [] for b in t.bots]
     for name in missing_settings(seated, bot_params):
-        base, label, _ = split_name(name)
         if config_path:
-            raise UserError(f"{name} is a named setting of {base}: give its settings as a table "
-                            f"[bot_params.{base}.{label}] in the run config ({where}; an empty one plays as {base})")
-        raise UserError(f"{name} is a named setting of {base}: it plays by a [bot_params.{base}.{label}] table, "
-                        f"which only a run config gives (`kalooki simulate --config FILE`; `kalooki tournament "
-                        f"--bot-params FILE` takes a [{base}.{label}] table); give {base}")
+            raise UserError(setting_error(name, f"which the run config lacks ({where}; an empty one plays as "
+                                                "{base})", prefix="bot_params."))
+        raise UserError(setting_error(name, "which only a run config gives (`kalooki simulate --config FILE`; "
+                                            "`kalooki tournament --bot-params FILE` takes it without bot_params.): "
+                                            "give {base}", prefix="bot_params."))
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,

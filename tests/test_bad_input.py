@@ -45,8 +45,7 @@ CASES = [
     ("deals: 7 players", ["deals", "--n", "10", "--seed", "1", "--players", "7"], "7 players is not allowed; allowed: 3-6"),
     ("play: unknown bot", ["play", "--bots", "greedy,wizard,greedy,greedy"], "unknown bot 'wizard'"),
     ("play: a named setting", ["play", "--bots", "expert.t,greedy,greedy,greedy"],
-     "expert.t is a named setting of expert, which plays by a [expert.t] table of bot parameters; this command "
-     "takes none"),
+     "expert.t is a named setting of expert: it plays by a [expert.t] table, which this command does not take"),
     ("sweep: a named setting without a run config", ["sweep", "--param", "opening_min=30,40", "--games", "1",
                                                      "--bots", "expert.t,greedy,greedy,greedy", "--runs", "{out}"],
      "expert.t is a named setting of expert: it plays by a [bot_params.expert.t] table, which only a run config "
@@ -138,8 +137,8 @@ def test_a_run_config_seats_a_named_setting_only_with_its_table(tmp_path):
         return runconfig.make_config(runconfig.read_run_config(path), path, out=str(tmp_path / "out"))
     cfg = config("[bot_params.expert]\nfeed_weight = 0\n[bot_params.expert.t]\ndraw_gain = 30\n")
     assert cfg.bot_params == {"expert": {"feed_weight": 0, "t": {"draw_gain": 30}}}
-    with pytest.raises(UserError, match=r"expert.t is a named setting of expert: give its settings as a table "
-                                        r"\[bot_params.expert.t\]"):
+    with pytest.raises(UserError, match=r"expert.t is a named setting of expert: it plays by a "
+                                        r"\[bot_params.expert.t\] table, which the run config lacks"):
         config("[bot_params.expert]\nfeed_weight = 0\n")
     with pytest.raises(UserError, match="bot 'expert' has no parameter 'feed'"):
         config("[bot_params.expert.t]\nfeed = 0\n")

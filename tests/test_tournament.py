@@ -233,10 +233,11 @@ def test_a_named_setting_without_its_table_or_with_a_bad_one_is_refused(capsys, 
     badparam.write_text("[expert.a]\nwin_points = 3\n")
     other = tmp_path / "other.toml"
     other.write_text("[expert.b]\n")
-    cases = [(["--bots", "expert.a,greedy,greedy,greedy"], "its settings are a [expert.a] table"),
+    cases = [(["--bots", "expert.a,greedy,greedy,greedy"],
+              "it plays by a [expert.a] table, and no --bot-params file was given"),
              (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(other)],
-              f"expert.a is a named setting of expert: its settings are a [expert.a] table of the bot parameters "
-              f"(--bot-params {other}"),
+              f"expert.a is a named setting of expert: it plays by a [expert.a] table, which --bot-params {other} "
+              f"lacks (an empty table plays as expert)"),
              (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(nested)], "[expert.a] holds a table"),
              (["--bots", "expert.a,greedy,greedy,greedy", "--bot-params", str(badparam)],
               "bot 'expert' has no parameter 'win_points'"),

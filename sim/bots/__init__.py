@@ -29,10 +29,11 @@ from .patient import PatientBot
 from .random_bot import RandomBot
 from .search import SearchBot
 from .registry import (BOT_CONFIG, BOTS, bot_name_error, check_bot_tables, check_params, make_bot,
-                       missing_settings, params_for, split_name, tunables, unparametrised_error)
+                       missing_settings, params_for, setting_error, split_name, tunables,
+                       unparametrised_error)
 from .table_play import table_opening
 
 __all__ = ["BOTS", "BOT_CONFIG", "Bot", "ExpertBot", "GreedyBot", "LookaheadBot", "PatientBot", "RandomBot",
            "SearchBot", "bot_name_error", "check_bot_tables", "check_params", "compiled_hand_loop",
-           "forbidden_discard", "kalooki_pays_more", "make_bot", "missing_settings", "params_for", "split_name",
-           "table_opening", "tunables", "unparametrised_error"]
+           "forbidden_discard", "kalooki_pays_more", "make_bot", "missing_settings", "params_for", "setting_error",
+           "split_name", "table_opening", "tunables", "unparametrised_error"]

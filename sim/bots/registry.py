@@ -138,15 +138,21 @@ def bot_name_error(name: str) -> str | None:
     return None
 
 
+def setting_error(name: str, why: str, prefix: str = "") -> str:
+    """Why the named setting ``name`` (``NAME.SETTING``) cannot play: it plays by a ``[PREFIX NAME.SETTING]``
+    table, and ``why`` (its ``{base}`` replaced by the bot's name) says where that table is missing or goes."""
+    base, label, _ = split_name(name)
+    return (f"{name} is a named setting of {base}: it plays by a [{prefix}{base}.{label}] table, "
+            + why.replace("{base}", base))
+
+
 def unparametrised_error(name: str) -> str | None:
     """Why ``name`` names no player of a command that takes no bot parameters (``bot_name_error``, or a
     named setting, which only parameters give)."""
     error = bot_name_error(name)
-    base, setting, _ = split_name(name) if error is None else (None, None, None)
-    if setting is not None:
-        error = (f"{name} is a named setting of {base}, which plays by a [{base}.{setting}] table of "
-                 f"bot parameters; this command takes none (`kalooki tournament --bot-params FILE` and a run config's "
-                 f"bot_params do): give {base}")
+    if error is None and split_name(name)[1] is not None:
+        error = setting_error(name, "which this command does not take (`kalooki tournament --bot-params FILE` and "
+                                    "a run config's bot_params give one): give {base}")
     return error
 
 

@@ -68,12 +68,10 @@ def read_bot_params(path, flag: str = "--bot-params") -> dict:
 
 def check_settings(bots, params: dict, flag: str, path) -> None:
     """Every named setting among ``bots`` (``NAME.SETTING``) has its table in the parameters it plays by."""
-    from ..bots import missing_settings, split_name
+    from ..bots import missing_settings, setting_error
     for name in missing_settings(bots, params):
-        base, label, _ = split_name(name)
-        where = f"{flag} {path}" if path else f"no {flag} file was given"
-        raise UserError(f"{name} is a named setting of {base}: its settings are a [{base}.{label}] table of "
-                        f"the bot parameters ({where}; an empty table plays as {base})")
+        where = f"which {flag} {path} lacks" if path else f"and no {flag} file was given"
+        raise UserError(setting_error(name, where + " (an empty table plays as {base})"))
 
 
 def _game_sums(frame, value: str) -> tuple:
