@@ -1057,6 +1057,12 @@ def _table_for(profile, ledger, table):
     return table
 
 
+def has_table(profile, ledger) -> bool:
+    """Whether ``sheet_value``, ``hand_stakes`` and ``buy_in_gain`` read a table for this game: the shipped
+    one for its profile and players, or, inside ``stakes_from``, the table a build's pass plays by."""
+    return _table_for(profile, ledger, None) is not None
+
+
 def sheet_value(profile, ledger, seat: int, table: EquityTable | None = None) -> float | None:
     """The seat's value of the sheet as it stands at the start of a hand (``EquityTable.units``); None
     without a table.  Single-hand games: 0 (seats averaged over who deals)."""

@@ -155,12 +155,12 @@ class ExpertBot(PatientBot):
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
         """With ``buy_in = 2`` (``BUY_TABLE``) and a table of game values for the profile
-        (``sim.equity``), buy back in when the money expected from buying in beats leaving
-        (``buy_in_gain`` above 0); else by the pool rule: when the pool, shared a little below evenly, is
-        worth the stake (the rule the tables assume every later buy-in of a game follows:
-        ``sim.sheet.pool_rule_buys``)."""
+        (``sim.equity.has_table``: the shipped one, or the table a build's pass plays by), buy back in
+        when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else by the pool
+        rule: when the pool, shared a little below evenly, is worth the stake (the rule the tables
+        assume every later buy-in of a game follows: ``sim.sheet.pool_rule_buys``)."""
         if self.buy_in_rule == BUY_TABLE:
             from .. import equity
-            if equity.load_table(ledger.p, ledger.n) is not None:
+            if equity.has_table(ledger.p, ledger):
                 return equity.buy_in_gain(ledger.p, ledger, seat) > 0
         return bool(sheet.pool_rule_buys(float(ledger.pool), len(ledger.players_in()), ledger.p.stake_buy_in))
