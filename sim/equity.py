@@ -20,7 +20,9 @@ The table is built as backgammon's match-equity tables were built from play (doc
    score sheet's rules, which ``sim.game.Ledger`` applies too), every grid point on the same random
    numbers, each row of them played with the sheet turned to every place round the table.  Buy-ins
    inside the model follow the expert's pool rule (``sim.sheet.pool_rule_buys``, as
-   ``ExpertBot.buy_in``).  The values are then made monotone (``_monotone``).
+   ``ExpertBot.buy_in``), or, where the bot that made the hands buys in by the table, the gain the
+   table of the pass before gives (``_record_hand_by_table``).  The values are then made monotone
+   (``_monotone``).
 3. The lookup (``sheet_value``, ``hand_stakes``, ``buy_in_gain``): compiled, multilinear between grid
    points.
 
@@ -49,8 +51,9 @@ from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe betwee
 from .jit.cache import drop_stale
 from .resources import config_file
 from .sheet import (C_OVER, C_POOL, C_WINNER, C_WORDS, DECIDE_ALWAYS, DECIDE_POOL_RULE, KIND_ELIMINATION, KIND_SINGLE,
-                    KIND_TARGET, KINDS, R_BUY_IN, R_CALL, R_ELIMINATE, R_KALOOKI, R_KIND, R_N, R_TARGET, buy_in_step,
-                    count_in, may_buy_in, next_dealer, record_hand, rules_vector)
+                    KIND_TARGET, KINDS, R_BUY_IN, R_CALL, R_ELIMINATE, R_KALOOKI, R_KIND, R_MAX_BUY_INS, R_N, R_TARGET,
+                    buy_in_step, close_hand, count_in, may_buy_in, next_dealer, re_enter, record_hand, rules_vector,
+                    settle_hand)
 
 # ---- the stakes interface (docs/EQUITY.md)
 ST_WIN = 0  # the seat goes out now (a plain go-out)
@@ -319,14 +322,15 @@ def _sample_range(start, by_class, n_in, near_mask, lead):
 
 @njit(cache=True)
 def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki, s_pen, s_cards, s_jokers,
-             u_hand, u_dealer, seat, rotate):
+             u_hand, u_dealer, seat, rotate, PF_b, grid_b, by_table):
     """Games played on from one sheet with hands drawn from the samples, each on a row of uniforms:
     ``u_hand[row]`` (hand h draws sample ``u_hand[row, h % H]``) and ``u_dealer[row]`` (the first dealer
     among those in).  With ``rotate`` every row is played once for each seat in, the sheet turned 0..k-1
     places round the k seats in (the seats out stay where they are: the deal and the buy-ins pass them
     by), so that the luck of a row's hands falls on every seat in alike (on a sheet where every seat in
-    stands alike, each wins exactly 1/k of the games).  Returns the share of games ``seat`` won and its
-    mean net payment from now on."""
+    stands alike, each wins exactly 1/k of the games).  The players eliminated buy back in by the pool
+    rule, or with ``by_table`` by the gain the table ``PF_b`` on ``grid_b`` gives (``_record_hand_by_table``).
+    Returns the share of games ``seat`` won and its mean net payment from now on."""
     n = r[R_N]
     rows, horizon = u_hand.shape
     ins = np.empty(n, dtype=np.int64)  # the seats in, in order round the table
@@ -396,7 +400,11 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
                 cards[s] = s_cards[i, q]
                 jokers[s] = s_jokers[i, q]
             w = -1 if s_winner[i] < 0 else seats[(pos_dealer + s_winner[i]) % n_in]
-            record_hand(r, totals, in_game, buys, balances, sc, w, s_kalooki[i], pen, cards, jokers)
+            if by_table:
+                _record_hand_by_table(r, totals, in_game, buys, balances, sc, w, s_kalooki[i], pen, cards, jokers,
+                                      PF_b, grid_b)
+            else:
+                record_hand(r, totals, in_game, buys, balances, sc, w, s_kalooki[i], pen, cards, jokers)
             dealer = next_dealer(r, dealer, in_game, sc[C_OVER] != 0)
         if sc[C_WINNER] == me:
             wins += 1.0
@@ -405,8 +413,30 @@ def _play_on(r, totals0, in0, buys0, pool0, start, by_class, s_winner, s_kalooki
 
 
 @njit(cache=True)
+def _record_hand_by_table(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, penalties, cards_left,
+                          jokers_left, PF, grid):
+    """``sim.sheet.record_hand`` with each buy-in taken by the table ``PF`` on ``grid``: back in when the
+    money expected after the stake is above 0 (``buy_in_gain``, as a bot buying in by the table
+    decides), in turn from the winner's left."""
+    n = r[R_N]
+    eliminated = np.zeros(n, dtype=np.bool_)
+    settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left, eliminated)
+    if winner >= 0:
+        for k in range(n):
+            s = (winner + 1 + k) % n
+            if eliminated[s] and may_buy_in(buy_ins[s] < r[R_MAX_BUY_INS], in_game):
+                left = np.maximum(r[R_MAX_BUY_INS] - buy_ins, 0)
+                if _reentry_gain(PF, grid, r, totals, in_game, left, sc[C_POOL], s) > 0:
+                    re_enter(totals, in_game, s)
+                    balances[s] -= r[R_BUY_IN]
+                    sc[C_POOL] += r[R_BUY_IN]
+                    buy_ins[s] += 1
+    close_hand(r, totals, in_game, balances, sc, winner)
+
+
+@njit(cache=True)
 def _play_grid(r, grid, states, pools, start, by_class, s_winner, s_kalooki, s_pen, s_cards, s_jokers, u_hand, u_dealer,
-               p_out, f_out):
+               p_out, f_out, PF_b, grid_b, by_table):
     """``_play_on`` from every sheet of ``states`` (rows: seat 0's grid index and buy-ins used, then each
     other seat's grid index, -1 out, then each other seat's buy-ins used)."""
     n = r[R_N]
@@ -423,7 +453,7 @@ def _play_grid(r, grid, states, pools, start, by_class, s_winner, s_kalooki, s_p
             totals[j] = grid[gi] if gi >= 0 else 0.0
             buys[j] = states[row, n + j]
         win, money = _play_on(r, totals, in_game, buys, pools[row], start, by_class, s_winner, s_kalooki, s_pen, s_cards,
-                              s_jokers, u_hand, u_dealer, 0, True)
+                              s_jokers, u_hand, u_dealer, 0, True, PF_b, grid_b, by_table)
         p_out[row] = win
         f_out[row] = money - win * pools[row]  # the pool now enters the value as pool * P
 
@@ -536,9 +566,11 @@ def _typical(samples: HandSamples) -> np.ndarray:
 
 
 def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_per_sheet: int = 256,
-                meta: dict | None = None, progress=None) -> EquityTable:
+                meta: dict | None = None, progress=None, buy_ins: EquityTable | None = None) -> EquityTable:
     """The table of ``profile`` at ``n_players`` from the sample hands, ``games_per_sheet`` games played
-    on from every grid sheet, all on the uniforms of (seed, profile)."""
+    on from every grid sheet, all on the uniforms of (seed, profile).  The players eliminated in those
+    games buy back in by the pool rule, or by the gain the table ``buy_ins`` gives (the pass before's,
+    where the bot whose hands these are buys in by the table)."""
     kind = KINDS[profile.game_end]
     for k in (hands_wanted(profile, n_players, 1) if kind == KIND_ELIMINATION else [n_players]):
         if samples.count(k) == 0:
@@ -567,12 +599,15 @@ def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_
     u_dealer = rng.random(rows)
     p_raw = np.empty(len(states))
     f_raw = np.empty(len(states))
+    by_table = buy_ins is not None and kind == KIND_ELIMINATION
+    PF_b, grid_b = (buy_ins.pf, buy_ins.grid) if by_table else (np.zeros((1, 1, 1, 1, 2)), np.zeros(1))
     step = max(1, len(states) // 50)
     for lo in range(0, len(states), step):
         hi = min(lo + step, len(states))
         _play_grid(r, grid, states[lo:hi], pools[lo:hi], samples.start, samples.by_class(), samples.winner, samples.kalooki,
                    samples.penalty.astype(np.float64), samples.cards_left.astype(np.float64),
-                   samples.jokers_left.astype(np.float64), u_hand, u_dealer, p_raw[lo:hi], f_raw[lo:hi])
+                   samples.jokers_left.astype(np.float64), u_hand, u_dealer, p_raw[lo:hi], f_raw[lo:hi], PF_b, grid_b,
+                   by_table)
         if progress:
             progress(hi - lo)
     m = n_players - 1
@@ -769,18 +804,24 @@ def _after_others(r, totals, in_game, buys_left, pool, skip_a, skip_b, add):
 
 
 @njit(cache=True)
-def _own_reentry(PF, grid, r, totals, in_game, buys_left, pool, seat):
-    """The seat's value just eliminated: back in at the highest total of those in for the stake, when
-    that gains (``buy_in_gain`` > 0), else nothing more."""
-    if r[R_KIND] != KIND_ELIMINATION or not may_buy_in(buys_left[seat] > 0, in_game):  # the seat itself is out
-        return 0.0
+def _reentry_gain(PF, grid, r, totals, in_game, buys_left, pool, seat):
+    """``buy_in_gain`` of a seat just eliminated (out in ``in_game``, a buy-in left): its value back in at
+    the highest total of those in, the stake paid into ``pool``, minus the stake."""
     t = totals.copy()
     inn = in_game.copy()
     b = buys_left.copy()
     buy_in_step(r, t, inn, True, pool, seat, DECIDE_ALWAYS)
     b[seat] -= 1
-    gain = _seat_value(PF, 1.0, grid, r, t, inn, b, pool + r[R_BUY_IN], seat) - r[R_BUY_IN]
-    return max(gain, 0.0)
+    return _seat_value(PF, 1.0, grid, r, t, inn, b, pool + r[R_BUY_IN], seat) - r[R_BUY_IN]
+
+
+@njit(cache=True)
+def _own_reentry(PF, grid, r, totals, in_game, buys_left, pool, seat):
+    """The seat's value just eliminated: back in at the highest total of those in for the stake, when
+    that gains (``buy_in_gain`` > 0), else nothing more."""
+    if r[R_KIND] != KIND_ELIMINATION or not may_buy_in(buys_left[seat] > 0, in_game):  # the seat itself is out
+        return 0.0
+    return max(_reentry_gain(PF, grid, r, totals, in_game, buys_left, pool, seat), 0.0)
 
 
 @njit(cache=True)

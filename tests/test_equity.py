@@ -86,6 +86,60 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
             assert sc[SH.C_WINNER] == lg.winner, where
 
 
+def _sheet_arrays_of(lg):
+    sc = np.zeros(SH.C_WORDS)
+    sc[SH.C_POOL], sc[SH.C_HANDS] = lg.pool, lg.hands_played
+    return (np.array(lg.totals, dtype=np.float64), np.array(lg.in_game, dtype=np.bool_),
+            np.array(lg.buy_ins, dtype=np.int64), np.array(lg.balances, dtype=np.float64), sc)
+
+
+def _hand_arrays(res):
+    return (res.winner, res.win_type == "kalooki", np.array(res.penalties, dtype=np.float64),
+            np.array(res.cards_left, dtype=np.float64), np.array(res.jokers_left, dtype=np.float64))
+
+
+def test_buy_ins_by_the_table_inside_the_model_match_the_ledger(k40):
+    """The games a build plays on for a bot buying in by the table (``_record_hand_by_table``) apply a
+    hand as Ledger.record_hand does with every buy-in decided by ``buy_in_gain`` on the same table; some
+    buy-ins are taken and some declined."""
+    rng = np.random.default_rng(45)
+    r = SH.rules_vector(K40, 4, SH.DECIDE_POOL_RULE)
+    taken = declined = 0
+    for _ in range(1000):
+        lg = _random_ledger(K40, 4, rng)
+        res = _random_hand(4, rng, lg.in_game)
+        totals, in_game, buys, balances, sc = _sheet_arrays_of(lg)
+        EQ._record_hand_by_table(r, totals, in_game, buys, balances, sc, *_hand_arrays(res), k40.pf, k40.grid)
+        offered = []
+        lg.record_hand(res, lambda s, ledger: offered.append(EQ.buy_in_gain(K40, ledger, s, k40) > 0) or offered[-1])
+        taken, declined = taken + sum(offered), declined + len(offered) - sum(offered)
+        where = f"{res}"
+        assert totals.tolist() == lg.totals and in_game.tolist() == lg.in_game, where
+        assert buys.tolist() == lg.buy_ins and balances.tolist() == lg.balances, where
+        assert (sc[SH.C_POOL], bool(sc[SH.C_OVER])) == (lg.pool, lg.over), where
+        if lg.over:
+            assert sc[SH.C_WINNER] == lg.winner, where
+    assert taken > 20 and declined > 20, (taken, declined)
+
+
+@pytest.mark.parametrize("value, decider", [(0.0, SH.DECIDE_NEVER), (1e6, SH.DECIDE_ALWAYS)])
+def test_a_table_that_never_or_always_pays_a_buy_in_applies_the_sheet_rules_as_never_or_always(value, decider):
+    """Buy-ins by a table whose every value is ``value`` (0: the stake is never won back; huge: always)
+    change a sheet exactly as record_hand does with buy-ins never or always taken."""
+    rng = np.random.default_rng(46)
+    table = EQ.load_table(K40)
+    pf = np.full_like(table.pf, 0.0)
+    pf[..., 1] = value  # F: the money beside pool * P
+    for _ in range(300):
+        lg = _random_ledger(K40, 4, rng)
+        res = _random_hand(4, rng, lg.in_game)
+        a, b = _sheet_arrays_of(lg), _sheet_arrays_of(lg)
+        EQ._record_hand_by_table(SH.rules_vector(K40, 4), *a, *_hand_arrays(res), pf, table.grid)
+        SH.record_hand(SH.rules_vector(K40, 4, decider), *b, *_hand_arrays(res))
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y), res
+
+
 def test_the_pool_rule_is_the_experts():
     rng = np.random.default_rng(3)
     expert = make_bot("expert", np.random.default_rng(0))
@@ -390,6 +444,27 @@ def test_a_table_is_made_without_reading_any_shipped_table(tmp_path, monkeypatch
     assert main(["equity", "build", "--profile", "british", "--hands", "40", "--sims", "2", "--games", "3",
                  "--seed", "9", "--out", str(out), "-q"]) == 0
     assert EQ.read(out).meta["passes"]["made"] == 2
+
+
+@pytest.mark.parametrize("bot, by_table", [("expert", False), ("lookahead", True)])
+def test_the_games_played_on_let_the_players_buy_in_as_the_bot_that_made_the_hands_does(tmp_path, monkeypatch,
+                                                                                          bot, by_table):
+    """Pass 1 plays its games on with buy-ins by the pool rule; a later pass, where the bot buys in by
+    the table (the lookahead), by the table of the pass before, and the table records which."""
+    from sim.cli import main
+    seen = []
+    build = EQ.build_table
+
+    def spy(*args, buy_ins=None, **kw):
+        table = build(*args, buy_ins=buy_ins, **kw)
+        seen.append((buy_ins, table))
+        return table
+    monkeypatch.setattr(EQ, "build_table", spy)
+    out = tmp_path / "t.npz"
+    assert main(["equity", "build", "--profile", "british", "--hands", "40", "--sims", "2", "--games", "3",
+                 "--seed", "9", "--bot", bot, "--out", str(out), "-q"]) == 0
+    assert [b for b, _ in seen] == [None, seen[0][1] if by_table else None]
+    assert EQ.read(out).meta["buy_in_rule"].startswith("the table of the pass before" if by_table else "the expert's pool")
 
 
 @pytest.mark.parametrize("args, says", [

@@ -112,6 +112,16 @@ def bots_for(name: str):
     return make
 
 
+def buys_by_table(bot: str) -> bool:
+    """Whether ``bot`` buys back in by the table of game values (``buy_in = 2``: the lookahead; the expert
+    or the search so set), so that the games a build plays on let the players buy in as it does."""
+    import numpy as np
+
+    from ..bots import make_bot
+    from ..bots.expert import BUY_TABLE
+    return getattr(make_bot(bot, np.random.default_rng(0)), "buy_in_rule", None) == BUY_TABLE
+
+
 def default_passes(profile) -> int:
     return DEFAULT_PASSES.get(profile.game_end, 1)
 
@@ -154,6 +164,7 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
     wanted = sum(EQ.hands_wanted(profile, n_players, hands).values())
     cpu = {"hands": 0.0, "values": 0.0}
     table, changes = None, []
+    by_table = buys_by_table(bot)
     for k in range(1, passes + 1):
         t0 = time.process_time()
         if k == 1:
@@ -170,11 +181,14 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
                 "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
                 "bot": bot, "engine_version": ENGINE_VERSION,
                 "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "buy_in_rule": "the expert's pool rule (sim.sheet.pool_rule_buys) for every seat inside the model",
+                "buy_in_rule": "the table of the pass before (buy_in_gain) for every seat inside the model, the "
+                               "pool rule in pass 1" if by_table else
+                               "the expert's pool rule (sim.sheet.pool_rule_buys) for every seat inside the model",
                 "sample_stakes": "pass 1: hands at random sheets, neutral stakes; pass k: the hands of whole "
                                  "games played by pass k-1's stakes", "games": games if passes > 1 else 0}
         with tqdm(desc=f"pass {k}: grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
-            new = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update)
+            new = EQ.build_table(profile, n_players, samples, seed, sims, meta, progress=bar.update,
+                                 buy_ins=table if by_table else None)
         cpu["hands"] += t1 - t0
         cpu["values"] += time.process_time() - t1
         if table is not None:
