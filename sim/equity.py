@@ -52,8 +52,8 @@ from .jit.cache import drop_stale
 from .resources import config_file
 from .sheet import (C_OVER, C_POOL, C_WINNER, C_WORDS, DECIDE_ALWAYS, DECIDE_POOL_RULE, KIND_ELIMINATION, KIND_SINGLE,
                     KIND_TARGET, KINDS, R_BUY_IN, R_CALL, R_ELIMINATE, R_KALOOKI, R_KIND, R_MAX_BUY_INS, R_N, R_TARGET,
-                    buy_in_step, close_hand, count_in, may_buy_in, next_dealer, re_enter, record_hand, rules_vector,
-                    settle_hand)
+                    buy_in_step, close_hand, count_in, may_buy_in, next_dealer, pay_buy_in, re_enter, record_hand,
+                    rules_vector, settle_hand)
 
 # ---- the stakes interface (docs/EQUITY.md)
 ST_WIN = 0  # the seat goes out now (a plain go-out)
@@ -428,9 +428,7 @@ def _record_hand_by_table(r, totals, in_game, buy_ins, balances, sc, winner, kal
                 left = np.maximum(r[R_MAX_BUY_INS] - buy_ins, 0)
                 if _reentry_gain(PF, grid, r, totals, in_game, left, sc[C_POOL], s) > 0:
                     re_enter(totals, in_game, s)
-                    balances[s] -= r[R_BUY_IN]
-                    sc[C_POOL] += r[R_BUY_IN]
-                    buy_ins[s] += 1
+                    pay_buy_in(r, buy_ins, balances, sc, s)
     close_hand(r, totals, in_game, balances, sc, winner)
 
 

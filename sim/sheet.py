@@ -185,6 +185,14 @@ def close_hand(r, totals, in_game, balances, sc, winner):
 
 
 @njit(cache=True)
+def pay_buy_in(r, buy_ins, balances, sc, s):
+    """A player back in (``buy_in_step``) pays the buy-in's stake into the pool; ``buy_ins`` counts it."""
+    balances[s] -= r[R_BUY_IN]
+    sc[C_POOL] += r[R_BUY_IN]
+    buy_ins[s] += 1
+
+
+@njit(cache=True)
 def record_hand(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, penalties, cards_left, jokers_left):
     """One finished hand applied to a sheet whose buy-ins follow ``r[R_DECIDER]`` (never, always, the
     pool rule): ``settle_hand``, the buy-ins offered in turn from the winner's left (``buy_in_step``;
@@ -197,9 +205,7 @@ def record_hand(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, pena
             s = (winner + 1 + k) % n
             if eliminated[s] and buy_in_step(r, totals, in_game, buy_ins[s] < r[R_MAX_BUY_INS], sc[C_POOL], s,
                                              r[R_DECIDER]):
-                balances[s] -= r[R_BUY_IN]
-                sc[C_POOL] += r[R_BUY_IN]
-                buy_ins[s] += 1
+                pay_buy_in(r, buy_ins, balances, sc, s)
     close_hand(r, totals, in_game, balances, sc, winner)
 
 
