@@ -368,8 +368,8 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
             raise UserError(setting_error(name, f"which the run config lacks ({where}; an empty one plays as "
                                                 "{base})", prefix="bot_params."))
         raise UserError(setting_error(name, "which only a run config gives (`kalooki simulate --config FILE`; "
-                                            "`kalooki tournament --bot-params FILE` takes it without bot_params.): "
-                                            "give {base}", prefix="bot_params."))
+                                            "`kalooki tournament --bot-params FILE` takes it as [{table}]): give "
+                                            "{base}", prefix="bot_params."))
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,

@@ -140,10 +140,11 @@ def bot_name_error(name: str) -> str | None:
 
 def setting_error(name: str, why: str, prefix: str = "") -> str:
     """Why the named setting ``name`` (``NAME.SETTING``) cannot play: it plays by a ``[PREFIX NAME.SETTING]``
-    table, and ``why`` (its ``{base}`` replaced by the bot's name) says where that table is missing or goes."""
+    table, and ``why`` (its ``{base}`` replaced by the bot's name, ``{table}`` by ``NAME.SETTING``) says
+    where that table is missing or goes."""
     base, label, _ = split_name(name)
     return (f"{name} is a named setting of {base}: it plays by a [{prefix}{base}.{label}] table, "
-            + why.replace("{base}", base))
+            + why.replace("{base}", base).replace("{table}", f"{base}.{label}"))
 
 
 def unparametrised_error(name: str) -> str | None:
