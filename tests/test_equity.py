@@ -53,6 +53,20 @@ def _random_hand(n, rng, in_game):
                       jokers_left=jokers)
 
 
+def _sheet_arrays_of(lg):
+    """A Ledger's sheet as record_hand's arrays: totals, in_game, buy-ins, balances, the scalars."""
+    sc = np.zeros(SH.C_WORDS)
+    sc[SH.C_POOL], sc[SH.C_HANDS] = lg.pool, lg.hands_played
+    return (np.array(lg.totals, dtype=np.float64), np.array(lg.in_game, dtype=np.bool_),
+            np.array(lg.buy_ins, dtype=np.int64), np.array(lg.balances, dtype=np.float64), sc)
+
+
+def _hand_arrays(res):
+    """A HandResult as record_hand's arguments after the sheet's."""
+    return (res.winner, res.win_type == "kalooki", np.array(res.penalties, dtype=np.float64),
+            np.array(res.cards_left, dtype=np.float64), np.array(res.jokers_left, dtype=np.float64))
+
+
 @pytest.mark.parametrize("name, n", [("kalooki40", 4), ("scala40", 3), ("kalooki51", 4), ("east_coast", 5),
                                      ("swedish", 6)])
 def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
@@ -66,15 +80,8 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
         if rng.random() < 0.05:
             lg.hands_played = p.hand_cap - 1  # the hand cap
         res = _random_hand(n, rng, lg.in_game)
-        totals = np.array(lg.totals, dtype=np.float64)
-        in_game = np.array(lg.in_game, dtype=np.bool_)
-        buys = np.array(lg.buy_ins, dtype=np.int64)
-        balances = np.array(lg.balances, dtype=np.float64)
-        sc = np.zeros(SH.C_WORDS)
-        sc[SH.C_POOL], sc[SH.C_HANDS] = lg.pool, lg.hands_played
-        SH.record_hand(r, totals, in_game, buys, balances, sc, res.winner, res.win_type == "kalooki",
-                       np.array(res.penalties, dtype=np.float64), np.array(res.cards_left, dtype=np.float64),
-                       np.array(res.jokers_left, dtype=np.float64))
+        totals, in_game, buys, balances, sc = _sheet_arrays_of(lg)
+        SH.record_hand(r, totals, in_game, buys, balances, sc, *_hand_arrays(res))
         lg.record_hand(res, lambda s, ledger: expert.buy_in(ledger, s))
         where = f"{name}: {res}"
         assert totals.tolist() == lg.totals, where
@@ -84,18 +91,6 @@ def test_compiled_rules_match_the_ledger_on_random_sheets(name, n):
         assert (sc[SH.C_POOL], bool(sc[SH.C_OVER]), bool(sc[SH.C_STALLED])) == (lg.pool, lg.over, lg.stalled), where
         if lg.over:
             assert sc[SH.C_WINNER] == lg.winner, where
-
-
-def _sheet_arrays_of(lg):
-    sc = np.zeros(SH.C_WORDS)
-    sc[SH.C_POOL], sc[SH.C_HANDS] = lg.pool, lg.hands_played
-    return (np.array(lg.totals, dtype=np.float64), np.array(lg.in_game, dtype=np.bool_),
-            np.array(lg.buy_ins, dtype=np.int64), np.array(lg.balances, dtype=np.float64), sc)
-
-
-def _hand_arrays(res):
-    return (res.winner, res.win_type == "kalooki", np.array(res.penalties, dtype=np.float64),
-            np.array(res.cards_left, dtype=np.float64), np.array(res.jokers_left, dtype=np.float64))
 
 
 def test_buy_ins_by_the_table_inside_the_model_match_the_ledger(k40):
