@@ -13,7 +13,6 @@ import importlib
 import re
 import sys
 
-from .commands.common import add_quiet_arg
 from .errors import UserError, is_interrupt
 
 INTERRUPTED = 130  # the shell's status for a command ended by SIGINT (128 + 2)
@@ -25,7 +24,7 @@ COMMANDS = ["profiles", "meld", "deals", "play", "tournament", "simulate", "veri
 def version_text() -> str:
     from importlib import metadata
 
-    from .schema import ENGINE_VERSION, SCHEMA_VERSION
+    from .version import ENGINE_VERSION, SCHEMA_VERSION
     try:
         package = metadata.version("kalooki-lab")
     except metadata.PackageNotFoundError:  # a source tree used without installing it
@@ -34,7 +33,7 @@ def version_text() -> str:
 
 
 class _Version(argparse.Action):
-    """--version, computed only when asked (it imports the schema)."""
+    """--version anywhere before the command (``main`` answers a leading one before building the parser)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
@@ -70,6 +69,8 @@ def unrecognized(parser: argparse.ArgumentParser, extra: list[str]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .commands.common import add_quiet_arg
+
     parser = Parser(prog="kalooki", description="Simulate Kalooki rule variants and report how the rules shape the game.")
     parser.add_argument("--version", action=_Version,
                         help="print the package, engine and schema versions and exit")
@@ -91,12 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     command = None
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["--version"] and len(given) == 1:  # answered without importing the commands (numpy, pyarrow)
+        print(version_text())
+        return 0
     try:
         parser = build_parser()
         try:
             args, extra = parser.parse_known_args(argv)
             if extra:  # named by the parser that was given them: `kalooki` before the command, else the command's
-                given = list(sys.argv[1:] if argv is None else argv)
                 before = given[:given.index(args.command)] if args.command in given else []
                 owner = parser if any(e in before for e in extra) else _subparsers(parser)[args.command]
                 owner.error(unrecognized(owner, extra))

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-# Bump whenever results for the same seed can change (rules, bots, RNG use, recorded columns).
-ENGINE_VERSION = "0.16.1"
-SCHEMA_VERSION = 2
+from .version import ENGINE_VERSION, SCHEMA_VERSION  # noqa: F401  (every row carries the engine version)
 
 _PROVENANCE = [
     ("run_id", pa.string(), "identifier of the run (hash of its configuration)"),
