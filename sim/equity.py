@@ -418,17 +418,14 @@ def _record_hand_by_table(r, totals, in_game, buy_ins, balances, sc, winner, kal
     """``sim.sheet.record_hand`` with each buy-in taken by the table ``PF`` on ``grid``: back in when the
     money expected after the stake is above 0 (``buy_in_gain``, as a bot buying in by the table
     decides), in turn from the winner's left."""
-    n = r[R_N]
-    eliminated = np.zeros(n, dtype=np.bool_)
-    settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left, eliminated)
-    if winner >= 0:
-        for k in range(n):
-            s = (winner + 1 + k) % n
-            if eliminated[s] and may_buy_in(buy_ins[s] < r[R_MAX_BUY_INS], in_game):
-                left = np.maximum(r[R_MAX_BUY_INS] - buy_ins, 0)
-                if _reentry_gain(PF, grid, r, totals, in_game, left, sc[C_POOL], s) > 0:
-                    re_enter(totals, in_game, s)
-                    pay_buy_in(r, buy_ins, balances, sc, s)
+    offers = np.empty(r[R_N], dtype=np.int64)
+    for k in range(settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left,
+                               offers)):
+        s = offers[k]
+        if may_buy_in(buy_ins[s] < r[R_MAX_BUY_INS], in_game) and _reentry_gain(
+                PF, grid, r, totals, in_game, np.maximum(r[R_MAX_BUY_INS] - buy_ins, 0), sc[C_POOL], s) > 0:
+            re_enter(totals, in_game, s)
+            pay_buy_in(r, buy_ins, balances, sc, s)
     close_hand(r, totals, in_game, balances, sc, winner)
 
 

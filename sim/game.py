@@ -66,7 +66,8 @@ class Ledger:
         self.sheet: list[SheetRow] = []
         self.pending_payments = [0] * n_players
         self.dealer = -1  # the seat that dealt the hand being recorded
-        self._offers: list[int] = []  # eliminated by the hand being recorded, not yet offered a buy-in
+        self._offered: list[int] = []  # eliminated by the hand being recorded, in turn from the winner's left
+        self._offers: list[int] = []  # those of them not yet offered a buy-in
         self._bought = [False] * n_players
         self._rules = sheet.rules_vector(profile, n_players, sheet.DECIDE_NEVER)  # the bots decide buy-ins
         if profile.game_end == "elimination" and profile.stake_initial:
@@ -110,14 +111,14 @@ class Ledger:
         if w >= 0 and kalooki:
             self.kalookis[w] += 1
         arrays = self._arrays()
-        eliminated = np.zeros(self.n, dtype=np.bool_)
-        sheet.settle_hand(self._rules, *arrays, w, kalooki, np.array(result.penalties, dtype=np.float64),
-                          np.array(result.cards_left, dtype=np.float64),
-                          np.array(result.jokers_left, dtype=np.float64), eliminated)
+        offers = np.empty(self.n, dtype=np.int64)
+        out = sheet.settle_hand(self._rules, *arrays, w, kalooki, np.array(result.penalties, dtype=np.float64),
+                                np.array(result.cards_left, dtype=np.float64),
+                                np.array(result.jokers_left, dtype=np.float64), offers)
         self._take(*arrays)
-        self._eliminated_now = eliminated.tolist()
-        self._order = [(w + 1 + k) % self.n for k in range(self.n)]
-        self._offers = [s for s in self._order if self._eliminated_now[s]] if w >= 0 else []
+        self._offered = offers[:out].tolist()  # in the order they are offered a buy-in
+        self._offers = list(self._offered)
+        self._eliminated_now = [s in self._offered for s in range(self.n)]
         for s in self._offers:
             self.eliminations[s] += 1
         return self.finish_hand(buy_in_decider)
@@ -148,10 +149,9 @@ class Ledger:
                 self.re_enter(s)
         result, eliminated_now = self._hand, self._eliminated_now
         w = result.winner
-        if w >= 0 and self.p.game_end == "elimination":
-            for s in self._order[::-1]:
-                if eliminated_now[s] and not self.in_game[s]:
-                    self.out_order.append(s)
+        for s in self._offered[::-1]:  # eliminated by this hand and not back in
+            if not self.in_game[s]:
+                self.out_order.append(s)
         arrays = self._arrays()
         sheet.close_hand(self._rules, *arrays, w)
         self._take(*arrays)

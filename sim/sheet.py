@@ -116,19 +116,20 @@ def end_game(sc, balances, winner):
 
 @njit(cache=True)
 def settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left,
-                eliminated):
+                offers):
     """A finished hand's payments and penalties (``winner`` -1: a hand nobody won, which changes only
     the count of hands).  Elimination: each player in pays the winner the hand's stake (the Kalooki
-    stake after a Kalooki) and takes his penalty; those above ``eliminate_above`` are out and marked
-    in ``eliminated``, to be offered a buy-in in turn from the winner's left.  Target: the winner
-    scores the others' penalties and ends the game at the target.  Single hand: each loser pays by
-    ``loser_pays`` and the game ends.  Everything changes in place."""
+    stake after a Kalooki) and takes his penalty; those above ``eliminate_above`` are out, written in
+    ``offers`` (n long) in the order they are offered a buy-in, in turn from the winner's left.  Target:
+    the winner scores the others' penalties and ends the game at the target.  Single hand: each loser
+    pays by ``loser_pays`` and the game ends.  Everything changes in place; returns how many players
+    the hand eliminated (the first entries of ``offers``)."""
     n = r[R_N]
     sc[C_HANDS] += 1
-    eliminated[:] = False
     if winner < 0:
-        return
+        return 0
     kind = r[R_KIND]
+    out = 0
     if kind == KIND_ELIMINATION:
         stake = r[R_KALOOKI] if kalooki else r[R_CALL]
         for s in range(n):
@@ -136,10 +137,12 @@ def settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, ca
                 balances[s] -= stake
                 balances[winner] += stake
                 totals[s] += penalties[s]
-        for s in range(n):
+        for k in range(n):
+            s = (winner + 1 + k) % n
             if in_game[s] and totals[s] > r[R_ELIMINATE]:
                 in_game[s] = False
-                eliminated[s] = True
+                offers[out] = s
+                out += 1
     elif kind == KIND_TARGET:
         got = 0.0
         for s in range(n):
@@ -156,6 +159,7 @@ def settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, ca
                 balances[winner] += amount
                 totals[s] += penalties[s]
         end_game(sc, balances, winner)
+    return out
 
 
 @njit(cache=True)
@@ -195,17 +199,14 @@ def pay_buy_in(r, buy_ins, balances, sc, s):
 @njit(cache=True)
 def record_hand(r, totals, in_game, buy_ins, balances, sc, winner, kalooki, penalties, cards_left, jokers_left):
     """One finished hand applied to a sheet whose buy-ins follow ``r[R_DECIDER]`` (never, always, the
-    pool rule): ``settle_hand``, the buy-ins offered in turn from the winner's left (``buy_in_step``;
+    pool rule): ``settle_hand``, the buy-ins offered in the turn it gives (``buy_in_step``;
     ``buy_ins`` counts those used, the stakes go into the pool), then ``close_hand``."""
-    n = r[R_N]
-    eliminated = np.zeros(n, dtype=np.bool_)
-    settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left, eliminated)
-    if winner >= 0:
-        for k in range(n):
-            s = (winner + 1 + k) % n
-            if eliminated[s] and buy_in_step(r, totals, in_game, buy_ins[s] < r[R_MAX_BUY_INS], sc[C_POOL], s,
-                                             r[R_DECIDER]):
-                pay_buy_in(r, buy_ins, balances, sc, s)
+    offers = np.empty(r[R_N], dtype=np.int64)
+    for k in range(settle_hand(r, totals, in_game, balances, sc, winner, kalooki, penalties, cards_left, jokers_left,
+                               offers)):
+        s = offers[k]
+        if buy_in_step(r, totals, in_game, buy_ins[s] < r[R_MAX_BUY_INS], sc[C_POOL], s, r[R_DECIDER]):
+            pay_buy_in(r, buy_ins, balances, sc, s)
     close_hand(r, totals, in_game, balances, sc, winner)
 
 
