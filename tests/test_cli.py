@@ -57,15 +57,6 @@ def test_version(capsys):
                         rf"{schema.SCHEMA_VERSION}\)\n", out), out
 
 
-def test_version_imports_neither_numpy_nor_pyarrow():
-    """`kalooki --version` answers at once: the command modules (numpy, pyarrow, numba) stay unloaded."""
-    code = ("import sys; from sim.cli import main; rc = main(['--version']); "
-            "print(rc, sorted(m for m in ('numpy', 'pyarrow', 'numba') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    version, verdict = done.stdout.splitlines()
-    assert version.startswith("kalooki ") and f"engine {schema.ENGINE_VERSION}" in version
-    assert verdict == "0 []", verdict
-
 
 def test_every_subcommand_takes_quiet_and_every_option_says_its_default():
     missing = []
