@@ -57,7 +57,6 @@ def test_version(capsys):
                         rf"{schema.SCHEMA_VERSION}\)\n", out), out
 
 
-
 def test_every_subcommand_takes_quiet_and_every_option_says_its_default():
     missing = []
     for name, p in subparsers().items():
