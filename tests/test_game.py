@@ -60,6 +60,10 @@ def test_several_eliminated_decide_from_left_of_the_winner():
     lg = Ledger(K40, 4)
     lg.record_hand(hand(2, "call", [160, 10, 0, 155]), decider)
     assert asked == [3, 0]
+    # both declining: they leave the game in the reverse of the turn they were asked in (`out_order`)
+    lg = Ledger(K40, 4)
+    lg.record_hand(hand(2, "call", [160, 10, 0, 155]), lambda seat, ledger: False)
+    assert lg.out_order == [0, 3] and lg.sheet[-1].eliminated == [True, False, False, True]
     # three of four out: fewer than two players are left in, so nobody may buy in and the game ends
     asked.clear()
     lg = Ledger(K40, 4)
