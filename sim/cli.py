@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     command = None
     given = list(sys.argv[1:] if argv is None else argv)
-    if given[:1] == ["--version"] and len(given) == 1:  # answered without importing the commands (numpy, pyarrow)
+    if given == ["--version"]:  # answered without importing the commands (numpy, pyarrow)
         print(version_text())
         return 0
     try:

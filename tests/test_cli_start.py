@@ -11,8 +11,8 @@ HEAVY = ("numba", "sim.engine", "sim.bots", "sim.melds", "sim.meldsearch", "sim.
 
 def test_building_the_parser_loads_no_heavy_module():
     """Every command starts by building the parser (every subcommand's options), so `kalooki --help`
-    and a command's usage errors answer without loading the compiled engine, the
-    bots, the meld search or the data and statistics libraries: a command imports those when it runs.
+    and a command's usage errors answer without loading the compiled engine, the bots, the meld search
+    or the data and statistics libraries: a command imports those when it runs.
     Run in a fresh interpreter, as the console command is, so that no other test's imports count."""
     code = ("import sys, sim.cli\n"
             "sim.cli.build_parser()\n"
