@@ -118,7 +118,7 @@ def test_games_with_search_seats_replay_identically(seed):
 
 
 @pytest.mark.parametrize("gain, buys", [(3.5, True), (-0.5, False)])
-def test_the_lookahead_buys_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain, buys):
+def test_the_expert_and_the_lookahead_buy_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain, buys):
     import sys
     import types
     import sim
@@ -129,35 +129,36 @@ def test_the_lookahead_buys_in_by_the_table_of_game_values_where_the_profile_has
     monkeypatch.setitem(sys.modules, "sim.equity", fake)
     monkeypatch.setattr(sim, "equity", fake, raising=False)
     lg, _ = _eliminating_hand([140, 60, 30], pool=200)  # a pool the pool rule would buy in for
+    assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is buys
     assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is buys
-    assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is buys  # the lookahead's rule
-    assert asked == [(0, 3)] * 2
-    # the pool rule, table or not: the expert, and the search by default
-    assert make_bot("expert", np.random.default_rng(0)).buy_in(lg, 0) is True
+    assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is buys  # the expert's rule
+    assert asked == [(0, 3)] * 3
+    # the pool rule, table or not: the search by default
     assert make_bot("search", np.random.default_rng(0)).buy_in(lg, 0) is True
-    assert len(asked) == 2
+    assert len(asked) == 3
     # each the other way by its setting
-    assert make_bot("expert", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is buys
+    assert make_bot("expert", np.random.default_rng(0), {"buy_in": 0}).buy_in(lg, 0) is True
     assert make_bot("lookahead", np.random.default_rng(0), {"buy_in": 0}).buy_in(lg, 0) is True
     assert len(asked) == 3
     fake.has_table = lambda profile, ledger: False  # no table for these rules: the pool rule
-    assert make_bot("lookahead", np.random.default_rng(0)).buy_in(lg, 0) is True
+    for name in ("expert", "lookahead"):
+        assert make_bot(name, np.random.default_rng(0)).buy_in(lg, 0) is True
     assert make_bot("search", np.random.default_rng(0), {"buy_in": 2}).buy_in(lg, 0) is True
     assert len(asked) == 3
 
 
-def test_the_expert_and_the_search_decline_a_buy_in_the_pool_is_not_worth():
+def test_the_pool_rule_declines_a_buy_in_the_pool_is_not_worth():
     lg, _ = _eliminating_hand([140, 60, 30], pool=0)  # kalooki40, which has a table of game values
-    for name in ("expert", "search"):
-        assert make_bot(name, np.random.default_rng(0)).buy_in(lg, 0) is False, name
+    assert make_bot("search", np.random.default_rng(0)).buy_in(lg, 0) is False
+    assert make_bot("expert", np.random.default_rng(0), {"buy_in": 0}).buy_in(lg, 0) is False
 
 
 @pytest.mark.parametrize("totals, used, by_table", [([160, 140, 30, 20], 1, False), ([160, 100, 100, 100], 0, True)])
 def test_a_buy_in_by_the_table_in_a_build_reads_the_pass_before_and_never_a_shipped_table(monkeypatch, totals, used,
                                                                                            by_table):
-    """Inside a build's pass (``stakes_from``) a bot buying in by the table (the lookahead; the expert with
-    ``buy_in = 2``) reads that pass's table, and with none (pass 1's neutral stakes) the pool rule: what
-    `kalooki equity build --bot lookahead` makes does not depend on configs/equity. The two sheets are
+    """Inside a build's pass (``stakes_from``) a bot buying in by the table (the expert, the lookahead)
+    reads that pass's table, and with none (pass 1's neutral stakes) the pool rule: what
+    `kalooki equity build` makes does not depend on configs/equity. The two sheets are
     ones where the table and the pool rule answer differently."""
     from sim import equity as EQ, sheet
     table = EQ.read(EQ.shipped_path("kalooki40", 4))
@@ -170,7 +171,7 @@ def test_a_buy_in_by_the_table_in_a_build_reads_the_pass_before_and_never_a_ship
     lg.totals, lg.buy_ins, lg.in_game = list(totals), [used, 0, 0, 0], [False, True, True, True]
     lg.pool = lg.pool_collected = 4 * K40.stake_initial + used * K40.stake_buy_in
     bots = [make_bot("lookahead", np.random.default_rng(0)),
-            make_bot("expert", np.random.default_rng(0), {"buy_in": 2})]
+            make_bot("expert", np.random.default_rng(0))]
     assert (EQ.buy_in_gain(K40, lg, 0, table) > 0) is by_table
     assert sheet.pool_rule_buys(float(lg.pool), 3, K40.stake_buy_in) is not by_table
     for bot in bots:

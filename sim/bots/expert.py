@@ -62,9 +62,9 @@ class ExpertBot(PatientBot):
 
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
-    where the profile allows it; and it buys back in only when the pool is worth the stake (the rule
-    the tables of game values, ``sim.equity``, assume for every later buy-in), or with ``buy_in = 2``
-    by the table itself.
+    where the profile allows it; and it buys back in when the table of game values (``sim.equity``)
+    says the money it expects after the stake beats leaving, or, with ``buy_in = 0`` and where the
+    profile has no table, when the pool is worth the stake.
     """
 
     name = "expert"
@@ -73,7 +73,7 @@ class ExpertBot(PatientBot):
     buy_in_rules = (BUY_POOL, BUY_TABLE)  # the values its ``buy_in`` setting takes
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
-                 buy_in=BUY_POOL, **params):
+                 buy_in=BUY_TABLE, **params):
         super().__init__(rng, **params)
         if buy_in not in self.buy_in_rules:
             from ..errors import UserError
@@ -154,11 +154,11 @@ class ExpertBot(PatientBot):
 
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
-        """With ``buy_in = 2`` (``BUY_TABLE``) and a table of game values for the profile
+        """With ``buy_in = 2`` (``BUY_TABLE``, the default) and a table of game values for the profile
         (``sim.equity.has_table``: the shipped one, or the table a build's pass plays by), buy back in
         when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else by the pool
-        rule: when the pool, shared a little below evenly, is worth the stake (the rule the tables
-        assume every later buy-in of a game follows: ``sim.sheet.pool_rule_buys``)."""
+        rule: when the pool, shared a little below evenly, is worth the stake
+        (``sim.sheet.pool_rule_buys``)."""
         if self.buy_in_rule == BUY_TABLE:
             from .. import equity
             if equity.has_table(ledger.p, ledger):

@@ -22,8 +22,8 @@ class LookaheadBot(ExpertBot):
     penalty points cost on the sheet (its row of stakes), and a one-draw chance of going out by
     ``out_bonus`` plus what going out is worth on the sheet beyond the points it saves.  Where the
     profile has a table of game values (``sim.equity``) it buys back in when the money expected from
-    buying in beats leaving (``buy_in_gain``), elsewhere by the expert's pool rule (``buy_in = 0``:
-    the pool rule everywhere).  The outlook is the exact expectation of a one-draw Monte-Carlo
+    buying in beats leaving (``buy_in_gain``, as the expert does), elsewhere by the pool rule
+    (``buy_in = 0``: the pool rule everywhere).  The outlook is the exact expectation of a one-draw Monte-Carlo
     look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the

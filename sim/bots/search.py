@@ -38,8 +38,8 @@ class SearchBot(LookaheadBot):
     holding for one; where the lookahead waits for a Kalooki though it could open, it adds opening
     now.  Where the lookahead's play lays several things and does not go out, ``partial`` adds
     laying part of it: its melds without its lay-offs onto the table, and, before opening, only the
-    fewest of its melds that open.  It buys back in by the expert's pool rule, or with ``buy_in = 2``
-    as the lookahead does (by the table of game values), or with ``buy_in = 1`` weighs a buy-in by
+    fewest of its melds that open.  It buys back in by the pool rule, or with ``buy_in = 2`` as the
+    expert and the lookahead do (by the table of game values), or with ``buy_in = 1`` weighs a buy-in by
     playing the rest of the game on.  Everything else (the draws it must make) is
     the lookahead's.
 
@@ -103,8 +103,8 @@ class SearchBot(LookaheadBot):
         return Play(ops, disc)
 
     def buy_in(self, ledger, seat) -> bool:
-        """With ``buy_in = 0`` (the default), the expert's pool rule.  With ``buy_in = 2``, the
-        lookahead's rule: the table of game values where the profile has one (``sim.equity.buy_in_gain``),
+        """With ``buy_in = 0`` (the default), the pool rule.  With ``buy_in = 2``, the expert's
+        rule: the table of game values where the profile has one (``sim.equity.buy_in_gain``),
         else the pool rule.  With ``buy_in = 1``, buy back in when the money it expects from the rest of
         the game, stake paid, is above 0 (``buy_in_gain``); where no money changes hands a buy-in costs
         nothing and can only keep its chance of winning the game, so it buys in.

@@ -64,7 +64,7 @@ played by the ``rollout`` policy and the others by the ``others`` policy, to the
 
 Both rollout policies are greedy, expert or lookahead (``ROLLOUT_KINDS``); never search, so no search
 runs inside another.  Buy-ins are decided in Python (``sim.bots.search.SearchBot.buy_in``: the
-expert's pool rule, the rest of the game played on, or the lookahead's table of game values).
+pool rule, the rest of the game played on, or the expert's table of game values).
 """
 from __future__ import annotations
 

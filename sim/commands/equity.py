@@ -88,7 +88,8 @@ def register(sub):
     c = actions.add_parser("calibrate",
                            help="predicted value against the outcome of games the table was not made from")
     add_profile_args(c)
-    c.add_argument("--table", metavar="FILE", help="a table file (default: the shipped table of the profile)")
+    c.add_argument("--table", metavar="FILE",
+                   help="a table file, whose stakes the games are played by (default: the shipped table of the profile)")
     c.add_argument("--games", type=positive_int, default=400, metavar="N",
                    help="games to play (default: %(default)s)")
     c.add_argument("--bins", type=positive_int, default=5, metavar="B",
@@ -113,13 +114,22 @@ def bots_for(name: str):
 
 
 def buys_by_table(bot: str) -> bool:
-    """Whether ``bot`` buys back in by the table of game values (``buy_in = 2``: the lookahead; the expert
-    or the search so set), so that the games a build plays on let the players buy in as it does."""
+    """Whether ``bot`` buys back in by the table of game values (``buy_in = 2``: the expert and the
+    lookahead; the search so set), so that the games a build plays on let the players buy in as it does."""
     import numpy as np
 
     from ..bots import make_bot
     from ..bots.expert import BUY_TABLE
     return getattr(make_bot(bot, np.random.default_rng(0)), "buy_in_rule", None) == BUY_TABLE
+
+
+def buy_in_record(profile, by_table: bool, passes: int) -> str:
+    """How the games a build plays on buy back in, as the table's record says it."""
+    if profile.game_end != "elimination" or profile.max_buy_ins == 0:
+        return "none: the profile has no buy-ins"
+    if by_table and passes > 1:
+        return "the table of the pass before (buy_in_gain) for every seat inside the model, the pool rule in pass 1"
+    return "the pool rule (sim.sheet.pool_rule_buys) for every seat inside the model"
 
 
 def default_passes(profile) -> int:
@@ -181,9 +191,7 @@ def build(profile, n_players: int, hands: int, sims: int, seed: int, bot: str = 
                 "command": command, "seed": seed, "hands": hands, "hands_played": int(len(samples.winner)),
                 "bot": bot, "engine_version": ENGINE_VERSION,
                 "built": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "buy_in_rule": "the table of the pass before (buy_in_gain) for every seat inside the model, the "
-                               "pool rule in pass 1" if by_table else
-                               "the expert's pool rule (sim.sheet.pool_rule_buys) for every seat inside the model",
+                "buy_in_rule": buy_in_record(profile, by_table, passes),
                 "sample_stakes": "pass 1: hands at random sheets, neutral stakes; pass k: the hands of whole "
                                  "games played by pass k-1's stakes", "games": games if passes > 1 else 0}
         with tqdm(desc=f"pass {k}: grid sheets", unit="sheet", disable=not progress, leave=False) as bar:
@@ -386,10 +394,16 @@ def _games(profile, games: int, seed: int, n: int, bot: str, progress=None):
 
 
 def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
-    """One point a game (``_games``): at a hand start drawn uniformly among the game's hands (the first
-    included), a seat drawn among those in.  Columns: the predicted value then (``sheet_value``), the
-    predicted chance of winning (``sheet_chance``), whether it won the game, its net payment from then
-    to the end, the hand start's number, the game."""
+    """One point a game (``_games``, played by the stakes of ``table``): at a hand start drawn uniformly
+    among the game's hands (the first included), a seat drawn among those in.  Columns: the predicted
+    value then (``sheet_value``), the predicted chance of winning (``sheet_chance``), whether it won the
+    game, its net payment from then to the end, the hand start's number, the game."""
+    from .. import equity as EQ
+    with EQ.stakes_from(profile, table):
+        return _points(profile, games, seed, table, bot, progress)
+
+
+def _points(profile, games, seed, table, bot, progress):
     from .. import equity as EQ
     out = []
     for g, (game, starts, pick) in enumerate(_games(profile, games, seed, table.n, bot, progress)):
@@ -404,9 +418,15 @@ def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, p
 
 
 def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, progress=None) -> np.ndarray:
-    """A single-hand game's check (``_games``): one seat a game drawn at random; the payment the table
-    predicts from how its hand ended (going out plainly or Kalooki, or the penalty it took) and the
-    payment it got."""
+    """A single-hand game's check (``_games``, played by the stakes of ``table``): one seat a game drawn
+    at random; the payment the table predicts from how its hand ended (going out plainly or Kalooki, or
+    the penalty it took) and the payment it got."""
+    from .. import equity as EQ
+    with EQ.stakes_from(profile, table):
+        return _single_points(profile, games, seed, table, bot, progress)
+
+
+def _single_points(profile, games, seed, table, bot, progress):
     from .. import equity as EQ
     out = []
     for game, _, pick in _games(profile, games, seed, table.n, bot, progress):
