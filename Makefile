@@ -16,7 +16,7 @@ B ?=
 SKILL_GAMES ?= 400
 # The ladder at the game (into OUT/ladder): games per profile and rung, and the search rung's.
 LADDER_GAMES ?= 2000
-LADDER_SEARCH_GAMES ?= 480
+LADDER_SEARCH_GAMES ?= 2000
 # make run's small ladder, which orders the frontier's rungs in the sample report.
 RUN_LADDER_GAMES ?= 200
 RUN_LADDER_SEARCH_GAMES ?= 16

@@ -19,10 +19,10 @@ The table is built as backgammon's match-equity tables were built from play (doc
    with hands drawn from the samples and the game's rules applied by ``sim.sheet.record_hand`` (the
    score sheet's rules, which ``sim.game.Ledger`` applies too), every grid point on the same random
    numbers, each row of them played with the sheet turned to every place round the table.  Buy-ins
-   inside the model follow the expert's pool rule (``sim.sheet.pool_rule_buys``, as
-   ``ExpertBot.buy_in``), or, where the bot that made the hands buys in by the table, the gain the
-   table of the pass before gives (``_record_hand_by_table``).  The values are then made monotone
-   (``_monotone``).
+   inside the model follow the rule of the bot that made the hands: where it buys in by the table (the
+   expert's default), the gain the table of the pass before gives (``_record_hand_by_table``; pass 1
+   by the pool rule), else the pool rule (``sim.sheet.pool_rule_buys``).  The values are then made
+   monotone (``_monotone``).
 3. The lookup (``sheet_value``, ``hand_stakes``, ``buy_in_gain``): compiled, multilinear between grid
    points.
 

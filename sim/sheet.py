@@ -10,7 +10,7 @@ over, winner, hands played, stalled), with the profile's words in the rules vect
 Two callers apply these rules and nothing else does: ``sim.game.Ledger``, the sheet of a game played
 (which asks each bot whether it buys back in, between ``settle_hand`` and ``close_hand``), and the
 games played on by Monte Carlo in ``sim.equity`` (``record_hand``, which buys in by a rule fixed in
-the rules vector: never, always, or the expert's pool rule).
+the rules vector: never, always, or the pool rule).
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def loser_pays(naturals, jokers, kalooki, pay_per_card, pay_per_joker, double_on
 
 @njit(cache=True)
 def pool_rule_buys(pool, players_in, stake_buy_in):
-    """The expert's buy-in without a table of game values (sim.bots.expert.ExpertBot.buy_in): back in
+    """The pool rule, a buy-in without a table of game values (sim.bots.expert.ExpertBot.buy_in): back in
     when the pool after the stake, at a little less than an equal share of the players then in (the
     re-entrant starts at the highest total), is worth more than the stake."""
     return (pool + stake_buy_in) * (0.75 / (players_in + 1)) > stake_buy_in

@@ -110,11 +110,10 @@ class SearchBot(LookaheadBot):
         nothing and can only keep its chance of winning the game, so it buys in.
 
         The table values a buy-in for an expert among experts (the players its games were made by), not
-        for the search: against three experts, on the same deals, the table's rule buys back in about
-        half as often as the pool rule and wins fewer games for money not shown to differ
-        (docs/PERFORMANCE.md, Buy-ins).  Sixteen games played on tell a buy-in's worth only roughly:
-        against the pool rule they too won fewer games for money not shown to differ.  So the pool
-        rule is the default."""
+        for the search: against three experts, on the same deals, the table's rule wins fewer of
+        kalooki40's games for money not shown to differ (docs/PERFORMANCE.md, Buy-ins).  Sixteen games
+        played on tell a buy-in's worth only roughly: against the pool rule they too won fewer games
+        for money not shown to differ.  So the pool rule is the default."""
         if self.buy_in_rule != BUY_PLAY_ON:
             return super().buy_in(ledger, seat)
         if not ledger.p.pays_money:
