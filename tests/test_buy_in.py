@@ -118,7 +118,7 @@ def test_games_with_search_seats_replay_identically(seed):
 
 
 @pytest.mark.parametrize("gain, buys", [(3.5, True), (-0.5, False)])
-def test_the_expert_and_the_lookahead_buy_in_by_the_table_of_game_values_where_the_profile_has_one(monkeypatch, gain, buys):
+def test_the_expert_and_the_lookahead_buy_in_by_the_table_of_game_values(monkeypatch, gain, buys):
     import sys
     import types
     import sim

@@ -63,7 +63,7 @@ class ExpertBot(PatientBot):
     It holds back its opening for a Kalooki like `patient` while that is within reach and opponents
     are far from going out (where a Kalooki pays more); it opens like `patient`, with the table's help
     where the profile allows it; and it buys back in when the table of game values (``sim.equity``)
-    says the money it expects after the stake beats leaving, or, with ``buy_in = 0`` and where the
+    says the money it expects after the stake beats leaving; with ``buy_in = 0``, or where the
     profile has no table, when the pool is worth the stake.
     """
 

@@ -23,8 +23,8 @@ class LookaheadBot(ExpertBot):
     ``out_bonus`` plus what going out is worth on the sheet beyond the points it saves.  Where the
     profile has a table of game values (``sim.equity``) it buys back in when the money expected from
     buying in beats leaving (``buy_in_gain``, as the expert does), elsewhere by the pool rule
-    (``buy_in = 0``: the pool rule everywhere).  The outlook is the exact expectation of a one-draw Monte-Carlo
-    look-ahead, so it uses no random numbers.
+    (``buy_in = 0``: the pool rule everywhere).  The outlook is the exact expectation of a one-draw
+    Monte-Carlo look-ahead, so it uses no random numbers.
 
     Its draw and discard choice are the expert's compiled ones (``sim.bots.expert_core``) with the
     lookahead's judgement (``K_LOOKAHEAD``; the outlook is ``sim.bots.outlook.outlook_kernel``).

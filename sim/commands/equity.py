@@ -88,8 +88,8 @@ def register(sub):
     c = actions.add_parser("calibrate",
                            help="predicted value against the outcome of games the table was not made from")
     add_profile_args(c)
-    c.add_argument("--table", metavar="FILE",
-                   help="a table file, whose stakes the games are played by (default: the shipped table of the profile)")
+    c.add_argument("--table", metavar="FILE", help="a table file, whose stakes the games are played by "
+                                                    "(default: the shipped table of the profile)")
     c.add_argument("--games", type=positive_int, default=400, metavar="N",
                    help="games to play (default: %(default)s)")
     c.add_argument("--bins", type=positive_int, default=5, metavar="B",
