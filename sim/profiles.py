@@ -98,6 +98,11 @@ class Profile:
         return COPIES * N_NATURAL + self.jokers
 
     @property
+    def buy_ins_allowed(self) -> bool:
+        """Whether a player eliminated may buy back in: an elimination game with ``max_buy_ins`` above 0."""
+        return self.game_end == "elimination" and self.max_buy_ins > 0
+
+    @property
     def pays_money(self) -> bool:
         """Whether money changes hands (``sim.game.Ledger``): stakes in an elimination game (the buy-in
         stake only where buy-ins are allowed), or each hand's payouts in a single_hand game."""

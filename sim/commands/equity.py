@@ -125,7 +125,7 @@ def buys_by_table(bot: str) -> bool:
 
 def buy_in_record(profile, by_table: bool, passes: int) -> str:
     """How the games a build plays on buy back in, as the table's record says it."""
-    if profile.game_end != "elimination" or profile.max_buy_ins == 0:
+    if not profile.buy_ins_allowed:
         return "none: the profile has no buy-ins"
     if by_table and passes > 1:
         return "the table of the pass before (buy_in_gain) for every seat inside the model, the pool rule in pass 1"
@@ -399,21 +399,16 @@ def play_points(profile, games: int, seed: int, table, bot: str = DEFAULT_BOT, p
     value then (``sheet_value``), the predicted chance of winning (``sheet_chance``), whether it won the
     game, its net payment from then to the end, the hand start's number, the game."""
     from .. import equity as EQ
-    with EQ.stakes_from(profile, table):
-        return _points(profile, games, seed, table, bot, progress)
-
-
-def _points(profile, games, seed, table, bot, progress):
-    from .. import equity as EQ
     out = []
-    for g, (game, starts, pick) in enumerate(_games(profile, games, seed, table.n, bot, progress)):
-        lg = game.ledger
-        h = int(pick.integers(len(starts)))
-        sheet = starts[h]
-        seats_in = [s for s in range(table.n) if sheet.in_game[s]]
-        s = seats_in[int(pick.integers(len(seats_in)))]
-        out.append((EQ.sheet_value(profile, sheet, s, table), EQ.sheet_chance(profile, sheet, s, table),
-                    float(lg.winner == s), float(lg.balances[s] - sheet.balances[s]), h, g))
+    with EQ.stakes_from(profile, table):
+        for g, (game, starts, pick) in enumerate(_games(profile, games, seed, table.n, bot, progress)):
+            lg = game.ledger
+            h = int(pick.integers(len(starts)))
+            sheet = starts[h]
+            seats_in = [s for s in range(table.n) if sheet.in_game[s]]
+            s = seats_in[int(pick.integers(len(seats_in)))]
+            out.append((EQ.sheet_value(profile, sheet, s, table), EQ.sheet_chance(profile, sheet, s, table),
+                        float(lg.winner == s), float(lg.balances[s] - sheet.balances[s]), h, g))
     return np.array(out, dtype=np.float64)
 
 
@@ -422,23 +417,18 @@ def play_single_points(profile, games: int, seed: int, table, bot: str = DEFAULT
     at random; the payment the table predicts from how its hand ended (going out plainly or Kalooki, or
     the penalty it took) and the payment it got."""
     from .. import equity as EQ
-    with EQ.stakes_from(profile, table):
-        return _single_points(profile, games, seed, table, bot, progress)
-
-
-def _single_points(profile, games, seed, table, bot, progress):
-    from .. import equity as EQ
     out = []
-    for game, _, pick in _games(profile, games, seed, table.n, bot, progress):
-        final = [h for h in game.hands if h.sheet is not None][-1]
-        res = final.state.result
-        s = int(pick.integers(table.n))
-        pos = final.seats.index(s)
-        if res.winner == pos:
-            col = EQ.ST_KALOOKI if res.win_type == "kalooki" else EQ.ST_WIN
-        else:
-            col = EQ.ST_CURVE + min(int(res.penalties[pos]), EQ.ST_XMAX)
-        out.append((table.rows[s, col] * table.scale, float(game.ledger.balances[s])))
+    with EQ.stakes_from(profile, table):
+        for game, _, pick in _games(profile, games, seed, table.n, bot, progress):
+            final = [h for h in game.hands if h.sheet is not None][-1]
+            res = final.state.result
+            s = int(pick.integers(table.n))
+            pos = final.seats.index(s)
+            if res.winner == pos:
+                col = EQ.ST_KALOOKI if res.win_type == "kalooki" else EQ.ST_WIN
+            else:
+                col = EQ.ST_CURVE + min(int(res.penalties[pos]), EQ.ST_XMAX)
+            out.append((table.rows[s, col] * table.scale, float(game.ledger.balances[s])))
     return np.array(out, dtype=np.float64)
 
 

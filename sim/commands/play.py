@@ -60,7 +60,7 @@ def sheet_columns(prof) -> tuple[bool, bool, bool, bool]:
     """Which parts of the score sheet apply to the profile (sim.game.Ledger's rules): elimination,
     buy-ins, the pool (stakes paid in, with elimination), payments (stakes, or single-hand payouts)."""
     eliminates = prof.game_end == "elimination"
-    buy_ins = eliminates and prof.max_buy_ins > 0
+    buy_ins = prof.buy_ins_allowed
     pool = eliminates and (prof.stake_initial > 0 or (buy_ins and prof.stake_buy_in > 0))
     return eliminates, buy_ins, pool, prof.pays_money
 
