@@ -365,11 +365,11 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
     seated = list(bots or []) + [b for t in tables or [] for b in t.bots]
     for name in missing_settings(seated, bot_params):
         if config_path:
-            raise UserError(setting_error(name, f"which the run config lacks ({where}; an empty one plays as "
-                                                "{base})", prefix="bot_params."))
-        raise UserError(setting_error(name, "which only a run config gives (`kalooki simulate --config FILE`; "
-                                            "`kalooki tournament --bot-params FILE` takes it as [{table}]): give "
-                                            "{base}", prefix="bot_params."))
+            raise UserError(setting_error(name, lambda base, _: f"which the run config lacks ({where}; an empty one "
+                                                                 f"plays as {base})", prefix="bot_params."))
+        raise UserError(setting_error(name, lambda base, table: "which only a run config gives (`kalooki simulate "
+                                      "--config FILE`; `kalooki tournament --bot-params FILE` takes it as "
+                                      f"[{table}]): give {base}", prefix="bot_params."))
 
     return RunConfig(profiles=tuple(profiles), out=out, bots=bots, events=events, sets=sets,
                      bot_params=bot_params, tables=tables, paired=paired, duplicate=duplicate,

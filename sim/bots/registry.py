@@ -138,13 +138,13 @@ def bot_name_error(name: str) -> str | None:
     return None
 
 
-def setting_error(name: str, why: str, prefix: str = "") -> str:
+def setting_error(name: str, why, prefix: str = "") -> str:
     """Why the named setting ``name`` (``NAME.SETTING``) cannot play: it plays by a ``[PREFIX NAME.SETTING]``
-    table, and ``why`` (its ``{base}`` replaced by the bot's name, ``{table}`` by ``NAME.SETTING``) says
-    where that table is missing or goes."""
+    table, and ``why(base, table)`` (the bot's name, ``NAME.SETTING``) says where that table is missing or
+    goes."""
     base, label, _ = split_name(name)
-    return (f"{name} is a named setting of {base}: it plays by a [{prefix}{base}.{label}] table, "
-            + why.replace("{base}", base).replace("{table}", f"{base}.{label}"))
+    return f"{name} is a named setting of {base}: it plays by a [{prefix}{base}.{label}] table, " + why(
+        base, f"{base}.{label}")
 
 
 def unparametrised_error(name: str) -> str | None:
@@ -152,8 +152,8 @@ def unparametrised_error(name: str) -> str | None:
     named setting, which only parameters give)."""
     error = bot_name_error(name)
     if error is None and split_name(name)[1] is not None:
-        error = setting_error(name, "which this command does not take (`kalooki tournament --bot-params FILE` and "
-                                    "a run config's bot_params give one): give {base}")
+        error = setting_error(name, lambda base, _: "which this command does not take (`kalooki tournament "
+                              f"--bot-params FILE` and a run config's bot_params give one): give {base}")
     return error
 
 

@@ -71,7 +71,7 @@ def check_settings(bots, params: dict, flag: str, path) -> None:
     from ..bots import missing_settings, setting_error
     for name in missing_settings(bots, params):
         where = f"which {flag} {path} lacks" if path else f"and no {flag} file was given"
-        raise UserError(setting_error(name, where + " (an empty table plays as {base})"))
+        raise UserError(setting_error(name, lambda base, _: f"{where} (an empty table plays as {base})"))
 
 
 def _game_sums(frame, value: str) -> tuple:
