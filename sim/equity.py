@@ -453,6 +453,36 @@ def _play_grid(r, grid, states, pools, start, by_class, s_winner, s_kalooki, s_p
         f_out[row] = money - win * pools[row]  # the pool now enters the value as pool * P
 
 
+def played_on_value(profile, samples: HandSamples, ledger, seat: int, rows: int, seed, buy_ins=None) -> float:
+    """The seat's value of the sheet as a table's model makes it, without the grid: games played on from
+    the sheet itself with hands drawn from ``samples``, as ``build_table`` plays each grid sheet (``rows``
+    rows of uniforms from ``seed``, a seed or a ``numpy.random.SeedSequence``, each played with the sheet
+    turned to every place round the seats in); the eliminated buy back in by the gain the table
+    ``buy_ins`` gives, or by the pool rule where it is None.  In the units of ``sheet_value``: money from
+    now on where the profile pays money in an elimination game, else the chance of winning the game.
+    Sheets the grid reads between its points, and the grid's own Monte Carlo, are what it checks."""
+    kind = KINDS[profile.game_end]
+    if kind == KIND_SINGLE or ledger.over:
+        raise ValueError("a single-hand game, or a game over, has no sheet to play on from")
+    r = rules_vector(profile, ledger.n)
+    totals = np.asarray(ledger.totals, dtype=np.float64)
+    in_game = np.asarray(ledger.in_game if kind == KIND_ELIMINATION else [True] * ledger.n, dtype=np.bool_)
+    if kind == KIND_ELIMINATION and not in_game[seat]:
+        return 0.0
+    if kind == KIND_ELIMINATION and count_in(in_game) == 1:
+        return float(ledger.pool) if profile.pays_money else 1.0
+    rng = np.random.default_rng(seed)
+    u_hand = rng.random((rows, min(int(profile.hand_cap), 400)))
+    u_dealer = rng.random(rows)
+    by_table = buy_ins is not None and kind == KIND_ELIMINATION
+    PF_b, grid_b = (buy_ins.pf, buy_ins.grid) if by_table else (np.zeros((1, 1, 1, 1, 2)), np.zeros(1))
+    win, money = _play_on(r, totals, in_game, np.asarray(ledger.buy_ins, dtype=np.int64), float(ledger.pool),
+                          samples.start, samples.by_class(), samples.winner, samples.kalooki,
+                          samples.penalty.astype(np.float64), samples.cards_left.astype(np.float64),
+                          samples.jokers_left.astype(np.float64), u_hand, u_dealer, seat, True, PF_b, grid_b, by_table)
+    return float(money) if kind == KIND_ELIMINATION and profile.pays_money else float(win)
+
+
 # ---------------------------------------------------------------------------------------------
 # the table
 
