@@ -350,10 +350,9 @@ def test_fresh_sheet_stakes_read_like_points(k40):
 def _not_shown(name, margins):
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=(
         f"not shown by the shipped {name} table: going out against the near opponent minus against the far one, "
-        f"points-equivalents at each total tested from 15 up: {margins}; its own model, played on from each sheet "
-        "(bench/near_elimination.py), shows it, but moves with the sample hands behind sheets where several seats "
-        "stand near the end, and the grid's Monte Carlo adds a standard deviation of about 8 (docs/EQUITY.md, "
-        "Assumptions)")))
+        f"points-equivalents at each total tested from 15 up: {margins}; what its own model says, played on from each "
+        "sheet (bench/near_elimination.py), moves with the sample hands behind sheets where several seats stand near "
+        "the end, and the grid's Monte Carlo adds a standard deviation of about 8 (docs/EQUITY.md, Assumptions)")))
 
 
 @pytest.mark.parametrize("name", ["british", _not_shown("kalooki40", "-4.6, -2.0, -3.1, -0.9, -8.4, -1.4, +13.1"),
