@@ -460,7 +460,7 @@ def played_on_value(profile, samples: HandSamples, ledger, seat: int, rows: int,
     turned to every place round the seats in); the eliminated buy back in by the gain the table
     ``buy_ins`` gives, or by the pool rule where it is None.  In the units of ``sheet_value``: money from
     now on where the profile pays money in an elimination game, else the chance of winning the game.
-    Sheets the grid reads between its points, and the grid's own Monte Carlo, are what it checks."""
+    Beside ``sheet_value`` it shows what the grid adds: its Monte Carlo and its reading between points."""
     kind = KINDS[profile.game_end]
     if kind == KIND_SINGLE or ledger.over:
         raise ValueError("a single-hand game, or a game over, has no sheet to play on from")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def bot_name_error(name: str) -> str | None:
     return None
 
 
-def setting_error(name: str, why, prefix: str = "") -> str:
+def setting_error(name: str, why: Callable[[str, str], str], prefix: str = "") -> str:
     """Why the named setting ``name`` (``NAME.SETTING``) cannot play: it plays by a ``[PREFIX NAME.SETTING]``
     table, and ``why(base, table)`` (the bot's name, ``NAME.SETTING``) says where that table is missing or
     goes."""
