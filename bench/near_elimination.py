@@ -1,21 +1,22 @@
-"""Going out against an opponent one hand from elimination: the shipped table's margin against its own model's.
+"""Going out against an opponent one hand from elimination: an equity table's margin against its own model's.
 
     .venv/bin/python bench/near_elimination.py --profile kalooki40 [--games 1500] [--rows 4000] [--batches 10]
         [--seeds 1] [--hands 3000] [--table FILE]
 
 At each total T the near-elimination test checks (tests/test_equity.py; docs/EQUITY.md, Assumptions), a
 seat at T going out against an opponent 10 points below elimination (no buy-in left anywhere), minus
-going out against the same opponent at T: the change in the seat's value when it goes out (the others take
-the typical loser's penalty, those pushed over the limit are out), near minus far, in points-equivalents
-(divided by the table's scale).  The table's margin is what ``sim.equity.hand_stakes`` reads from the
-grid (the shipped table's, or with ``--table`` that file's).  The model's is the same four values played on from each sheet itself
-(``sim.equity.played_on_value``), ``--rows`` rows of uniforms a batch shared by the four sheets (every row
-played in each rotation of the seats in), ``--batches`` batches of new uniforms: mean and t 95% interval
-over batches.  Its sample hands are made as the table's last pass makes them: every hand of ``--games``
-whole games of four experts playing by the table's stakes (``kalooki equity build``'s games, on
-the streams of each seed of ``--seeds``), pass 1's hands at random sheets (``--hands``, seed 1) filling
-the counts of players those games rarely reach.  With several seeds, each seed's sample gives its own model:
-how far the margins move with the hands drawn.  Nothing here is timed.
+going out against the same opponent at T: the change in the seat's value when it goes out (the others
+take the typical loser's penalty, those pushed over the limit are out), near minus far, in
+points-equivalents (divided by the table's scale).  The table's margin is what
+``sim.equity.hand_stakes`` reads from the grid (the shipped table's, or with ``--table`` that file's).
+The model's is the same four values played on from each sheet itself (``sim.equity.played_on_value``),
+``--rows`` rows of uniforms a batch shared by the four sheets (every row played in each rotation of the
+seats in), ``--batches`` batches of new uniforms: mean and t 95% interval over batches.  Its sample
+hands are made as the table's last pass makes them: every hand of ``--games`` whole games of four
+experts playing by the table's stakes (``kalooki equity build``'s games, on the streams of each seed of
+``--seeds``), pass 1's hands at random sheets (``--hands``, seed 1) filling the counts of players those
+games rarely reach.  With several seeds, each seed's sample gives its own model: how far the margins
+move with the hands drawn.  Nothing here is timed.
 """
 from __future__ import annotations
 
