@@ -46,9 +46,11 @@ def sheets(profile, total: float, typical: float) -> dict:
         now.totals = list(map(float, totals))
         now.buy_ins = [profile.max_buy_ins] * 4  # no buy-ins left: an elimination is for good
         after = now.copy()
-        for s in range(1, 4):
-            after.totals[s] += typical
-            after.in_game[s] = after.totals[s] <= profile.eliminate_above
+        totals, in_game = np.array(after.totals), np.array(after.in_game, dtype=np.bool_)
+        # the others take the typical penalty as hand_stakes weighs a go-out (no buy-in left to take)
+        EQ._after_others(EQ.rules_vector(profile, 4), totals, in_game, np.zeros(4, dtype=np.int64),
+                         float(after.pool), 0, 0, typical)
+        after.totals, after.in_game = totals.tolist(), in_game.tolist()
         out[label] = (now, after)
     return out
 
