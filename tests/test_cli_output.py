@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from sim import profiles
 from sim.cli import main
 
 pytestmark = pytest.mark.usefixtures("figures_not_rasterised_in_module")  # figures drawn, not rendered: no test reads them
@@ -198,7 +199,16 @@ def test_a_game_says_which_seat_deals_each_hand_and_the_deal_passes_to_the_next_
     rc, out, err = run_cli(capsys, *argv)
     assert rc == 0, err
     dealers = [int(d) for d in re.findall(r"^Dealer: seat (\d+) ", out, re.M)]
-    assert len(dealers) >= 2 and all(b == (a + 1) % 4 for a, b in zip(dealers, dealers[1:]))  # nobody out before
+    limit = profiles.load("scala40").eliminate_above
+    in_game, passed_by = [True] * 4, 0
+    for h, block in enumerate(re.split(r"^=== Hand \d+$", out, flags=re.M)[1:]):
+        if h:  # the next seat still in after the last dealer, the seats out passed by
+            after = [(dealers[h - 1] + k) % 4 for k in range(1, 5)]
+            assert dealers[h] == next(s for s in after if in_game[s]), (h, dealers, in_game)
+            passed_by += dealers[h] != after[0]
+        for seat, total in re.findall(r"^  seat (\d) \(\w+\)\s+total\s+(\d+)", block, re.M):
+            in_game[int(seat)] = int(total) <= limit
+    assert len(dealers) >= 2 and passed_by  # the game passes the deal by a seat out
     assert re.search(r"^Dealer: seat \d \(\w+\), the next seat still in; seat \d \(\w+\) is 1st to play$", out, re.M)
     sheet = out[out.index("\nDeal: "):]
     assert sheet.startswith(f"\nDeal: hand 1 by seat {dealers[0]} (drawn by the seed), each later hand by the next seat")

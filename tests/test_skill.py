@@ -1,5 +1,5 @@
 """`kalooki skill` on the engine: the study's tables, known cases (two names for one player: no skill;
-the expert against the random bot: nearly all skill), the command's files, resumption and refusals,
+the expert against the random bot: mostly skill), the command's files, resumption and refusals,
 and an A/A (one profile, two seeds: the measures agree within their intervals)."""
 import json
 
@@ -45,12 +45,15 @@ def test_two_names_for_one_player_show_no_skill(tmp_path, capsys):
     assert m["adjacent_win"]["estimate"] == pytest.approx(0.5, abs=1e-6)
 
 
-def test_the_expert_against_random_play_is_nearly_all_skill(tmp_path, capsys):
+def test_the_expert_against_random_play_is_mostly_skill(tmp_path, capsys):
+    """32 kalooki40 games: the expert finishes ahead of the random bot far more often than chance gives, and
+    chance explains far less of the results than in the chance benchmark (each measure's interval clear of
+    the benchmark's)."""
     assert _skill(tmp_path, "--profile", "kalooki40", "--players", "expert,random", "--games", "32",
                   "--boot", "50") == 0
     m = _measures(capsys)["kalooki40"]
-    assert m["adjacent_win"]["estimate"] > 0.9
-    assert m["luck_share"]["estimate"] < 0.3
+    assert m["adjacent_win"]["ci_low"] > max(0.75, m["adjacent_win"]["chance_high"])
+    assert m["luck_share"]["ci_high"] < min(0.75, m["luck_share"]["chance_low"])
     assert m["spread"]["ci_low"] > 1.0
 
 
