@@ -1169,8 +1169,9 @@ def hand_stakes(profile, ledger, table: EquityTable | None = None) -> np.ndarray
 
 def buy_in_gain(profile, ledger, seat: int, table: EquityTable | None = None) -> float:
     """Money expected from buying back in now (the stake paid, back in at the highest total of those in)
-    minus money expected from leaving (0: out of the game nothing more is paid or won).  0.0 where the
-    profile has no buy-ins or no table."""
+    minus money expected from leaving (0: out of the game nothing more is paid or won): ``_reentry_gain``,
+    as the games played on inside the table decide.  0.0 where the profile has no buy-ins or no table;
+    minus the stake where fewer than two others are in (no buy-in is offered then)."""
     if profile.game_end != "elimination" or profile.max_buy_ins <= 0:
         return 0.0
     table = _table_for(profile, ledger, table)
@@ -1178,13 +1179,7 @@ def buy_in_gain(profile, ledger, seat: int, table: EquityTable | None = None) ->
         return 0.0
     totals, in_game, left, pool, _ = _sheet_arrays(ledger)
     in_game[seat] = False
-    top = max(totals[s] for s in range(ledger.n) if in_game[s]) if in_game.any() else 0.0
-    totals[seat] = top
-    in_game[seat] = True
-    left[seat] = max(0, left[seat] - 1)
-    pool += profile.stake_buy_in
-    after = _seat_value(table.pf, 1.0, table.grid, table.rules, totals, in_game, left, pool, seat)
-    return float(after - profile.stake_buy_in)
+    return float(_reentry_gain(table.pf, table.grid, table.rules, totals, in_game, left, pool, seat))
 
 
 drop_stale(_play_on, (sheet,))

@@ -405,6 +405,8 @@ def test_buy_in_gain_reads_the_table(k40):
     after.re_enter(0)
     value = EQ.sheet_value(K40, after, 0, k40)
     assert gain == pytest.approx(value - K40.stake_buy_in)
+    lg.in_game = [False, True, False, False]  # one other in: no buy-in is offered, the stake would be lost
+    assert not lg.may_buy_in(0) and EQ.buy_in_gain(K40, lg, 0, k40) == -K40.stake_buy_in
     assert EQ.buy_in_gain(K51, Ledger(K51, 4), 0) == 0.0
     assert EQ.buy_in_gain(EAST, Ledger(EAST, 4), 0) == 0.0
 
