@@ -38,7 +38,7 @@ import zipfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations_with_replacement, permutations
 
 import numpy as np
@@ -150,6 +150,13 @@ class HandSamples:
         n_in = np.repeat(np.arange(NMAX + 1), np.diff(self.start)[:NMAX + 1])
         keys = n_in * CLASSES + self.mask
         return np.searchsorted(keys, np.arange((NMAX + 1) * CLASSES + 1)).astype(np.int64)
+
+    @cached_property
+    def played(self) -> tuple:
+        """The arguments ``_play_on`` draws hands from, made once: ``start``, ``by_class()``, ``winner``,
+        ``kalooki``, and ``penalty``, ``cards_left``, ``jokers_left`` as float64."""
+        return (self.start, self.by_class(), self.winner, self.kalooki, self.penalty.astype(np.float64),
+                self.cards_left.astype(np.float64), self.jokers_left.astype(np.float64))
 
 
 def hand_seed(seed: int, profile_name: str, n_in: int, index: int) -> np.random.SeedSequence:
@@ -477,9 +484,7 @@ def played_on_value(profile, samples: HandSamples, ledger, seat: int, rows: int,
     by_table = buy_ins is not None and kind == KIND_ELIMINATION
     PF_b, grid_b = (buy_ins.pf, buy_ins.grid) if by_table else (np.zeros((1, 1, 1, 1, 2)), np.zeros(1))
     win, money = _play_on(r, totals, in_game, np.asarray(ledger.buy_ins, dtype=np.int64), float(ledger.pool),
-                          samples.start, samples.by_class(), samples.winner, samples.kalooki,
-                          samples.penalty.astype(np.float64), samples.cards_left.astype(np.float64),
-                          samples.jokers_left.astype(np.float64), u_hand, u_dealer, seat, True, PF_b, grid_b, by_table)
+                          *samples.played, u_hand, u_dealer, seat, True, PF_b, grid_b, by_table)
     return float(money) if kind == KIND_ELIMINATION and profile.pays_money else float(win)
 
 
@@ -629,10 +634,8 @@ def build_table(profile, n_players: int, samples: HandSamples, seed: int, games_
     step = max(1, len(states) // 50)
     for lo in range(0, len(states), step):
         hi = min(lo + step, len(states))
-        _play_grid(r, grid, states[lo:hi], pools[lo:hi], samples.start, samples.by_class(), samples.winner, samples.kalooki,
-                   samples.penalty.astype(np.float64), samples.cards_left.astype(np.float64),
-                   samples.jokers_left.astype(np.float64), u_hand, u_dealer, p_raw[lo:hi], f_raw[lo:hi], PF_b, grid_b,
-                   by_table)
+        _play_grid(r, grid, states[lo:hi], pools[lo:hi], *samples.played, u_hand, u_dealer, p_raw[lo:hi], f_raw[lo:hi],
+                   PF_b, grid_b, by_table)
         if progress:
             progress(hi - lo)
     m = n_players - 1
