@@ -129,6 +129,21 @@ def test_a_discard_that_goes_out_is_taken(name):
     assert bot.draw(st, 0) == DRAW_DISCARD
 
 
+@pytest.mark.parametrize("name", ["expert", "lookahead"])
+def test_draw_out_counts_a_stock_go_out_at_what_the_row_says_it_is_worth(name):
+    # 6H lays off on 7H-QH; KH, 5H or a joker from the stock goes out with it, throwing KS; 2S taken
+    # leaves less deadwood than a stock draw is expected to, so on points alone the discard is taken
+    st = opened_one_card(hand="6H KS", discard="3D 2S")
+    margin = {"take_margin": 2} if name == "lookahead" else {}  # the expert's draw_gain
+    plain, counted = (make_bot(name, np.random.default_rng(0), {"draw_out": w, **margin}) for w in (0, 100))
+    assert plain.draw(st, 0) == counted.draw(st, 0) == DRAW_DISCARD
+    st.stakes = cliff(2, at=ST_XMAX, jump=0.0, win=200.0)  # going out is worth 200 beyond the points it saves
+    assert plain.draw(st, 0) == DRAW_DISCARD  # a stock go-out counted as no deadwood only
+    assert counted.draw(st, 0) == DRAW_STOCK  # a few stock cards in a hundred go out: worth more than 2S
+    st.stakes = cliff(2, at=ST_XMAX, jump=0.0, win=20.0)  # a go-out worth little more: the discard again
+    assert counted.draw(st, 0) == DRAW_DISCARD
+
+
 def test_the_issue_hand_seat_2_draws_from_the_stock_holding_6h_against_7h_to_qh():
     """``kalooki play --profile british --seed 8146 --bots expert,expert,expert,expert`` (the single hand)."""
     prof = profiles.load("british")

@@ -39,7 +39,8 @@ class ExpertBot(PatientBot):
     It takes a discard it is free to take only when that, with the discard it would then make, leaves
     at least ``draw_gain`` less deadwood than a stock draw is expected to (exactly, over the cards it
     cannot see; once opened, a stock card that lets it go out with melds and lay-offs counts as leaving
-    no deadwood), always when it goes out with it, and a discard the rules tie to its opening only when it
+    no deadwood and, by ``draw_out`` percent, as what going out is worth on the sheet beyond that),
+    always when it goes out with it, and a discard the rules tie to its opening only when it
     opens with it, with the table's help where the profile allows.
 
     It weighs the score sheet: every deadwood above (held after a discard, expected after a draw) is
@@ -73,14 +74,14 @@ class ExpertBot(PatientBot):
     buy_in_rules = (BUY_POOL, BUY_TABLE)  # the values its ``buy_in`` setting takes
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
-                 buy_in=BUY_TABLE, **params):
+                 draw_out=0, buy_in=BUY_TABLE, **params):
         super().__init__(rng, **params)
         if buy_in not in self.buy_in_rules:
             from ..errors import UserError
             *first, last = [f"{k} ({BUY_IN_RULES[k]})" for k in self.buy_in_rules]
             raise UserError(f"{self.name}.buy_in = {buy_in!r}: expected {', '.join(first)} or {last}")
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
-        self.partial_weight, self.out_worth = partial_weight, out_worth
+        self.partial_weight, self.out_worth, self.draw_out = partial_weight, out_worth, draw_out
         self.buy_in_rule = buy_in
 
     # ---------------------------------------------------------------- draw

@@ -21,7 +21,7 @@ loop calls the numba functions directly:
 ``xp`` is the bot's parameter row: the patient's ``B_*`` words first (``greedy_core.B_W``), then
 ``X_KIND`` (the kind whose judgement it uses, ``sim.bots.kinds``: ``K_EXPERT`` or ``K_LOOKAHEAD``),
 ``X_DRAW_GAIN``, ``X_FEED_WEIGHT``, ``X_OUT_BONUS``,
-``X_TAKE_MARGIN``, ``X_MAX_HARVESTS``, ``X_PARTIAL_WEIGHT`` and ``X_OUT_WORTH``.  ``srow`` is the seat's row of stakes
+``X_TAKE_MARGIN``, ``X_MAX_HARVESTS``, ``X_PARTIAL_WEIGHT``, ``X_OUT_WORTH`` and ``X_DRAW_OUT``.  ``srow`` is the seat's row of stakes
 (``outlook.stakes_ints`` of ``sim.game.hand_stakes``: whole points-equivalents).
 
 **The stakes.**  Every deadwood the expert and the lookahead weigh is weighed by what it costs on
@@ -42,8 +42,9 @@ its safe discards longer, and where it is worth less it sheds points.  A row who
 more than the points it saves (the neutral row) leaves both as they are.  Where the row values a go-out more,
 the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
-as leaving no deadwood (``holding_cost(srow, 0)``), not as the row's whole ``ST_WIN``: the discard's own
-chances of going out a turn later are not counted either.
+as leaving no deadwood (``holding_cost(srow, 0)``) and, beyond that, ``draw_out`` percent of what the
+row says going out is worth more (``ST_WIN + holding_cost(srow, 0)``; ``draw_out`` is 0 as shipped:
+configs/bots.toml says why); the discard's own chances of going out a turn later are not counted.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
 and throwing the card its discard choice would throw (the choice below, feeding risk aside: so not a
@@ -51,7 +52,7 @@ card of a pair or near-run it means to keep) is at least the margin (the expert'
 lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
 expectation over the unseen cards (``outlook.outlook_kernel``), where an opened player's draws that
 go out (with melds and lay-offs onto the table: ``kernels.goout.go_out``, ``go_out_building``) count
-as leaving no deadwood, not as the deadwood they would leave; a discard that goes out at once is always taken.
+as leaving no deadwood, not as the deadwood they would leave, less their ``draw_out`` share of the go-out's worth; a discard that goes out at once is always taken.
 Two bounds spare most of those
 searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
 nor more than the hand with the drawn card kept loose and its dearest loose card thrown; a discard
@@ -115,9 +116,10 @@ X_TAKE_MARGIN = B_W + 4
 X_MAX_HARVESTS = B_W + 5  # read by the table play (sim/bots/table_play.py)
 X_PARTIAL_WEIGHT = B_W + 6
 X_OUT_WORTH = B_W + 7
-X_W = B_W + 8
+X_DRAW_OUT = B_W + 8
+X_W = B_W + 9
 X_NAMES = B_NAMES + ("core_kind", "draw_gain", "feed_weight", "out_bonus", "take_margin", "max_harvests",
-                     "partial_weight", "out_worth")
+                     "partial_weight", "out_worth", "draw_out")
 
 RUN, GROUP = 0, 1  # sim.melds
 ACE, ACE_HIGH_EXT = 12, 13
@@ -468,6 +470,8 @@ def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
     ahead = np.zeros((1, 2), np.int64)
     outlook_kernel(hand, prm, np.full(1, -1, np.int64), unseen, ahead, srow)
     stock = ahead[0, 0]
+    # a go-out's worth beyond leaving no deadwood, the share draw_out (percent) of it counted
+    out_more = xp[X_DRAW_OUT] * max(srow[ST_WIN] + holding_cost(srow, 0), 0) // 100
     if opened[me] != 0:  # the draws that go out: no deadwood left, not the deadwood they would leave
         for x in range(N_KINDS):
             if unseen[x] <= 0:
@@ -476,7 +480,8 @@ def draw_expert(inp, h, me, nd, n_stock, nt, xp, sx, srow):
             hh2[x] += 1
             if _goes_out(hh2, -1, tab, nt, rp, prm, mv, ws, rec, outd, lops, hs):
                 _, d_all, _ = search_hand(hh2, prm, mv, ws, rec, NO)
-                stock -= unseen[x] * (holding_cost(srow, best_discard_deadwood(hh2, prm, d_all, mv, ws, rec)) - holding_cost(srow, 0))
+                stock -= unseen[x] * (holding_cost(srow, best_discard_deadwood(hh2, prm, d_all, mv, ws, rec))
+                                      - holding_cost(srow, 0) + out_more)
     return DISCARD if taken * weight <= stock - margin * weight else STOCK
 
 
