@@ -52,8 +52,8 @@ card of a pair or near-run it means to keep) is at least the margin (the expert'
 lookahead's ``take_margin``) below the least deadwood a stock draw is expected to leave: the exact
 expectation over the unseen cards (``outlook.outlook_kernel``), where an opened player's draws that
 go out (with melds and lay-offs onto the table: ``kernels.goout.go_out``, ``go_out_building``) count
-as leaving no deadwood, not as the deadwood they would leave, less their ``draw_out`` share of the go-out's worth; a discard that goes out at once is always taken.
-Two bounds spare most of those
+as leaving no deadwood, not as the deadwood they would leave, less their ``draw_out`` share of the
+go-out's worth; a discard that goes out at once is always taken.  Two bounds spare most of those
 searches: no draw leaves more deadwood than the hand holds now (the drawn card can be thrown back),
 nor more than the hand with the drawn card kept loose and its dearest loose card thrown; a discard
 that does not beat the second by the margin is refused at once.  A discard the rules oblige the
