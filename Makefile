@@ -94,8 +94,12 @@ equity: $(EQUITY_TABLES)
 EQUITY_GAMES_kalooki40 := 24000
 EQUITY_GAMES_scala40 := 24000
 EQUITY_GAMES_swedish := 24000
+# scala40 and swedish play 6,144 games from each sheet (the default 1,536 leaves their near-elimination margins
+# to the grid's Monte Carlo: docs/EQUITY.md, Assumptions)
+EQUITY_SIMS_scala40 := 6144
+EQUITY_SIMS_swedish := 6144
 $(EQUITY_TABLES): equity-%: $(STAMP)
-	$(BIN)/kalooki equity build --profile $* $(if $(EQUITY_GAMES_$*),--games $(EQUITY_GAMES_$*) )--seed 1 --force
+	$(BIN)/kalooki equity build --profile $* $(if $(EQUITY_SIMS_$*),--sims $(EQUITY_SIMS_$*) )$(if $(EQUITY_GAMES_$*),--games $(EQUITY_GAMES_$*) )--seed 1 --force
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

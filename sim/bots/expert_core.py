@@ -43,8 +43,9 @@ more than the points it saves (the neutral row) leaves both as they are.  Where 
 the lookahead's ``out_bonus`` grows by it.  The draw looks one
 draw ahead on both sides (the discard taken, or a stock card), so a stock card that goes out counts
 as leaving no deadwood (``holding_cost(srow, 0)``) and, beyond that, ``draw_out`` percent of what the
-row says going out is worth more (``ST_WIN + holding_cost(srow, 0)``; ``draw_out`` is 0 as shipped:
-configs/bots.toml says why); the discard's own chances of going out a turn later are not counted.
+row says going out is worth more (``ST_WIN + holding_cost(srow, 0)``; ``draw_out`` is 100 for the
+expert as shipped, 0 for the lookahead and the search: configs/bots.toml says why); the discard's own
+chances of going out a turn later are not counted.
 
 **The draw.**  A discard the player is free to take is taken when the deadwood left after taking it
 and throwing the card its discard choice would throw (the choice below, feeding risk aside: so not a
