@@ -382,9 +382,9 @@ def _near_elimination_margins(p):
 
 @pytest.mark.parametrize("name", ["kalooki40", "scala40", "swedish"])
 def test_the_near_elimination_of_an_opponent_makes_ending_the_hand_worth_more(name):
-    """Where the table's own model shows it on every sample of hands tried (docs/EQUITY.md, Assumptions),
-    going out against an opponent one hand from elimination is worth more to a seat than against the same
-    opponent at the seat's own total, at every total checked."""
+    """Where the profile's own model shows it from as many games of hands as its table is made from
+    (docs/EQUITY.md, Assumptions), going out against an opponent one hand from elimination is worth more
+    to a seat than against the same opponent at the seat's own total, at every total checked."""
     margins = _near_elimination_margins(profiles.load(name))
     assert all(m > 0 for m in margins.values()), margins
 
