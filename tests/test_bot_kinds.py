@@ -49,6 +49,20 @@ def test_one_numbering_and_one_row_per_bot():
     assert kinds.ROLLOUT_KINDS == {"greedy": kinds.K_GREEDY, "expert": kinds.K_EXPERT, "lookahead": kinds.K_LOOKAHEAD}
 
 
+def test_every_bots_own_defaults_are_its_shipped_settings():
+    # a bot built without configs/bots.toml (its class alone) plays as the shipped one: each value of the
+    # file's table is its class's default, so no reader of a class is told a setting that is not shipped
+    import tomllib
+
+    from sim.bots import BOT_CONFIG
+    shipped = tomllib.loads(BOT_CONFIG.read_text())
+    assert {"expert", "lookahead", "search"} <= set(shipped)
+    for name, table in shipped.items():
+        own = tunables(name)
+        differ = {k: (v, own.get(k)) for k, v in table.items() if own.get(k) != v}
+        assert not differ, (name, differ)
+
+
 def test_a_row_is_checked_and_the_built_in_rows_stay():
     with pytest.raises(ValueError, match="taken"):
         kinds.add(CAUTIOUS._replace(number=kinds.K_EXPERT))

@@ -74,7 +74,7 @@ class ExpertBot(PatientBot):
     buy_in_rules = (BUY_POOL, BUY_TABLE)  # the values its ``buy_in`` setting takes
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
-                 draw_out=0, buy_in=BUY_TABLE, **params):
+                 draw_out=100, buy_in=BUY_TABLE, **params):
         super().__init__(rng, **params)
         if buy_in not in self.buy_in_rules:
             from ..errors import UserError
