@@ -129,13 +129,16 @@ class Ledger:
         return bool(sheet.may_buy_in(self.buy_ins[seat] < self.p.max_buy_ins, np.array(self.in_game, dtype=np.bool_)))
 
     def re_enter(self, seat: int) -> None:
-        """A buy-in: the stake into the pool, back in at the highest total of those still in
-        (``sim.sheet.re_enter``)."""
-        self._pay_pool(seat, self.p.stake_buy_in)
-        self.buy_ins[seat] += 1
-        totals, in_game = np.array(self.totals, dtype=np.float64), np.array(self.in_game, dtype=np.bool_)
+        """A buy-in: back in at the highest total of those still in (``sim.sheet.re_enter``), the stake
+        into the pool (``sim.sheet.pay_buy_in``)."""
+        arrays = self._arrays()
+        totals, in_game, balances, sc = arrays
+        buy_ins = np.array(self.buy_ins, dtype=np.int64)
         sheet.re_enter(totals, in_game, seat)
-        self.totals, self.in_game = [int(t) for t in totals], in_game.tolist()
+        sheet.pay_buy_in(self._rules, buy_ins, balances, sc, seat)
+        self.pool_collected += int(self._rules[sheet.R_BUY_IN])
+        self._take(*arrays)
+        self.buy_ins = buy_ins.tolist()
         self._bought[seat] = True
 
     def finish_hand(self, buy_in_decider=None) -> SheetRow:
