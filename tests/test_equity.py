@@ -271,7 +271,7 @@ def test_the_seats_values_add_up_to_what_the_sheet_holds(k40):
         seats = lg.players_in()
         chances.append(sum(EQ.sheet_chance(K40, lg, s, k40) for s in seats))
         values.append(sum(EQ.sheet_value(K40, lg, s, k40) for s in seats) / lg.pool)
-    # measured: chances sum to 0.977 on average, 90% of sheets within 0.064 of 1, values to 0.984 of the
+    # measured: chances sum to 0.983 on average, 90% of sheets within 0.050 of 1, values to 0.991 of the
     # pool (docs/EQUITY.md; what is left is the others' buy-ins taken as their sum)
     assert abs(np.mean(chances) - 1) < 0.04 and abs(np.mean(values) - 1) < 0.04
     assert np.percentile(np.abs(np.array(chances) - 1), 90) < 0.1
@@ -578,14 +578,14 @@ def test_every_class_of_hands_played_by_neutral_stakes_draws_from_every_hand_dea
 
 
 def test_the_shipped_elimination_tables_take_their_later_hands_from_games():
-    """An elimination game's shipped table is made in two passes, the second's sample hands those of
-    whole games played by the first's stakes: hands played at random sheets, neutral or by stakes,
-    underrate the favourites (docs/EQUITY.md, Assumptions)."""
+    """An elimination game's shipped table is made in two passes or more, each after the first taking
+    its sample hands from whole games played by the stakes of the pass before: hands played at random
+    sheets, neutral or by stakes, underrate the favourites (docs/EQUITY.md, Assumptions)."""
     for name in profiles.available():
         p = profiles.load(name)
         meta = EQ.load_table(p).meta
         if p.game_end == "elimination":
-            assert meta["passes"]["made"] == 2 and meta["games"] > 0, name
+            assert meta["passes"]["made"] >= 2 and meta["games"] > 0, name
             assert meta["hands_played"] > meta["games"], name
 
 
