@@ -34,7 +34,7 @@ class LookaheadBot(ExpertBot):
     hand_loop = "sim.bots.hand_loop"  # a table of greedy, patient, expert and lookahead bots plays compiled
     core_kind = K_LOOKAHEAD
 
-    def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=15, draw_out=0, buy_in=BUY_TABLE,
+    def __init__(self, rng=None, out_bonus=20, take_margin=5, partial_weight=5, draw_out=0, buy_in=BUY_TABLE,
                  **params):
         super().__init__(rng, partial_weight=partial_weight, draw_out=draw_out, buy_in=buy_in, **params)
         self.out_bonus, self.take_margin = out_bonus, take_margin

@@ -54,8 +54,8 @@ class SearchBot(LookaheadBot):
     buy_in_rules = (BUY_POOL, BUY_PLAY_ON, BUY_TABLE)
 
     def __init__(self, rng=None, samples=16, candidates=3, horizon=5, rollout="expert", others="greedy", win_points=50,
-                 margin=0, hold=1, buy_in=BUY_POOL, partial=1, **params):
-        super().__init__(rng, buy_in=buy_in, **params)
+                 margin=0, hold=1, buy_in=BUY_POOL, partial=1, partial_weight=15, **params):
+        super().__init__(rng, buy_in=buy_in, partial_weight=partial_weight, **params)
         from ..errors import UserError
         for pname, value in (("rollout", rollout), ("others", others)):
             if value not in SC.ROLLOUT_KINDS:
