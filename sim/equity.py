@@ -102,13 +102,15 @@ def _risk_mask(r, totals, seats, pos_dealer, n_in):
 
 @njit(cache=True)
 def _leader(r, totals, seats, pos_dealer, n_in):
-    """The leader's position from the dealer plus one in an elimination game: the seat dealt in with the
-    lowest total; 0 where two seats share it, and always in a target or single-hand game."""
-    if r[R_KIND] != KIND_ELIMINATION:
+    """The leader's position from the dealer plus one: the seat dealt in with the lowest total in an
+    elimination game, the highest (the nearest the target) in a target game; 0 where two seats share
+    it, and always in a single-hand game."""
+    if r[R_KIND] == KIND_SINGLE:
         return 0
+    sign = 1.0 if r[R_KIND] == KIND_ELIMINATION else -1.0
     best, lead = 0.0, 0
     for q in range(n_in):
-        t = totals[seats[(pos_dealer + q) % n_in]]
+        t = sign * totals[seats[(pos_dealer + q) % n_in]]
         if lead == 0 or t < best:
             best, lead = t, q + 1
         elif t == best:

@@ -651,7 +651,10 @@ def test_a_hands_class_marks_the_seats_near_the_end_of_the_game_and_the_leader()
     assert EQ._leader(r, np.array([120.0, 10.0, 150.0, 10.0]), seats, 0, 4) == 0  # a shared lead: none
     r51 = SH.rules_vector(K51, 4)
     assert EQ.at_risk(r51, 375.0) and not EQ.at_risk(r51, 374.0)  # three quarters of 500
-    assert EQ._leader(r51, totals, seats, 0, 4) == 0  # a target game: its classes know no leader
+    # a target game's leader: the highest score (seat 2), the nearest the target
+    assert [EQ._leader(r51, totals, seats, d, 4) for d in range(4)] == [3, 2, 1, 4]
+    assert EQ._leader(r51, np.array([150.0, 10.0, 150.0, 10.0]), seats, 0, 4) == 0  # a shared lead: none
+    assert EQ._leader(SH.rules_vector(profiles.load("east_coast"), 4), totals, seats, 0, 4) == 0  # one hand
     rows = [(4, 0, False, [0, 1, 2, 3], [0, 1, 1, 1], [0, 0, 0, 0], c) for c in (5, 0, 5, 3)]
     rows.append((3, 1, False, [1, 0, 2], [1, 0, 1], [0, 0, 0], 0))
     s = EQ.samples_from_rows(rows)
