@@ -89,18 +89,21 @@ profiles: $(STAMP)
 EQUITY_TABLES := $(addprefix equity-,$(basename $(notdir $(wildcard configs/profiles/*.toml))))
 .PHONY: equity $(EQUITY_TABLES)
 equity: $(EQUITY_TABLES)
-# kalooki40, scala40 and swedish take their later passes' hands from 24,000 games (the default 1,500 leaves
-# too few hands where several seats stand near the end: docs/EQUITY.md, Assumptions)
+# kalooki40, scala40, british and swedish take their later passes' hands from 24,000 games (the default 1,500
+# leaves too few hands where several seats stand near the end: docs/EQUITY.md, Assumptions)
 EQUITY_GAMES_kalooki40 := 24000
 EQUITY_GAMES_scala40 := 24000
+EQUITY_GAMES_british := 24000
 EQUITY_GAMES_swedish := 24000
-# scala40 and swedish play 6,144 games from each sheet (the default 1,536 leaves their near-elimination margins
-# to the grid's Monte Carlo: docs/EQUITY.md, Assumptions)
+# scala40, british and swedish play 6,144 games from each sheet (the default 1,536 leaves their
+# near-elimination margins to the grid's Monte Carlo: docs/EQUITY.md, Assumptions)
 EQUITY_SIMS_scala40 := 6144
+EQUITY_SIMS_british := 6144
 EQUITY_SIMS_swedish := 6144
-# kalooki40 takes a third pass (two leave its calibration's games won off by more than chance: docs/EQUITY.md,
-# Calibration)
+# kalooki40 and british take a third pass (two leave their calibration off by more than chance: docs/EQUITY.md,
+# Calibration and Assumptions)
 EQUITY_PASSES_kalooki40 := 3
+EQUITY_PASSES_british := 3
 # kalooki51 takes five (made in one, its favourites win more than it says; in two or three, its underdogs win
 # less: docs/EQUITY.md, Calibration)
 EQUITY_PASSES_kalooki51 := 5
