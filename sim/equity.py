@@ -1095,6 +1095,25 @@ def _load_shipped(name: str, rules_hash: str, n_players: int):
     return table
 
 
+@lru_cache(maxsize=8)
+def read_file(path: str) -> EquityTable:
+    """``read``, once per path in a process (a bot playing by its own table reads it once, not per game)."""
+    return read(path)
+
+
+def mismatch(table: EquityTable, profile, n_players: int) -> str | None:
+    """Why ``table`` is not a table for ``profile``'s rules at ``n_players`` players (None where it is):
+    a table's values hold for the rules and the number of players its games were played with."""
+    if table.meta.get("rules_hash") != profile.rules_hash():
+        made = table.meta.get("profile")
+        rules = (f"other rules of profile {made!r} than these" if made == profile.name else
+                 f"profile {made!r}'s rules, not {profile.name!r}'s")
+        return f"it was made for {rules} (made by: {table.meta.get('command')})"
+    if table.n != n_players:
+        return f"it was made for {table.n} players, not {n_players}"
+    return None
+
+
 def load_table(profile, n_players: int | None = None) -> EquityTable | None:
     """The shipped table for the profile's name and rules at ``n_players`` (default: the profile's
     players), or None (no such table, or one made for other rules).  Cached."""

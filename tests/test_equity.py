@@ -536,6 +536,19 @@ def test_show_refuses_a_file_that_is_no_table_in_one_line(tmp_path, capsys, cont
     assert err.count("\n") == 1 and says in err, err
 
 
+@pytest.mark.parametrize("command", ["show", "calibrate"])
+def test_a_table_made_for_other_rules_is_refused_in_one_line(capsys, command):
+    from sim.cli import main
+    k51 = str(EQ.shipped_path("kalooki51", 4))
+    assert main(["equity", command, "--profile", "kalooki40", "--table", k51, "--games", "2"][:6 if command == "show"
+                                                                                             else 8]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "made for profile 'kalooki51''s rules, not 'kalooki40''s" in err, err
+    assert main(["equity", command, "--profile", "kalooki40", "--set", "opening_min=45", "--table",
+                 str(EQ.shipped_path("kalooki40", 4)), "--games", "2"][:8 if command == "show" else 10]) == 2
+    assert "made for other rules of profile 'kalooki40' than these" in capsys.readouterr().err
+
+
 def test_samples_and_values_depend_on_the_seed_alone():
     from sim.commands.equity import bots_for
     a = EQ.collect_hands(K51, 4, 12, 3, bots_for("expert"))

@@ -279,9 +279,13 @@ def _table_or_error(prof, path):
     from .. import equity as EQ
     if path:
         try:
-            return EQ.read(path)
+            table = EQ.read(path)
         except (ValueError, OSError) as e:
             raise UserError(str(e)) from None
+        why = EQ.mismatch(table, prof, table.n)
+        if why:
+            raise UserError(f"--table {path}: {why}; give its profile with --profile (and --set)")
+        return table
     table = EQ.load_table(prof)
     if table is None:
         raise UserError(f"no shipped equity table for profile {prof.name!r} with these rules at {prof.players} "
