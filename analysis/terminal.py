@@ -38,11 +38,13 @@ def fit_rows(cells: list, width: int, gap: int = 2) -> tuple[list, list[int]]:
 def interval_text(value, low, high, digits: int = 3, sign: bool = False) -> str:
     """``value [low, high]`` at ``digits`` decimals, or more (up to 6) where its ends would print alike: an
     interval of positive width is never shown as one of none ("0.250 [0.2498, 0.2502]", not "[0.250,
-    0.250]").  "n/a" for a missing value."""
+    0.250]").  "n/a" for a missing value; "[no interval]" where one value gives no spread to make it from."""
     if value != value:
         return "n/a"
+    f = (lambda x, n: f"{x:+.{n}f}") if sign else (lambda x, n: f"{x:.{n}f}")
+    if low != low or high != high:
+        return f"{f(value, digits)} [no interval]"
     d = digits
     while d < 6 and low != high and float(f"{low:.{d}f}") == float(f"{high:.{d}f}"):  # -0.000 is +0.000
         d += 1
-    f = (lambda x, n: f"{x:+.{n}f}") if sign else (lambda x, n: f"{x:.{n}f}")
     return f"{f(value, digits)} [{f(low, d)}, {f(high, d)}]"

@@ -8,9 +8,10 @@ Payments and the pool always sum to zero.
 
 At the start of every hand the game hands the table its stakes: for each seat dealt in, a row of what
 each outcome of the hand is worth to it on this score sheet (``sim.equity.hand_stakes``, with the
-layout ``sim.equity.ST_*``), which the stakes-aware bots weigh their choices by.  Where the profile
-has no table every row is neutral (``sim.equity.neutral_stakes``: the hand's own points, exactly what
-a bot optimises without a score sheet), and so is every row of a hand played without a game.
+layout ``sim.equity.ST_*``; a bot playing by a table of its own gets its row from that one), which the
+stakes-aware bots weigh their choices by.  Where the profile has no table every row is neutral
+(``sim.equity.neutral_stakes``: the hand's own points, exactly what a bot optimises without a score
+sheet), and so is every row of a hand played without a game.
 """
 from __future__ import annotations
 
@@ -24,10 +25,17 @@ from . import equity, sheet
 from .jit import cache as numba_cache  # noqa: F401  (numba's cache, safe between processes)
 
 
-def hand_stakes(profile, ledger) -> np.ndarray:
+def hand_stakes(profile, ledger, bots=()) -> np.ndarray:
     """Every game seat's row of stakes for the next hand on ``ledger`` (``sim.equity.hand_stakes``:
-    neutral rows where the profile has no table), C-contiguous float64."""
-    return np.ascontiguousarray(equity.hand_stakes(profile, ledger), dtype=np.float64)
+    neutral rows where the profile has no table), C-contiguous float64.  A seat whose bot plays by a
+    table of its own (``bots[s].own_table``, a bot's ``game_values`` setting) gets its row from that
+    table."""
+    rows = np.ascontiguousarray(equity.hand_stakes(profile, ledger), dtype=np.float64)
+    for s, bot in enumerate(bots):
+        own = getattr(bot, "own_table", None)
+        if own is not None and ledger.in_game[s] and not ledger.over:
+            rows[s] = equity.hand_stakes(profile, ledger, own)[s]
+    return rows
 
 
 @dataclass
@@ -288,7 +296,7 @@ def play_on(game: GameRecord, profile, bots, rng, dealer: int, record: bool = Fa
     while not ledger.over:
         hand_no += 1
         redeal = 0
-        stakes = hand_stakes(profile, ledger)  # what each outcome of this hand is worth to each seat
+        stakes = hand_stakes(profile, ledger, bots)  # what each outcome of this hand is worth to each seat
         while True:
             seats = ledger.players_in() if profile.game_end == "elimination" else list(range(n))
             pos_dealer = seats.index(dealer) if dealer in seats else 0

@@ -142,3 +142,9 @@ def test_a_run_config_seats_a_named_setting_only_with_its_table(tmp_path):
         config("[bot_params.expert]\nfeed_weight = 0\n")
     with pytest.raises(UserError, match="bot 'expert' has no parameter 'feed'"):
         config("[bot_params.expert.t]\nfeed = 0\n")
+    # a table of game values is one profile's: a run config (of any profiles) does not take one
+    for extra in ('[bot_params.expert]\ngame_values = "t.npz"\n[bot_params.expert.t]\n',
+                  '[bot_params.expert.t]\ngame_values = "t.npz"\n'):
+        with pytest.raises(UserError, match=r"game_values: a table of game values holds for one profile's rules, "
+                                            r"so a run config does not take it; `kalooki tournament"):
+            config(extra)

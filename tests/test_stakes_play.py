@@ -49,7 +49,7 @@ def test_a_game_hands_every_hand_the_rows_of_the_seats_dealt_in(monkeypatch):
     import sim.game as G
     asked = []
 
-    def marked(profile, ledger):  # seat s's curve shifted by s, so a row tells whose it is
+    def marked(profile, ledger, bots=()):  # seat s's curve shifted by s, so a row tells whose it is
         rows = neutral_stakes(ledger.n)
         rows[:, ST_WIN] = np.arange(ledger.n) + 100.0 * ledger.hands_played
         asked.append(ledger.hands_played)
@@ -65,6 +65,60 @@ def test_a_game_hands_every_hand_the_rows_of_the_seats_dealt_in(monkeypatch):
     for k, rec in enumerate(played):
         got = rec.state.stakes[:, ST_WIN].tolist()
         assert got == [s + 100.0 * k for s in rec.seats]  # hand position i reads seat seats[i]'s row
+
+
+def other_table(profile, path):
+    """Written to ``path``: the profile's shipped table with every chance of winning squared and 50 stake
+    units more expected everywhere (another table for the same rules, whose stakes and buy-ins differ)."""
+    import dataclasses
+
+    from sim import equity
+    shipped = equity.load_table(profile)
+    equity.save(dataclasses.replace(shipped, P=shipped.P ** 2, F=shipped.F + 50.0, _pf=None), path)
+    return equity.read(path)
+
+
+def test_a_seat_whose_bot_plays_by_its_own_table_reads_its_row_from_it(tmp_path):
+    from sim import equity
+    from sim.game import Ledger
+    own = other_table(K40, tmp_path / "own.npz")
+    lg = Ledger(K40, 4)
+    lg.totals = [120, 40, 90, 10]
+    bots = [make_bot("expert", np.random.default_rng(i)) for i in range(4)]
+    bots[2] = make_bot("expert", np.random.default_rng(2), {"game_values": str(tmp_path / "own.npz")})
+    assert bots[2].own_table is equity.read_file(str(tmp_path / "own.npz")) and bots[0].own_table is None
+    rows, shipped, mine = hand_stakes(K40, lg, bots), equity.hand_stakes(K40, lg), equity.hand_stakes(K40, lg, own)
+    assert np.array_equal(rows[[0, 1, 3]], shipped[[0, 1, 3]])
+    assert np.array_equal(rows[2], mine[2]) and not np.allclose(rows[2], shipped[2])
+    lg.in_game[2] = False  # a seat out of the game: the neutral row, by any table
+    assert np.array_equal(hand_stakes(K40, lg, bots)[2], neutral_stakes(4)[2])
+
+
+def test_a_bot_buys_in_by_its_own_table(tmp_path):
+    from sim import equity
+    from sim.engine import HandResult
+    from sim.game import Ledger
+    own = other_table(K40, tmp_path / "own.npz")
+    by = {"game_values": str(tmp_path / "own.npz")}
+    answers = set()
+    for totals in ([140, 0, 0, 0], [140, 140, 140, 130], [140, 100, 60, 20]):
+        result = HandResult(winner=3, win_type="call", penalties=[20, 0, 0, 0], cards_left=[4, 1, 1, 0],
+                            jokers_left=[0] * 4)  # seat 0 goes over the limit and is asked
+        for name in ("expert", "lookahead"):
+            seen = {}
+
+            def ask(s, ledger, name=name, seen=seen):
+                seen["gains"] = equity.buy_in_gain(K40, ledger, s), equity.buy_in_gain(K40, ledger, s, own)
+                seen["answers"] = (make_bot(name, np.random.default_rng(0)).buy_in(ledger, s),
+                                   make_bot(name, np.random.default_rng(0), by).buy_in(ledger, s))
+                return False
+
+            lg = Ledger(K40, 4)
+            lg.totals, lg.dealer = list(totals), 3
+            lg.record_hand(result, ask)
+            assert seen["answers"] == tuple(g > 0 for g in seen["gains"]), (totals, name, seen)
+            answers.add(seen["answers"])
+    assert any(shipped != mine for shipped, mine in answers)  # the two tables decide differently somewhere
 
 
 def test_a_game_without_a_table_of_game_values_plays_by_the_neutral_rows():

@@ -267,3 +267,76 @@ def test_an_a_a_table_prints_no_interval_of_zero_width(capsys, tmp_path):
     assert interval_text(0.25, 0.2, 0.3) == "0.250 [0.200, 0.300]"
     assert interval_text(0.25, 0.25, 0.25) == "0.250 [0.250, 0.250]"  # only a true zero width prints as one
     assert interval_text(float("nan"), 0, 1) == "n/a"
+    assert interval_text(52.0, float("nan"), float("nan"), 2, True) == "+52.00 [no interval]"
+
+
+# a player by a table of game values of its own ([NAME.SETTING] game_values = FILE)
+
+def test_a_player_by_its_own_table_meets_the_shipped_players_on_the_same_deals(capsys, tmp_path, monkeypatch):
+    from sim import equity
+    from test_stakes_play import other_table
+    prof = profiles.load("kalooki40")
+    (tmp_path / "tables").mkdir()
+    other_table(prof, tmp_path / "tables" / "own.npz")
+    shipped = equity.shipped_path("kalooki40", 4).resolve()
+    (tmp_path / "tables" / "own.toml").write_text('[expert.t]\ngame_values = "own.npz"\n')  # read from its folder
+    (tmp_path / "same.toml").write_text(f'[expert.t]\ngame_values = "{shipped}"\n')
+    (tmp_path / "plain.toml").write_text("[expert.t]\n")
+    monkeypatch.chdir(tmp_path)  # a relative game_values is read from the parameters file's folder, not from here
+    base = ["tournament", "--profile", "kalooki40", "--games", "16", "--seed", "6", "--duplicate",
+            "--bots", "expert.t,expert,expert,greedy", "--versus-params", "plain.toml", "--workers", "2"]
+    rc, same = _json_run(capsys, base + ["--bot-params", "same.toml"])
+    assert rc == 0
+    for metric in ("hand_win", "game_win", "net_payment"):  # the shipped table named as a file plays as it does
+        assert same["paired"][metric] == 0, metric
+    rc, own = _json_run(capsys, base + ["--bot-params", "tables/own.toml"])
+    assert rc == 0
+    assert any(own["paired"][m] != 0 for m in ("hand_win", "game_win", "net_payment"))  # its own stakes, its play
+
+
+def test_a_table_of_game_values_not_for_the_game_is_refused_in_one_line(capsys, tmp_path):
+    from sim import equity
+    k51 = equity.shipped_path("kalooki51", 4).resolve()
+    (tmp_path / "text.npz").write_text("no table")
+    cases = [("none.npz", "kalooki40", 4, "none.npz: no such file"),
+             ("text.npz", "kalooki40", 4, "not an equity table written by `kalooki equity build`"),
+             (str(k51), "kalooki40", 4, "it was made for profile 'kalooki51''s rules, not 'kalooki40''s"),
+             (str(equity.shipped_path("kalooki40", 4).resolve()), "kalooki40", 3, "made for 4 players, not 3")]
+    for value, name, seats, says in cases:
+        params = tmp_path / "p.toml"
+        params.write_text(f'[expert.t]\ngame_values = "{value}"\n')
+        bots = ",".join(["expert.t"] + ["greedy"] * (seats - 1))
+        assert main(["tournament", "--profile", name, "--games", "4", "--bots", bots, "--bot-params", str(params),
+                     "-q"]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "[expert.t] game_values" in err and err.count("\n") == 1, err
+    (tmp_path / "plain.toml").write_text("[expert.t]\n")
+    params.write_text(f'[expert.t]\ngame_values = "{k51}"\n')
+    assert main(["tournament", "--profile", "kalooki40", "--games", "4", "--duplicate", "--bots",
+                 "expert.t,greedy,greedy,greedy", "--bot-params", str(tmp_path / "plain.toml"),
+                 "--versus-params", str(params), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"--versus-params {params}: [expert.t] game_values" in err and "'kalooki51''s rules" in err, err
+
+
+def test_the_shipped_parameters_name_no_table_of_game_values(tmp_path, monkeypatch):
+    import numpy as np
+    import pytest
+
+    from sim.bots import registry
+    from sim.errors import UserError
+    edited = tmp_path / "bots.toml"
+    edited.write_text('[expert]\ngame_values = "t.npz"\n')
+    monkeypatch.setattr(registry, "BOT_CONFIG", edited)
+    monkeypatch.setattr(registry, "_DEFAULTS", None)
+    with pytest.raises(UserError, match=r"\[expert\] game_values = 't.npz': a table of game values holds for one "
+                                        r"profile's rules, so the shipped parameters keep"):
+        registry.make_bot("expert", np.random.default_rng(0))
+
+
+def test_one_game_or_one_deal_prints_no_interval_rather_than_nan(capsys):
+    for extra in ([], ["--duplicate", "--versus-params", "configs/bots.toml"]):
+        assert main(["tournament", "--profile", "kalooki40", "--games", "4" if extra else "1", "--bots",
+                     "expert,greedy,greedy,greedy", "-q", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "nan" not in out.lower() and "[no interval]" in out, out

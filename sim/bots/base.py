@@ -8,6 +8,7 @@ from ..engine import Play
 
 class Bot:
     name = "bot"
+    own_table = None  # a table of game values it plays by instead of the profile's (sim.game.hand_stakes)
 
     def __init__(self, rng: np.random.Generator | None = None, **params):
         self.rng = rng

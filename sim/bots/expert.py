@@ -66,6 +66,11 @@ class ExpertBot(PatientBot):
     where the profile allows it; and it buys back in when the table of game values (``sim.equity``)
     says the money it expects after the stake beats leaving; with ``buy_in = 0``, or where the
     profile has no table, when the pool is worth the stake.
+
+    ``game_values`` names a file of game values (``kalooki equity build --out FILE``) it plays by, its
+    stakes and its buy-ins, instead of the profile's shipped table; "" (the default): the shipped one.
+    ``kalooki tournament --bot-params`` takes it (a table is one profile's), so that players by two
+    tables can meet on the same deals.
     """
 
     name = "expert"
@@ -74,7 +79,7 @@ class ExpertBot(PatientBot):
     buy_in_rules = (BUY_POOL, BUY_TABLE)  # the values its ``buy_in`` setting takes
 
     def __init__(self, rng=None, max_harvests=3, feed_weight=4, draw_gain=2, partial_weight=5, out_worth=60,
-                 draw_out=100, buy_in=BUY_TABLE, **params):
+                 draw_out=100, buy_in=BUY_TABLE, game_values="", **params):
         super().__init__(rng, **params)
         if buy_in not in self.buy_in_rules:
             from ..errors import UserError
@@ -83,6 +88,15 @@ class ExpertBot(PatientBot):
         self.max_harvests, self.feed_weight, self.draw_gain = max_harvests, feed_weight, draw_gain
         self.partial_weight, self.out_worth, self.draw_out = partial_weight, out_worth, draw_out
         self.buy_in_rule = buy_in
+        self.game_values = game_values
+
+    @property
+    def own_table(self):
+        """The table of game values of its ``game_values`` file (None: the profile's shipped table)."""
+        if not self.game_values:
+            return None
+        from .. import equity
+        return equity.read_file(self.game_values)
 
     # ---------------------------------------------------------------- draw
     def draw(self, state, me) -> int:
@@ -156,12 +170,13 @@ class ExpertBot(PatientBot):
     # ---------------------------------------------------------------- money
     def buy_in(self, ledger, seat) -> bool:
         """With ``buy_in = 2`` (``BUY_TABLE``, the default) and a table of game values for the profile
-        (``sim.equity.has_table``: the shipped one, or the table a build's pass plays by), buy back in
-        when the money expected from buying in beats leaving (``buy_in_gain`` above 0); else by the pool
-        rule: when the pool, shared a little below evenly, is worth the stake
+        (its own, ``game_values``; else ``sim.equity.has_table``: the shipped one, or the table a build's
+        pass plays by), buy back in when the money expected from buying in beats leaving (``buy_in_gain``
+        above 0); else by the pool rule: when the pool, shared a little below evenly, is worth the stake
         (``sim.sheet.pool_rule_buys``)."""
         if self.buy_in_rule == BUY_TABLE:
             from .. import equity
-            if equity.has_table(ledger.p, ledger):
-                return equity.buy_in_gain(ledger.p, ledger, seat) > 0
+            own = self.own_table
+            if own is not None or equity.has_table(ledger.p, ledger):
+                return equity.buy_in_gain(ledger.p, ledger, seat, own) > 0
         return bool(sheet.pool_rule_buys(float(ledger.pool), len(ledger.players_in()), ledger.p.stake_buy_in))

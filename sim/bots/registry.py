@@ -190,5 +190,9 @@ def _file_defaults() -> dict:
             if name not in BOTS:
                 raise UserError(f"{BOT_CONFIG}: unknown bot {name!r}; available: {', '.join(sorted(BOTS))}")
             check_params(name, params, str(BOT_CONFIG))
+            if params.get("game_values"):
+                raise UserError(f"{BOT_CONFIG}: [{name}] game_values = {params['game_values']!r}: a table of game values "
+                                "holds for one profile's rules, so the shipped parameters keep \"\" (the profile's "
+                                "own table); `kalooki tournament --bot-params FILE` takes one")
         _DEFAULTS = data
     return _DEFAULTS

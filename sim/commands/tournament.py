@@ -66,6 +66,33 @@ def read_bot_params(path, flag: str = "--bot-params") -> dict:
     return check_bot_tables(data, f"{flag} {path}")
 
 
+def check_game_values(params: dict, prof, n_players: int, flag: str, path) -> None:
+    """Each ``game_values`` file among ``params`` (a bot's table or a named setting's) holds a table of game
+    values for ``prof``'s rules at ``n_players``.  A relative path is read from the parameters file's
+    folder; each is made absolute in ``params``, so the processes that play read the same file."""
+    import os
+
+    from .. import equity as EQ
+    folder = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+    for bot, table in params.items():
+        subs = [(bot, table)] + [(f"{bot}.{k}", v) for k, v in table.items() if isinstance(v, dict)]
+        for label, sub in subs:
+            value = sub.get("game_values")
+            if not value:
+                continue
+            full = os.path.join(folder, os.path.expanduser(value))
+            where = f"{flag} {path}: [{label}] game_values = {value!r}"
+            try:
+                found = EQ.read_file(full)
+            except (ValueError, OSError) as e:
+                raise UserError(f"{where}: {e}; give a file written by `kalooki equity build --out FILE`") from None
+            why = EQ.mismatch(found, prof, n_players)
+            if why:
+                raise UserError(f"{where}: {why}; make one with `kalooki equity build --profile {prof.name} "
+                                f"--players {n_players} --out FILE`")
+            sub["game_values"] = full
+
+
 def check_settings(bots, params: dict, flag: str, path) -> None:
     """Every named setting among ``bots`` (``NAME.SETTING``) has its table in the parameters it plays by."""
     from ..bots import missing_settings, setting_error
@@ -207,6 +234,9 @@ def run(args):
     bot_params = read_bot_params(args.bot_params)
     versus_params = read_bot_params(args.versus_params, "--versus-params") if args.versus_params else bot_params
     check_settings(bots, bot_params, "--bot-params", args.bot_params)
+    check_game_values(bot_params, prof, len(bots), "--bot-params", args.bot_params)
+    if args.versus_params:
+        check_game_values(versus_params, prof, len(bots), "--versus-params", args.versus_params)
     if versus:
         check_settings(versus, versus_params, *(("--versus-params", args.versus_params) if args.versus_params
                                                 else ("--bot-params", args.bot_params)))
