@@ -101,6 +101,13 @@ def test_links_in_the_readme_and_docs_resolve():
                 assert anchor in _anchors(file), where
 
 
+def test_no_wrapped_line_of_prose_starts_a_list_by_accident():
+    # "776.1\n+ 6,533.9" in a wrapped paragraph renders as a list item: a sum is never cut before its "+"
+    for doc in DOCUMENTS:
+        for no, line in enumerate(doc.read_text().splitlines(), 1):
+            assert not re.match(r"[+*] \d", line), f"{doc.relative_to(ROOT)}:{no}: {line}"
+
+
 def test_the_readme_shows_the_committed_report_screenshot():
     assert "](docs/images/report-top.png)" in README.read_text()
     assert (DOCS / "images" / "report-top.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
