@@ -1107,7 +1107,7 @@ def mismatch(table: EquityTable, profile, n_players: int) -> str | None:
     if table.meta.get("rules_hash") != profile.rules_hash():
         made = table.meta.get("profile")
         rules = (f"other rules of profile {made!r} than these" if made == profile.name else
-                 f"profile {made!r}'s rules, not {profile.name!r}'s")
+                 f"the rules of profile {made!r}, not of {profile.name!r}")
         return f"it was made for {rules} (made by: {table.meta.get('command')})"
     if table.n != n_players:
         return f"it was made for {table.n} players, not {n_players}"

@@ -543,7 +543,7 @@ def test_a_table_made_for_other_rules_is_refused_in_one_line(capsys, command):
     assert main(["equity", command, "--profile", "kalooki40", "--table", k51, "--games", "2"][:6 if command == "show"
                                                                                              else 8]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "made for profile 'kalooki51''s rules, not 'kalooki40''s" in err, err
+    assert err.count("\n") == 1 and "made for the rules of profile 'kalooki51', not of 'kalooki40'" in err, err
     assert main(["equity", command, "--profile", "kalooki40", "--set", "opening_min=45", "--table",
                  str(EQ.shipped_path("kalooki40", 4)), "--games", "2"][:8 if command == "show" else 10]) == 2
     assert "made for other rules of profile 'kalooki40' than these" in capsys.readouterr().err

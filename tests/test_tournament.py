@@ -300,7 +300,7 @@ def test_a_table_of_game_values_not_for_the_game_is_refused_in_one_line(capsys, 
     (tmp_path / "text.npz").write_text("no table")
     cases = [("none.npz", "kalooki40", 4, "none.npz: no such file"),
              ("text.npz", "kalooki40", 4, "not an equity table written by `kalooki equity build`"),
-             (str(k51), "kalooki40", 4, "it was made for profile 'kalooki51''s rules, not 'kalooki40''s"),
+             (str(k51), "kalooki40", 4, "it was made for the rules of profile 'kalooki51', not of 'kalooki40'"),
              (str(equity.shipped_path("kalooki40", 4).resolve()), "kalooki40", 3, "made for 4 players, not 3")]
     for value, name, seats, says in cases:
         params = tmp_path / "p.toml"
@@ -316,7 +316,7 @@ def test_a_table_of_game_values_not_for_the_game_is_refused_in_one_line(capsys, 
                  "expert.t,greedy,greedy,greedy", "--bot-params", str(tmp_path / "plain.toml"),
                  "--versus-params", str(params), "-q"]) == 2
     err = capsys.readouterr().err
-    assert f"--versus-params {params}: [expert.t] game_values" in err and "'kalooki51''s rules" in err, err
+    assert f"--versus-params {params}: [expert.t] game_values" in err and "rules of profile 'kalooki51'" in err, err
 
 
 def test_the_shipped_parameters_name_no_table_of_game_values(tmp_path, monkeypatch):
