@@ -361,13 +361,13 @@ def make_config(file_values: dict | None = None, config_path=None, **cli) -> Run
         if not isinstance(params, dict):
             raise UserError(f"{where}: {b} = {params!r} must be a table of parameter = value")
     from .bots import check_bot_tables, missing_settings, setting_error
+    from .bots.registry import parameter_tables
     check_bot_tables(bot_params, where)
-    for b, params in bot_params.items():
-        for label, sub in [(b, params)] + [(f"{b}.{k}", v) for k, v in params.items() if isinstance(v, dict)]:
-            if "game_values" in sub:
-                raise UserError(f"{where}: [{label}] game_values: a table of game values holds for one profile's "
-                                "rules, so a run config does not take it; `kalooki tournament --bot-params FILE` "
-                                "does (one profile)")
+    for label, sub in parameter_tables(bot_params):
+        if "game_values" in sub:
+            raise UserError(f"{where}: [{label}] game_values: a table of game values holds for one profile's "
+                            "rules, so a run config does not take it; `kalooki tournament --bot-params FILE` "
+                            "does (one profile)")
     seated = list(bots or []) + [b for t in tables or [] for b in t.bots]
     for name in missing_settings(seated, bot_params):
         if config_path:

@@ -102,6 +102,16 @@ def check_bot_tables(data: dict, where: str) -> dict:
     return data
 
 
+def parameter_tables(bot_params: dict):
+    """(label, table) of every table of parameters in ``bot_params``: each bot's (``expert``) and each named
+    setting's (``expert.tuned``), the setting's as given (not merged with its bot's)."""
+    for name, params in bot_params.items():
+        yield name, params
+        for label, sub in params.items():
+            if isinstance(sub, dict):
+                yield f"{name}{SETTING_SEP}{label}", sub
+
+
 def params_for(bot_params: dict | None, name: str) -> dict:
     """The parameters a player plays by beyond configs/bots.toml: its bot's table in ``bot_params``
     (named settings' sub-tables left out), then, for a named setting, its own sub-table over them."""

@@ -73,24 +73,23 @@ def check_game_values(params: dict, prof, n_players: int, flag: str, path) -> No
     import os
 
     from .. import equity as EQ
+    from ..bots.registry import parameter_tables
     folder = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
-    for bot, table in params.items():
-        subs = [(bot, table)] + [(f"{bot}.{k}", v) for k, v in table.items() if isinstance(v, dict)]
-        for label, sub in subs:
-            value = sub.get("game_values")
-            if not value:
-                continue
-            full = os.path.join(folder, os.path.expanduser(value))
-            where = f"{flag} {path}: [{label}] game_values = {value!r}"
-            try:
-                found = EQ.read_file(full)
-            except (ValueError, OSError) as e:
-                raise UserError(f"{where}: {e}; give a file written by `kalooki equity build --out FILE`") from None
-            why = EQ.mismatch(found, prof, n_players)
-            if why:
-                raise UserError(f"{where}: {why}; make one with `kalooki equity build --profile {prof.name} "
-                                f"--players {n_players} --out FILE`")
-            sub["game_values"] = full
+    for label, sub in parameter_tables(params):
+        value = sub.get("game_values")
+        if not value:
+            continue
+        full = os.path.join(folder, os.path.expanduser(value))
+        where = f"{flag} {path}: [{label}] game_values = {value!r}"
+        try:
+            found = EQ.read_file(full)
+        except (ValueError, OSError) as e:
+            raise UserError(f"{where}: {e}; give a file written by `kalooki equity build --out FILE`") from None
+        why = EQ.mismatch(found, prof, n_players)
+        if why:
+            raise UserError(f"{where}: {why}; make one with `kalooki equity build --profile {prof.name} "
+                            f"--players {n_players} --out FILE`")
+        sub["game_values"] = full
 
 
 def check_settings(bots, params: dict, flag: str, path) -> None:
